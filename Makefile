@@ -1,0 +1,40 @@
+# zarrhpc: `make demo` and `make test` do all the set-up on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+PYTEST_ARGS ?=
+DEMO_DIR ?= demo_data
+
+.PHONY: all venv build build-test demo test bench clean
+
+all: build
+
+$(VENV)/.created:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "setuptools>=69" wheel "Cython>=3.0" "numpy>=2.0"
+	touch $@
+
+venv: $(VENV)/.created
+
+# Editable install: the extensions are compiled in place, so tests and the demo
+# import the same code that `pip install .` builds.
+build: $(VENV)/.created
+	$(PIP) install -q --no-build-isolation -e .
+
+build-test: $(VENV)/.created
+	$(PIP) install -q --no-build-isolation -e ".[test]"
+
+demo: build
+	$(PY) examples/demo.py --dir $(DEMO_DIR)
+
+test: build-test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: build
+	$(PIP) install -q -e ".[bench,test]" --no-build-isolation
+	cd asv_bench && ../$(VENV)/bin/asv run --quick --python=same --show-stderr
+
+clean:
+	rm -rf build *.egg-info zarrhpc/_kernels/*.so zarrhpc/_kernels/*.c $(DEMO_DIR)

@@ -1,0 +1,117 @@
+"""Exceptions raised by zarrhpc.
+
+Every class derives from :class:`ZarrhpcError` and from the builtin a Python user would
+catch (``ValueError`` for bad metadata, ``KeyError``/``FileNotFoundError`` for a missing
+node, ...). Messages name the document or store key, the field, what was expected and
+what was found.
+
+This is also the one place where status codes returned by the C kernels become
+exceptions (:func:`raise_for_status`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ZarrhpcError",
+    "MetadataError",
+    "NodeNotFoundError",
+    "ArrayNotFoundError",
+    "GroupNotFoundError",
+    "NodeExistsError",
+    "ContainsArrayError",
+    "ContainsGroupError",
+    "CodecError",
+    "CorruptChunkError",
+    "SelectionError",
+    "UnsupportedError",
+    "StoreError",
+    "InvalidKeyError",
+    "ReadOnlyError",
+    "KernelError",
+    "raise_for_status",
+]
+
+
+class ZarrhpcError(Exception):
+    """Base class of every error zarrhpc raises."""
+
+    # KeyError quotes its message in str(); every subclass reads as plain text.
+    def __str__(self) -> str:
+        return Exception.__str__(self)
+
+
+class MetadataError(ZarrhpcError, ValueError):
+    """A metadata document is missing, malformed, or uses something not understood."""
+
+
+class NodeNotFoundError(ZarrhpcError, KeyError, FileNotFoundError):
+    """No array or group at the requested path."""
+
+
+class ArrayNotFoundError(NodeNotFoundError):
+    """No array at the requested path."""
+
+
+class GroupNotFoundError(NodeNotFoundError):
+    """No group at the requested path."""
+
+
+class NodeExistsError(ZarrhpcError, FileExistsError):
+    """A node already exists where one was to be created."""
+
+
+class ContainsArrayError(NodeExistsError):
+    """An array already exists at the path."""
+
+
+class ContainsGroupError(NodeExistsError):
+    """A group already exists at the path."""
+
+
+class CodecError(ZarrhpcError, ValueError):
+    """A codec configuration is invalid, or encoding/decoding failed."""
+
+
+class CorruptChunkError(CodecError):
+    """A stored chunk could not be decoded (truncated, corrupt, checksum mismatch)."""
+
+
+class SelectionError(ZarrhpcError, IndexError):
+    """An index or selection is out of range or of an unsupported kind."""
+
+
+class UnsupportedError(ZarrhpcError, NotImplementedError):
+    """A valid feature that zarrhpc does not implement (yet)."""
+
+
+class StoreError(ZarrhpcError, OSError):
+    """A store operation failed."""
+
+
+class InvalidKeyError(ZarrhpcError, ValueError):
+    """A store key is malformed or would leave the store's root."""
+
+
+class ReadOnlyError(ZarrhpcError, PermissionError):
+    """A write was attempted on a read-only store or array."""
+
+
+class KernelError(ZarrhpcError, ValueError):
+    """A compiled kernel refused its arguments (shapes, strides, sizes)."""
+
+
+# Status codes returned by csrc/ (ZH_OK == 0). Keep in sync with csrc/zh_status.h.
+_STATUS = {
+    1: (KernelError, "shape or stride mismatch"),
+    2: (KernelError, "unsupported item size or swap size"),
+    3: (KernelError, "buffer too small for the given shape and strides"),
+    4: (KernelError, "too many dimensions"),
+}
+
+
+def raise_for_status(status: int, context: str) -> None:
+    """Turn a non-zero kernel status code into an exception naming ``context``."""
+    if status == 0:
+        return
+    cls, what = _STATUS.get(status, (KernelError, f"unknown kernel status {status}"))
+    raise cls(f"{context}: {what}")
