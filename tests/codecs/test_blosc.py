@@ -1,0 +1,188 @@
+"""Tests of zarrhpc/codecs/blosc.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numcodecs import Blosc
+
+from zarrhpc.codecs import (
+    BloscCodec,
+    BytesCodec,
+    ChunkSpec,
+    CodecPipeline,
+    default_serializer,
+    parse_codec,
+)
+from zarrhpc.errors import CodecError, CorruptChunkError, UnsupportedError
+
+SPEC = ChunkSpec((0,), np.dtype("u1"))
+CNAMES = ["lz4", "lz4hc", "blosclz", "zstd", "zlib"]
+SHUFFLES = ["noshuffle", "shuffle", "bitshuffle"]
+SHUFFLE_INT = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    dt=st.sampled_from(ALL_DTYPES),
+    shape=shapes,
+    seed=seeds,
+    cname=st.sampled_from(CNAMES),
+    shuffle=st.sampled_from(SHUFFLES),
+    clevel=st.integers(0, 9),
+    blocksize=st.sampled_from([0, 64, 4096]),
+)
+def test_round_trip_every_dtype(dt, shape, seed, cname, shuffle, clevel, blocksize):
+    a = random_array(shape, dt, seed)
+    codec = BloscCodec(cname, clevel, shuffle, blocksize=blocksize)
+    p = CodecPipeline.from_codecs([default_serializer(a.dtype), codec], ChunkSpec(shape, a.dtype))
+    assert p.to_json()[1]["configuration"]["typesize"] == a.dtype.itemsize  # evolve
+    enc = p.encode(a, "c/0")
+    assert bytes(enc[:1]) == b"\x02"  # c-blosc1 format version, readable by c-blosc1
+    assert same_bytes(to_native(p.decode(enc, "c/0")), a)
+
+
+@pytest.mark.parametrize("cname", CNAMES)
+@pytest.mark.parametrize("shuffle", SHUFFLES)
+@pytest.mark.parametrize("typesize", [1, 2, 4, 8, 16])
+def test_numcodecs_interop(cname, shuffle, typesize):
+    data = random_array((4096,), "uint8", typesize).tobytes()
+    ours = bytes(BloscCodec(cname, 5, shuffle, typesize).encode(data))
+    # the typesize we asked for is in the header (byte 3), and the shuffle flag too
+    assert ours[3] == typesize
+    assert bool(ours[2] & 0x1) == (shuffle == "shuffle")
+    ref = Blosc(cname=cname, clevel=5, shuffle=SHUFFLE_INT[shuffle], typesize=typesize)
+    assert bytes(ref.decode(ours)) == data
+    theirs = bytes(ref.encode(np.frombuffer(data, dtype=np.uint8)))
+    assert bytes(BloscCodec().decode(theirs, SPEC, len(data))) == bytes(data)
+
+
+def test_decode_reads_blosc2_chunks_too():
+    import blosc2
+
+    data = random_array((1000,), "float64", 1).tobytes()
+    frame = blosc2.compress(data, typesize=8)
+    assert bytes(BloscCodec().decode(frame, SPEC, len(data))) == data
+
+
+def test_header_checks():
+    data = b"\1\2\3\4" * 1000
+    enc = bytes(BloscCodec("lz4", 5, "shuffle", 4).encode(data))
+    with pytest.raises(CorruptChunkError, match="at least 16 bytes"):
+        BloscCodec().decode(enc[:10], SPEC)
+    with pytest.raises(CorruptChunkError, match="compressed bytes"):
+        BloscCodec().decode(enc[:-1], SPEC)
+    with pytest.raises(CorruptChunkError, match="compressed bytes"):
+        BloscCodec().decode(enc + b"\0", SPEC)
+    with pytest.raises(CorruptChunkError, match="expected 3999"):
+        BloscCodec().decode(enc, SPEC, 3999)
+    assert bytes(BloscCodec().decode(b"".join([enc]), SPEC, 4000)) == data
+
+
+def test_empty_input():
+    enc = BloscCodec().evolve(ChunkSpec((0,), np.dtype("f8"))).encode(b"")
+    assert bytes(BloscCodec().decode(enc, SPEC, 0)) == b""
+
+
+def test_numcodecs_bytes_codec_chain_with_big_endian():
+    a = random_array((10, 10), "float64", 3)
+    spec = ChunkSpec(a.shape, a.dtype)
+    p = CodecPipeline.from_codecs([BytesCodec("big"), BloscCodec("zstd", 3, "bitshuffle")], spec)
+    raw = bytes(Blosc().decode(p.encode(a, "k")))
+    assert raw == a.astype(">f8").tobytes()
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "lz4",
+                "clevel": 1,
+                "shuffle": "shuffle",
+                "typesize": 4,
+                "blocksize": 0,
+            },
+        },
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "zstd",
+                "clevel": 9,
+                "shuffle": "noshuffle",
+                "blocksize": 1024,
+            },
+        },
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "zlib",
+                "clevel": 0,
+                "shuffle": "bitshuffle",
+                "typesize": 1,
+                "blocksize": 0,
+            },
+        },
+    ],
+)
+def test_json_round_trip(entry):
+    assert parse_codec(entry).to_json() == entry
+
+
+def test_blocksize_optional_when_reading():
+    codec = parse_codec(
+        {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 1, "shuffle": "noshuffle"}}
+    )
+    assert codec.blocksize == 0
+
+
+GOOD = {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}
+
+
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"cname": "lzma"}, "cname"),
+        ({"cname": 1}, "cname"),
+        ({"clevel": 10}, "clevel"),
+        ({"clevel": -1}, "clevel"),
+        ({"clevel": "5"}, "clevel"),
+        ({"shuffle": 1}, "shuffle"),
+        ({"shuffle": "auto"}, "shuffle"),
+        ({"typesize": 0}, "typesize"),
+        ({"typesize": 2.5}, "typesize"),
+        ({"typesize": None}, "typesize"),
+        ({"blocksize": -1}, "blocksize"),
+        ({"blocksize": "0"}, "blocksize"),
+        ({"nthreads": 2}, "nthreads"),
+    ],
+)
+def test_bad_configuration(change, key):
+    config = {**GOOD, **change}
+    with pytest.raises(CodecError, match=field_re("b/zarr.json", f"codecs[1].configuration.{key}")):
+        CodecPipeline.from_json(
+            ["bytes", {"name": "blosc", "configuration": config}],
+            ChunkSpec((2,), np.dtype("u1")),
+            "b/zarr.json",
+        )
+
+
+@pytest.mark.parametrize("missing", ["cname", "clevel", "shuffle", "typesize"])
+def test_missing_required(missing):
+    config = {k: v for k, v in GOOD.items() if k != missing}
+    with pytest.raises(
+        CodecError, match=field_re("zarr.json", f"codecs[0].configuration.{missing}")
+    ):
+        parse_codec({"name": "blosc", "configuration": config}, "zarr.json", "codecs[0]")
+
+
+def test_snappy_is_refused_as_unsupported():
+    config = {**GOOD, "cname": "snappy"}
+    with pytest.raises(
+        UnsupportedError, match=field_re("zarr.json", "codecs[1].configuration.cname")
+    ):
+        parse_codec({"name": "blosc", "configuration": config}, "zarr.json", "codecs[1]")

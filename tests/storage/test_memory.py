@@ -1,0 +1,97 @@
+"""MemoryStore: the shared conformance suite plus what is particular to a dict store."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import pytest
+
+from zarrhpc.errors import InvalidKeyError, ReadOnlyError
+from zarrhpc.storage import MemoryStore
+from zarrhpc.testing.store import StoreTests
+
+
+class TestMemoryStore(StoreTests):
+    def make_store(self, tmp_path):
+        return MemoryStore()
+
+
+def test_values_are_stored_as_immutable_bytes():
+    store = MemoryStore()
+    store.set("k", bytearray(b"abc"))
+    value = store.get("k")
+    assert type(value) is bytes
+    assert store.get("k") is value  # returned without copying
+
+
+def test_initial_dict_is_copied_and_validated():
+    source = {"a/b": bytearray(b"1"), "c": memoryview(b"2")}
+    store = MemoryStore(source)
+    source["a/b"][:] = b"9"
+    assert store.get("a/b") == b"1"
+    assert store.get("c") == b"2"
+    with pytest.raises(InvalidKeyError, match="'../x'"):
+        MemoryStore({"../x": b""})
+
+
+def test_read_only_store_from_dict():
+    store = MemoryStore({"k": b"v"}, read_only=True)
+    assert store.get("k") == b"v"
+    with pytest.raises(ReadOnlyError, match="'k'"):
+        store.set("k", b"w")
+
+
+def test_views_share_data_and_compare_equal():
+    store = MemoryStore()
+    reader = store.with_read_only()
+    store.set("k", b"v")
+    assert reader.get("k") == b"v"
+    assert reader == store.with_read_only(True)
+    assert hash(reader) == hash(store.with_read_only(True))
+    assert reader != store
+    assert store != MemoryStore()
+    assert store.with_read_only(False) == store
+
+
+def test_flat_mapping_allows_key_and_prefix():
+    store = MemoryStore()
+    store.set("a", b"1")
+    store.set("a/b", b"2")
+    assert store.list_dir("") == ["a"]
+    assert store.list_dir("a") == ["b"]
+    store.erase_prefix("a")
+    assert list(store.list()) == ["a"]
+
+
+def test_pickle_copies_the_data():
+    store = MemoryStore({"k": b"v"})
+    clone = pickle.loads(pickle.dumps(store))
+    assert clone.get("k") == b"v"
+    clone.set("k", b"w")
+    assert store.get("k") == b"v"
+    assert not clone.read_only
+
+
+def test_concurrent_partial_writes_lose_nothing():
+    store = MemoryStore()
+    n = 8
+    barrier = threading.Barrier(n)
+
+    def run(i):
+        barrier.wait()
+        for j in range(50):
+            store.set_partial_values([("k", (i * 50 + j), bytes([i + 1]))])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.get("k") == b"".join(bytes([i + 1]) * 50 for i in range(n))
+
+
+def test_repr_counts_keys():
+    store = MemoryStore({"a": b"", "b": b""})
+    assert repr(store).startswith("MemoryStore(<2 keys")
+    assert "read_only=False" in repr(store)

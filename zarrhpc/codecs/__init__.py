@@ -1,0 +1,86 @@
+"""Zarr codecs: the registry, the codec chain, and one module per codec.
+
+- :mod:`~zarrhpc.codecs.abc`: :class:`ChunkSpec`, the codec base classes, :func:`swap_size`.
+- :mod:`~zarrhpc.codecs.registry`: names to classes; parsing of one ``codecs`` entry.
+- :mod:`~zarrhpc.codecs.pipeline`: :class:`CodecPipeline` (decode/encode one chunk) and
+  :func:`default_codecs`.
+- one module per codec, each opening with its spec card: ``bytes``, ``transpose``,
+  ``gzip``, ``zstd``, ``blosc``, ``crc32c``.
+
+A new codec plugs in by subclassing one of the base classes and calling
+:func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
+``Transpose``, ``Gzip``, ``Zstd``, ``Blosc`` and ``Crc32c`` are what users pass to
+``create_array``.
+"""
+
+from zarrhpc.codecs.abc import (
+    ArrayToArrayCodec,
+    ArrayToBytesCodec,
+    BytesToBytesCodec,
+    ChunkSpec,
+    Codec,
+    component_size,
+    swap_size,
+)
+from zarrhpc.codecs.blosc import BloscCodec
+from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.crc32c import Crc32cCodec
+from zarrhpc.codecs.gzip import GzipCodec
+from zarrhpc.codecs.pipeline import (
+    CodecPipeline,
+    default_codecs,
+    default_compressors,
+    default_filters,
+    default_serializer,
+)
+from zarrhpc.codecs.registry import (
+    get_codec_class,
+    parse_codec,
+    register_codec,
+    registered_names,
+)
+from zarrhpc.codecs.transpose import TransposeCodec
+from zarrhpc.codecs.zstd import ZstdCodec
+
+for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec):
+    register_codec(_cls)
+del _cls
+
+# short names for users (DESIGN.md section 1)
+Bytes = BytesCodec
+Transpose = TransposeCodec
+Gzip = GzipCodec
+Zstd = ZstdCodec
+Blosc = BloscCodec
+Crc32c = Crc32cCodec
+
+__all__ = [
+    "ArrayToArrayCodec",
+    "ArrayToBytesCodec",
+    "Blosc",
+    "BloscCodec",
+    "Bytes",
+    "BytesCodec",
+    "BytesToBytesCodec",
+    "ChunkSpec",
+    "Codec",
+    "CodecPipeline",
+    "Crc32c",
+    "Crc32cCodec",
+    "Gzip",
+    "GzipCodec",
+    "Transpose",
+    "TransposeCodec",
+    "Zstd",
+    "ZstdCodec",
+    "component_size",
+    "default_codecs",
+    "default_compressors",
+    "default_filters",
+    "default_serializer",
+    "get_codec_class",
+    "parse_codec",
+    "register_codec",
+    "registered_names",
+    "swap_size",
+]

@@ -1,0 +1,364 @@
+"""Codec base classes, the chunk description they work on, and configuration checks.
+
+Life cycle of a codec object
+----------------------------
+1. *Parsed*: ``SomeCodec.from_config(configuration, doc, field)`` validates the JSON
+   ``configuration`` of one entry of an array's ``codecs`` list (or a user builds the codec
+   with keyword arguments, which are validated the same way). Codec objects are immutable
+   and carry only their configuration.
+2. *Evolved and validated* against a :class:`ChunkSpec` (shape and dtype of the chunk that
+   reaches this codec): ``evolve(spec)`` fills what depends on the array (blosc
+   ``typesize``, transpose legacy ``"C"``/``"F"`` orders), ``validate(spec, doc, field)``
+   refuses combinations that cannot work (a permutation of the wrong length, a multi-byte
+   type without ``endian``), ``resolve(spec)`` gives the spec after this codec.
+3. *Run* many times, from many threads at once, by :class:`~zarrhpc.codecs.pipeline.CodecPipeline`.
+   Codecs keep no per-call state, so one object serves every thread.
+
+Codecs never touch a store, never import ``zarrhpc.metadata``, ``zarrhpc.storage`` or
+``zarrhpc.core``: they only see numpy arrays, buffers and :class:`ChunkSpec`.
+
+Errors: bad configuration raises :class:`~zarrhpc.errors.CodecError` whose message names
+the document, the field (``codecs[1].configuration.clevel``), what was expected and what
+was found. Decoding failures raise :class:`~zarrhpc.errors.CorruptChunkError`; the
+pipeline prefixes the chunk key.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zarrhpc.errors import CodecError
+
+__all__ = [
+    "ArrayToArrayCodec",
+    "ArrayToBytesCodec",
+    "BytesToBytesCodec",
+    "ChunkSpec",
+    "Codec",
+    "component_size",
+    "config_error",
+    "field_name",
+    "swap_size",
+]
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkSpec:
+    """Shape and data type of one chunk as it reaches a codec.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Chunk shape (the regular chunk shape, also at the array's edge).
+    dtype : numpy.dtype
+        Element type in native byte order (``np.dtype("V2")`` for ``r16``).
+    fill_value : numpy.ndarray, optional
+        0-d array of ``dtype`` holding the fill value.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fill_value: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(n) for n in self.shape))
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes of the chunk in its raw (array->bytes) form."""
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    def with_shape(self, shape: tuple[int, ...]) -> ChunkSpec:
+        """Return a copy with another shape (same dtype and fill value)."""
+        return ChunkSpec(tuple(shape), self.dtype, self.fill_value)
+
+    def __repr__(self) -> str:
+        return f"ChunkSpec(shape={self.shape}, dtype={self.dtype.str!r})"
+
+
+def component_size(dtype: np.dtype) -> int:
+    """Size of the byte-swap component of ``dtype``, whatever its byte order.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        An element type.
+
+    Returns
+    -------
+    int
+        0 for 1-byte types and raw (void) types, ``itemsize // 2`` for complex types (each
+        of the two components is swapped on its own), else ``itemsize``.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.itemsize <= 1 or dtype.kind == "V":
+        return 0
+    if dtype.kind == "c":
+        return dtype.itemsize // 2
+    return dtype.itemsize
+
+
+def swap_size(dtype: np.dtype) -> int:
+    """The ``swap`` argument of ``copy_into`` that brings ``dtype``'s elements to native order.
+
+    This is what a caller copying a decoded chunk into a native output passes:
+    ``copy_into(out, decoded, swap_size(decoded.dtype))``.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        The element type of a decoded chunk (possibly non-native byte order).
+
+    Returns
+    -------
+    int
+        0 when ``dtype`` is in native byte order or has no byte order (1-byte and raw
+        types); otherwise :func:`component_size` (``itemsize // 2`` for complex types,
+        else ``itemsize``).
+    """
+    dtype = np.dtype(dtype)
+    if dtype.isnative:
+        return 0
+    return component_size(dtype)
+
+
+def field_name(doc: str, field: str, key: str | None = None) -> str:
+    """Build the location prefix of an error message.
+
+    ``field_name("a/zarr.json", "codecs[1]", "clevel")`` gives
+    ``"a/zarr.json: codecs[1].configuration.clevel"``.
+    """
+    where = field if key is None else f"{field}.configuration.{key}"
+    return f"{doc}: {where}" if doc else where
+
+
+def config_error(doc: str, field: str, key: str | None, expected: str, got: Any) -> CodecError:
+    """Return a :class:`CodecError` naming document, field, expectation and value."""
+    return CodecError(f"{field_name(doc, field, key)}: expected {expected}, got {got!r}")
+
+
+class Codec(ABC):
+    """Base class of every codec.
+
+    Subclasses set the class attributes ``name`` (the v3 name written to metadata),
+    ``kind`` and optionally ``aliases`` (other names accepted when reading) and ``v2_id``
+    (the numcodecs id of the equivalent zarr v2 codec, for documentation and conversion).
+    """
+
+    name: ClassVar[str]
+    kind: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    v2_id: ClassVar[str | None] = None
+
+    @classmethod
+    @abstractmethod
+    def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec") -> Codec:
+        """Validate a JSON ``configuration`` object and build the codec.
+
+        Parameters
+        ----------
+        configuration : dict or None
+            The ``configuration`` member of the codec entry (None when absent).
+        doc : str
+            Store key of the metadata document, prefixes error messages.
+        field : str
+            Position of the entry, e.g. ``"codecs[1]"``.
+
+        Raises
+        ------
+        CodecError
+            The configuration is invalid; the message names ``doc`` and the field.
+        """
+
+    @abstractmethod
+    def to_json(self) -> dict:
+        """Return the v3 JSON entry ``{"name": ..., "configuration": {...}}``."""
+
+    def evolve(self, spec: ChunkSpec) -> Codec:
+        """Return a codec with the defaults that depend on the array filled in."""
+        return self
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        """Return the chunk spec after this codec (identity but for array->array)."""
+        return spec
+
+    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
+        """Raise :class:`CodecError` if this codec cannot process chunks of ``spec``."""
+
+    # Codecs are value objects: equal when their JSON is equal.
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(self.to_json())))
+
+    def __repr__(self) -> str:
+        config = self.to_json().get("configuration", {})
+        args = ", ".join(f"{k}={v!r}" for k, v in config.items())
+        return f"{type(self).__name__}({args})"
+
+
+class ArrayToArrayCodec(Codec):
+    """A codec that maps an array to another array of the same dtype (transpose)."""
+
+    kind: ClassVar[str] = "array_to_array"
+
+    @abstractmethod
+    def encode_view(self, arr: np.ndarray) -> np.ndarray:
+        """Return the encoded representation of ``arr`` as a view (no copy)."""
+
+    @abstractmethod
+    def decode_view(self, arr: np.ndarray) -> np.ndarray:
+        """Return the decoded representation of ``arr`` as a view (no copy)."""
+
+
+class ArrayToBytesCodec(Codec):
+    """A codec that serialises an array into bytes (bytes, sharding)."""
+
+    kind: ClassVar[str] = "array_to_bytes"
+
+    @abstractmethod
+    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        """Serialise ``arr`` (shape ``spec.shape``, any strides) into a new buffer."""
+
+    @abstractmethod
+    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
+        """Return an array of ``spec.shape`` read from ``buf``.
+
+        Raises
+        ------
+        CorruptChunkError
+            ``buf`` cannot be decoded.
+        """
+
+    def encoded_size(self, spec: ChunkSpec) -> int | None:
+        """Size in bytes of the encoded chunk if it is fixed, else None."""
+        return None
+
+
+class BytesToBytesCodec(Codec):
+    """A codec that maps bytes to bytes (compressors, checksums)."""
+
+    kind: ClassVar[str] = "bytes_to_bytes"
+
+    @abstractmethod
+    def encode(self, buf: Any) -> Any:
+        """Encode the bytes-like ``buf`` into a new bytes-like object."""
+
+    @abstractmethod
+    def decode(self, buf: Any, spec: ChunkSpec, decoded_size: int | None = None) -> Any:
+        """Decode ``buf``.
+
+        Parameters
+        ----------
+        buf : bytes-like
+            Encoded bytes.
+        spec : ChunkSpec
+            The chunk spec at the array->bytes step (after array->array codecs).
+        decoded_size : int, optional
+            Exact size the decoded bytes must have, when the pipeline knows it. Used to
+            size output buffers, to refuse headers that claim another size and to bound
+            memory on corrupt input.
+
+        Raises
+        ------
+        CorruptChunkError
+            ``buf`` cannot be decoded (truncated, garbled, checksum mismatch, wrong size).
+        """
+
+    def encoded_size(self, decoded_size: int) -> int | None:
+        """Size of the encoded bytes for input of ``decoded_size`` bytes, if fixed."""
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# configuration helpers shared by the codec modules
+
+
+def config_dict(
+    configuration: Any, doc: str, field: str, allowed: set[str], *, required: bool = True
+) -> dict:
+    """Check that ``configuration`` is an object holding only ``allowed`` keys."""
+    if configuration is None:
+        if required:
+            raise CodecError(f"{field_name(doc, field)}: missing required 'configuration'")
+        return {}
+    if not isinstance(configuration, dict):
+        raise config_error(doc, field, None, "a 'configuration' object", configuration)
+    unknown = sorted(set(configuration) - allowed)
+    if unknown:
+        raise CodecError(
+            f"{field_name(doc, field, unknown[0])}: unknown configuration key; "
+            f"expected one of {sorted(allowed)}, got {unknown[0]!r}"
+        )
+    return configuration
+
+
+def get_int(
+    config: dict, key: str, doc: str, field: str, lo: int, hi: int | None, default: Any = _MISSING
+) -> int:
+    """Return ``config[key]`` as an int in ``[lo, hi]`` (bool is not an int here)."""
+    if key not in config:
+        if default is _MISSING:
+            raise CodecError(f"{field_name(doc, field, key)}: missing required key")
+        return default
+    return check_int(config[key], lo, hi, doc, field, key)
+
+
+def check_int(value: Any, lo: int, hi: int | None, doc: str, field: str, key: str) -> int:
+    """Validate an integer value in ``[lo, hi]`` (``hi`` None: unbounded)."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if ok and lo <= value and (hi is None or value <= hi):
+        return int(value)
+    span = f"an integer from {lo} to {hi}" if hi is not None else f"an integer >= {lo}"
+    raise config_error(doc, field, key, span, value)
+
+
+def get_choice(
+    config: dict, key: str, doc: str, field: str, choices: tuple[str, ...], default: Any = _MISSING
+) -> str:
+    """Return ``config[key]``, which must be one of ``choices``."""
+    if key not in config:
+        if default is _MISSING:
+            raise CodecError(f"{field_name(doc, field, key)}: missing required key")
+        return default
+    return check_choice(config[key], choices, doc, field, key)
+
+
+def check_choice(value: Any, choices: tuple[str, ...], doc: str, field: str, key: str) -> str:
+    """Validate that ``value`` is one of the strings ``choices``."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise config_error(doc, field, key, "one of " + ", ".join(repr(c) for c in choices), value)
+
+
+def check_bool(value: Any, doc: str, field: str, key: str) -> bool:
+    """Validate a JSON boolean."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise config_error(doc, field, key, "true or false", value)
+
+
+def as_bytes_view(buf: Any) -> memoryview:
+    """Return a flat unsigned-byte memoryview of any C-contiguous buffer."""
+    view = buf if isinstance(buf, memoryview) else memoryview(buf)
+    if view.ndim != 1 or view.format != "B":
+        if not view.c_contiguous:
+            view = memoryview(np.ascontiguousarray(np.asarray(view)))
+        view = view.cast("B")
+    return view

@@ -1,0 +1,169 @@
+"""bytes codec: an array as its elements' bytes in lexicographical (C) order.
+
+Spec card
+---------
+- What: ``array -> bytes``. Each element in the given ``endian`` byte order, elements in C
+  order (another order is expressed by a ``transpose`` codec before this one).
+- Spec: zarr-specs docs/v3/codecs/bytes/index.rst (bytes codec 1.0).
+- v3 name: ``bytes``; alias read: ``endian`` (the 2022 draft's name of this codec).
+  v2 equivalent: none (v2 puts the byte order in the dtype string, ``"<f8"``).
+- Example: ``{"name": "bytes", "configuration": {"endian": "little"}}``; for one-byte and
+  raw (``r*``) types ``{"name": "bytes"}``.
+- Deviations: none. ``endian`` may be omitted only where the byte order does not apply
+  (1-byte types, raw types), which the spec allows. ``evolve`` drops a given ``endian``
+  for such types, as zarr-python does, so that metadata we write matches theirs.
+
+Encode is the one copy of the write path: ``copy_into`` moves the (possibly transposed,
+strided) chunk into a fresh C-contiguous buffer and swaps bytes on the way, with the GIL
+released for chunks above 16 KiB. Decode does no copy at all: it returns a numpy view of
+the buffer in the *stored* byte order; the caller's final copy into the output does the
+swap (see :func:`~zarrhpc.codecs.abc.swap_size`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, ClassVar
+
+import numpy as np
+
+from zarrhpc._kernels import copy_into
+from zarrhpc.codecs.abc import (
+    ArrayToBytesCodec,
+    ChunkSpec,
+    as_bytes_view,
+    check_choice,
+    component_size,
+    config_dict,
+    field_name,
+)
+from zarrhpc.errors import CodecError, CorruptChunkError
+
+__all__ = ["BytesCodec"]
+
+_ENDIANS = ("little", "big")
+_NATIVE = sys.byteorder
+
+
+def _stored_order(dtype: np.dtype) -> str | None:
+    """Byte order of ``dtype``'s elements in memory, None when it does not apply."""
+    if component_size(dtype) == 0:
+        return None
+    if dtype.byteorder == ">":
+        return "big"
+    if dtype.byteorder == "<":
+        return "little"
+    return _NATIVE
+
+
+class BytesCodec(ArrayToBytesCodec):
+    """Serialise a chunk as its raw element bytes.
+
+    Parameters
+    ----------
+    endian : {"little", "big"} or None
+        Byte order of multi-byte elements. None (omitted in JSON) is allowed only for
+        types without a byte order: 1-byte types and raw types.
+    """
+
+    name: ClassVar[str] = "bytes"
+    aliases: ClassVar[tuple[str, ...]] = ("endian",)
+
+    def __init__(self, endian: str | None = "little") -> None:
+        if endian is not None:
+            endian = check_choice(endian, _ENDIANS, "", "BytesCodec", "endian")
+        self.endian = endian
+
+    @classmethod
+    def from_config(
+        cls, configuration: dict | None, doc: str = "", field: str = "codec"
+    ) -> BytesCodec:
+        """Build from ``{"endian": "little" | "big"}`` (configuration may be absent)."""
+        config = config_dict(configuration, doc, field, {"endian"}, required=False)
+        endian = config.get("endian")
+        if endian is not None or "endian" in config:
+            endian = check_choice(endian, _ENDIANS, doc, field, "endian")
+        return cls(endian=endian)
+
+    def to_json(self) -> dict:
+        """Return ``{"name": "bytes"[, "configuration": {"endian": ...}]}``."""
+        if self.endian is None:
+            return {"name": self.name}
+        return {"name": self.name, "configuration": {"endian": self.endian}}
+
+    def evolve(self, spec: ChunkSpec) -> BytesCodec:
+        """Drop ``endian`` for types without a byte order (what zarr-python writes)."""
+        if self.endian is not None and component_size(spec.dtype) == 0:
+            return BytesCodec(endian=None)
+        return self
+
+    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
+        """Refuse a multi-byte type without ``endian``."""
+        if self.endian is None and component_size(spec.dtype) != 0:
+            raise CodecError(
+                f"{field_name(doc, field, 'endian')}: expected 'little' or 'big' for data "
+                f"type {spec.dtype.name} ({spec.dtype.itemsize} bytes per element), got "
+                "no endian"
+            )
+
+    def stored_dtype(self, dtype: np.dtype) -> np.dtype:
+        """The dtype of elements as stored: ``dtype`` in this codec's byte order."""
+        dtype = np.dtype(dtype)
+        if self.endian is None or component_size(dtype) == 0:
+            return dtype
+        return dtype.newbyteorder("<" if self.endian == "little" else ">")
+
+    def encoded_size(self, spec: ChunkSpec) -> int:
+        """The encoded size is always ``prod(shape) * itemsize``."""
+        return spec.nbytes
+
+    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        """Copy ``arr`` into a new C-contiguous buffer in the stored byte order.
+
+        Parameters
+        ----------
+        arr : numpy.ndarray
+            Chunk of shape ``spec.shape``, any strides, any byte order.
+        spec : ChunkSpec
+            The chunk spec at this step.
+
+        Returns
+        -------
+        numpy.ndarray
+            1-d ``uint8`` array of ``spec.nbytes`` bytes (supports the buffer protocol).
+        """
+        arr = np.asarray(arr)
+        if tuple(arr.shape) != spec.shape or arr.dtype.itemsize != spec.dtype.itemsize:
+            raise CodecError(
+                f"bytes: expected an array of shape {spec.shape} and itemsize "
+                f"{spec.dtype.itemsize}, got shape {arr.shape} and itemsize {arr.dtype.itemsize}"
+            )
+        src_order = _stored_order(arr.dtype)
+        swap = 0
+        if self.endian is not None and src_order is not None and src_order != self.endian:
+            swap = component_size(arr.dtype)
+        out = np.empty(arr.shape, dtype=arr.dtype)
+        copy_into(out, arr, swap)
+        return out.reshape(-1).view(np.uint8)
+
+    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
+        """Return a zero-copy view of ``buf`` as an array of ``spec.shape``.
+
+        The view's dtype is ``spec.dtype`` in the stored byte order (possibly not native);
+        it is read-only when ``buf`` is.
+
+        Raises
+        ------
+        CorruptChunkError
+            ``buf`` does not hold exactly ``prod(shape) * itemsize`` bytes.
+        """
+        view = as_bytes_view(buf)
+        if view.nbytes != spec.nbytes:
+            raise CorruptChunkError(
+                f"bytes: expected {spec.nbytes} bytes for a chunk of shape {spec.shape} "
+                f"and data type {spec.dtype.name}, got {view.nbytes}"
+            )
+        dtype = self.stored_dtype(spec.dtype)
+        if spec.nbytes == 0:
+            return np.empty(spec.shape, dtype=dtype)
+        return np.frombuffer(view, dtype=dtype).reshape(spec.shape)

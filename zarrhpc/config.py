@@ -1,0 +1,100 @@
+"""Runtime configuration: ``zarrhpc.config.set(threads=N)`` (also a context manager).
+
+``threads`` is the number of worker threads that decode and encode chunks. Default: the
+environment variable ``ZARRHPC_NUM_THREADS``, else the CPUs this process may use. It is
+never more than those CPUs (more threads would only oversubscribe the cores).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["set", "get", "available_cpus", "executor"]
+
+_lock = threading.Lock()
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _threads_from_env() -> int:
+    raw = os.environ.get("ZARRHPC_NUM_THREADS", "")
+    if not raw:
+        return available_cpus()
+    try:
+        n = int(raw)
+    except ValueError:
+        raise ValueError(f"ZARRHPC_NUM_THREADS: expected a positive integer, got {raw!r}") from None
+    if n < 1:
+        raise ValueError(f"ZARRHPC_NUM_THREADS: expected a positive integer, got {raw!r}")
+    return min(n, available_cpus())
+
+
+_settings = {"threads": _threads_from_env()}
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+
+
+def get(name: str):
+    """The current value of a setting (``"threads"``)."""
+    try:
+        return _settings[name]
+    except KeyError:
+        raise KeyError(f"zarrhpc.config: unknown setting {name!r}; known: {sorted(_settings)}") from None
+
+
+class _Restore:
+    def __init__(self, previous: dict):
+        self._previous = previous
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _settings.update(self._previous)
+        return False
+
+
+def set(**kwargs) -> _Restore:  # noqa: A001 - zarr-python's name
+    """Change settings; usable as ``with zarrhpc.config.set(threads=1): ...``.
+
+    Parameters
+    ----------
+    threads : int
+        Worker threads for chunk decode/encode, 1 to the CPUs this process may use
+        (larger values are clamped).
+    """
+    previous = {}
+    for name, value in kwargs.items():
+        if name not in _settings:
+            raise KeyError(f"zarrhpc.config: unknown setting {name!r}; known: {sorted(_settings)}")
+        if name == "threads":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"zarrhpc.config: threads must be a positive integer, got {value!r}")
+            value = min(value, available_cpus())
+        previous[name] = _settings[name]
+        _settings[name] = value
+    return _Restore(previous)
+
+
+def executor() -> ThreadPoolExecutor | None:
+    """The shared worker pool for the current thread count (None when threads == 1)."""
+    global _pool, _pool_size
+    n = _settings["threads"]
+    if n <= 1:
+        return None
+    with _lock:
+        if _pool is None or _pool_size != n:
+            old = _pool
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="zarrhpc")
+            _pool_size = n
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool

@@ -1,0 +1,7 @@
+"""Arrays, groups and the read/write orchestration (glue, no format details)."""
+
+from zarrhpc.core.api import create_array, create_group, open, open_array, open_group
+from zarrhpc.core.array import Array
+from zarrhpc.core.group import Group
+
+__all__ = ["Array", "Group", "create_array", "create_group", "open", "open_array", "open_group"]

@@ -1,0 +1,54 @@
+"""Store resolution and node lookup shared by arrays and groups."""
+
+from __future__ import annotations
+
+import os
+
+from zarrhpc.errors import MetadataError, ReadOnlyError
+from zarrhpc.metadata import parse_metadata_v3
+from zarrhpc.storage import LocalStore, MemoryStore, Store
+
+META = "zarr.json"
+
+__all__ = ["META", "resolve_store", "meta_key", "child_path", "read_node", "check_writable"]
+
+
+def resolve_store(store, mode: str = "r") -> Store:
+    """A Store from what the user passed: a Store, a path, or ``"memory://"``."""
+    if isinstance(store, Store):
+        return store
+    if isinstance(store, str) and store.startswith("memory://"):
+        return MemoryStore()
+    if isinstance(store, (str, os.PathLike)):
+        return LocalStore(store, read_only=(mode == "r"))
+    raise TypeError(
+        f"store: expected a Store, a directory path or 'memory://', got {type(store).__name__}"
+    )
+
+
+def meta_key(path: str) -> str:
+    """The store key of the ``zarr.json`` of the node at ``path``."""
+    return f"{path}/{META}" if path else META
+
+
+def child_path(path: str, name: str) -> str:
+    return f"{path}/{name}" if path else name
+
+
+def read_node(store: Store, path: str):
+    """The parsed metadata of the node at ``path``, or None when there is none."""
+    key = meta_key(path)
+    raw = store.get(key)
+    if raw is None:
+        return None
+    try:
+        return parse_metadata_v3(bytes(raw), key)
+    except MetadataError:
+        raise
+    except (ValueError, TypeError) as exc:  # defensive: anything else names the document
+        raise MetadataError(f"{key}: {exc}") from exc
+
+
+def check_writable(store: Store, what: str) -> None:
+    if store.read_only:
+        raise ReadOnlyError(f"{what}: the store is read-only (opened with mode='r')")

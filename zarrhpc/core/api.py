@@ -1,0 +1,254 @@
+"""open/create functions with zarr-python 3's names, arguments and modes.
+
+Modes: ``r`` read-only, must exist; ``r+`` read/write, must exist; ``a`` read/write,
+create if missing; ``w`` create, replacing what is there; ``w-`` create, fail if exists.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zarrhpc.codecs import ChunkSpec, Codec, CodecPipeline, default_compressors, parse_codec
+from zarrhpc.core._nodes import meta_key, read_node, resolve_store
+from zarrhpc.core.array import Array
+from zarrhpc.core.group import Group, open_node
+from zarrhpc.errors import (
+    ArrayNotFoundError,
+    ContainsArrayError,
+    ContainsGroupError,
+    GroupNotFoundError,
+    NodeNotFoundError,
+    UnsupportedError,
+)
+from zarrhpc.metadata import (
+    ArrayMetadataV3,
+    ChunkKeyEncoding,
+    GroupMetadataV3,
+    data_type_from_numpy,
+    fill_value_from_user,
+    normalize_path,
+)
+
+__all__ = ["create_array", "create_group", "open", "open_array", "open_group"]
+
+_MODES = ("r", "r+", "a", "w", "w-")
+_AUTO_CHUNK_BYTES = 1 << 20  # zarr-python aims at about 1 MiB too
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"mode: expected one of {_MODES}, got {mode!r}")
+
+
+def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    if chunks is None or chunks == "auto":
+        # halve the largest dimension until a chunk is about 1 MiB
+        c = [max(1, n) for n in shape]
+        while math.prod(c) * itemsize > _AUTO_CHUNK_BYTES and max(c) > 1:
+            i = c.index(max(c))
+            c[i] = math.ceil(c[i] / 2)
+        return tuple(c)
+    if isinstance(chunks, (int, np.integer)) and not isinstance(chunks, bool):
+        chunks = (int(chunks),) * len(shape)
+    try:
+        chunks = tuple(int(c) for c in chunks)
+    except TypeError:
+        raise ValueError(f"chunks: expected 'auto', an int or a tuple of ints, got {chunks!r}") from None
+    if len(chunks) != len(shape):
+        raise ValueError(f"chunks: {chunks} has {len(chunks)} dimensions, shape {shape} has {len(shape)}")
+    out = []
+    for axis, (c, n) in enumerate(zip(chunks, shape)):
+        if c == -1:  # the whole dimension
+            c = max(1, n)
+        if c < 1:
+            raise ValueError(f"chunks: axis {axis}: chunk length must be positive, got {c}")
+        out.append(c)
+    return tuple(out)
+
+
+def _codec_list(value, auto, field: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str) and value == "auto":
+        return list(auto)
+    if isinstance(value, (dict, Codec, str)):
+        value = [value]
+    return list(value)
+
+
+def _build_codecs(filters, serializer, compressors, spec: ChunkSpec, doc: str):
+    entries = (
+        _codec_list(filters, [], "filters")
+        + _codec_list(serializer, [{"name": "bytes", "configuration": {"endian": "little"}}],
+                      "serializer")
+        + _codec_list(compressors, default_compressors(spec.dtype), "compressors")
+    )
+    codecs = []
+    for i, entry in enumerate(entries):
+        codec = entry if isinstance(entry, Codec) else parse_codec(entry, doc, f"codecs[{i}]")
+        codecs.append(codec)
+    return CodecPipeline.from_codecs(codecs, spec, doc)
+
+
+def _prepare_path(store, path: str, overwrite: bool) -> None:
+    """Make room for a new node at ``path`` and explicit groups at its ancestors."""
+    existing = read_node(store, path)
+    if existing is not None and not overwrite:
+        cls = ContainsArrayError if isinstance(existing, ArrayMetadataV3) else ContainsGroupError
+        kind = "an array" if cls is ContainsArrayError else "a group"
+        raise cls(f"{meta_key(path)}: {kind} already exists at {path or '/'!r} (use overwrite=True)")
+    if overwrite:
+        store.erase_prefix(f"{path}/" if path else "")
+    parts = path.split("/") if path else []
+    for i in range(len(parts)):
+        parent = "/".join(parts[:i])
+        md = read_node(store, parent)
+        if isinstance(md, ArrayMetadataV3):
+            raise ContainsArrayError(
+                f"{meta_key(parent)}: cannot create {path!r} inside the array at {parent or '/'!r}"
+            )
+        if md is None:
+            store.set(meta_key(parent), GroupMetadataV3().to_bytes())
+
+
+def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
+                 filters="auto", compressors="auto", serializer="auto", fill_value=None,
+                 order="C", zarr_format=3, attributes=None, dimension_names=None,
+                 chunk_key_encoding=None, write_empty_chunks=False, overwrite=False) -> Array:
+    """Create a Zarr array; arguments as zarr-python 3's ``create_array``.
+
+    Parameters
+    ----------
+    store : Store, str, pathlib.Path
+        A Store, a directory path (LocalStore) or ``"memory://"``.
+    name : str, optional
+        Path of the array inside the store (default: the root).
+    shape, dtype : array shape and data type (numpy dtype or v3 name such as "float32").
+    chunks : tuple of int, int or "auto"
+    filters, serializer, compressors : codec dicts or objects
+        The array->array, array->bytes and bytes->bytes codecs; ``"auto"`` gives no
+        filters, ``bytes`` little-endian and zstd; None gives none.
+    fill_value : scalar, optional (default: zero of the type)
+    order : "C" or "F"
+        Memory layout of arrays returned by reads (not stored in v3 metadata).
+    write_empty_chunks : bool
+        Store chunks equal to the fill value too (default: erase them).
+    overwrite : bool
+        Replace an existing node (and everything below it).
+    """
+    if zarr_format != 3:
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: only Zarr v3 is supported so far")
+    if shards is not None:
+        raise UnsupportedError("shards: sharding is not supported yet")
+    store = resolve_store(store, mode="w")
+    path = normalize_path(name or "")
+    doc = meta_key(path)
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
+    data_type = data_type_from_numpy(dtype)
+    chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
+    fill = fill_value_from_user(data_type, fill_value)
+    spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+    pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    if chunk_key_encoding is None:
+        cke = ChunkKeyEncoding("default", "/")
+    elif isinstance(chunk_key_encoding, ChunkKeyEncoding):
+        cke = chunk_key_encoding
+    else:
+        cke = ChunkKeyEncoding.from_json(chunk_key_encoding, doc)
+    if dimension_names is not None:
+        dimension_names = tuple(dimension_names)
+        if len(dimension_names) != len(shape):
+            raise ValueError(
+                f"dimension_names: {len(dimension_names)} names for {len(shape)} dimensions"
+            )
+    md = ArrayMetadataV3(
+        shape=shape,
+        data_type=data_type,
+        chunk_shape=chunk_shape,
+        chunk_key_encoding=cke,
+        fill_value=fill,
+        codecs=pipeline.to_json(),
+        attributes=dict(attributes or {}),
+        dimension_names=dimension_names,
+    )
+    md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
+    _prepare_path(store, path, overwrite)
+    store.set(doc, md.to_bytes())
+    return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+
+
+def create_group(store, *, path=None, attributes=None, zarr_format=3, overwrite=False) -> Group:
+    """Create a Zarr group (and explicit groups at every missing ancestor)."""
+    if zarr_format != 3:
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: only Zarr v3 is supported so far")
+    store = resolve_store(store, mode="w")
+    path = normalize_path(path or "")
+    md = GroupMetadataV3(attributes=dict(attributes or {}))
+    md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
+    _prepare_path(store, path, overwrite)
+    store.set(meta_key(path), md.to_bytes())
+    return Group(store, path, md)
+
+
+def _open_existing(store, path, mode, **array_kwargs):
+    return open_node(store, path, read_only=(mode == "r"), **array_kwargs)
+
+
+def open(store, *, path=None, mode="r", **kwargs):  # noqa: A001 - zarr-python's name
+    """Open the array or group at ``path``; with mode a/w/w- create it if needed.
+
+    Creating needs ``shape`` (and ``dtype``) for an array; otherwise a group is created.
+    """
+    _check_mode(mode)
+    store = resolve_store(store, mode)
+    path = normalize_path(path or "")
+    if mode in ("w", "w-") or (mode == "a" and read_node(store, path) is None and
+                               not _node_exists(store, path)):
+        if "shape" in kwargs:
+            return create_array(store, name=path, overwrite=(mode == "w"), **kwargs)
+        return create_group(store, path=path, overwrite=(mode == "w"),
+                            attributes=kwargs.get("attributes"))
+    return _open_existing(store, path, mode)
+
+
+def _node_exists(store, path) -> bool:
+    try:
+        open_node(store, path, read_only=True)
+        return True
+    except NodeNotFoundError:
+        return False
+
+
+def open_array(store, *, path=None, mode="r", write_empty_chunks=False, order="C", **kwargs) -> Array:
+    """Open an existing array (modes r, r+, a) or create one (w, w-, a with ``shape``)."""
+    _check_mode(mode)
+    store = resolve_store(store, mode)
+    path = normalize_path(path or "")
+    if mode in ("w", "w-") or (mode == "a" and read_node(store, path) is None and "shape" in kwargs):
+        return create_array(store, name=path, overwrite=(mode == "w"), order=order,
+                            write_empty_chunks=write_empty_chunks, **kwargs)
+    md = read_node(store, path)
+    if not isinstance(md, ArrayMetadataV3):
+        what = "a group" if md is not None else "no array"
+        raise ArrayNotFoundError(f"{meta_key(path)}: {what} at path {path or '/'!r}, expected an array")
+    return Array(store, path, md, read_only=(mode == "r"),
+                 write_empty_chunks=write_empty_chunks, order=order)
+
+
+def open_group(store, *, path=None, mode="r", attributes=None) -> Group:
+    """Open an existing group (explicit or implicit), creating it with modes a/w/w-."""
+    _check_mode(mode)
+    store = resolve_store(store, mode)
+    path = normalize_path(path or "")
+    if mode in ("w", "w-") or (mode == "a" and not _node_exists(store, path)):
+        return create_group(store, path=path, overwrite=(mode == "w"), attributes=attributes)
+    node = _open_existing(store, path, mode)
+    if not isinstance(node, Group):
+        raise GroupNotFoundError(f"{meta_key(path)}: an array at path {path or '/'!r}, expected a group")
+    return node

@@ -1,0 +1,230 @@
+"""The Array: metadata, codec pipeline and store bound together; reads and writes.
+
+Life cycle: ``create_array``/``open_array`` parse or build an ``ArrayMetadataV3``, then
+``Array`` prepares once what every chunk needs (codec pipeline for the chunk shape and
+dtype, chunk key encoder, fill value bytes). Indexing builds a plan per request and
+hands it to _read/_write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from zarrhpc.codecs import ChunkSpec, CodecPipeline
+from zarrhpc.core._nodes import meta_key
+from zarrhpc.core._read import read_selection
+from zarrhpc.core._write import write_selection
+from zarrhpc.core.attributes import Attributes
+from zarrhpc.errors import ReadOnlyError
+from zarrhpc.indexing import RegularChunkGrid
+
+__all__ = ["Array", "ArrayInfo"]
+
+
+def _human(nbytes: int) -> str:
+    for unit in ("", "K", "M", "G", "T"):
+        if nbytes < 1024 or unit == "T":
+            return f"{nbytes:.1f}{unit}" if unit else f"{nbytes}"
+        nbytes /= 1024
+    return str(nbytes)  # pragma: no cover
+
+
+class ArrayInfo:
+    """What ``a.info`` shows: a table of the array's properties."""
+
+    def __init__(self, rows: list[tuple[str, str]]):
+        self.rows = rows
+
+    def __repr__(self) -> str:
+        width = max(len(k) for k, _ in self.rows)
+        return "\n".join(f"{k:<{width}} : {v}" for k, v in self.rows)
+
+    __str__ = __repr__
+
+
+class Array:
+    """A Zarr v3 array in a store. Create with ``zarrhpc.create_array``/``open_array``."""
+
+    def __init__(self, store, path: str, metadata, *, read_only: bool = False,
+                 write_empty_chunks: bool = False, order: str = "C"):
+        self._store = store
+        self._path = path
+        self._metadata = metadata
+        self._read_only = read_only or store.read_only
+        self._write_empty_chunks = bool(write_empty_chunks)
+        if order not in ("C", "F"):
+            raise ValueError(f"order: expected 'C' or 'F', got {order!r}")
+        self._order = order
+        self._prepare()
+
+    def _prepare(self) -> None:
+        md = self._metadata
+        self._grid = RegularChunkGrid(md.shape, md.chunk_shape)
+        spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
+        self._pipeline = CodecPipeline.from_json(md.codecs, spec, meta_key(self._path))
+        self._fill_bytes = md.fill_value.tobytes()
+        self._key_prefix = f"{self._path}/" if self._path else ""
+
+    def _chunk_key(self, coords) -> str:
+        return self._key_prefix + self._metadata.chunk_key_encoding.encode(coords)
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise ReadOnlyError(f"array {self.name!r}: opened read-only (mode='r')")
+
+    def _set_attributes(self, attributes: dict) -> None:
+        self._check_writable()
+        md = dataclasses.replace(self._metadata, attributes=attributes)
+        self._store.set(meta_key(self._path), md.to_bytes())
+        self._metadata = md
+
+    # -- properties, named as zarr-python names them --------------------------------
+    @property
+    def metadata(self):
+        return self._metadata
+
+    @property
+    def store(self):
+        return self._store
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def name(self) -> str:
+        return "/" + self._path
+
+    @property
+    def basename(self) -> str:
+        return self._path.rsplit("/", 1)[-1]
+
+    @property
+    def zarr_format(self) -> int:
+        return 3
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._metadata.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._metadata.data_type.dtype
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        return self._metadata.chunk_shape
+
+    @property
+    def shards(self):
+        return None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def nchunks(self) -> int:
+        return self._grid.nchunks
+
+    @property
+    def cdata_shape(self) -> tuple[int, ...]:
+        return self._grid.grid_shape
+
+    @property
+    def fill_value(self):
+        return self._metadata.fill_value[()]
+
+    @property
+    def attrs(self) -> Attributes:
+        return Attributes(self)
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def order(self) -> str:
+        return self._order
+
+    @property
+    def dimension_names(self):
+        return self._metadata.dimension_names
+
+    @property
+    def nchunks_initialized(self) -> int:
+        """How many chunks are stored (lists the array's chunk keys)."""
+        keys = set(self._store.list_prefix(self._key_prefix))
+        return sum(1 for c in self._grid.all_chunk_coords() if self._chunk_key(c) in keys)
+
+    @property
+    def info(self) -> ArrayInfo:
+        p = self._pipeline
+        rows = [
+            ("Type", "Array"),
+            ("Zarr format", "3"),
+            ("Data type", self._metadata.data_type.name),
+            ("Fill value", repr(self.fill_value)),
+            ("Shape", str(self.shape)),
+            ("Chunk shape", str(self.chunks)),
+            ("Order", self._order),
+            ("Read-only", str(self._read_only)),
+            ("Store type", type(self._store).__name__),
+            ("Filters", repr(tuple(p.array_array))),
+            ("Serializer", repr(p.array_bytes)),
+            ("Compressors", repr(tuple(p.bytes_bytes))),
+            ("No. bytes", f"{self.nbytes} ({_human(self.nbytes)})"),
+        ]
+        if self._metadata.dimension_names is not None:
+            rows.insert(6, ("Dimension names", str(self._metadata.dimension_names)))
+        return ArrayInfo(rows)
+
+    # -- data -----------------------------------------------------------------------
+    def __getitem__(self, selection):
+        return read_selection(self, selection)
+
+    def __setitem__(self, selection, value) -> None:
+        write_selection(self, selection, value)
+
+    def read(self, selection=Ellipsis, *, out=None):
+        """Read ``selection`` into ``out`` (a numpy array of the result shape) or a new array."""
+        return read_selection(self, selection, out=out)
+
+    def get_basic_selection(self, selection=Ellipsis, *, out=None):
+        return read_selection(self, selection, out=out)
+
+    def set_basic_selection(self, selection, value) -> None:
+        write_selection(self, selection, value)
+
+    def __array__(self, dtype=None, copy=None):
+        data = read_selection(self, Ellipsis)
+        data = np.asarray(data)
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"<Array {type(self._store).__name__} {self.name!r} shape={self.shape} dtype={self.dtype}>"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, Array)
+            and other._store == self._store
+            and other._path == self._path
+        )
+
+    __hash__ = object.__hash__

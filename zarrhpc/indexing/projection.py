@@ -1,0 +1,105 @@
+"""Project a basic selection onto a regular chunk grid.
+
+For every chunk the selection touches this gives the chunk's grid coordinates, the part
+of the chunk wanted (one slice per dimension, in chunk coordinates, any step) and where
+that part lands in the result (one contiguous slice per dimension of the full-shape
+result). Work is per dimension and per chunk, never per element.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from zarrhpc.indexing.selection import BasicSelection, DimSelection
+
+__all__ = ["DimPiece", "ChunkProjection", "dim_pieces", "iter_chunk_projections"]
+
+
+@dataclass(frozen=True)
+class DimPiece:
+    """The elements of one chunk along one dimension that a selection takes."""
+
+    chunk_index: int
+    chunk_slice: slice  # in chunk coordinates
+    out_slice: slice  # in the full-shape result
+    count: int
+    chunk_len: int  # extent of this chunk inside the array
+
+    @property
+    def covers_chunk(self) -> bool:
+        """True when every in-array element of the chunk is selected."""
+        return self.count == self.chunk_len
+
+
+@dataclass(frozen=True)
+class ChunkProjection:
+    chunk_coords: tuple[int, ...]
+    chunk_selection: tuple  # slices, then Ellipsis
+    out_selection: tuple  # slices, then Ellipsis
+    covers_chunk: bool  # the selection covers the whole in-array part of the chunk
+
+
+def _slice(first: int, step: int, count: int) -> slice:
+    stop = first + step * count
+    return slice(first, stop if stop >= 0 else None, step)
+
+
+def _groups_increasing(start: int, step: int, count: int, c: int):
+    """(chunk index, first k, last k) for the increasing indices start + k*step."""
+    if step >= c:
+        # every element lies in its own chunk
+        for k in range(count):
+            yield (start + k * step) // c, k, k
+        return
+    last = start + (count - 1) * step
+    for ci in range(start // c, last // c + 1):
+        lo = ci * c
+        hi = lo + c - 1
+        k_lo = max(0, -((start - lo) // step))  # ceil((lo - start) / step)
+        k_hi = min(count - 1, (hi - start) // step)
+        if k_lo <= k_hi:
+            yield ci, k_lo, k_hi
+
+
+def dim_pieces(d: DimSelection, chunk_len: int, dim_len: int) -> list[DimPiece]:
+    """Split one dimension's selection into per-chunk pieces, in chunk order."""
+    if d.count == 0:
+        return []
+    c = chunk_len
+    pieces = []
+    if d.step > 0:
+        for ci, k_lo, k_hi in _groups_increasing(d.start, d.step, d.count, c):
+            n = k_hi - k_lo + 1
+            first = d.start + k_lo * d.step - ci * c
+            pieces.append(
+                DimPiece(ci, _slice(first, d.step, n), slice(k_lo, k_hi + 1), n,
+                         min(c, dim_len - ci * c))
+            )
+    else:
+        # walk the same indices in increasing order, then map back
+        last = d.start + (d.count - 1) * d.step
+        for ci, m_lo, m_hi in _groups_increasing(last, -d.step, d.count, c):
+            n = m_hi - m_lo + 1
+            k_lo = d.count - 1 - m_hi  # first output position of this chunk
+            first = d.start + k_lo * d.step - ci * c
+            pieces.append(
+                DimPiece(ci, _slice(first, d.step, n), slice(k_lo, k_lo + n), n,
+                         min(c, dim_len - ci * c))
+            )
+    return pieces
+
+
+def iter_chunk_projections(sel: BasicSelection, chunk_shape: tuple[int, ...]):
+    """Yield a :class:`ChunkProjection` for every chunk the selection touches."""
+    per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, chunk_shape, sel.shape)]
+    if any(not p for p in per_dim):
+        return
+    for combo in itertools.product(*per_dim):
+        # the trailing Ellipsis keeps numpy returning a view (not a scalar) for 0-d arrays
+        yield ChunkProjection(
+            tuple(p.chunk_index for p in combo),
+            tuple(p.chunk_slice for p in combo) + (Ellipsis,),
+            tuple(p.out_slice for p in combo) + (Ellipsis,),
+            all(p.covers_chunk for p in combo),
+        )

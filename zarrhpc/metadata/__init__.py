@@ -1,0 +1,58 @@
+"""Zarr metadata: JSON documents <-> validated, immutable objects. Pure: no I/O.
+
+- :mod:`zarrhpc.metadata.dtypes`: v3 core data types and fill values (exact bits).
+- :mod:`zarrhpc.metadata.v3`: ``zarr.json`` of arrays and groups (v3.0 core + 3.1/ZEP 9).
+- :mod:`zarrhpc.metadata.names`: node names, hierarchy paths, extension names (ZEP 9).
+
+Objects are built once when a document is read (or when a user creates a node), then
+shared read-only; a change makes a new object. Every error is a
+:class:`~zarrhpc.errors.MetadataError` whose message starts with the document's store key.
+"""
+
+from zarrhpc.metadata.dtypes import (
+    CORE_DATA_TYPE_NAMES,
+    DataType,
+    data_type_from_numpy,
+    fill_value_from_user,
+    fill_value_to_json,
+    parse_data_type,
+    parse_fill_value,
+)
+from zarrhpc.metadata.names import (
+    ExtensionEntry,
+    is_recommended_node_name,
+    is_valid_extension_name,
+    join_path,
+    metadata_key,
+    normalize_path,
+    parse_extension_entry,
+    validate_node_name,
+)
+from zarrhpc.metadata.v3 import (
+    ArrayMetadataV3,
+    ChunkKeyEncoding,
+    GroupMetadataV3,
+    parse_metadata_v3,
+)
+
+__all__ = [
+    "CORE_DATA_TYPE_NAMES",
+    "ArrayMetadataV3",
+    "ChunkKeyEncoding",
+    "DataType",
+    "ExtensionEntry",
+    "GroupMetadataV3",
+    "data_type_from_numpy",
+    "fill_value_from_user",
+    "fill_value_to_json",
+    "is_recommended_node_name",
+    "is_valid_extension_name",
+    "join_path",
+    "metadata_key",
+    "normalize_path",
+    "parse_data_type",
+    "parse_extension_entry",
+    "parse_fill_value",
+    "parse_metadata_v3",
+    "validate_node_name",
+]

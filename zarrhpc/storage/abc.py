@@ -1,0 +1,542 @@
+"""The abstract store interface of the Zarr v3 specification, as a Python class.
+
+A store is a mapping from keys (see :mod:`zarrhpc.storage.keys`) to byte values, with the
+three capabilities the specification names: *readable* (`Store.get`,
+`Store.get_partial_values`), *writeable* (`Store.set`, `Store.set_partial_values`,
+`Store.erase`, `Store.erase_values`, `Store.erase_prefix`) and *listable* (`Store.list`,
+`Store.list_prefix`, `Store.list_dir`), plus `Store.exists`.
+
+Life cycle: a store is created open (``LocalStore(path)``, ``MemoryStore()``), used from
+any number of threads, and closed with `Store.close` or by leaving a ``with`` block. After
+closing, every operation raises `StoreError`. A store is read-only when created with
+``read_only=True``; every write then raises `ReadOnlyError` naming the key.
+`Store.with_read_only` returns another view of the same data with the other mode.
+
+Implementing a store: the public methods validate their arguments (keys, prefixes, byte
+ranges, buffers, the read-only flag, the closed flag) once, here, and then call the
+underscored hooks with clean arguments. A subclass must implement `Store._get`,
+`Store._set`, `Store._erase` and `Store._list`; every other hook has a correct but
+generic fallback built on those four (the "StoreWithPartialAccess" fallbacks the
+specification recommends), which a subclass overrides where it can do better.
+
+Semantics shared by every store (`zarrhpc.testing.store.StoreTests` checks them):
+
+- `get` returns a buffer (``bytes`` or a read-only ``memoryview``), or ``None`` when the
+  key is missing. The caller must not try to write into it.
+- `get_partial_values` takes ``(key, offset, length)`` triples. ``offset >= 0`` is the
+  first byte, ``length`` the number of bytes (``None``: to the end). A negative offset
+  asks for a suffix of ``-offset`` bytes (the whole value when it is shorter), after
+  which ``length``, if given, limits the result further. A range reaching past the end
+  returns the bytes that are there, possibly none (``b""``): reading an index at the end
+  of a shard needs no separate size query. A missing key gives ``None``.
+- `set` is atomic: a reader sees the old value or the new one, never a mix. Any buffer
+  is accepted (``bytes``, ``bytearray``, ``memoryview``, numpy arrays); its bytes are
+  copied (non-contiguous buffers in C order) before `set` returns.
+- `set_partial_values` takes ``(key, offset, value)`` triples; the value is written at
+  ``offset`` (``>= 0``), growing the stored value with zero bytes if the offset lies past
+  its end; a missing key starts empty. Each key is updated atomically as a whole, but
+  concurrent partial writes to one key may lose one another's update (last writer wins).
+  Overlapping ranges for one key are applied in the order given.
+- `erase` of a missing key does nothing; `erase_prefix("")` empties the store.
+- prefixes are directory prefixes (see :func:`zarrhpc.storage.keys.normalize_prefix`):
+  ``"a/b"`` and ``"a/b/"`` both mean the keys below ``a/b/``.
+- `list` and `list_prefix` return iterators of full keys, in no particular order.
+  `list_dir` returns the sorted names (not keys) of the direct children of a prefix,
+  values and sub-prefixes alike, with no trailing "/".
+"""
+
+from __future__ import annotations
+
+import abc
+import operator
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional, Union
+
+from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.storage.keys import normalize_prefix, validate_key
+
+__all__ = ["Store", "Buffer", "as_byte_view", "check_range", "resolve_range", "apply_writes"]
+
+#: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
+Buffer = Union[bytes, memoryview]
+
+
+def as_byte_view(key: str, value: Any) -> memoryview:
+    """Return a flat, C-contiguous ``memoryview`` of unsigned bytes over ``value``.
+
+    Parameters
+    ----------
+    key : str
+        The key being written (named in error messages).
+    value : buffer
+        Anything with the buffer protocol. A non-contiguous buffer is copied into C order.
+
+    Returns
+    -------
+    memoryview
+        One-dimensional, format ``"B"``; shares memory with ``value`` when it is
+        C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` does not export a buffer.
+    """
+    try:
+        view = memoryview(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{key!r}: a store value must be a bytes-like object (bytes, bytearray, "
+            f"memoryview, numpy array), got {type(value).__name__}: {exc}"
+        ) from None
+    if view.ndim == 1 and view.format == "B" and view.c_contiguous:
+        return view
+    if not view.c_contiguous or view.nbytes == 0:  # cast() refuses both
+        return memoryview(view.tobytes())
+    return view.cast("B")
+    return view
+
+
+def check_range(key: str, offset: Any, length: Any) -> tuple[int, Optional[int]]:
+    """Validate one byte range of a partial read.
+
+    Parameters
+    ----------
+    key : str
+        The key being read (named in error messages).
+    offset : int
+        First byte; negative for a suffix of ``-offset`` bytes.
+    length : int or None
+        Number of bytes, or ``None`` for "to the end".
+
+    Returns
+    -------
+    tuple
+        ``(offset, length)`` as plain ints (``length`` may stay ``None``).
+
+    Raises
+    ------
+    TypeError
+        If ``offset`` or ``length`` is not an integer.
+    ValueError
+        If ``length`` is negative.
+    """
+    try:
+        offset = operator.index(offset)
+        if length is not None:
+            length = operator.index(length)
+    except TypeError:
+        raise TypeError(
+            f"{key!r}: a byte range needs an integer offset and an integer or None "
+            f"length, got offset={offset!r}, length={length!r}"
+        ) from None
+    if length is not None and length < 0:
+        raise ValueError(f"{key!r}: byte range length must be >= 0 or None, got {length}")
+    return offset, length
+
+
+def resolve_range(size: int, offset: int, length: Optional[int]) -> tuple[int, int]:
+    """Turn a checked ``(offset, length)`` into ``start <= stop <= size`` for a value.
+
+    Parameters
+    ----------
+    size : int
+        Size of the stored value in bytes.
+    offset, length : int, int or None
+        As returned by `check_range`.
+
+    Returns
+    -------
+    tuple of int
+        ``(start, stop)``, both clipped to ``[0, size]``.
+    """
+    if offset < 0:
+        start = max(size + offset, 0)
+    else:
+        start = min(offset, size)
+    if length is None:
+        return start, size
+    return start, min(start + length, size)
+
+
+class Store(abc.ABC):
+    """A Zarr store: a mapping of keys to byte values (see the module docstring).
+
+    Parameters
+    ----------
+    read_only : bool, default False
+        Refuse every write with `ReadOnlyError`.
+    """
+
+    def __init__(self, *, read_only: bool = False) -> None:
+        self._read_only = bool(read_only)
+        self._closed = False
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        """bool: whether writes are refused."""
+        return self._read_only
+
+    @property
+    def closed(self) -> bool:
+        """bool: whether `close` has been called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Release the store's resources; later operations raise `StoreError`.
+
+        Closing twice is allowed. Buffers already returned by `get` stay valid.
+        """
+        self._closed = True
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(read_only={self._read_only})"
+
+    def with_read_only(self, read_only: bool = True) -> Store:
+        """Return a new store over the same data with the given ``read_only`` mode.
+
+        Parameters
+        ----------
+        read_only : bool, default True
+
+        Returns
+        -------
+        Store
+            A new, open store of the same type.
+
+        Raises
+        ------
+        UnsupportedError
+            If this store type cannot be reopened this way.
+        """
+        raise UnsupportedError(f"{type(self).__name__} does not implement with_read_only")
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self!r}: the store is closed")
+
+    def _check_writable(self, key: str, action: str) -> None:
+        if self._closed:
+            raise StoreError(f"{key!r}: cannot {action}: {self!r} is closed")
+        if self._read_only:
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self!r} is read-only")
+
+    def _validate_key(self, key: object) -> str:
+        """Validate a key; stores with extra restrictions extend this."""
+        return validate_key(key)
+
+    # -- readable ----------------------------------------------------------------------
+
+    def get(self, key: str) -> Optional[Buffer]:
+        """Return the value stored under ``key``, or ``None`` if there is none.
+
+        Parameters
+        ----------
+        key : str
+
+        Returns
+        -------
+        bytes or memoryview or None
+            The whole value, read-only.
+
+        Raises
+        ------
+        InvalidKeyError
+            If ``key`` is malformed.
+        StoreError
+            If the store is closed or the read fails.
+        """
+        self._check_open()
+        return self._get(self._validate_key(key))
+
+    def get_partial_values(
+        self, key_ranges: Iterable[tuple[str, int, Optional[int]]]
+    ) -> list[Optional[Buffer]]:
+        """Read byte ranges of several values.
+
+        Parameters
+        ----------
+        key_ranges : iterable of (key, offset, length)
+            ``offset`` is the first byte, or negative for a suffix of ``-offset`` bytes;
+            ``length`` is a byte count or ``None`` (to the end). A key may appear many
+            times.
+
+        Returns
+        -------
+        list
+            One entry per range, in order: the bytes found (shorter than asked, possibly
+            empty, when the range passes the end of the value), or ``None`` when the key
+            is missing.
+
+        Raises
+        ------
+        InvalidKeyError
+            If a key is malformed.
+        TypeError, ValueError
+            If a range is not integers, or a length is negative.
+        """
+        self._check_open()
+        requests = []
+        for key, offset, length in key_ranges:
+            key = self._validate_key(key)
+            requests.append((key, *check_range(key, offset, length)))
+        return self._get_partial_values(requests)
+
+    def exists(self, key: str) -> bool:
+        """Return whether a value is stored under ``key``.
+
+        Parameters
+        ----------
+        key : str
+
+        Returns
+        -------
+        bool
+        """
+        self._check_open()
+        return self._exists(self._validate_key(key))
+
+    # -- writeable ---------------------------------------------------------------------
+
+    def set(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key``, atomically replacing any previous value.
+
+        Parameters
+        ----------
+        key : str
+        value : buffer
+            ``bytes``, ``bytearray``, ``memoryview``, a numpy array, or anything else
+            with the buffer protocol; its bytes are copied before returning.
+
+        Raises
+        ------
+        InvalidKeyError
+            If ``key`` is malformed.
+        ReadOnlyError
+            If the store is read-only.
+        TypeError
+            If ``value`` is not bytes-like.
+        StoreError
+            If the write fails; the previous value, if any, is then left intact.
+        """
+        key = self._validate_key(key)
+        self._check_writable(key, "set")
+        self._set(key, as_byte_view(key, value))
+
+    def set_partial_values(self, key_start_values: Iterable[tuple[str, int, Any]]) -> None:
+        """Write byte ranges into stored values.
+
+        Parameters
+        ----------
+        key_start_values : iterable of (key, offset, value)
+            Each ``value`` (bytes-like) is written at byte ``offset`` (``>= 0``) of the
+            value under ``key``; a missing value starts empty and a gap is zero-filled.
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, TypeError, StoreError
+            As for `set`.
+        ValueError
+            If an offset is negative.
+        """
+        items = []
+        for key, offset, value in key_start_values:
+            key = self._validate_key(key)
+            self._check_writable(key, "set a partial value")
+            try:
+                offset = operator.index(offset)
+            except TypeError:
+                raise TypeError(
+                    f"{key!r}: a partial write needs an integer offset, got {offset!r}"
+                ) from None
+            if offset < 0:
+                raise ValueError(f"{key!r}: partial write offset must be >= 0, got {offset}")
+            items.append((key, offset, as_byte_view(key, value)))
+        if items:
+            self._set_partial_values(items)
+
+    def erase(self, key: str) -> None:
+        """Remove the value under ``key``; a missing key is not an error.
+
+        Parameters
+        ----------
+        key : str
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, StoreError
+        """
+        key = self._validate_key(key)
+        self._check_writable(key, "erase")
+        self._erase(key)
+
+    def erase_values(self, keys: Iterable[str]) -> None:
+        """Remove the values under ``keys``; missing keys are not an error.
+
+        Parameters
+        ----------
+        keys : iterable of str
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, StoreError
+        """
+        checked = []
+        for key in keys:
+            key = self._validate_key(key)
+            self._check_writable(key, "erase")
+            checked.append(key)
+        if checked:
+            self._erase_values(checked)
+
+    def erase_prefix(self, prefix: str) -> None:
+        """Remove every value below ``prefix`` (``""``: every value in the store).
+
+        Parameters
+        ----------
+        prefix : str
+            ``""`` or a directory prefix (``"a/b/"``, or ``"a/b"`` meaning the same).
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, StoreError
+        """
+        prefix = normalize_prefix(prefix)
+        self._check_writable(prefix, "erase a prefix")
+        self._erase_prefix(prefix)
+
+    # -- listable ----------------------------------------------------------------------
+
+    def list(self) -> Iterator[str]:
+        """Return an iterator over every key in the store, in no particular order."""
+        self._check_open()
+        return self._list()
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        """Return an iterator over the full keys below ``prefix``, in no particular order.
+
+        Parameters
+        ----------
+        prefix : str
+            ``""`` or a directory prefix (``"a/b/"``, or ``"a/b"`` meaning the same).
+
+        Returns
+        -------
+        iterator of str
+        """
+        self._check_open()
+        return self._list_prefix(normalize_prefix(prefix))
+
+    def list_dir(self, prefix: str = "") -> list[str]:
+        """Return the sorted names of the direct children of ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str, default ""
+            ``""`` (the top level) or a directory prefix.
+
+        Returns
+        -------
+        list of str
+            Names of values and of sub-prefixes alike, without any "/"; for keys
+            ``a/b``, ``a/c/d`` ``list_dir("a/")`` is ``["b", "c"]``.
+        """
+        self._check_open()
+        return sorted(set(self._list_dir(normalize_prefix(prefix))))
+
+    # -- hooks: required ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _get(self, key: str) -> Optional[Buffer]:
+        """Return the value of a valid key, or ``None``."""
+
+    @abc.abstractmethod
+    def _set(self, key: str, data: memoryview) -> None:
+        """Atomically store ``data`` (flat bytes; copy it, the caller may reuse it)."""
+
+    @abc.abstractmethod
+    def _erase(self, key: str) -> None:
+        """Remove a valid key; do nothing if it is missing."""
+
+    @abc.abstractmethod
+    def _list(self) -> Iterator[str]:
+        """Iterate over every key."""
+
+    # -- hooks: generic fallbacks ------------------------------------------------------
+
+    def _exists(self, key: str) -> bool:
+        return self._get(key) is not None
+
+    def _get_partial_values(
+        self, requests: list[tuple[str, int, Optional[int]]]
+    ) -> list[Optional[Buffer]]:
+        cache: dict[str, Optional[Buffer]] = {}
+        out: list[Optional[Buffer]] = []
+        for key, offset, length in requests:
+            if key not in cache:
+                cache[key] = self._get(key)
+            value = cache[key]
+            if value is None:
+                out.append(None)
+                continue
+            view = memoryview(value)
+            start, stop = resolve_range(view.nbytes, offset, length)
+            out.append(bytes(view[start:stop]))
+        return out
+
+    def _set_partial_values(self, items: list[tuple[str, int, memoryview]]) -> None:
+        by_key: dict[str, list[tuple[int, memoryview]]] = {}
+        for key, offset, data in items:
+            by_key.setdefault(key, []).append((offset, data))
+        for key, writes in by_key.items():
+            old = self._get(key)
+            self._set(key, memoryview(apply_writes(old, writes)))
+
+    def _erase_values(self, keys: list[str]) -> None:
+        for key in keys:
+            self._erase(key)
+
+    def _erase_prefix(self, prefix: str) -> None:
+        for key in list(self._list_prefix(prefix)):
+            self._erase(key)
+
+    def _list_prefix(self, prefix: str) -> Iterator[str]:
+        return (key for key in self._list() if key.startswith(prefix))
+
+    def _list_dir(self, prefix: str) -> Iterable[str]:
+        n = len(prefix)
+        return {key[n:].split("/", 1)[0] for key in self._list_prefix(prefix)}
+
+
+def apply_writes(
+    old: Optional[Buffer], writes: Iterable[tuple[int, memoryview]]
+) -> bytearray:
+    """Return a new buffer: ``old`` (or nothing) with each ``(offset, data)`` written in.
+
+    Parameters
+    ----------
+    old : buffer or None
+        The current value; ``None`` starts from an empty value.
+    writes : iterable of (int, memoryview)
+        Non-negative offsets and flat byte views, applied in order; a gap past the end is
+        filled with zero bytes.
+
+    Returns
+    -------
+    bytearray
+    """
+    buf = bytearray(old) if old is not None else bytearray()
+    for offset, data in writes:
+        end = offset + data.nbytes
+        if end > len(buf):
+            buf.extend(bytes(end - len(buf)))
+        buf[offset:end] = data
+    return buf

@@ -1,0 +1,504 @@
+"""LocalStore: a store in a directory of a local (or cluster) file system.
+
+Layout: key ``a/b/c`` is the file ``<root>/a/b/c``; prefixes are directories, so listing
+a prefix is one ``os.scandir`` of its directory. The root directory is created on the
+first write; reading or listing a store whose root does not exist yet finds nothing.
+
+Life cycle of a value:
+
+- **write** (`LocalStore.set`): the bytes go to a temporary file in the destination
+  directory (``.zhtmp-<uuid>.partial``, a name no listing shows and no key may use), are
+  optionally flushed to stable storage (``durable=True``: ``fsync`` of the file, then of
+  its directory after the rename), and the temporary file is renamed over the key with
+  ``os.replace``. A reader therefore sees the old file or the new one, never half a file,
+  and on any failure (including ``KeyboardInterrupt``) the temporary file is removed and
+  the old value stays as it was. Missing parent directories are created.
+- **partial write** (`LocalStore.set_partial_values`): copy, modify, rename, so it is
+  atomic too (but two concurrent partial writers to one key may lose an update).
+- **read** (`LocalStore.get`): a file smaller than `LocalStore.mmap_threshold` is read
+  with one ``pread`` into a new ``bytes``; a larger one is memory-mapped read-only and
+  returned as a read-only ``memoryview`` of the mapping. The mapping lives exactly as
+  long as that view (and anything made from it); it is safe to keep because no writer
+  ever changes a file in place: a new value is a new file renamed over the old name, and
+  the mapping keeps the old file's data alive. (A foreign program truncating a mapped
+  file in place would make access to the lost pages fail, as with any ``mmap``.) On
+  Python < 3.13 each live mapping also holds one duplicated file descriptor.
+- **partial read** (`LocalStore.get_partial_values`): each file is opened once per call
+  and each range read with one ``pread``; ranges past the end give what is there.
+- **erase**: the file is unlinked, then directories left empty are removed, up to but
+  never including the root.
+- **list**: ``os.scandir`` of the directories, never showing temporary files.
+  `LocalStore.list_dir` reports every sub-directory without looking inside it, so a
+  directory made by hand, or holding only a crashed writer's temporary file, shows up
+  as a (childless) prefix; `LocalStore.erase_prefix` removes such leftovers.
+
+Keys must not climb out of the root: ``..`` segments and absolute keys are refused by
+:func:`zarrhpc.storage.keys.validate_key`. Symbolic links inside the root are followed
+like the operating system follows them; guarding against them is out of scope.
+
+Because the file system is a tree, a key cannot also be a prefix here: with a value at
+``a/b``, ``set("a/b/c", ...)`` fails with `StoreError` (and vice versa).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pathlib
+import stat
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Optional, Union
+
+from zarrhpc.errors import InvalidKeyError, StoreError
+from zarrhpc.storage.abc import Buffer, Store, apply_writes, resolve_range
+from zarrhpc.storage.keys import validate_key
+
+__all__ = ["LocalStore"]
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_READ = os.O_RDONLY | _O_CLOEXEC | getattr(os, "O_BINARY", 0)
+_O_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | getattr(os, "O_BINARY", 0)
+
+_TEMP_PREFIX = ".zhtmp-"
+_TEMP_SUFFIX = ".partial"
+
+#: Errors meaning "there is no file at this path" when opening or unlinking it.
+_MISSING = (FileNotFoundError, NotADirectoryError, IsADirectoryError)
+
+
+def _is_temp_name(name: str) -> bool:
+    return name.startswith(_TEMP_PREFIX) and name.endswith(_TEMP_SUFFIX)
+
+
+def _store_error(what: str, exc: OSError) -> StoreError:
+    """Wrap an ``OSError`` in a `StoreError` keeping errno, strerror and filename."""
+    detail = exc.strerror or str(exc)
+    where = f" ({exc.filename})" if exc.filename else ""
+    err = StoreError(f"{what}: {detail}{where}")
+    err.errno = exc.errno
+    err.strerror = exc.strerror
+    err.filename = exc.filename
+    return err
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Read a whole file: one ``pread`` in the usual case, more if it comes up short."""
+    data = os.pread(fd, size, 0)
+    if len(data) == size:
+        return data
+    pieces = [data]
+    pos = len(data)
+    while True:
+        piece = os.pread(fd, max(size - pos, 1 << 16), pos)
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        pos += len(piece)
+
+
+def _pread_exact(fd: int, length: int, offset: int) -> bytes:
+    """Read ``length`` bytes at ``offset`` (fewer only at end of file)."""
+    data = os.pread(fd, length, offset)
+    if len(data) == length or not data:
+        return data
+    pieces = [data]
+    got = len(data)
+    while got < length:
+        piece = os.pread(fd, length - got, offset + got)
+        if not piece:
+            break
+        pieces.append(piece)
+        got += len(piece)
+    return b"".join(pieces)
+
+
+def _write_all(fd: int, data: memoryview) -> None:
+    """Write every byte of ``data`` (``os.write`` may write less than asked)."""
+    n = data.nbytes
+    pos = os.write(fd, data)
+    while pos < n:
+        pos += os.write(fd, data[pos:])
+
+
+def _fsync_dir(path: str) -> None:
+    """Flush a directory entry change (create, rename) to stable storage."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _scan(path: str) -> list[os.DirEntry[str]]:
+    """Return the entries of a directory, or ``[]`` if it is missing or not a directory."""
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        raise _store_error(f"cannot list directory {path!r}", exc) from exc
+
+
+class LocalStore(Store):
+    """A store in a directory of the local file system.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The directory holding the store; created (with its parents) on the first write.
+    read_only : bool, default False
+        Refuse writes with `ReadOnlyError`.
+    durable : bool, default False
+        ``fsync`` every written file before renaming it into place and its directory
+        after, so that a value survives a machine crash once `set` returns. Costs one or
+        two synchronous disk flushes per write; checkpoints want it, scratch data not.
+
+    Attributes
+    ----------
+    mmap_threshold : int
+        Files at least this large (default 1 MiB) are memory-mapped by `get` rather than
+        read. A class attribute; set it on an instance to change one store.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp, LocalStore(tmp) as store:
+    ...     store.set("a/b/zarr.json", b"{}")
+    ...     store.list_dir("a"), bytes(store.get("a/b/zarr.json"))
+    (['b'], b'{}')
+    """
+
+    mmap_threshold: int = 1 << 20
+
+    def __init__(
+        self, root: Union[str, os.PathLike[str]], read_only: bool = False, durable: bool = False
+    ) -> None:
+        super().__init__(read_only=read_only)
+        try:
+            path = os.fspath(root)
+        except TypeError:
+            raise TypeError(
+                f"LocalStore root must be a str or path-like, got {type(root).__name__}"
+            ) from None
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not path:
+            raise ValueError("LocalStore root must not be empty")
+        self._root = os.path.abspath(path)
+        self._durable = bool(durable)
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def root(self) -> pathlib.Path:
+        """pathlib.Path: the absolute path of the store's directory."""
+        return pathlib.Path(self._root)
+
+    @property
+    def durable(self) -> bool:
+        """bool: whether writes are flushed to stable storage before returning."""
+        return self._durable
+
+    def with_read_only(self, read_only: bool = True) -> LocalStore:
+        """Return a new `LocalStore` on the same root with the given mode.
+
+        Parameters
+        ----------
+        read_only : bool, default True
+
+        Returns
+        -------
+        LocalStore
+            Same root, ``durable`` flag and ``mmap_threshold``.
+        """
+        store = type(self)(self._root, read_only=read_only, durable=self._durable)
+        if "mmap_threshold" in self.__dict__:
+            store.mmap_threshold = self.mmap_threshold
+        return store
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LocalStore):
+            return NotImplemented
+        return self._root == other._root and self._read_only == other._read_only
+
+    def __hash__(self) -> int:
+        return hash((LocalStore, self._root, self._read_only))
+
+    def __repr__(self) -> str:
+        flags = f"read_only={self._read_only}"
+        if self._durable:
+            flags += ", durable=True"
+        return f"LocalStore({self._root!r}, {flags})"
+
+    # -- paths -------------------------------------------------------------------------
+
+    def _validate_key(self, key: object) -> str:
+        key = validate_key(key)
+        if _TEMP_PREFIX in key and any(_is_temp_name(s) for s in key.split("/")):
+            raise InvalidKeyError(
+                f"{key!r}: invalid key for LocalStore: segments named "
+                f"'{_TEMP_PREFIX}*{_TEMP_SUFFIX}' are reserved for temporary files"
+            )
+        return key
+
+    def _path(self, key: str) -> str:
+        """The file path of a valid key (or of a canonical prefix without its "/")."""
+        if not key:
+            return self._root
+        if os.sep != "/":  # pragma: no cover - POSIX is the target
+            key = key.replace("/", os.sep)
+        return self._root + os.sep + key
+
+    def _key_of(self, path: str) -> str:
+        """The key (or prefix without "/") that a path under the root stands for."""
+        return os.path.relpath(path, self._root).replace(os.sep, "/")
+
+    def _make_dirs(self, key: str, dirpath: str) -> list[str]:
+        """Create ``dirpath`` and its missing parents; return the ones created."""
+        missing = []
+        d = dirpath
+        while not os.path.isdir(d):
+            missing.append(d)
+            if d == self._root:
+                break
+            d = os.path.dirname(d)
+        created = []
+        for d in reversed(missing):
+            try:
+                if d == self._root:
+                    os.makedirs(d, exist_ok=True)
+                else:
+                    os.mkdir(d)
+                created.append(d)
+            except FileExistsError:
+                if not os.path.isdir(d):
+                    raise StoreError(
+                        f"{key!r}: cannot set: {self._key_of(d)!r} is a value, so it "
+                        f"cannot also be a prefix in {self!r}"
+                    ) from None
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot create the directory for it", exc)
+        return created
+
+    def _prune(self, dirpath: str) -> None:
+        """Remove ``dirpath`` and its ancestors while they are empty, stopping at root."""
+        root = self._root
+        while len(dirpath) > len(root) and dirpath.startswith(root):
+            try:
+                os.rmdir(dirpath)
+            except OSError:  # not empty (another key, a writer's temp file) or gone
+                return
+            dirpath = os.path.dirname(dirpath)
+
+    # -- readable ----------------------------------------------------------------------
+
+    def _open_regular(self, key: str) -> Optional[tuple[int, int]]:
+        """Open the file of ``key``: ``(fd, size)``, or ``None`` if there is no value."""
+        try:
+            fd = os.open(self._path(key), _O_READ)
+        except _MISSING:
+            return None
+        except OSError as exc:
+            raise _store_error(f"{key!r}: cannot open for reading", exc)
+        try:
+            st = os.fstat(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise _store_error(f"{key!r}: cannot stat", exc)
+        if not stat.S_ISREG(st.st_mode):  # a directory is a prefix, not a value
+            os.close(fd)
+            return None
+        return fd, st.st_size
+
+    def _get(self, key: str) -> Optional[Buffer]:
+        opened = self._open_regular(key)
+        if opened is None:
+            return None
+        fd, size = opened
+        try:
+            if size >= self.mmap_threshold and size > 0:
+                # The mapping holds its own reference to the file; it is unmapped when
+                # the last view of it is released.
+                return memoryview(mmap.mmap(fd, size, access=mmap.ACCESS_READ))
+            return _read_all(fd, size)
+        except OSError as exc:
+            raise _store_error(f"{key!r}: cannot read", exc)
+        finally:
+            os.close(fd)
+
+    def _exists(self, key: str) -> bool:
+        return os.path.isfile(self._path(key))
+
+    def _get_partial_values(
+        self, requests: list[tuple[str, int, Optional[int]]]
+    ) -> list[Optional[Buffer]]:
+        out: list[Optional[Buffer]] = [None] * len(requests)
+        # Group by key so that each file is opened once and at most one is open at a time.
+        by_key: dict[str, list[int]] = {}
+        for i, (key, _, _) in enumerate(requests):
+            by_key.setdefault(key, []).append(i)
+        for key, indices in by_key.items():
+            opened = self._open_regular(key)
+            if opened is None:
+                continue
+            fd, size = opened
+            try:
+                for i in indices:
+                    _, offset, length = requests[i]
+                    start, stop = resolve_range(size, offset, length)
+                    out[i] = _pread_exact(fd, stop - start, start) if stop > start else b""
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot read a byte range", exc)
+            finally:
+                os.close(fd)
+        return out
+
+    # -- writeable ---------------------------------------------------------------------
+
+    def _set(self, key: str, data: memoryview) -> None:
+        path = self._path(key)
+        dirpath = os.path.dirname(path)
+        tmp = os.path.join(dirpath, f"{_TEMP_PREFIX}{uuid.uuid4().hex}{_TEMP_SUFFIX}")
+        created: list[str] = []
+        # A concurrent erase may remove a directory we just created, before our temporary
+        # file lands in it: then create it again.
+        for _ in range(16):
+            try:
+                fd = os.open(tmp, _O_CREATE, 0o666)
+                break
+            except FileNotFoundError:
+                created += self._make_dirs(key, dirpath)
+            except NotADirectoryError:
+                created += self._make_dirs(key, dirpath)  # raises naming the value in the way
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot create a temporary file", exc)
+        else:  # pragma: no cover - needs a pathological race
+            raise StoreError(f"{key!r}: cannot set: its directory keeps disappearing")
+        try:
+            try:
+                _write_all(fd, data)
+                if self._durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if created:
+                self._prune(dirpath)  # leave no empty directories behind a failed write
+            if isinstance(exc, OSError):
+                if os.path.isdir(path):
+                    raise StoreError(
+                        f"{key!r}: cannot set: it is a prefix of other keys (a directory) "
+                        f"in {self!r}"
+                    ) from exc
+                raise _store_error(f"{key!r}: cannot set", exc) from exc
+            raise
+        if self._durable:
+            try:
+                _fsync_dir(dirpath)
+                for d in created:
+                    _fsync_dir(os.path.dirname(d))
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot flush its directory", exc) from exc
+
+    def _set_partial_values(self, items: list[tuple[str, int, memoryview]]) -> None:
+        by_key: dict[str, list[tuple[int, memoryview]]] = {}
+        for key, offset, data in items:
+            by_key.setdefault(key, []).append((offset, data))
+        for key, writes in by_key.items():
+            old = self._get(key)
+            try:
+                new = apply_writes(old, writes)
+            finally:
+                if isinstance(old, memoryview):
+                    old.release()  # unmap now rather than at garbage collection
+            self._set(key, memoryview(new))
+
+    def _erase(self, key: str) -> None:
+        path = self._path(key)
+        try:
+            os.unlink(path)
+        except _MISSING:
+            return
+        except PermissionError as exc:
+            if os.path.isdir(path):  # some systems say EPERM for unlink(directory)
+                return
+            raise _store_error(f"{key!r}: cannot erase", exc) from exc
+        except OSError as exc:
+            raise _store_error(f"{key!r}: cannot erase", exc) from exc
+        dirpath = os.path.dirname(path)
+        if self._durable:
+            try:
+                _fsync_dir(dirpath)
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot flush its directory", exc) from exc
+        self._prune(dirpath)
+
+    def _remove_tree(self, path: str) -> None:
+        """Remove everything below the directory ``path`` (not ``path`` itself)."""
+        for entry in _scan(path):
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    self._remove_tree(entry.path)
+                    os.rmdir(entry.path)
+                else:
+                    os.unlink(entry.path)
+            except FileNotFoundError:
+                pass
+
+    def _erase_prefix(self, prefix: str) -> None:
+        path = self._path(prefix[:-1])
+        try:
+            self._remove_tree(path)
+            if prefix:
+                try:
+                    os.rmdir(path)
+                except (FileNotFoundError, NotADirectoryError):
+                    return
+                self._prune(os.path.dirname(path))
+        except OSError as exc:
+            raise _store_error(f"{prefix!r}: cannot erase prefix", exc) from exc
+
+    # -- listable ----------------------------------------------------------------------
+
+    def _walk(self, dirpath: str, prefix: str) -> Iterator[str]:
+        # Each directory is read whole and closed before descending, so an abandoned
+        # iterator never leaves a directory handle open.
+        for entry in _scan(dirpath):
+            name = entry.name
+            if _is_temp_name(name):
+                continue
+            try:
+                if entry.is_dir():
+                    yield from self._walk(entry.path, prefix + name + "/")
+                elif entry.is_file():
+                    yield prefix + name
+            except FileNotFoundError:  # removed while we were listing
+                continue
+
+    def _list(self) -> Iterator[str]:
+        return self._walk(self._root, "")
+
+    def _list_prefix(self, prefix: str) -> Iterator[str]:
+        return self._walk(self._path(prefix[:-1]), prefix)
+
+    def _list_dir(self, prefix: str) -> Iterable[str]:
+        names = []
+        for entry in _scan(self._path(prefix[:-1])):
+            if _is_temp_name(entry.name):
+                continue
+            try:
+                if entry.is_dir() or entry.is_file():
+                    names.append(entry.name)
+            except FileNotFoundError:
+                continue
+        return names

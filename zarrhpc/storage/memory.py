@@ -1,0 +1,177 @@
+"""MemoryStore: a store held in a Python dict, for tests, scratch data and small caches.
+
+Life cycle: ``MemoryStore()`` starts empty (or with a copy of ``store_dict``); the data
+lives as long as some view of it does. `MemoryStore.with_read_only` returns another view
+of the *same* data (sharing its lock), which is how a read-only memory store is usually
+made. Closing a view only closes that view.
+
+Values are kept as immutable ``bytes``: `MemoryStore.set` copies the caller's buffer once
+and `MemoryStore.get` returns the stored object itself, without copying. One lock per
+data dict serialises writers (including the read-modify-write of a partial write, so
+concurrent partial writes to one key do not lose updates here) and readers, so the store
+may be shared by threads, free-threaded builds included.
+
+Unlike a file system, a memory store is a flat mapping: ``"a"`` and ``"a/b"`` may both be
+keys.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Optional
+
+from zarrhpc.storage.abc import Buffer, Store, apply_writes, as_byte_view, resolve_range
+from zarrhpc.storage.keys import validate_key
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore(Store):
+    """A thread-safe store backed by a ``dict`` of ``bytes``.
+
+    Parameters
+    ----------
+    store_dict : mapping of str to buffer, optional
+        Initial contents, copied (keys validated, values converted to ``bytes``).
+    read_only : bool, default False
+        Refuse writes with `ReadOnlyError`.
+
+    Examples
+    --------
+    >>> store = MemoryStore()
+    >>> store.set("a/b", b"xyz")
+    >>> bytes(store.get("a/b")), store.get("missing")
+    (b'xyz', None)
+    >>> store.list_dir("")
+    ['a']
+    """
+
+    def __init__(
+        self, store_dict: Optional[Mapping[str, Any]] = None, *, read_only: bool = False
+    ) -> None:
+        super().__init__(read_only=read_only)
+        self._data: dict[str, bytes] = {}
+        self._lock = threading.RLock()
+        if store_dict:
+            for key, value in store_dict.items():
+                key = validate_key(key)
+                self._data[key] = as_byte_view(key, value).tobytes()
+
+    @classmethod
+    def _view(cls, data: dict[str, bytes], lock: Any, read_only: bool) -> MemoryStore:
+        store = cls.__new__(cls)
+        Store.__init__(store, read_only=read_only)
+        store._data = data
+        store._lock = lock
+        return store
+
+    def with_read_only(self, read_only: bool = True) -> MemoryStore:
+        """Return a new view of the same data with the given mode.
+
+        Parameters
+        ----------
+        read_only : bool, default True
+
+        Returns
+        -------
+        MemoryStore
+            Shares this store's data and lock: writes through one view are seen by all.
+        """
+        return self._view(self._data, self._lock, read_only)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryStore):
+            return NotImplemented
+        return self._data is other._data and self._read_only == other._read_only
+
+    def __hash__(self) -> int:
+        return hash((MemoryStore, id(self._data), self._read_only))
+
+    def __repr__(self) -> str:
+        return (
+            f"MemoryStore(<{len(self._data)} keys at {id(self._data):#x}>, "
+            f"read_only={self._read_only})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickling copies the data (another process cannot share this dict anyway).
+        with self._lock:
+            return {"data": dict(self._data), "read_only": self._read_only}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        Store.__init__(self, read_only=state["read_only"])
+        self._data = state["data"]
+        self._lock = threading.RLock()
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def _get(self, key: str) -> Optional[Buffer]:
+        with self._lock:
+            return self._data.get(key)
+
+    def _exists(self, key: str) -> bool:
+        with self._lock:
+            return key in self._data
+
+    def _get_partial_values(
+        self, requests: list[tuple[str, int, Optional[int]]]
+    ) -> list[Optional[Buffer]]:
+        # One snapshot of the values involved, so a batch sees one consistent state.
+        with self._lock:
+            snapshot = {key: self._data.get(key) for key, _, _ in requests}
+        out: list[Optional[Buffer]] = []
+        for key, offset, length in requests:
+            value = snapshot[key]
+            if value is None:
+                out.append(None)
+                continue
+            start, stop = resolve_range(len(value), offset, length)
+            out.append(value[start:stop])
+        return out
+
+    def _set(self, key: str, data: memoryview) -> None:
+        value = data.tobytes()  # copy outside the lock
+        with self._lock:
+            self._data[key] = value
+
+    def _set_partial_values(self, items: list[tuple[str, int, memoryview]]) -> None:
+        by_key: dict[str, list[tuple[int, memoryview]]] = {}
+        for key, offset, data in items:
+            by_key.setdefault(key, []).append((offset, data))
+        with self._lock:
+            for key, writes in by_key.items():
+                self._data[key] = bytes(apply_writes(self._data.get(key), writes))
+
+    def _erase(self, key: str) -> None:
+        with self._lock:
+            self._data.pop(key, None)
+
+    def _erase_values(self, keys: list[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._data.pop(key, None)
+
+    def _erase_prefix(self, prefix: str) -> None:
+        with self._lock:
+            if not prefix:
+                self._data.clear()
+                return
+            for key in [k for k in self._data if k.startswith(prefix)]:
+                del self._data[key]
+
+    def _snapshot_keys(self) -> list[str]:
+        with self._lock:
+            return list(self._data)
+
+    def _list(self) -> Iterator[str]:
+        return iter(self._snapshot_keys())
+
+    def _list_prefix(self, prefix: str) -> Iterator[str]:
+        return iter([key for key in self._snapshot_keys() if key.startswith(prefix)])
+
+    def _list_dir(self, prefix: str) -> Iterable[str]:
+        n = len(prefix)
+        return {
+            key[n:].split("/", 1)[0] for key in self._snapshot_keys() if key.startswith(prefix)
+        }
