@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
+from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import Blosc
@@ -171,7 +171,21 @@ def test_bad_configuration(change, key):
         )
 
 
-@pytest.mark.parametrize("missing", ["cname", "clevel", "shuffle", "typesize"])
+def test_missing_typesize_refused_in_metadata_filled_on_create():
+    config = {k: v for k, v in GOOD.items() if k != "typesize"}
+    entry = {"name": "blosc", "configuration": config}
+    spec = ChunkSpec((2,), np.dtype("f8"))
+    little = {"name": "bytes", "configuration": {"endian": "little"}}
+    with pytest.raises(CodecError, match=field_re("a/zarr.json", "codecs[1].configuration.typesize")):
+        CodecPipeline.from_json([little, entry], spec, "a/zarr.json")
+    # creating an array: the typesize comes from the dtype, as in zarr-python
+    pipeline = CodecPipeline.from_codecs(
+        [parse_codec(little, "", "codecs[0]"), parse_codec(entry, "", "codecs[1]")], spec
+    )
+    assert pipeline.to_json()[1]["configuration"]["typesize"] == 8
+
+
+@pytest.mark.parametrize("missing", ["cname", "clevel", "shuffle"])
 def test_missing_required(missing):
     config = {k: v for k, v in GOOD.items() if k != missing}
     with pytest.raises(

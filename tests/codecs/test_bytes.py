@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
+from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from codec_helpers import random_array, to_native
+from zarrhpc.testing.codec_helpers import random_array, to_native
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import crc32c
 import numpy as np
 import pytest
-from codec_helpers import field_re
+from zarrhpc.testing.codec_helpers import field_re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import CRC32C

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 import pytest
-from codec_helpers import random_array
+from zarrhpc.testing.codec_helpers import random_array
 
 from zarrhpc.codecs import BloscCodec, ChunkSpec, Crc32cCodec, GzipCodec, ZstdCodec
 

@@ -6,7 +6,7 @@ import threading
 
 import numpy as np
 import pytest
-from codec_helpers import random_array, same_bytes, seeds, to_native
+from zarrhpc.testing.codec_helpers import random_array, same_bytes, seeds, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

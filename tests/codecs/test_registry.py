@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from codec_helpers import field_re
+from zarrhpc.testing.codec_helpers import field_re
 
 from zarrhpc.codecs import (
     BloscCodec,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from codec_helpers import field_re, random_array, same_bytes, seeds, to_native
+from zarrhpc.testing.codec_helpers import field_re, random_array, same_bytes, seeds, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

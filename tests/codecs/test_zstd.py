@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 import zstandard
-from codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
+from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import Zstd

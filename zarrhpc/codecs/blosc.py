@@ -152,18 +152,9 @@ class BloscCodec(BytesToBytesCodec):
         cname = _check_cname(config["cname"], doc, field)
         clevel = get_int(config, "clevel", doc, field, 0, 9)
         shuffle = get_choice(config, "shuffle", doc, field, SHUFFLES)
+        typesize = None
         if "typesize" in config:
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
-        elif shuffle != "noshuffle":
-            raise config_error(
-                doc,
-                field,
-                "typesize",
-                f"a positive integer (required with {shuffle!r})",
-                None,
-            )
-        else:
-            typesize = None
         blocksize = get_int(config, "blocksize", doc, field, 0, None, default=0)
         return cls(cname, clevel, shuffle, typesize, blocksize)
 
@@ -178,6 +169,17 @@ class BloscCodec(BytesToBytesCodec):
             config["typesize"] = self.typesize
         config["blocksize"] = self.blocksize
         return {"name": self.name, "configuration": config}
+
+    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
+        """Stored metadata must name ``typesize`` unless shuffling is off.
+
+        Checked here rather than in ``from_config`` so that ``create_array`` may leave it
+        out: creation evolves the codec (filling it from the dtype) before validating.
+        """
+        if self.typesize is None and self.shuffle != "noshuffle":
+            raise config_error(
+                doc, field, "typesize", f"a positive integer (required with {self.shuffle!r})", None
+            )
 
     def evolve(self, spec: ChunkSpec) -> BloscCodec:
         """Fill ``typesize`` from the itemsize of the chunk's dtype when it is unset."""
