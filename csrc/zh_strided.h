@@ -7,15 +7,21 @@
 #include "zh_status.h"
 
 /* Copy an ndim-dimensional block of `itemsize`-byte elements from src to dst.
- * shape, dst_bstrides and src_bstrides have ndim entries (byte strides, may be
- * negative or zero in src).  swap: 0 or 1 = plain copy; 2, 4, 8 = reverse the bytes of
- * every swap-byte component of each element (itemsize must be a multiple of swap).
- * dst and src must not overlap.  Returns ZH_OK or a ZH_ERR_* code. */
+ * shape, dst_bstrides and src_bstrides have ndim entries (0 <= ndim <= ZH_MAX_DIMS;
+ * byte strides, any sign, zero allowed).  swap: 0 or 1 = plain copy; 2, 4, 8 = reverse
+ * the bytes of every swap-byte component of each element (itemsize must be a multiple
+ * of swap).  ndim 0 copies one element; a zero in shape copies nothing.
+ * Preconditions (not checked): both blocks lie inside their buffers; dst and src do
+ * not overlap (the Cython wrapper snapshots src when they might).
+ * Thread-safe, no allocation (about 2.5 KiB of stack).  Returns ZH_OK, ZH_ERR_NDIM,
+ * ZH_ERR_ITEMSIZE (itemsize <= 0, bad swap) or ZH_ERR_SHAPE (negative extent, NULL
+ * arrays). */
 int zh_copy_strided(char *dst, const char *src, int ndim, const int64_t *shape,
                     const int64_t *dst_bstrides, const int64_t *src_bstrides,
                     int64_t itemsize, int swap);
 
-/* Write the itemsize-byte pattern `value` into every element of the block. */
+/* Write the itemsize-byte pattern `value` into every element of the block (same
+ * conventions and status codes as zh_copy_strided; value must not overlap dst). */
 int zh_fill_strided(char *dst, int ndim, const int64_t *shape,
                     const int64_t *dst_bstrides, const char *value, int64_t itemsize);
 

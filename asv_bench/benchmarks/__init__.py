@@ -1,0 +1,1 @@
+"""asv benchmarks of zarrhpc; modules mirror the package (kernels.py: zarrhpc._kernels)."""
