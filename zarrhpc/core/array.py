@@ -8,20 +8,18 @@ hands it to _read/_write.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline
 from zarrhpc.core._nodes import meta_key
+from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
 from zarrhpc.core._write import write_selection
-from zarrhpc.core.attributes import Attributes
-from zarrhpc.errors import ReadOnlyError
 from zarrhpc.indexing import RegularChunkGrid
 
-__all__ = ["Array", "ArrayInfo"]
+__all__ = ["Array"]
 
 
 def _human(nbytes: int) -> str:
@@ -32,28 +30,14 @@ def _human(nbytes: int) -> str:
     return str(nbytes)  # pragma: no cover
 
 
-class ArrayInfo:
-    """What ``a.info`` shows: a table of the array's properties."""
-
-    def __init__(self, rows: list[tuple[str, str]]):
-        self.rows = rows
-
-    def __repr__(self) -> str:
-        width = max(len(k) for k, _ in self.rows)
-        return "\n".join(f"{k:<{width}} : {v}" for k, v in self.rows)
-
-    __str__ = __repr__
-
-
-class Array:
+class Array(Node):
     """A Zarr v3 array in a store. Create with ``zarrhpc.create_array``/``open_array``."""
+
+    _kind = "array"
 
     def __init__(self, store, path: str, metadata, *, read_only: bool = False,
                  write_empty_chunks: bool = False, order: str = "C"):
-        self._store = store
-        self._path = path
-        self._metadata = metadata
-        self._read_only = read_only or store.read_only
+        super().__init__(store, path, metadata, read_only)
         self._write_empty_chunks = bool(write_empty_chunks)
         if order not in ("C", "F"):
             raise ValueError(f"order: expected 'C' or 'F', got {order!r}")
@@ -71,41 +55,7 @@ class Array:
     def _chunk_key(self, coords) -> str:
         return self._key_prefix + self._metadata.chunk_key_encoding.encode(coords)
 
-    def _check_writable(self) -> None:
-        if self._read_only:
-            raise ReadOnlyError(f"array {self.name!r}: opened read-only (mode='r')")
-
-    def _set_attributes(self, attributes: dict) -> None:
-        self._check_writable()
-        md = dataclasses.replace(self._metadata, attributes=attributes)
-        self._store.set(meta_key(self._path), md.to_bytes())
-        self._metadata = md
-
     # -- properties, named as zarr-python names them --------------------------------
-    @property
-    def metadata(self):
-        return self._metadata
-
-    @property
-    def store(self):
-        return self._store
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def name(self) -> str:
-        return "/" + self._path
-
-    @property
-    def basename(self) -> str:
-        return self._path.rsplit("/", 1)[-1]
-
-    @property
-    def zarr_format(self) -> int:
-        return 3
-
     @property
     def shape(self) -> tuple[int, ...]:
         return self._metadata.shape
@@ -147,14 +97,6 @@ class Array:
         return self._metadata.fill_value[()]
 
     @property
-    def attrs(self) -> Attributes:
-        return Attributes(self)
-
-    @property
-    def read_only(self) -> bool:
-        return self._read_only
-
-    @property
     def order(self) -> str:
         return self._order
 
@@ -169,7 +111,7 @@ class Array:
         return sum(1 for c in self._grid.all_chunk_coords() if self._chunk_key(c) in keys)
 
     @property
-    def info(self) -> ArrayInfo:
+    def info(self) -> NodeInfo:
         p = self._pipeline
         rows = [
             ("Type", "Array"),
@@ -188,7 +130,7 @@ class Array:
         ]
         if self._metadata.dimension_names is not None:
             rows.insert(6, ("Dimension names", str(self._metadata.dimension_names)))
-        return ArrayInfo(rows)
+        return NodeInfo(rows)
 
     # -- data -----------------------------------------------------------------------
     def __getitem__(self, selection):
@@ -219,12 +161,3 @@ class Array:
 
     def __repr__(self) -> str:
         return f"<Array {type(self._store).__name__} {self.name!r} shape={self.shape} dtype={self.dtype}>"
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, Array)
-            and other._store == self._store
-            and other._path == self._path
-        )
-
-    __hash__ = object.__hash__

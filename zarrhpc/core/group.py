@@ -7,12 +7,10 @@ listing the store, one directory level at a time.
 
 from __future__ import annotations
 
-import dataclasses
-
 from zarrhpc.core._nodes import META, child_path, meta_key, read_node
 from zarrhpc.core.array import Array
-from zarrhpc.core.attributes import Attributes
-from zarrhpc.errors import NodeNotFoundError, ReadOnlyError
+from zarrhpc.core.node import Node, NodeInfo
+from zarrhpc.errors import NodeNotFoundError
 from zarrhpc.metadata import ArrayMetadataV3, GroupMetadataV3, normalize_path
 
 __all__ = ["Group", "open_node"]
@@ -35,71 +33,32 @@ def open_node(store, path: str, *, read_only: bool, **array_kwargs):
     raise NodeNotFoundError(f"{meta_key(path)}: no array or group at path {path or '/'!r}")
 
 
-class Group:
+class Group(Node):
     """A Zarr v3 group. Create with ``zarrhpc.create_group``/``open_group``."""
 
+    _kind = "group"
+
     def __init__(self, store, path: str, metadata, *, read_only: bool = False):
-        self._store = store
-        self._path = path
-        self._metadata = metadata
-        self._read_only = read_only or store.read_only
+        super().__init__(store, path, metadata, read_only)
 
     # -- properties -----------------------------------------------------------------
-    @property
-    def metadata(self):
-        """The group's metadata, or None for an implicit group."""
-        return self._metadata
-
-    @property
-    def store(self):
-        return self._store
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def name(self) -> str:
-        return "/" + self._path
-
-    @property
-    def basename(self) -> str:
-        return self._path.rsplit("/", 1)[-1]
-
-    @property
-    def zarr_format(self) -> int:
-        return 3
-
     @property
     def is_implicit(self) -> bool:
         return self._metadata is None
 
     @property
-    def read_only(self) -> bool:
-        return self._read_only
+    def info(self) -> NodeInfo:
+        return NodeInfo([
+            ("Name", self.name),
+            ("Type", "implicit Group" if self.is_implicit else "Group"),
+            ("Zarr format", "3"),
+            ("Read-only", str(self._read_only)),
+            ("Store type", type(self._store).__name__),
+            ("No. members", str(len(self))),
+        ])
 
-    @property
-    def attrs(self) -> Attributes:
-        return Attributes(self)
-
-    @property
-    def info(self) -> str:
-        return (
-            f"Name        : {self.name}\nType        : Group\nZarr format : 3\n"
-            f"Read-only   : {self._read_only}\nStore type  : {type(self._store).__name__}\n"
-            f"No. members : {len(self.members())}"
-        )
-
-    def _check_writable(self) -> None:
-        if self._read_only:
-            raise ReadOnlyError(f"group {self.name!r}: opened read-only (mode='r')")
-
-    def _set_attributes(self, attributes: dict) -> None:
-        self._check_writable()
-        md = self._metadata or GroupMetadataV3()  # writing attrs makes an implicit group explicit
-        md = dataclasses.replace(md, attributes=attributes)
-        self._store.set(meta_key(self._path), md.to_bytes())
-        self._metadata = md
+    def _empty_metadata(self):
+        return GroupMetadataV3()  # writing attrs makes an implicit group explicit
 
     # -- children -------------------------------------------------------------------
     def _child(self, name: str) -> str:
@@ -217,8 +176,3 @@ class Group:
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
         return f"<{kind} {type(self._store).__name__} {self.name!r}>"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Group) and other._store == self._store and other._path == self._path
-
-    __hash__ = object.__hash__

@@ -1,0 +1,88 @@
+"""What arrays and groups share: a path in a store, metadata, attributes, read-only state."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from zarrhpc.core._nodes import meta_key
+from zarrhpc.core.attributes import Attributes
+from zarrhpc.errors import ReadOnlyError
+
+__all__ = ["Node", "NodeInfo"]
+
+
+class NodeInfo:
+    """What ``node.info`` shows: a table of the node's properties."""
+
+    def __init__(self, rows: list[tuple[str, str]]):
+        self.rows = rows
+
+    def __repr__(self) -> str:
+        width = max(len(k) for k, _ in self.rows)
+        return "\n".join(f"{k:<{width}} : {v}" for k, v in self.rows)
+
+    __str__ = __repr__
+
+
+class Node:
+    """Base of :class:`Array` and :class:`Group` (not created directly)."""
+
+    _kind = "node"
+
+    def __init__(self, store, path: str, metadata, read_only: bool):
+        self._store = store
+        self._path = path
+        self._metadata = metadata
+        self._read_only = read_only or store.read_only
+
+    @property
+    def metadata(self):
+        """The node's parsed metadata (None for an implicit group)."""
+        return self._metadata
+
+    @property
+    def store(self):
+        return self._store
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def name(self) -> str:
+        return "/" + self._path
+
+    @property
+    def basename(self) -> str:
+        return self._path.rsplit("/", 1)[-1]
+
+    @property
+    def zarr_format(self) -> int:
+        return 3
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    @property
+    def attrs(self) -> Attributes:
+        return Attributes(self)
+
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise ReadOnlyError(f"{self._kind} {self.name!r}: opened read-only (mode='r')")
+
+    def _empty_metadata(self):
+        raise NotImplementedError
+
+    def _set_attributes(self, attributes: dict) -> None:
+        self._check_writable()
+        md = self._metadata if self._metadata is not None else self._empty_metadata()
+        md = dataclasses.replace(md, attributes=attributes)
+        self._store.set(meta_key(self._path), md.to_bytes())
+        self._metadata = md
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other._store == self._store and other._path == self._path
+
+    __hash__ = object.__hash__
