@@ -15,46 +15,15 @@ No clock is compared with another, so a slow or busy machine cannot make it fail
 
 from __future__ import annotations
 
-import sys
 import threading
-import time
 
 import numpy as np
 import pytest
 
 from zarrhpc._kernels import copy_into, fill
+from zarrhpc.testing.gil import progress_during
 
 MIB = 1 << 20
-
-
-def _progress_during(call) -> int:
-    """How often the main thread ran while ``call()`` ran in a worker thread."""
-    counter = 0
-    started = threading.Event()
-    done = threading.Event()
-    seen = {}
-
-    def worker():
-        started.set()
-        before = counter
-        call()
-        seen["delta"] = counter - before
-        done.set()
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(100.0)
-    try:
-        t = threading.Thread(target=worker)
-        t.start()
-        started.wait()
-        while not done.is_set():
-            counter += 1
-            if counter % 256 == 0:
-                time.sleep(0)  # let the worker have the GIL when it wants it back
-        t.join()
-    finally:
-        sys.setswitchinterval(old)
-    return seen["delta"]
 
 
 @pytest.fixture(scope="module")
@@ -65,20 +34,20 @@ def big():
 
 def test_copy_into_releases_the_gil(big):
     src, dst = big
-    assert _progress_during(lambda: copy_into(dst, src)) > 0
+    assert progress_during(lambda: copy_into(dst, src)) > 0
 
 
 def test_swapped_transposed_copy_releases_the_gil(big):
     src, dst = big
     s = src.view("<f4").reshape(2048, -1)
     d = dst.view("<f4").reshape(s.shape[::-1])
-    assert _progress_during(lambda: copy_into(d, s.T, swap=4)) > 0
+    assert progress_during(lambda: copy_into(d, s.T, swap=4)) > 0
 
 
 def test_fill_releases_the_gil(big):
     _, dst = big
     v12 = dst[: len(dst) // 12 * 12].view("V12")
-    assert _progress_during(lambda: fill(v12, bytes(range(12)))) > 0
+    assert progress_during(lambda: fill(v12, bytes(range(12)))) > 0
 
 
 def test_two_threads_copy_at_once(big):
