@@ -276,11 +276,19 @@ class LocalStore(Store):
                     os.mkdir(d)
                 created.append(d)
             except FileExistsError:
-                if not os.path.isdir(d):
+                # one lstat: a concurrent erase may prune the directory at any moment, and
+                # only a path that exists as a non-directory is a value in the way
+                try:
+                    is_dir = stat.S_ISDIR(os.lstat(d).st_mode)
+                except FileNotFoundError:
+                    raise FileNotFoundError(d) from None  # pruned meanwhile: try again
+                if not is_dir:
                     raise StoreError(
                         f"{key!r}: cannot set: {self._key_of(d)!r} is a value, so it "
                         f"cannot also be a prefix in {self!r}"
                     ) from None
+            except FileNotFoundError:
+                raise  # a concurrent erase pruned a parent: the caller tries again
             except OSError as exc:
                 raise _store_error(f"{key!r}: cannot create the directory for it", exc)
         return created
@@ -365,16 +373,18 @@ class LocalStore(Store):
         dirpath = os.path.dirname(path)
         tmp = os.path.join(dirpath, f"{_TEMP_PREFIX}{uuid.uuid4().hex}{_TEMP_SUFFIX}")
         created: list[str] = []
-        # A concurrent erase may remove a directory we just created, before our temporary
-        # file lands in it: then create it again.
-        for _ in range(16):
+        # A concurrent erase may prune a directory (or a parent of it) that we just
+        # created, before our temporary file lands in it: then create it again.
+        for _ in range(64):
             try:
                 fd = os.open(tmp, _O_CREATE, 0o666)
                 break
-            except FileNotFoundError:
-                created += self._make_dirs(key, dirpath)
-            except NotADirectoryError:
-                created += self._make_dirs(key, dirpath)  # raises naming the value in the way
+            except (FileNotFoundError, NotADirectoryError):
+                try:
+                    # NotADirectoryError: raises naming the value in the way
+                    created += self._make_dirs(key, dirpath)
+                except FileNotFoundError:
+                    continue
             except OSError as exc:
                 raise _store_error(f"{key!r}: cannot create a temporary file", exc)
         else:  # pragma: no cover - needs a pathological race
