@@ -1,17 +1,4 @@
-"""The kernels release the GIL: proved by progress, not by timing.
-
-A worker thread reads a counter, runs one kernel call on a 64 MiB block and reads the
-counter again, while the main thread increments it.  The forced GIL hand-off is pushed
-out to 100 s (``sys.setswitchinterval``) and the main thread yields the GIL itself
-every few hundred increments, so:
-
-- if the kernel releases the GIL, the main thread runs while the kernel does: the
-  counter moves between the worker's two reads;
-- if the kernel held the GIL, nothing else could run between the two reads (no forced
-  switch in 100 s), and the counter would not move at all.
-
-No clock is compared with another, so a slow or busy machine cannot make it fail.
-"""
+"""The kernels release the GIL, proved by progress (see zarrhpc.testing.gil), not timing."""
 
 from __future__ import annotations
 
