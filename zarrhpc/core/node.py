@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 
 from zarrhpc.core._nodes import meta_key
 from zarrhpc.core.attributes import Attributes
@@ -78,7 +77,7 @@ class Node:
     def _set_attributes(self, attributes: dict) -> None:
         self._check_writable()
         md = self._metadata if self._metadata is not None else self._empty_metadata()
-        md = dataclasses.replace(md, attributes=attributes)
+        md = md.with_attributes(attributes)
         self._store.set(meta_key(self._path), md.to_bytes())
         self._metadata = md
 

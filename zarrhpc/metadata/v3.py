@@ -401,8 +401,46 @@ def _dumps(d: dict, doc: str) -> bytes:
 # ---------------------------------------------------------------------------------------
 
 
+class _NodeDocument:
+    """What array and group metadata share: serialisation, equality, attribute updates.
+
+    Subclasses are frozen, ``eq=False`` dataclasses with ``attributes`` and ``to_dict()``.
+    """
+
+    def to_bytes(self, doc: str = "zarr.json") -> bytes:
+        """The document as UTF-8 JSON bytes (``indent=2``, no NaN literals).
+
+        Parameters
+        ----------
+        doc : str, optional
+            Store key used in error messages.
+
+        Returns
+        -------
+        bytes
+
+        Raises
+        ------
+        MetadataError
+            A member (normally ``attributes``) holds a value that is not strict JSON,
+            e.g. a NaN float or a numpy object.
+        """
+        return _dumps(self.to_dict(), doc)
+
+    def with_attributes(self, attributes: dict):
+        """A copy with new ``attributes``."""
+        return replace(self, attributes=attributes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
-class ArrayMetadataV3:
+class ArrayMetadataV3(_NodeDocument):
     """The validated content of an array's ``zarr.json``.
 
     Parameters
@@ -589,26 +627,6 @@ class ArrayMetadataV3:
         out.update(copy.deepcopy(self.extra))
         return out
 
-    def to_bytes(self, doc: str = "zarr.json") -> bytes:
-        """The document as UTF-8 JSON bytes (``indent=2``, no NaN literals).
-
-        Parameters
-        ----------
-        doc : str, optional
-            Store key used in error messages.
-
-        Returns
-        -------
-        bytes
-
-        Raises
-        ------
-        MetadataError
-            A member (normally ``attributes``) holds a value that is not strict JSON,
-            e.g. a NaN float or a numpy object.
-        """
-        return _dumps(self.to_dict(), doc)
-
     # -- conveniences -------------------------------------------------------------------
 
     @property
@@ -634,16 +652,6 @@ class ArrayMetadataV3:
         """A copy with a new ``shape`` (same number of dimensions)."""
         return replace(self, shape=tuple(shape))
 
-    def with_attributes(self, attributes: dict) -> ArrayMetadataV3:
-        """A copy with new ``attributes``."""
-        return replace(self, attributes=attributes)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ArrayMetadataV3):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------------------------------
@@ -652,7 +660,7 @@ class ArrayMetadataV3:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class GroupMetadataV3:
+class GroupMetadataV3(_NodeDocument):
     """The validated content of a group's ``zarr.json``.
 
     Parameters
@@ -724,31 +732,6 @@ class GroupMetadataV3:
             if key != "consolidated_metadata":
                 out[key] = copy.deepcopy(value)
         return out
-
-    def to_bytes(self, doc: str = "zarr.json") -> bytes:
-        """The document as UTF-8 JSON bytes (``indent=2``, no NaN literals).
-
-        Parameters
-        ----------
-        doc : str, optional
-            Store key used in error messages.
-
-        Returns
-        -------
-        bytes
-        """
-        return _dumps(self.to_dict(), doc)
-
-    def with_attributes(self, attributes: dict) -> GroupMetadataV3:
-        """A copy with new ``attributes``."""
-        return replace(self, attributes=attributes)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GroupMetadataV3):
-            return NotImplemented
-        return self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def parse_metadata_v3(data: bytes | str | dict, doc: str) -> ArrayMetadataV3 | GroupMetadataV3:
