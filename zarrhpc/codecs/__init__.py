@@ -5,7 +5,7 @@
 - :mod:`~zarrhpc.codecs.pipeline`: :class:`CodecPipeline` (decode/encode one chunk) and
   :func:`default_codecs`.
 - one module per codec, each opening with its spec card: ``bytes``, ``transpose``,
-  ``gzip``, ``zstd``, ``blosc``, ``crc32c``.
+  ``gzip``, ``zstd``, ``blosc``, ``crc32c``, ``sharding_indexed``.
 
 A new codec plugs in by subclassing one of the base classes and calling
 :func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
@@ -39,10 +39,12 @@ from zarrhpc.codecs.registry import (
     register_codec,
     registered_names,
 )
+from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.transpose import TransposeCodec
 from zarrhpc.codecs.zstd import ZstdCodec
 
-for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec):
+for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
+             ShardingCodec):
     register_codec(_cls)
 del _cls
 
@@ -53,6 +55,7 @@ Gzip = GzipCodec
 Zstd = ZstdCodec
 Blosc = BloscCodec
 Crc32c = Crc32cCodec
+Sharding = ShardingCodec
 
 __all__ = [
     "ArrayToArrayCodec",
@@ -68,6 +71,8 @@ __all__ = [
     "Crc32c",
     "Crc32cCodec",
     "Gzip",
+    "Sharding",
+    "ShardingCodec",
     "GzipCodec",
     "Transpose",
     "TransposeCodec",
