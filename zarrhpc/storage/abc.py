@@ -290,6 +290,23 @@ class Store(abc.ABC):
             requests.append((key, *check_range(key, offset, length)))
         return self._get_partial_values(requests)
 
+    def getsize(self, key: str) -> Optional[int]:
+        """Return the size in bytes of the value under ``key``, or ``None`` if there is none.
+
+        Sharded reads use it to check a shard's index against the shard's real length
+        before reading any inner chunk.
+
+        Parameters
+        ----------
+        key : str
+
+        Returns
+        -------
+        int or None
+        """
+        self._check_open()
+        return self._getsize(self._validate_key(key))
+
     def exists(self, key: str) -> bool:
         """Return whether a value is stored under ``key``.
 
@@ -474,6 +491,10 @@ class Store(abc.ABC):
 
     def _exists(self, key: str) -> bool:
         return self._get(key) is not None
+
+    def _getsize(self, key: str) -> Optional[int]:
+        value = self._get(key)
+        return None if value is None else memoryview(value).nbytes
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, Optional[int]]]

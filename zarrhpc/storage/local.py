@@ -342,6 +342,15 @@ class LocalStore(Store):
     def _exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
 
+    def _getsize(self, key: str) -> Optional[int]:
+        try:
+            st = os.stat(self._path(key))
+        except _MISSING:
+            return None
+        except OSError as exc:
+            raise _store_error(f"{key!r}: cannot stat", exc)
+        return st.st_size if stat.S_ISREG(st.st_mode) else None
+
     def _get_partial_values(
         self, requests: list[tuple[str, int, Optional[int]]]
     ) -> list[Optional[Buffer]]:

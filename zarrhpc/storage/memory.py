@@ -114,6 +114,11 @@ class MemoryStore(Store):
         with self._lock:
             return key in self._data
 
+    def _getsize(self, key: str) -> Optional[int]:
+        with self._lock:
+            value = self._data.get(key)
+        return None if value is None else memoryview(value).nbytes
+
     def _get_partial_values(
         self, requests: list[tuple[str, int, Optional[int]]]
     ) -> list[Optional[Buffer]]:

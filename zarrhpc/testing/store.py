@@ -294,6 +294,16 @@ class StoreTests:
                 assert _bytes(got) == expected_range(values[key], offset, length)
         assert store.get_partial_values([]) == []
 
+    def test_getsize(self, store: Store, large_size: int) -> None:
+        store.set("a/b", b"12345")
+        store.set("big", self.random_bytes(large_size))
+        store.set("e", b"")
+        assert store.getsize("a/b") == 5
+        assert store.getsize("big") == large_size
+        assert store.getsize("e") == 0
+        assert store.getsize("missing") is None
+        assert store.getsize("a") is None  # a prefix holds no value
+
     def test_get_partial_values_empty_value(self, store: Store) -> None:
         store.set("e", b"")
         assert [_bytes(v) for v in store.get_partial_values([("e", 0, None), ("e", -4, 2)])] == [
