@@ -10,7 +10,14 @@ import math
 
 import numpy as np
 
-from zarrhpc.codecs import ChunkSpec, Codec, CodecPipeline, default_compressors, parse_codec
+from zarrhpc.codecs import (
+    ChunkSpec,
+    Codec,
+    CodecPipeline,
+    ShardingCodec,
+    default_compressors,
+    parse_codec,
+)
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group, open_node
@@ -92,6 +99,34 @@ def _build_codecs(filters, serializer, compressors, spec: ChunkSpec, doc: str):
     return CodecPipeline.from_codecs(codecs, spec, doc)
 
 
+def _normalize_shards(shards, chunks, shape, itemsize):
+    """(shard shape, inner chunk shape, index_location) from ``create_array``'s arguments.
+
+    ``shards`` is a shape or ``{"shape": ..., "index_location": "end" | "start"}`` (as
+    zarr-python 3); the shard shape must be a multiple of the inner chunk shape.
+    """
+    index_location = "end"
+    if isinstance(shards, dict):
+        unknown = sorted(set(shards) - {"shape", "index_location"})
+        if unknown or "shape" not in shards:
+            raise ValueError(f"shards: expected a shape or {{'shape': ..., 'index_location': "
+                             f"...}}, got {shards!r}")
+        index_location = shards.get("index_location", "end")
+        if index_location not in ("end", "start"):
+            raise ValueError(f"shards: index_location: expected 'end' or 'start', got "
+                             f"{index_location!r}")
+        shards = shards["shape"]
+    shard_shape = _normalize_chunks(shards, shape, itemsize)
+    inner = _normalize_chunks(chunks, shard_shape if chunks in (None, "auto") else shape,
+                              itemsize)
+    for axis, (s, c) in enumerate(zip(shard_shape, inner)):
+        if s % c:
+            raise ValueError(
+                f"shards: the shard shape {shard_shape} must be a multiple of the chunk shape "
+                f"{inner} (axis {axis}: {s} is not a multiple of {c})")
+    return shard_shape, inner, index_location
+
+
 def _prepare_path(store, path: str, overwrite: bool) -> None:
     """Make room for a new node at ``path`` and explicit groups at its ancestors."""
     existing = read_node(store, path)
@@ -127,6 +162,11 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
         Path of the array inside the store (default: the root).
     shape, dtype : array shape and data type (numpy dtype or v3 name such as "float32").
     chunks : tuple of int, int or "auto"
+        The chunk shape; with ``shards``, the inner chunk shape.
+    shards : tuple of int or dict, optional
+        The shard shape (a multiple of ``chunks``), or ``{"shape": ..., "index_location":
+        "end" | "start"}``: store the array in shards of ``sharding_indexed`` (index codecs
+        bytes and crc32c, index at the end, as zarr-python).
     filters, serializer, compressors : codec dicts or objects
         The array->array, array->bytes and bytes->bytes codecs; ``"auto"`` gives no
         filters, ``bytes`` little-endian and zstd; None gives none.
@@ -140,8 +180,6 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
     """
     if zarr_format != 3:
         raise UnsupportedError(f"zarr_format={zarr_format!r}: only Zarr v3 is supported so far")
-    if shards is not None:
-        raise UnsupportedError("shards: sharding is not supported yet")
     store = resolve_store(store, mode="w")
     path = normalize_path(name or "")
     doc = meta_key(path)
@@ -151,10 +189,20 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
     if any(n < 0 for n in shape):
         raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
     data_type = data_type_from_numpy(dtype)
-    chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
     fill = fill_value_from_user(data_type, fill_value)
-    spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
-    pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    if shards is None:
+        chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    else:
+        # as zarr-python: filters, serializer and compressors make the inner chain
+        chunk_shape, inner, index_location = _normalize_shards(
+            shards, chunks, shape, data_type.itemsize)
+        inner_chain = _build_codecs(filters, serializer, compressors,
+                                    ChunkSpec(inner, data_type.dtype, fill), doc)
+        sharding = ShardingCodec(inner, inner_chain.to_json(), index_location=index_location)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = CodecPipeline.from_codecs([sharding], spec, doc)
     if chunk_key_encoding is None:
         cke = ChunkKeyEncoding("default", "/")
     elif isinstance(chunk_key_encoding, ChunkKeyEncoding):

@@ -12,10 +12,11 @@ import math
 
 import numpy as np
 
-from zarrhpc.codecs import ChunkSpec, CodecPipeline
+from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.core._nodes import meta_key
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
+from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import write_selection
 from zarrhpc.indexing import RegularChunkGrid
 
@@ -50,6 +51,11 @@ class Array(Node):
         spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
         self._pipeline = CodecPipeline.from_json(md.codecs, spec, meta_key(self._path))
         self._fill_bytes = md.fill_value.tobytes()
+        # as zarr-python: an array is sharded when its chain is one sharding codec
+        codecs = self._pipeline.codecs
+        self._sharding = None
+        if len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
+            self._sharding = codecs[0].layout(spec, meta_key(self._path), "codecs[0]")
         self._key_prefix = f"{self._path}/" if self._path else ""
 
     def _chunk_key(self, coords) -> str:
@@ -66,10 +72,16 @@ class Array(Node):
 
     @property
     def chunks(self) -> tuple[int, ...]:
+        """The chunk shape; the inner chunk shape when the array is sharded."""
+        if self._sharding is not None:
+            return self._sharding.chunk_shape
         return self._metadata.chunk_shape
 
     @property
-    def shards(self):
+    def shards(self) -> tuple[int, ...] | None:
+        """The shard shape, or None when the array is not sharded."""
+        if self._sharding is not None:
+            return self._metadata.chunk_shape
         return None
 
     @property
@@ -133,24 +145,35 @@ class Array(Node):
         return NodeInfo(rows)
 
     # -- data -----------------------------------------------------------------------
+    def _read(self, selection, out=None):
+        if self._sharding is not None:
+            return read_sharded(self, selection, out=out)
+        return read_selection(self, selection, out=out)
+
+    def _write(self, selection, value) -> None:
+        if self._sharding is not None:
+            write_sharded(self, selection, value)
+        else:
+            write_selection(self, selection, value)
+
     def __getitem__(self, selection):
-        return read_selection(self, selection)
+        return self._read(selection)
 
     def __setitem__(self, selection, value) -> None:
-        write_selection(self, selection, value)
+        self._write(selection, value)
 
     def read(self, selection=Ellipsis, *, out=None):
         """Read ``selection`` into ``out`` (a numpy array of the result shape) or a new array."""
-        return read_selection(self, selection, out=out)
+        return self._read(selection, out=out)
 
     def get_basic_selection(self, selection=Ellipsis, *, out=None):
-        return read_selection(self, selection, out=out)
+        return self._read(selection, out=out)
 
     def set_basic_selection(self, selection, value) -> None:
-        write_selection(self, selection, value)
+        self._write(selection, value)
 
     def __array__(self, dtype=None, copy=None):
-        data = read_selection(self, Ellipsis)
+        data = self._read(Ellipsis)
         data = np.asarray(data)
         return data if dtype is None else data.astype(dtype, copy=False)
 

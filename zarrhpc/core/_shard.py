@@ -1,0 +1,264 @@
+"""Reads and writes of sharded arrays (a ``sharding_indexed`` codec alone in the chain).
+
+Read ``a[sel]``: the selection is planned over the *inner* chunk grid and grouped by
+shard. For each touched shard the store gives its length (``getsize``) and, in one
+``get_partial_values`` call for all shards, its index; the index is checked against the
+shard's real length (:meth:`ShardLayout.decode_index`). The plan is then a flat list of
+:class:`InnerRead` jobs (byte range of one inner chunk, part wanted, destination view),
+which :func:`run_inner_reads` executes: one ``get_partial_values`` per shard for only the
+inner chunks wanted (or the whole shard, memory-mapped, when most of it is wanted), then
+decode and one strided copy per inner chunk, in parallel on ``config.executor()``.
+Planning and executing are apart so that another executor (a native batch engine) can
+run the same jobs.
+
+Write ``a[sel] = x``: every touched shard is rebuilt in memory and stored once
+(``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
+bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
+encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
+a shard left with no inner chunk is erased. Inner chunks are encoded in parallel.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from zarrhpc import config
+from zarrhpc._kernels import copy_into, fill
+from zarrhpc.codecs import swap_size
+from zarrhpc.codecs.sharding import EMPTY
+from zarrhpc.core._write import _prepare_value
+from zarrhpc.errors import CorruptChunkError
+from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
+
+__all__ = ["InnerRead", "plan_inner_reads", "run_inner_reads", "read_sharded", "write_sharded"]
+
+
+class InnerRead(NamedTuple):
+    """One inner chunk to read: where its bytes are, what part is wanted, where it goes.
+
+    ``offset < 0`` means the inner chunk (or its whole shard) is not stored: ``dst`` gets
+    the fill value.
+    """
+
+    key: str  # the shard's store key
+    offset: int
+    length: int
+    inner_coords: tuple  # coordinates of the inner chunk inside its shard
+    chunk_selection: tuple  # part of the inner chunk wanted
+    dst: np.ndarray  # view of the output
+    shard_nbytes: int
+
+
+def _group_by_shard(layout, projections) -> dict:
+    ratio = layout.grid_shape
+    by_shard: dict[tuple, list] = {}
+    for p in projections:
+        sc = tuple(c // r for c, r in zip(p.chunk_coords, ratio))
+        by_shard.setdefault(sc, []).append(p)
+    return by_shard
+
+
+def _local(coords, ratio) -> tuple:
+    return tuple(c % r for c, r in zip(coords, ratio))
+
+
+def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
+    """The jobs that fill ``full`` (the full-shape output view) with ``sel`` of ``array``.
+
+    Does the small reads the plan needs: the length and the index of every touched shard.
+    """
+    layout = array._sharding
+    store = array._store
+    ratio = layout.grid_shape
+    by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
+    keys = {sc: array._chunk_key(sc) for sc in by_shard}
+    sizes = {sc: store.getsize(keys[sc]) for sc in by_shard}
+    present = [sc for sc in by_shard if sizes[sc] is not None]
+    bufs = store.get_partial_values(
+        [(keys[sc], *layout.index_range(sizes[sc])) for sc in present])
+    index_of = dict(zip(present, bufs))
+    jobs = []
+    for sc, projections in by_shard.items():
+        key = keys[sc]
+        buf = index_of.get(sc)
+        nbytes = sizes[sc]
+        index = None if buf is None else layout.decode_index(buf, nbytes, key)
+        for p in projections:
+            local = _local(p.chunk_coords, ratio)
+            dst = full[p.out_selection]
+            if index is None:
+                jobs.append(InnerRead(key, -1, 0, local, p.chunk_selection, dst, 0))
+                continue
+            off, length = index[local]
+            if off == EMPTY:
+                jobs.append(InnerRead(key, -1, 0, local, p.chunk_selection, dst, nbytes))
+            else:
+                jobs.append(InnerRead(key, int(off), int(length), local, p.chunk_selection,
+                                      dst, nbytes))
+    return jobs
+
+
+def _fetch(store, jobs: list[InnerRead]) -> list:
+    """Encoded bytes of each job of one shard: the whole shard when most of it is wanted."""
+    wanted = sum(j.length for j in jobs)
+    key = jobs[0].key
+    if wanted * 2 >= jobs[0].shard_nbytes:
+        whole = store.get(key)
+        if whole is not None:
+            view = memoryview(whole)
+            return [view[j.offset:j.offset + j.length] for j in jobs]
+        return [None] * len(jobs)
+    return store.get_partial_values([(key, j.offset, j.length) for j in jobs])
+
+
+def _decode_into(array, job: InnerRead, buf) -> None:
+    where = f"{job.key}: inner chunk {job.inner_coords}"
+    if buf is None:
+        raise CorruptChunkError(f"{where}: the shard vanished while it was being read")
+    if memoryview(buf).nbytes != job.length:
+        raise CorruptChunkError(
+            f"{where}: expected {job.length} bytes at offset {job.offset}, got "
+            f"{memoryview(buf).nbytes} (the shard changed or is truncated)")
+    decoded = array._sharding.inner.decode(buf, where)
+    src = decoded[job.chunk_selection]
+    copy_into(job.dst, src, swap_size(src.dtype))
+
+
+def run_inner_reads(array, jobs: list[InnerRead]) -> None:
+    """Execute read jobs: fetch the bytes wanted per shard, decode, copy into ``dst``."""
+    fill_bytes = array._fill_bytes
+    by_key: dict[str, list[InnerRead]] = {}
+    for job in jobs:
+        if job.offset < 0:
+            fill(job.dst, fill_bytes)
+        else:
+            by_key.setdefault(job.key, []).append(job)
+    if not by_key:
+        return
+    store = array._store
+    groups = list(by_key.values())
+    pool = config.executor() if len(jobs) > 1 else None
+    if pool is None:
+        for group in groups:
+            for job, buf in zip(group, _fetch(store, group)):
+                _decode_into(array, job, buf)
+        return
+    fetched = list(pool.map(lambda g: _fetch(store, g), groups))
+    pairs = [pair for group, bufs in zip(groups, fetched) for pair in zip(group, bufs)]
+    list(pool.map(lambda pair: _decode_into(array, *pair), pairs))
+
+
+def read_sharded(array, selection, out=None):
+    """``array[selection]`` for a sharded array (see the module docstring)."""
+    from zarrhpc.core._read import _check_out, _has_ellipsis
+
+    sel = normalize_basic_selection(selection, array.shape)
+    if out is None:
+        result = np.empty(sel.out_shape, dtype=array.dtype, order=array._order)
+    else:
+        result = _check_out(out, sel.out_shape, array.dtype)
+    full = result[sel.expand_index]
+    run_inner_reads(array, plan_inner_reads(array, sel, full))
+    if out is None and result.ndim == 0 and not _has_ellipsis(selection):
+        return result[()]
+    return result
+
+
+# ------------------------------------------------------------------------------ writes
+
+
+class _ShardWrite:
+    """One shard being rebuilt: existing encoded inner chunks, then the new ones."""
+
+    def __init__(self, key: str, projections: list):
+        self.key = key
+        self.projections = projections
+        self.raw = None  # the existing shard's bytes
+        self.index = None  # its checked index, (nchunks, 2)
+        self.pieces: dict[int, object] = {}
+
+
+def _needs_existing(array, sc, projections) -> bool:
+    """False when the selection covers every inner chunk of the shard inside the array."""
+    layout = array._sharding
+    if not all(p.covers_chunk for p in projections):
+        return True
+    region = array._grid.chunk_region(sc)
+    inside = 1
+    for r, c in zip(region, layout.chunk_shape):
+        inside *= -(-(r.stop - r.start) // c)
+    return len(projections) != inside
+
+
+def _load_existing(array, sw: _ShardWrite) -> None:
+    layout = array._sharding
+    raw = array._store.get(sw.key)
+    if raw is None:
+        return
+    sw.raw = memoryview(raw)
+    sw.index = layout.read_index(sw.raw, sw.key).reshape(-1, 2)
+    for flat in range(layout.nchunks):
+        off, length = int(sw.index[flat, 0]), int(sw.index[flat, 1])
+        if off != EMPTY:
+            sw.pieces[flat] = sw.raw[off:off + length]
+
+
+def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
+    """Encode one touched inner chunk; returns (flat index, bytes or None)."""
+    layout = array._sharding
+    local = _local(p.chunk_coords, layout.grid_shape)
+    flat = int(np.ravel_multi_index(local, layout.grid_shape))
+    where = f"{sw.key}: inner chunk {local}"
+    ends = tuple((c + 1) * n for c, n in zip(p.chunk_coords, layout.chunk_shape))
+    inside = all(e <= n for e, n in zip(ends, array.shape))
+    if p.covers_chunk and inside and all(s.step == 1 for s in p.chunk_selection[:-1]):
+        chunk = src
+    else:
+        chunk = np.empty(layout.chunk_shape, dtype=array.dtype)
+        old = sw.pieces.get(flat) if not p.covers_chunk else None
+        if old is None:
+            fill(chunk, array._fill_bytes)
+        else:
+            decoded = layout.inner.decode(old, where)
+            copy_into(chunk, decoded, swap_size(decoded.dtype))
+        copy_into(chunk[p.chunk_selection], src)
+    return flat, layout.encode_inner(chunk, where, array._write_empty_chunks)
+
+
+def _store_shard(array, sw: _ShardWrite) -> None:
+    shard = array._sharding.assemble(sw.pieces)
+    if shard is None:
+        array._store.erase(sw.key)
+    else:
+        array._store.set(sw.key, shard)
+
+
+def _map(pool, fn, items) -> list:
+    if pool is None or len(items) <= 1:
+        return [fn(item) for item in items]
+    return list(pool.map(fn, items))
+
+
+def write_sharded(array, selection, value) -> None:
+    """``array[selection] = value`` for a sharded array (see the module docstring)."""
+    array._check_writable()
+    sel = normalize_basic_selection(selection, array.shape)
+    full = _prepare_value(array, value, sel)
+    layout = array._sharding
+    by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
+    shards = {sc: _ShardWrite(array._chunk_key(sc), ps) for sc, ps in by_shard.items()}
+    pool = config.executor()
+    loads = [sw for sc, sw in shards.items() if _needs_existing(array, sc, sw.projections)]
+    _map(pool, lambda sw: _load_existing(array, sw), loads)
+    jobs = [(sw, p) for sw in shards.values() for p in sw.projections]
+    results = _map(pool, lambda job: _encode_inner(array, job[0], job[1],
+                                                   full[job[1].out_selection]), jobs)
+    for (sw, _), (flat, enc) in zip(jobs, results):
+        if enc is None:
+            sw.pieces.pop(flat, None)
+        else:
+            sw.pieces[flat] = enc
+    _map(pool, lambda sw: _store_shard(array, sw), list(shards.values()))
+
