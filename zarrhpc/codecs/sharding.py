@@ -61,6 +61,7 @@ __all__ = ["ShardingCodec", "ShardLayout", "EMPTY", "is_fill_chunk"]
 
 EMPTY = 2**64 - 1  # offset and length of an inner chunk that is not stored
 _LOCATIONS = ("start", "end")
+_CHECKED_MAX = 256  # checked indexes remembered per layout
 _KEYS = {"chunk_shape", "codecs", "index_codecs", "index_location"}
 
 
@@ -278,6 +279,7 @@ class ShardLayout:
                 f"{field_name(doc, field, 'index_codecs')}: expected codecs whose encoded "
                 f"size is fixed (such as bytes and crc32c), got {names}")
         self.index_nbytes = size
+        self._checked: dict = {}  # (index bytes, shard length) -> checked index
 
     # ---------------------------------------------------------------- geometry
 
@@ -333,7 +335,13 @@ class ShardLayout:
             Wrong size, bad checksum, an entry outside the data region, half-empty, or
             overlapping another; the message names ``key`` and the inner chunk.
         """
-        view = as_bytes_view(buf)
+        # A checked index is a pure function of its bytes and the shard's length: reuse it
+        # when both are seen again (random reads hit the same few shards).
+        raw = buf if type(buf) is bytes else bytes(as_bytes_view(buf))
+        cached = self._checked.get((raw, shard_nbytes))
+        if cached is not None:
+            return cached
+        view = as_bytes_view(raw)
         if shard_nbytes < self.index_nbytes or view.nbytes != self.index_nbytes:
             raise CorruptChunkError(
                 f"{key}: shard index: expected {self.index_nbytes} bytes of index in a shard "
@@ -343,6 +351,10 @@ class ShardLayout:
         index = np.empty(decoded.shape, dtype=np.uint64)
         copy_into(index, decoded, swap_size(decoded.dtype))
         self.check_index(index, shard_nbytes, key)
+        index.flags.writeable = False
+        if len(self._checked) >= _CHECKED_MAX:
+            self._checked.clear()
+        self._checked[(raw, shard_nbytes)] = index
         return index
 
     def check_index(self, index: np.ndarray, shard_nbytes: int, key: str = "") -> None:

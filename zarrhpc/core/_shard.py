@@ -1,9 +1,9 @@
 """Reads and writes of sharded arrays (a ``sharding_indexed`` codec alone in the chain).
 
 Read ``a[sel]``: the selection is planned over the *inner* chunk grid and grouped by
-shard. For each touched shard the store gives its length (``getsize``) and, in one
-``get_partial_values`` call for all shards, its index; the index is checked against the
-shard's real length (:meth:`ShardLayout.decode_index`). The plan is then a flat list of
+shard. For each touched shard one reader (``store.open_reader``: one open on LocalStore)
+gives its length and, with one ranged read, its index; the index is checked against the
+shard's real length (:meth:`ShardLayout.decode_index`) before any inner byte is read. The plan is then a flat list of
 :class:`InnerRead` jobs (byte range of one inner chunk, part wanted, destination view),
 which :func:`run_inner_reads` executes: one ``get_partial_values`` per shard for only the
 inner chunks wanted (or the whole shard, memory-mapped, when most of it is wanted), then
@@ -32,7 +32,7 @@ from zarrhpc.core._write import _prepare_value
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
 
-__all__ = ["InnerRead", "plan_inner_reads", "run_inner_reads", "read_sharded", "write_sharded"]
+__all__ = ["InnerRead", "plan_inner_reads", "plan_point_read", "run_inner_reads", "read_sharded", "write_sharded"]
 
 
 class InnerRead(NamedTuple):
@@ -49,6 +49,7 @@ class InnerRead(NamedTuple):
     chunk_selection: tuple  # part of the inner chunk wanted
     dst: np.ndarray  # view of the output
     shard_nbytes: int
+    data: object = None  # the encoded inner chunk when the plan has already read it
 
 
 def _group_by_shard(layout, projections) -> dict:
@@ -74,17 +75,21 @@ def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
     ratio = layout.grid_shape
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
     keys = {sc: array._chunk_key(sc) for sc in by_shard}
-    sizes = {sc: store.getsize(keys[sc]) for sc in by_shard}
-    present = [sc for sc in by_shard if sizes[sc] is not None]
-    bufs = store.get_partial_values(
-        [(keys[sc], *layout.index_range(sizes[sc])) for sc in present])
-    index_of = dict(zip(present, bufs))
+    sizes: dict = {}
+    indexes: dict = {}
+    for sc, key in keys.items():
+        reader = store.open_reader(key)
+        if reader is None:
+            continue
+        with reader:
+            sizes[sc] = reader.size
+            buf = reader.read(*layout.index_range(reader.size))
+        indexes[sc] = layout.decode_index(buf, sizes[sc], key)
     jobs = []
     for sc, projections in by_shard.items():
         key = keys[sc]
-        buf = index_of.get(sc)
-        nbytes = sizes[sc]
-        index = None if buf is None else layout.decode_index(buf, nbytes, key)
+        index = indexes.get(sc)
+        nbytes = sizes.get(sc, 0)
         for p in projections:
             local = _local(p.chunk_coords, ratio)
             dst = full[p.out_selection]
@@ -98,6 +103,58 @@ def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
                 jobs.append(InnerRead(key, int(off), int(length), local, p.chunk_selection,
                                       dst, nbytes))
     return jobs
+
+
+def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
+    """The one job reading the element at ``point`` (non-negative, in range) into ``dst``.
+
+    The lean path of a single-element read: no selection object, no projection; one
+    reader gives the shard's size, its index and the inner chunk's bytes (two small
+    reads), which the job carries in ``data``.
+    """
+    layout = array._sharding
+    shard = []
+    local = []
+    within = []
+    for i, s, c in zip(point, array._metadata.chunk_shape, layout.chunk_shape):
+        shard.append(i // s)
+        r = i % s
+        local.append(r // c)
+        within.append(slice(r % c, r % c + 1))
+    key = array._chunk_key(tuple(shard))
+    local = tuple(local)
+    csel = (*within, Ellipsis)
+    reader = array._store.open_reader(key)
+    if reader is None:
+        return [InnerRead(key, -1, 0, local, csel, dst, 0)]
+    with reader:
+        nbytes = reader.size
+        index = layout.decode_index(reader.read(*layout.index_range(nbytes)), nbytes, key)
+        off, length = index[local]
+        if off == EMPTY:
+            return [InnerRead(key, -1, 0, local, csel, dst, nbytes)]
+        off, length = int(off), int(length)
+        return [InnerRead(key, off, length, local, csel, dst, nbytes, reader.read(off, length))]
+
+
+def _as_point(selection, shape) -> tuple | None:
+    """``selection`` as in-range non-negative ints when it is one int per dimension."""
+    if type(selection) is not tuple:
+        selection = (selection,)
+    if len(selection) != len(shape):
+        return None
+    point = []
+    for i, n in zip(selection, shape):
+        if type(i) is not int:
+            if not isinstance(i, np.integer):
+                return None
+            i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            return None  # the general path raises the error
+        point.append(i)
+    return tuple(point)
 
 
 def _fetch(store, jobs: list[InnerRead]) -> list:
@@ -133,6 +190,8 @@ def run_inner_reads(array, jobs: list[InnerRead]) -> None:
     for job in jobs:
         if job.offset < 0:
             fill(job.dst, fill_bytes)
+        elif job.data is not None:
+            _decode_into(array, job, job.data)
         else:
             by_key.setdefault(job.key, []).append(job)
     if not by_key:
@@ -154,6 +213,12 @@ def read_sharded(array, selection, out=None):
     """``array[selection]`` for a sharded array (see the module docstring)."""
     from zarrhpc.core._read import _check_out, _has_ellipsis
 
+    if out is None:
+        point = _as_point(selection, array.shape)
+        if point is not None:
+            result = np.empty((1,) * len(point), dtype=array.dtype)
+            run_inner_reads(array, plan_point_read(array, point, result))
+            return result.reshape(())[()]
     sel = normalize_basic_selection(selection, array.shape)
     if out is None:
         result = np.empty(sel.out_shape, dtype=array.dtype, order=array._order)

@@ -11,9 +11,9 @@ conformance tests every store must pass ship as :class:`zarrhpc.testing.store.St
 
 from __future__ import annotations
 
-from zarrhpc.storage.abc import Store
+from zarrhpc.storage.abc import RangeReader, Store
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 from zarrhpc.storage.local import LocalStore
 from zarrhpc.storage.memory import MemoryStore
 
-__all__ = ["Store", "LocalStore", "MemoryStore", "validate_key", "normalize_prefix"]
+__all__ = ["Store", "RangeReader", "LocalStore", "MemoryStore", "validate_key", "normalize_prefix"]

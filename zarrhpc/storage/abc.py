@@ -55,7 +55,7 @@ from typing import Any, Optional, Union
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 
-__all__ = ["Store", "Buffer", "as_byte_view", "check_range", "resolve_range", "apply_writes"]
+__all__ = ["Store", "RangeReader", "Buffer", "as_byte_view", "check_range", "resolve_range", "apply_writes"]
 
 #: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
 Buffer = Union[bytes, memoryview]
@@ -157,6 +157,35 @@ def resolve_range(size: int, offset: int, length: Optional[int]) -> tuple[int, i
     if length is None:
         return start, size
     return start, min(start + length, size)
+
+
+class RangeReader:
+    """Byte ranges of one stored value, from one version of it (see `Store.open_reader`).
+
+    ``size`` is the value's length; `read` returns the bytes of a range, clipped to
+    ``size`` as `Store.get_partial_values` clips them. Close it (or use ``with``) when done.
+    This generic reader asks the store for each range; `LocalStore`'s keeps the file open,
+    so that the size and every range come from the same file even if a writer replaces it.
+    """
+
+    def __init__(self, store: Store, key: str, size: int) -> None:
+        self.store = store
+        self.key = key
+        self.size = size
+
+    def read(self, offset: int, length: Optional[int]) -> Buffer:
+        """The bytes of ``(offset, length)`` (same conventions as `get_partial_values`)."""
+        (value,) = self.store.get_partial_values([(self.key, offset, length)])
+        return b"" if value is None else value
+
+    def close(self) -> None:
+        """Release what the reader holds."""
+
+    def __enter__(self) -> RangeReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class Store(abc.ABC):
@@ -306,6 +335,15 @@ class Store(abc.ABC):
         """
         self._check_open()
         return self._getsize(self._validate_key(key))
+
+    def open_reader(self, key: str) -> Optional[RangeReader]:
+        """Open ``key`` for reading byte ranges: a `RangeReader`, or ``None`` if missing.
+
+        A sharded read uses one reader per shard: the size (to check the shard index
+        against) and the index come with one open on stores that can do so.
+        """
+        self._check_open()
+        return self._open_reader(self._validate_key(key))
 
     def exists(self, key: str) -> bool:
         """Return whether a value is stored under ``key``.
@@ -495,6 +533,10 @@ class Store(abc.ABC):
     def _getsize(self, key: str) -> Optional[int]:
         value = self._get(key)
         return None if value is None else memoryview(value).nbytes
+
+    def _open_reader(self, key: str) -> Optional[RangeReader]:
+        size = self._getsize(key)
+        return None if size is None else RangeReader(self, key, size)
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, Optional[int]]]

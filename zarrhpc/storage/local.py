@@ -51,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from zarrhpc.errors import InvalidKeyError, StoreError
-from zarrhpc.storage.abc import Buffer, Store, apply_writes, resolve_range
+from zarrhpc.storage.abc import Buffer, RangeReader, Store, apply_writes, resolve_range
 from zarrhpc.storage.keys import validate_key
 
 __all__ = ["LocalStore"]
@@ -142,6 +142,31 @@ def _scan(path: str) -> list[os.DirEntry[str]]:
         return []
     except OSError as exc:
         raise _store_error(f"cannot list directory {path!r}", exc) from exc
+
+
+class _FileReader(RangeReader):
+    """A `RangeReader` holding the file open: size and ranges from one file version."""
+
+    def __init__(self, store: LocalStore, key: str, fd: int, size: int) -> None:
+        super().__init__(store, key, size)
+        self._fd = fd
+
+    def read(self, offset: int, length: Optional[int]) -> Buffer:
+        start, stop = resolve_range(self.size, offset, length)
+        if stop <= start:
+            return b""
+        try:
+            return _pread_exact(self._fd, stop - start, start)
+        except OSError as exc:
+            raise _store_error(f"{self.key!r}: cannot read a byte range", exc)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        self.close()
 
 
 class LocalStore(Store):
@@ -341,6 +366,12 @@ class LocalStore(Store):
 
     def _exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
+
+    def _open_reader(self, key: str) -> Optional[RangeReader]:
+        opened = self._open_regular(key)
+        if opened is None:
+            return None
+        return _FileReader(self, key, *opened)
 
     def _getsize(self, key: str) -> Optional[int]:
         try:

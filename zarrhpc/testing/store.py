@@ -304,6 +304,19 @@ class StoreTests:
         assert store.getsize("missing") is None
         assert store.getsize("a") is None  # a prefix holds no value
 
+    def test_open_reader(self, store: Store, large_size: int) -> None:
+        data = self.random_bytes(large_size)
+        store.set("k", data)
+        assert store.open_reader("missing") is None
+        with store.open_reader("k") as reader:
+            assert reader.size == large_size
+            assert _bytes(reader.read(3, 10)) == data[3:13]
+            assert _bytes(reader.read(-7, None)) == data[-7:]
+            assert _bytes(reader.read(large_size - 2, 10)) == data[-2:]
+            assert _bytes(reader.read(large_size + 5, 10)) == b""
+            store.set("k", b"new")  # the reader keeps what it opened, or reads the new value
+            assert _bytes(reader.read(0, 3)) in (data[:3], b"new")
+
     def test_get_partial_values_empty_value(self, store: Store) -> None:
         store.set("e", b"")
         assert [_bytes(v) for v in store.get_partial_values([("e", 0, None), ("e", -4, 2)])] == [
