@@ -92,6 +92,21 @@ def _parse_chain(entries: Any, doc: str, field: str, key: str) -> tuple[list, li
     return codecs, raw
 
 
+def _at(key: str, what: str) -> str:
+    """``"key: what"``, or ``what`` alone when there is no key (the pipeline adds it)."""
+    return f"{key}: {what}" if key else what
+
+
+def _as_list(value: Any) -> Any:
+    """A list from any iterable of codecs; other values are left for the check to refuse."""
+    if isinstance(value, (list, tuple)) or isinstance(value, (dict, str, bytes, Codec)):
+        return value
+    try:
+        return list(value)
+    except TypeError:
+        return value
+
+
 def _chain_json(codecs: Sequence, raw: Sequence) -> list:
     return [c.to_json() if c is not None else r for c, r in zip(codecs, raw)]
 
@@ -126,9 +141,9 @@ class ShardingCodec(ArrayToBytesCodec):
             codecs = [BytesCodec()]
         if index_codecs is None:
             index_codecs = [BytesCodec(), Crc32cCodec()]
-        self._codecs, self._raw = _parse_chain(list(codecs), doc, field, "codecs")
+        self._codecs, self._raw = _parse_chain(_as_list(codecs), doc, field, "codecs")
         self._index_codecs, self._index_raw = _parse_chain(
-            list(index_codecs), doc, field, "index_codecs")
+            _as_list(index_codecs), doc, field, "index_codecs")
         self.index_location = check_choice(index_location, _LOCATIONS, doc, field,
                                            "index_location")
         self._layouts: dict = {}
@@ -344,10 +359,10 @@ class ShardLayout:
         view = as_bytes_view(raw)
         if shard_nbytes < self.index_nbytes or view.nbytes != self.index_nbytes:
             raise CorruptChunkError(
-                f"{key}: shard index: expected {self.index_nbytes} bytes of index in a shard "
+                f"{_at(key, 'shard index')}: expected {self.index_nbytes} bytes of index in a shard "
                 f"of at least that size, got {view.nbytes} bytes of index in a shard of "
                 f"{shard_nbytes} bytes (truncated shard?)")
-        decoded = self.index_pipeline.decode(view, f"{key}: shard index")
+        decoded = self.index_pipeline.decode(view, _at(key, "shard index"))
         index = np.empty(decoded.shape, dtype=np.uint64)
         copy_into(index, decoded, swap_size(decoded.dtype))
         self.check_index(index, shard_nbytes, key)
@@ -392,7 +407,7 @@ class ShardLayout:
 
     def _entry_error(self, key: str, flat: int, off, length, what: str) -> CorruptChunkError:
         return CorruptChunkError(
-            f"{key}: shard index: inner chunk {self.inner_coords(flat)}: offset {int(off)}, "
+            f"{_at(key, 'shard index')}: inner chunk {self.inner_coords(flat)}: offset {int(off)}, "
             f"length {int(length)}: {what}")
 
     def encode_index(self, index: np.ndarray) -> Any:
@@ -466,7 +481,7 @@ class ShardLayout:
             if o == EMPTY:
                 fill(dst, self.fill_bytes)
                 continue
-            decoded = self.inner.decode(view[o:o + n], f"{key}: inner chunk {coords}".lstrip(": "))
+            decoded = self.inner.decode(view[o:o + n], _at(key, f"inner chunk {coords}"))
             copy_into(dst, decoded, swap_size(decoded.dtype))
         return out
 
