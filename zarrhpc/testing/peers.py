@@ -22,6 +22,9 @@ __all__ = [
     "ts_write",
     "ts_read",
     "same_bits",
+    "sharding_entry",
+    "zarr_write_sharded",
+    "ts_write_sharded",
 ]
 
 CORE_DTYPES = [
@@ -133,3 +136,38 @@ def ts_read(path: Path) -> np.ndarray:
     import tensorstore as ts
 
     return ts.open(_ts_spec(path), open=True).result().read().result()
+
+
+# ---------------------------------------------------------------------- sharding
+
+
+def sharding_entry(chunks, codecs, index_codecs=None, index_location="end") -> dict:
+    """A ``sharding_indexed`` codec entry as v3 JSON (index bytes + crc32c by default)."""
+    if index_codecs is None:
+        index_codecs = [{"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "crc32c"}]
+    return {"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(chunks), "codecs": codecs, "index_codecs": index_codecs,
+        "index_location": index_location}}
+
+
+def zarr_write_sharded(path: Path, data: np.ndarray, shards, sharding: dict, fill_value,
+                       region=Ellipsis):
+    """zarr-python writes an array whose whole chain is the ``sharding`` entry."""
+    import zarr
+    from zarr.codecs import ShardingCodec
+
+    cfg = sharding["configuration"]
+    codec = ShardingCodec(chunk_shape=cfg["chunk_shape"], codecs=cfg["codecs"],
+                          index_codecs=cfg["index_codecs"], index_location=cfg["index_location"])
+    a = zarr.create_array(store=str(path), shape=data.shape, chunks=shards, dtype=data.dtype,
+                          fill_value=fill_value, overwrite=True, filters=None,
+                          serializer=codec, compressors=None)
+    a[region] = data[region]
+    return a
+
+
+def ts_write_sharded(path: Path, data: np.ndarray, shards, sharding: dict, fill_value,
+                     region=Ellipsis):
+    """tensorstore writes an array whose whole chain is the ``sharding`` entry."""
+    return ts_write(path, data, shards, [sharding], fill_value, region)
