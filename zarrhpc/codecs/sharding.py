@@ -70,6 +70,9 @@ def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes) -> bool:
     itemsize = chunk.dtype.itemsize
     if chunk.size == 0:
         return True
+    # most chunks holding data differ already in their first element: skip the full scan
+    if chunk[(0,) * chunk.ndim].tobytes() != fill_bytes:
+        return False
     if itemsize in (1, 2, 4, 8):
         bits = np.frombuffer(fill_bytes, dtype=f"u{itemsize}")[0]
         return bool((chunk.view(f"u{itemsize}") == bits).all())
@@ -423,10 +426,13 @@ class ShardLayout:
             return None
         return self.inner.encode(chunk, key)
 
-    def assemble(self, pieces: dict[int, Any]) -> bytearray | None:
+    def assemble(self, pieces: dict[int, Any], out: bytearray | None = None) -> Any:
         """Build a shard from encoded inner chunks keyed by flat (C order) inner index.
 
         Returns None when ``pieces`` holds nothing (the shard should not be stored).
+        With ``out`` (a scratch buffer at least as long as the shard, reused by the caller
+        so that its pages are not faulted in again for every shard) the result is a
+        memoryview of its first bytes; otherwise a new bytearray.
         """
         if not pieces:
             return None
@@ -438,8 +444,12 @@ class ShardLayout:
             pos += v.nbytes
         encoded = as_bytes_view(self.encode_index(index.reshape(self.grid_shape + (2,))))
         total = pos + (self.index_nbytes if self.index_location == "end" else 0)
-        out = bytearray(total)
-        mv = memoryview(out)
+        if out is not None and len(out) >= total:
+            mv = memoryview(out)[:total]
+            out = mv
+        else:
+            out = bytearray(total)
+            mv = memoryview(out)
         for i, v in views:
             o = int(index[i, 0])
             mv[o:o + v.nbytes] = v

@@ -20,6 +20,7 @@ a shard left with no inner chunk is erased. Inner chunks are encoded in parallel
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +29,7 @@ from zarrhpc import config
 from zarrhpc._kernels import copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.sharding import EMPTY
+from zarrhpc.core._read import _check_out, _has_ellipsis
 from zarrhpc.core._write import _prepare_value
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
@@ -105,6 +107,10 @@ def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
     return jobs
 
 
+# (key prefix, shard coords) -> key; the chunk key encoding of an array never changes
+_shard_keys: dict = {}
+
+
 def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
     """The one job reading the element at ``point`` (non-negative, in range) into ``dst``.
 
@@ -121,7 +127,13 @@ def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
         r = i % s
         local.append(r // c)
         within.append(slice(r % c, r % c + 1))
-    key = array._chunk_key(tuple(shard))
+    shard = tuple(shard)
+    key = _shard_keys.get((array._key_prefix, shard))
+    if key is None:
+        key = array._chunk_key(shard)
+        if len(_shard_keys) > 4096:
+            _shard_keys.clear()
+        _shard_keys[(array._key_prefix, shard)] = key
     local = tuple(local)
     csel = (*within, Ellipsis)
     reader = array._store.open_reader(key)
@@ -130,10 +142,10 @@ def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
     with reader:
         nbytes = reader.size
         index = layout.decode_index(reader.read(*layout.index_range(nbytes)), nbytes, key)
-        off, length = index[local]
+        off = index.item(*local, 0)
         if off == EMPTY:
             return [InnerRead(key, -1, 0, local, csel, dst, nbytes)]
-        off, length = int(off), int(length)
+        length = index.item(*local, 1)
         return [InnerRead(key, off, length, local, csel, dst, nbytes, reader.read(off, length))]
 
 
@@ -174,10 +186,10 @@ def _decode_into(array, job: InnerRead, buf) -> None:
     where = f"{job.key}: inner chunk {job.inner_coords}"
     if buf is None:
         raise CorruptChunkError(f"{where}: the shard vanished while it was being read")
-    if memoryview(buf).nbytes != job.length:
+    if len(buf) != job.length:  # bytes, or a 1-d byte memoryview of a mapping
         raise CorruptChunkError(
             f"{where}: expected {job.length} bytes at offset {job.offset}, got "
-            f"{memoryview(buf).nbytes} (the shard changed or is truncated)")
+            f"{len(buf)} (the shard changed or is truncated)")
     decoded = array._sharding.inner.decode(buf, where)
     src = decoded[job.chunk_selection]
     copy_into(job.dst, src, swap_size(src.dtype))
@@ -211,13 +223,15 @@ def run_inner_reads(array, jobs: list[InnerRead]) -> None:
 
 def read_sharded(array, selection, out=None):
     """``array[selection]`` for a sharded array (see the module docstring)."""
-    from zarrhpc.core._read import _check_out, _has_ellipsis
-
     if out is None:
         point = _as_point(selection, array.shape)
         if point is not None:
             result = np.empty((1,) * len(point), dtype=array.dtype)
-            run_inner_reads(array, plan_point_read(array, point, result))
+            (job,) = plan_point_read(array, point, result)
+            if job.data is not None:
+                _decode_into(array, job, job.data)
+            else:
+                fill(result, array._fill_bytes)
             return result.reshape(())[()]
     sel = normalize_basic_selection(selection, array.shape)
     if out is None:
@@ -292,12 +306,19 @@ def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
     return flat, layout.encode_inner(chunk, where, array._write_empty_chunks)
 
 
+_scratch = threading.local()  # per-thread shard buffer, reused across writes
+
+
 def _store_shard(array, sw: _ShardWrite) -> None:
-    shard = array._sharding.assemble(sw.pieces)
-    if shard is None:
+    if not sw.pieces:
         array._store.erase(sw.key)
-    else:
-        array._store.set(sw.key, shard)
+        return
+    total = sum(memoryview(p).nbytes for p in sw.pieces.values()) + array._sharding.index_nbytes
+    buf = getattr(_scratch, "buf", None)
+    if buf is None or len(buf) < total:
+        buf = _scratch.buf = bytearray(max(total, 2 * len(buf) if buf is not None else 0))
+    # store.set copies (writes) the bytes before returning, so the buffer can be reused
+    array._store.set(sw.key, array._sharding.assemble(sw.pieces, out=buf))
 
 
 def _map(pool, fn, items) -> list:
