@@ -240,10 +240,12 @@ def test_bad_checksum_and_truncation(location):
     n = pipeline.array_bytes.layout(SPEC).index_nbytes
     bad = bytearray(good)
     bad[0 if location == "start" else -n] ^= 1
-    with pytest.raises(CorruptChunkError, match=r"^k: codecs\[0\]: shard index: .*crc32c: checksum mismatch"):
+    crc = r"^k: codecs\[0\]: shard index: .*crc32c: checksum mismatch"
+    with pytest.raises(CorruptChunkError, match=crc):
         pipeline.decode(bytes(bad), "k")
     for cut in (n - 1, 3, 0):
-        with pytest.raises(CorruptChunkError, match=r"^k: codecs\[0\]: shard index: expected 68 bytes"):
+        with pytest.raises(CorruptChunkError,
+                           match=r"^k: codecs\[0\]: shard index: expected 68 bytes"):
             pipeline.decode(bytes(good[:cut]), "k")
     # a shard cut inside the data: the index entries now point past the end
     short = good[:n] + good[n:-100] if location == "start" else good[100:]

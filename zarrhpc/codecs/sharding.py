@@ -362,7 +362,8 @@ class ShardLayout:
         view = as_bytes_view(raw)
         if shard_nbytes < self.index_nbytes or view.nbytes != self.index_nbytes:
             raise CorruptChunkError(
-                f"{_at(key, 'shard index')}: expected {self.index_nbytes} bytes of index in a shard "
+                f"{_at(key, 'shard index')}: expected {self.index_nbytes} bytes of index in a "
+                f"shard "
                 f"of at least that size, got {view.nbytes} bytes of index in a shard of "
                 f"{shard_nbytes} bytes (truncated shard?)")
         decoded = self.index_pipeline.decode(view, _at(key, "shard index"))

@@ -3,7 +3,8 @@
 Read ``a[sel]``: the selection is planned over the *inner* chunk grid and grouped by
 shard. For each touched shard one reader (``store.open_reader``: one open on LocalStore)
 gives its length and, with one ranged read, its index; the index is checked against the
-shard's real length (:meth:`ShardLayout.decode_index`) before any inner byte is read. The plan is then a flat list of
+shard's real length (:meth:`ShardLayout.decode_index`) before any inner byte is read.
+The plan is then a flat list of
 :class:`InnerRead` jobs (byte range of one inner chunk, part wanted, destination view),
 which :func:`run_inner_reads` executes: one ``get_partial_values`` per shard for only the
 inner chunks wanted (or the whole shard, memory-mapped, when most of it is wanted), then
@@ -34,7 +35,14 @@ from zarrhpc.core._write import _prepare_value
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
 
-__all__ = ["InnerRead", "plan_inner_reads", "plan_point_read", "run_inner_reads", "read_sharded", "write_sharded"]
+__all__ = [
+    "InnerRead",
+    "plan_inner_reads",
+    "plan_point_read",
+    "read_sharded",
+    "run_inner_reads",
+    "write_sharded",
+]
 
 
 class InnerRead(NamedTuple):

@@ -55,7 +55,10 @@ from typing import Any, Optional, Union
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 
-__all__ = ["Store", "RangeReader", "Buffer", "as_byte_view", "check_range", "resolve_range", "apply_writes"]
+__all__ = [
+    "Store", "RangeReader", "Buffer", "as_byte_view", "check_range", "resolve_range",
+    "apply_writes",
+]
 
 #: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
 Buffer = Union[bytes, memoryview]
