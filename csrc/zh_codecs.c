@@ -267,7 +267,8 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             }
             produced = r;
         } else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) {
-            int wbits = s->kind == ZH_BB_GZIP ? 16 + MAX_WBITS : MAX_WBITS;
+            /* gzip: 32 + 15 accepts a gzip or a zlib header, as the Python codec does */
+            int wbits = s->kind == ZH_BB_GZIP ? 32 + MAX_WBITS : MAX_WBITS;
             int rc = inflate_z(wbits, cur, n, dst, (size_t)expect, &produced, err, errlen);
             if (rc != ZH_OK) return rc;
         } else if (s->kind == ZH_BB_BLOSC) {

@@ -205,11 +205,9 @@ static void read_task(void *arg, int64_t t) {
     char msg[ZH_ERRLEN];
     int err;
     if (job->nsteps == 0) {
-        if (n != job->decoded_size) {
-            snprintf(msg, sizeof(msg), "expected %lld bytes (an uncompressed chunk), got %lld",
-                     (long long)job->decoded_size, (long long)n);
+        if (n != job->decoded_size) { /* corrupt: the Python codecs name the problem */
             if (fd >= 0) close(fd);
-            fail(job, t, ZH_ERR_CORRUPT, msg);
+            job->task_status[t] = ZH_TASK_FALLBACK;
             return;
         }
         const char *base = src;
@@ -266,18 +264,15 @@ static void read_task(void *arg, int64_t t) {
     int rc = zh_decode_bytes(w, job->steps, job->nsteps, src, (size_t)n,
                              direct ? p.bufp : NULL, (size_t)job->decoded_size, &out, &out_n,
                              msg, sizeof(msg));
-    if (rc == ZH_FALLBACK) {
+    /* A chunk the engine cannot decode goes to the Python codecs: either they can (an
+     * unusual but valid stream) or they raise the error, worded as everywhere else. */
+    if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT ||
+        (rc == ZH_OK && (int64_t)out_n != job->decoded_size)) {
         job->task_status[t] = ZH_TASK_FALLBACK;
         return;
     }
     if (rc != ZH_OK) {
-        fail(job, t, rc, rc == ZH_ERR_NOMEM ? "out of memory" : msg);
-        return;
-    }
-    if ((int64_t)out_n != job->decoded_size) {
-        snprintf(msg, sizeof(msg), "decoded %zu bytes, expected %lld (the chunk's size)", out_n,
-                 (long long)job->decoded_size);
-        fail(job, t, ZH_ERR_CORRUPT, msg);
+        fail(job, t, rc, "out of memory");
         return;
     }
     if (out != p.bufp) copy_out(job, &p, out);
@@ -378,8 +373,12 @@ static int write_file(const zh_job_t *job, const char *path, const char *data, s
     int fd = -1;
     for (int attempt = 0; attempt < 64 && fd < 0; attempt++) {
         uint64_t a = next_random(), b = next_random();
-        snprintf(tmp, sizeof(tmp), "%s/" ZH_TMP_PREFIX "%016llx%016llx" ZH_TMP_SUFFIX, dir,
-                 (unsigned long long)a, (unsigned long long)b);
+        int len = snprintf(tmp, sizeof(tmp), "%s/" ZH_TMP_PREFIX "%016llx%016llx" ZH_TMP_SUFFIX,
+                           dir, (unsigned long long)a, (unsigned long long)b);
+        if (len < 0 || (size_t)len >= sizeof(tmp)) {
+            snprintf(msg, msglen, "path too long");
+            return ZH_ERR_IO;
+        }
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) break;
         int e = errno;
@@ -558,7 +557,7 @@ static void write_task(void *arg, int64_t t) {
         }
         if (!covers) {
             int rc = load_chunk(job, w, path, buf, msg, sizeof(msg));
-            if (rc == ZH_FALLBACK) {
+            if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT) {
                 job->task_status[t] = ZH_TASK_FALLBACK;
                 return;
             }
