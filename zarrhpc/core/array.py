@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
+from zarrhpc.codecs.native import engine_for
 from zarrhpc.core._nodes import meta_key
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
@@ -50,6 +51,7 @@ class Array(Node):
         self._grid = RegularChunkGrid(md.shape, md.chunk_shape)
         spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
         self._pipeline = CodecPipeline.from_json(md.codecs, spec, meta_key(self._path))
+        self._engine = engine_for(self._pipeline)
         self._fill_bytes = md.fill_value.tobytes()
         # as zarr-python: an array is sharded when its chain is one sharding codec
         codecs = self._pipeline.codecs
