@@ -61,6 +61,7 @@ __all__ = ["ShardingCodec", "ShardLayout", "EMPTY", "is_fill_chunk"]
 
 EMPTY = 2**64 - 1  # offset and length of an inner chunk that is not stored
 _LOCATIONS = ("start", "end")
+_UNSET = object()
 _CHECKED_MAX = 256  # checked indexes remembered per layout
 _KEYS = {"chunk_shape", "codecs", "index_codecs", "index_location"}
 
@@ -298,6 +299,16 @@ class ShardLayout:
                 f"size is fixed (such as bytes and crc32c), got {names}")
         self.index_nbytes = size
         self._checked: dict = {}  # (index bytes, shard length) -> checked index
+
+    @property
+    def inner_engine(self):
+        """The native engine for the inner chain (codecs.native), or None; built once."""
+        engine = self.__dict__.get("_inner_engine", _UNSET)
+        if engine is _UNSET:
+            from zarrhpc.codecs.native import engine_for
+
+            engine = self._inner_engine = engine_for(self.inner)
+        return engine
 
     # ---------------------------------------------------------------- geometry
 

@@ -32,8 +32,9 @@ from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _check_out, _has_ellipsis
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.errors import CorruptChunkError
-from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
+from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
 __all__ = [
     "InnerRead",
@@ -43,6 +44,10 @@ __all__ = [
     "run_inner_reads",
     "write_sharded",
 ]
+
+
+# engine status codes (csrc/zh_status.h), as core/_read.py reads them
+_CORRUPT, _NOMEM = 5, 8
 
 
 class InnerRead(NamedTuple):
@@ -229,6 +234,91 @@ def run_inner_reads(array, jobs: list[InnerRead]) -> None:
     list(pool.map(lambda pair: _decode_into(array, *pair), pairs))
 
 
+def _shard_sources(array, key: str, locals_: list, whole: bool) -> list:
+    """Encoded bytes of the inner chunks ``locals_`` of one shard (None: not stored).
+
+    ``whole``: most of the shard is wanted, so it is fetched whole (LocalStore maps it)
+    and the index is taken from those same bytes; otherwise one reader gives the length,
+    the index and only the inner chunks wanted, all from one version of the file.
+    """
+    layout = array._sharding
+    store = array._store
+    if whole:
+        raw = store.get(key)
+        if raw is None:
+            return [None] * len(locals_)
+        view = memoryview(raw)
+        index = layout.read_index(view, key)
+        out = []
+        for local in locals_:
+            off = index.item(*local, 0)
+            out.append(None if off == EMPTY else view[off:off + index.item(*local, 1)])
+        return out
+    reader = store.open_reader(key)
+    if reader is None:
+        return [None] * len(locals_)
+    with reader:
+        nbytes = reader.size
+        index = layout.decode_index(reader.read(*layout.index_range(nbytes)), nbytes, key)
+        out = []
+        for local in locals_:
+            off = index.item(*local, 0)
+            if off == EMPTY:
+                out.append(None)
+                continue
+            length = index.item(*local, 1)
+            buf = reader.read(off, length)
+            if len(buf) != length:
+                raise CorruptChunkError(
+                    f"{key}: inner chunk {local}: expected {length} bytes at offset {off}, "
+                    f"got {len(buf)} (the shard changed while it was read)")
+            out.append(buf)
+        return out
+
+
+def _read_native(array, engine, sel, full: np.ndarray) -> None:
+    """Read with the native engine: sources gathered per shard, decoded without the GIL."""
+    layout = array._sharding
+    plan = plan_chunks(sel, layout.chunk_shape)
+    if plan.ntasks == 0:
+        return
+    ratio = layout.grid_shape
+    by_shard: dict[tuple, list] = {}
+    coords = list(plan.iter_coords())
+    for t, c in enumerate(coords):
+        by_shard.setdefault(tuple(i // r for i, r in zip(c, ratio)), []).append(t)
+    sources: list = [None] * plan.ntasks
+    keys = {}
+    for sc, tasks in by_shard.items():
+        key = keys[sc] = array._chunk_key(sc)
+        locals_ = [_local(coords[t], ratio) for t in tasks]
+        whole = 2 * len(tasks) >= layout.nchunks
+        for t, buf in zip(tasks, _shard_sources(array, key, locals_, whole)):
+            sources[t] = buf
+    status, err_task, code, msg = engine.read(
+        full, plan.arrays(), plan.steps, sources=sources, nthreads=config.get("threads"))
+    if code:
+        c = coords[err_task]
+        key = keys[tuple(i // r for i, r in zip(c, ratio))]
+        where = f"{key}: inner chunk {_local(c, ratio)}"
+        if code == _NOMEM:
+            raise MemoryError(f"{where}: out of memory")
+        cls = CorruptChunkError if code == _CORRUPT else CodecError
+        raise cls(f"{where}: {msg}")
+    for t in np.flatnonzero(status == FALLBACK):
+        t = int(t)
+        p = plan.projection(t)
+        c = coords[t]
+        key = keys[tuple(i // r for i, r in zip(c, ratio))]
+        local = _local(c, ratio)
+        src = sources[t]
+        if src is None:  # pragma: no cover - the engine fills missing chunks itself
+            fill(full[p.out_selection], array._fill_bytes)
+            continue
+        job = InnerRead(key, 0, len(src), local, p.chunk_selection, full[p.out_selection], 0)
+        _decode_into(array, job, src)
+
+
 def read_sharded(array, selection, out=None):
     """``array[selection]`` for a sharded array (see the module docstring)."""
     if out is None:
@@ -247,7 +337,11 @@ def read_sharded(array, selection, out=None):
     else:
         result = _check_out(out, sel.out_shape, array.dtype)
     full = result[sel.expand_index]
-    run_inner_reads(array, plan_inner_reads(array, sel, full))
+    engine = array._sharding.inner_engine
+    if engine is not None:
+        _read_native(array, engine, sel, full)
+    else:
+        run_inner_reads(array, plan_inner_reads(array, sel, full))
     if out is None and result.ndim == 0 and not _has_ellipsis(selection):
         return result[()]
     return result
