@@ -70,13 +70,23 @@ def store(request, tmp_path):
 # ------------------------------------------------------------------ numpy equivalence
 
 
+def python_path(a):
+    """Make ``a`` read inner chunks with the Python codecs instead of the native engine."""
+    assert a._sharding.inner_engine is not None
+    a._sharding._inner_engine = None
+    return a
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), sharded_geometry(), st.sampled_from(["start", "end"]), st.booleans())
-def test_reads_and_writes_as_numpy(data, geometry, location, threads):
+@given(st.data(), sharded_geometry(), st.sampled_from(["start", "end"]), st.booleans(),
+       st.booleans())
+def test_reads_and_writes_as_numpy(data, geometry, location, threads, native):
     shape, shards, chunks = geometry
     a = zarrhpc.create_array(MemoryStore(), shape=shape, dtype="i4", chunks=chunks,
                              shards={"shape": shards, "index_location": location},
                              fill_value=-7, compressors=None)
+    if not native:
+        python_path(a)
     expected = np.full(shape, -7, dtype="i4")
     rng = np.random.default_rng(0)
     with config.set(threads=2 if threads else 1):
@@ -287,3 +297,22 @@ def test_hostile_index_through_the_array(tmp_path, location, point):
     a.store.set("c/0/0", bad[:10])  # truncated below the index size
     with pytest.raises(CorruptChunkError, match=r"^c/0/0: shard index: expected"):
         a[5, 1] if point else a[4:6, 0:2]
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_corrupt_inner_chunk_names_shard_and_inner_chunk(tmp_path, native):
+    a = zarrhpc.create_array(tmp_path / "c.zarr", shape=(8, 8), dtype="f4", chunks=(4, 4),
+                             shards=(8, 8), compressors=[BLOSC])
+    a[...] = np.arange(64, dtype="f4").reshape(8, 8)
+    if not native:
+        python_path(a)
+    layout = a._sharding
+    raw = bytearray(a.store.get("c/0/0"))
+    index = layout.read_index(raw)
+    off = int(index[0, 1, 0])
+    raw[off + 12:off + 16] = (10**6).to_bytes(4, "little")  # inner chunk (0, 1): bad cbytes
+    a.store.set("c/0/0", raw)
+    match = r"^c/0/0: inner chunk \(0, 1\)"
+    for sel in [(slice(None), slice(None)), (slice(0, 3), slice(3, 6)), (1, 6)]:
+        with pytest.raises(CorruptChunkError, match=match):
+            a[sel]
