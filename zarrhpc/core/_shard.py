@@ -29,7 +29,7 @@ import numpy as np
 from zarrhpc import config
 from zarrhpc._kernels import copy_into, fill
 from zarrhpc.codecs import swap_size
-from zarrhpc.codecs.sharding import EMPTY
+from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.core._read import _check_out, _has_ellipsis
 from zarrhpc.core._write import _prepare_value
 from zarrhpc.codecs.native import FALLBACK
@@ -389,11 +389,13 @@ def _load_existing(array, sw: _ShardWrite) -> None:
 def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
     """Encode one touched inner chunk; returns (flat index, bytes or None)."""
     layout = array._sharding
-    local = _local(p.chunk_coords, layout.grid_shape)
-    flat = int(np.ravel_multi_index(local, layout.grid_shape))
-    where = f"{sw.key}: inner chunk {local}"
-    ends = tuple((c + 1) * n for c, n in zip(p.chunk_coords, layout.chunk_shape))
-    inside = all(e <= n for e, n in zip(ends, array.shape))
+    flat = 0
+    inside = True
+    local = []
+    for c, r, n, size in zip(p.chunk_coords, layout.grid_shape, layout.chunk_shape, array.shape):
+        flat = flat * r + c % r
+        local.append(c % r)
+        inside = inside and (c + 1) * n <= size
     if p.covers_chunk and inside and all(s.step == 1 for s in p.chunk_selection[:-1]):
         chunk = src
     else:
@@ -402,10 +404,12 @@ def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
         if old is None:
             fill(chunk, array._fill_bytes)
         else:
-            decoded = layout.inner.decode(old, where)
+            decoded = layout.inner.decode(old, f"{sw.key}: inner chunk {tuple(local)}")
             copy_into(chunk, decoded, swap_size(decoded.dtype))
         copy_into(chunk[p.chunk_selection], src)
-    return flat, layout.encode_inner(chunk, where, array._write_empty_chunks)
+    if not array._write_empty_chunks and is_fill_chunk(chunk, layout.fill_bytes):
+        return flat, None
+    return flat, layout.inner.encode(chunk, sw.key)
 
 
 _scratch = threading.local()  # per-thread shard buffer, reused across writes
@@ -424,9 +428,17 @@ def _store_shard(array, sw: _ShardWrite) -> None:
 
 
 def _map(pool, fn, items) -> list:
+    """``[fn(x) for x in items]``, on the pool in a few contiguous batches.
+
+    Batches, not one task per item: with small inner chunks the executor's per-task cost
+    would exceed the work.
+    """
     if pool is None or len(items) <= 1:
         return [fn(item) for item in items]
-    return list(pool.map(fn, items))
+    nbatch = min(len(items), 4 * config.get("threads"))
+    size = -(-len(items) // nbatch)
+    batches = [items[i:i + size] for i in range(0, len(items), size)]
+    return [r for rs in pool.map(lambda batch: [fn(x) for x in batch], batches) for r in rs]
 
 
 def write_sharded(array, selection, value) -> None:
