@@ -29,10 +29,10 @@ import numpy as np
 from zarrhpc import config
 from zarrhpc._kernels import copy_into, fill
 from zarrhpc.codecs import swap_size
+from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.core._read import _check_out, _has_ellipsis
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.errors import CodecError, CorruptChunkError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
