@@ -161,6 +161,16 @@ def test_chunks_and_shards_as_zarr_python(store):
     assert zarrhpc.open_array(store).shards == (20, 25)
     plain = zarrhpc.create_array(MemoryStore(), shape=(10,), dtype="f4", chunks=(5,))
     assert plain.shards is None and plain.chunks == (5,)
+    assert a.cdata_shape == (10, 10) and a.nchunks == 100  # inner chunks, as zarr-python
+    assert "Shard shape : (20, 25)" in repr(a.info).replace("  ", "")
+
+
+def test_nchunks_initialized_as_zarr_python():
+    # zarr-python's docstring example: stored shards times inner chunks per shard
+    a = zarrhpc.create_array(MemoryStore(), shape=(10,), dtype="i4", chunks=(1,), shards=(2,))
+    assert a.nchunks_initialized == 0
+    a[:5] = 1
+    assert a.nchunks_initialized == 6
 
 
 def test_shards_must_be_a_multiple_of_chunks():

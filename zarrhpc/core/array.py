@@ -100,10 +100,14 @@ class Array(Node):
 
     @property
     def nchunks(self) -> int:
-        return self._grid.nchunks
+        """Number of chunks (inner chunks when sharded, as zarr-python counts them)."""
+        return math.prod(self.cdata_shape)
 
     @property
     def cdata_shape(self) -> tuple[int, ...]:
+        """Chunks along each dimension (inner chunks when sharded, as zarr-python)."""
+        if self._sharding is not None:
+            return tuple(-(-n // c) for n, c in zip(self.shape, self.chunks))
         return self._grid.grid_shape
 
     @property
@@ -120,9 +124,13 @@ class Array(Node):
 
     @property
     def nchunks_initialized(self) -> int:
-        """How many chunks are stored (lists the array's chunk keys)."""
+        """How many chunks are stored (lists the array's chunk keys).
+
+        Sharded: stored shards times inner chunks per shard, as zarr-python counts.
+        """
         keys = set(self._store.list_prefix(self._key_prefix))
-        return sum(1 for c in self._grid.all_chunk_coords() if self._chunk_key(c) in keys)
+        n = sum(1 for c in self._grid.all_chunk_coords() if self._chunk_key(c) in keys)
+        return n * (self._sharding.nchunks if self._sharding is not None else 1)
 
     @property
     def info(self) -> NodeInfo:
@@ -134,6 +142,7 @@ class Array(Node):
             ("Fill value", repr(self.fill_value)),
             ("Shape", str(self.shape)),
             ("Chunk shape", str(self.chunks)),
+            *([("Shard shape", str(self.shards))] if self._sharding is not None else []),
             ("Order", self._order),
             ("Read-only", str(self._read_only)),
             ("Store type", type(self._store).__name__),
