@@ -326,3 +326,18 @@ def test_corrupt_inner_chunk_names_shard_and_inner_chunk(tmp_path, native):
     for sel in [(slice(None), slice(None)), (slice(0, 3), slice(3, 6)), (1, 6)]:
         with pytest.raises(CorruptChunkError, match=match):
             a[sel]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_read_into_out_and_order(store, order):
+    a = zarrhpc.create_array(store, shape=(10, 9, 7), dtype="u2", chunks=(2, 3, 7),
+                             shards=(4, 9, 7), order=order)
+    x = np.arange(630, dtype="u2").reshape(10, 9, 7)
+    a[...] = x
+    got = a[...]
+    assert np.array_equal(got, x) and got.flags[f"{order}_CONTIGUOUS"]
+    out = np.zeros((5, 9), dtype="u2", order="F")
+    assert a.read((slice(1, 10, 2), slice(None), 3), out=out) is out
+    assert np.array_equal(out, x[1:10:2, :, 3])
+    with pytest.raises(zarrhpc.errors.SelectionError):
+        a.read((slice(0, 2),), out=out)
