@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc import config
-from zarrhpc._kernels import copy_into, fill
+from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.errors import CodecError, CorruptChunkError, SelectionError, StoreError
@@ -172,7 +172,7 @@ def read_selection(array, selection, out=None):
     sel = normalize_basic_selection(selection, array.shape)
     dtype = array.dtype
     if out is None:
-        result = np.empty(sel.out_shape, dtype=dtype, order=array._order)
+        result = alloc.empty(sel.out_shape, dtype, array._order)
     else:
         result = _check_out(out, sel.out_shape, dtype)
     full = result[sel.expand_index]  # a view with dropped dims as length 1
