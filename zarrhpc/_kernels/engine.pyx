@@ -288,6 +288,90 @@ cdef class Engine:
             free(lens)
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
+    def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
+                   int64_t root_len=0, int key_kind=0, str sep="/", source=None):
+        """Read one element (chunk ``coords``, index ``within`` it) into the 0-d ``out``.
+
+        The fixed-cost path of single-element reads: one task, no plan arrays. Same
+        sources and return value as :meth:`read` (``source``: that chunk's bytes or None).
+        """
+        cdef int d, nd = self.ndim
+        cdef int64_t c_npieces[64]
+        cdef int64_t c_off[64]
+        cdef int64_t c_chunk[64]
+        cdef int64_t c_first[64]
+        cdef int64_t c_count[64]
+        cdef int64_t c_out[64]
+        cdef int64_t c_step[64]
+        cdef int64_t c_strides[64]
+        cdef uint8_t status = 0
+        cdef zh_job_t job
+        cdef bytes prefix_b
+        cdef Py_buffer view
+        cdef const char *ptr = NULL
+        cdef int64_t length = 0
+        cdef int rc
+        if nd > 64 or len(coords) != nd or len(within) != nd:
+            raise ValueError("engine: read_point: coords and within need one entry per dimension")
+        if cnp.PyArray_NDIM(out) != 0 or not cnp.PyArray_ISWRITEABLE(out):
+            raise ValueError("engine: read_point: out must be a writable 0-d array")
+        for d in range(nd):
+            c_npieces[d] = 1
+            c_off[d] = d
+            c_chunk[d] = coords[d]
+            c_first[d] = within[d]
+            c_count[d] = 1
+            c_out[d] = 0
+            c_step[d] = 1
+            c_strides[d] = 0
+        memset(&job, 0, sizeof(zh_job_t))
+        job.ndim = nd
+        job.itemsize = self.itemsize
+        job.swap = self.swap
+        job.chunk_shape = _p(self.chunk_shape)
+        job.chunk_lstrides = _p(self.lstrides)
+        job.decoded_size = self.decoded_size
+        job.steps = self.steps
+        job.nsteps = self.nsteps
+        job.fill_stored = self.fill_stored
+        job.fill_native = self.fill_native
+        job.npieces = c_npieces
+        job.piece_off = c_off
+        job.p_chunk = c_chunk
+        job.p_first = c_first
+        job.p_count = c_count
+        job.p_out = c_out
+        job.step = c_step
+        job.buf = <char *> cnp.PyArray_DATA(out)
+        job.buf_strides = c_strides
+        job.partial_ok = 1
+        job.direct_ok = 0
+        job.task_status = &status
+        if path_prefix is not None:
+            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+            job.path_prefix = prefix_b
+            job.root_len = root_len
+            job.key_kind = key_kind
+            job.sep = ord(sep)
+            with nogil:
+                rc = zh_read_run(&job, 1)
+        else:
+            job.mem_ptr = &ptr
+            job.mem_len = &length
+            if source is None:
+                with nogil:
+                    rc = zh_read_run(&job, 1)
+            else:
+                PyObject_GetBuffer(source, &view, PyBUF_SIMPLE)
+                try:
+                    ptr = <const char *> view.buf if view.len else <const char *> ""
+                    length = view.len
+                    with nogil:
+                        rc = zh_read_run(&job, 1)
+                finally:
+                    PyBuffer_Release(&view)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
               str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
               bint write_empty_chunks=False, bint durable=False, int nthreads=1):

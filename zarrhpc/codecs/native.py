@@ -44,6 +44,14 @@ def _find_blosc1_compress() -> None:
 _find_blosc1_compress()
 
 
+def _c_strides(shape, itemsize: int) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def engine_for(pipeline: CodecPipeline) -> Engine | None:
     """The native engine for ``pipeline``'s chain, or None when a codec has no native form."""
     if not isinstance(pipeline.array_bytes, BytesCodec):
@@ -58,9 +66,11 @@ def engine_for(pipeline: CodecPipeline) -> Engine | None:
         steps.append((*step, -1 if size is None else size))
     spec = pipeline.spec
     stored = pipeline.encoded_spec
-    # the decoded chunk's logical byte strides: decode a blank buffer into views
-    blank = np.zeros(stored.dtype.itemsize * int(np.prod(stored.shape, dtype=np.int64)), np.uint8)
-    view = pipeline.array_bytes.decode(blank, stored)
+    # the decoded chunk's logical byte strides: the array->array codecs' views of a
+    # C-contiguous stored chunk (a strided stand-in; no element is touched)
+    stored_dtype = pipeline.array_bytes.stored_dtype(stored.dtype)
+    cstrides = _c_strides(stored.shape, stored_dtype.itemsize)
+    view = np.lib.stride_tricks.as_strided(np.zeros(1, stored_dtype), stored.shape, cstrides)
     for aa in reversed(pipeline.array_array):
         view = aa.decode_view(view)
     swap = swap_size(view.dtype)

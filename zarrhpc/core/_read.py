@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc import config
-from zarrhpc._kernels import copy_into, fill
+from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.errors import CodecError, CorruptChunkError, SelectionError, StoreError
@@ -121,16 +121,61 @@ def _read_python(array, sel, full: np.ndarray) -> None:
         list(pool.map(lambda job: decode_chunk_into(array, *job), plan))
 
 
+def _point(selection, shape):
+    """The in-range non-negative index of an all-integer selection, else None."""
+    if type(selection) is not tuple:
+        selection = (selection,)
+    if len(selection) != len(shape) or not shape:
+        return None
+    idx = []
+    for i, n in zip(selection, shape):
+        if type(i) is not int:
+            if not isinstance(i, np.integer):
+                return None
+            i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            return None  # the general path raises the error
+        idx.append(i)
+    return idx
+
+
+def _read_point(array, engine, idx):
+    """One element: the shortest path (one task, no plan)."""
+    chunks = array.chunks
+    coords = [i // c for i, c in zip(idx, chunks)]
+    within = [i - k * c for i, k, c in zip(idx, coords, chunks)]
+    out = np.empty((), dtype=array.dtype)
+    target = native_target(array)
+    if target is not None:
+        prefix, root_len, kind, sep = target
+        status, _, code, msg = engine.read_point(out, coords, within, prefix, root_len, kind, sep)
+    else:
+        key = array._chunk_key(coords)
+        status, _, code, msg = engine.read_point(out, coords, within,
+                                                 source=array._store.get(key))
+    if code or status == FALLBACK:
+        return None  # the general path decodes in Python or raises the error
+    return out[()]
+
+
 def read_selection(array, selection, out=None):
     """``array[selection]`` as numpy returns it (a scalar for an all-integer index)."""
+    engine = array._engine
+    if out is None and engine is not None:
+        idx = _point(selection, array.shape)
+        if idx is not None:
+            value = _read_point(array, engine, idx)
+            if value is not None:
+                return value
     sel = normalize_basic_selection(selection, array.shape)
     dtype = array.dtype
     if out is None:
-        result = np.empty(sel.out_shape, dtype=dtype, order=array._order)
+        result = alloc.empty(sel.out_shape, dtype, array._order)
     else:
         result = _check_out(out, sel.out_shape, dtype)
     full = result[sel.expand_index]  # a view with dropped dims as length 1
-    engine = array._engine
     if engine is not None:
         _read_native(array, engine, sel, full)
     else:
