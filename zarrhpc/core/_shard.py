@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from zarrhpc import config
-from zarrhpc._kernels import copy_into, fill
+from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
@@ -319,21 +319,33 @@ def _read_native(array, engine, sel, full: np.ndarray) -> None:
         _decode_into(array, job, src)
 
 
+def _read_point(array, point: tuple):
+    """One element: two small reads, then the engine's one-task decode (or Python's)."""
+    result = np.empty((1,) * len(point), dtype=array.dtype)
+    (job,) = plan_point_read(array, point, result)
+    if job.data is None:
+        fill(result, array._fill_bytes)
+        return result.reshape(())[()]
+    engine = array._sharding.inner_engine
+    if engine is not None:
+        out = np.empty((), dtype=array.dtype)
+        within = [s.start for s in job.chunk_selection[:-1]]
+        status, _, code, _ = engine.read_point(out, job.inner_coords, within, source=job.data)
+        if not code and status != FALLBACK:
+            return out[()]
+    _decode_into(array, job, job.data)  # decodes in Python, or raises the error
+    return result.reshape(())[()]
+
+
 def read_sharded(array, selection, out=None):
     """``array[selection]`` for a sharded array (see the module docstring)."""
     if out is None:
         point = _as_point(selection, array.shape)
         if point is not None:
-            result = np.empty((1,) * len(point), dtype=array.dtype)
-            (job,) = plan_point_read(array, point, result)
-            if job.data is not None:
-                _decode_into(array, job, job.data)
-            else:
-                fill(result, array._fill_bytes)
-            return result.reshape(())[()]
+            return _read_point(array, point)
     sel = normalize_basic_selection(selection, array.shape)
     if out is None:
-        result = np.empty(sel.out_shape, dtype=array.dtype, order=array._order)
+        result = alloc.empty(sel.out_shape, array.dtype, array._order)
     else:
         result = _check_out(out, sel.out_shape, array.dtype)
     full = result[sel.expand_index]
