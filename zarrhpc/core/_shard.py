@@ -1,22 +1,26 @@
 """Reads and writes of sharded arrays (a ``sharding_indexed`` codec alone in the chain).
 
 Read ``a[sel]``: the selection is planned over the *inner* chunk grid and grouped by
-shard. For each touched shard one reader (``store.open_reader``: one open on LocalStore)
-gives its length and, with one ranged read, its index; the index is checked against the
-shard's real length (:meth:`ShardLayout.decode_index`) before any inner byte is read.
-The plan is then a flat list of
-:class:`InnerRead` jobs (byte range of one inner chunk, part wanted, destination view),
-which :func:`run_inner_reads` executes: one ``get_partial_values`` per shard for only the
-inner chunks wanted (or the whole shard, memory-mapped, when most of it is wanted), then
-decode and one strided copy per inner chunk, in parallel on ``config.executor()``.
-Planning and executing are apart so that another executor (a native batch engine) can
-run the same jobs.
+shard. Per touched shard, one reader (``store.open_reader``: one open on LocalStore)
+gives the shard's length and, with one ranged read, its index, which is checked against
+that length (:meth:`ShardLayout.decode_index`) before any inner byte is read; then only
+the wanted inner chunks are read through the same reader (or, when at least half the
+shard is wanted, the whole shard is fetched once and its index taken from those bytes).
+
+- One element: two small reads, then the engine's one-task decode (``read_point``).
+- Inner chain with a native form (codecs.native): the inner chunks' bytes go to the
+  engine as ``sources`` and are decoded into the result without the GIL.
+- Otherwise: :func:`plan_inner_reads` makes a flat list of :class:`InnerRead` jobs (byte
+  range of one inner chunk, part wanted, destination view) and :func:`run_inner_reads`
+  executes them on ``config.executor()`` with the Python codecs. Planning and executing
+  are apart so that another executor can run the same jobs.
 
 Write ``a[sel] = x``: every touched shard is rebuilt in memory and stored once
 (``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
 bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
-a shard left with no inner chunk is erased. Inner chunks are encoded in parallel.
+a shard left with no inner chunk is erased. Inner chunks are encoded in a few batches per
+worker thread.
 """
 
 from __future__ import annotations
