@@ -9,6 +9,7 @@ np.float32(1.0)
 
 from zarrhpc import config, errors
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
+from zarrhpc.core import consolidate_metadata, open_consolidated
 from zarrhpc.storage import LocalStore, MemoryStore, Store
 
 __version__ = "0.1.0"
@@ -20,10 +21,12 @@ __all__ = [
     "MemoryStore",
     "Store",
     "config",
+    "consolidate_metadata",
     "create_array",
     "create_group",
     "errors",
     "open",
     "open_array",
+    "open_consolidated",
     "open_group",
 ]

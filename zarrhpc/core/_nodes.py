@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from zarrhpc.errors import MetadataError, ReadOnlyError
-from zarrhpc.metadata import parse_metadata_v3
+from zarrhpc.errors import ReadOnlyError
 from zarrhpc.storage import LocalStore, MemoryStore, Store
 
 META = "zarr.json"
@@ -36,17 +35,10 @@ def child_path(path: str, name: str) -> str:
 
 
 def read_node(store: Store, path: str):
-    """The parsed metadata of the node at ``path``, or None when there is none."""
-    key = meta_key(path)
-    raw = store.get(key)
-    if raw is None:
-        return None
-    try:
-        return parse_metadata_v3(bytes(raw), key)
-    except MetadataError:
-        raise
-    except (ValueError, TypeError) as exc:  # defensive: anything else names the document
-        raise MetadataError(f"{key}: {exc}") from exc
+    """The parsed metadata of the node at ``path`` (v3, v2 or the 2022 draft), or None."""
+    from zarrhpc.core.formats import read_node as read_any
+
+    return read_any(store, path)
 
 
 def check_writable(store: Store, what: str) -> None:

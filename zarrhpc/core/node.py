@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from zarrhpc.core._nodes import meta_key
+from zarrhpc.core.formats import write_node
 from zarrhpc.core.attributes import Attributes
 from zarrhpc.errors import ReadOnlyError
 
@@ -57,7 +57,8 @@ class Node:
 
     @property
     def zarr_format(self) -> int:
-        return 3
+        """2 or 3 (3 also for an implicit group and for the 2022 draft of v3)."""
+        return getattr(self._metadata, "zarr_format", 3)
 
     @property
     def read_only(self) -> bool:
@@ -78,7 +79,7 @@ class Node:
         self._check_writable()
         md = self._metadata if self._metadata is not None else self._empty_metadata()
         md = md.with_attributes(attributes)
-        self._store.set(meta_key(self._path), md.to_bytes())
+        write_node(self._store, self._path, md, attributes_only=True)
         self._metadata = md
 
     def __eq__(self, other) -> bool:

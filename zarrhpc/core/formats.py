@@ -1,0 +1,80 @@
+"""Which format a node is stored in, and how its documents are read and written.
+
+Opening detects the format by itself, in zarr-python 3's order: a ``zarr.json`` (final
+v3, or the 2022 draft's entry point at the root), then ``.zarray``/``.zgroup`` (v2). The
+metadata objects say the rest (``zarr_format``, ``node_type``, ``documents()``), so
+arrays and groups need no format branches beyond this module.
+"""
+
+from __future__ import annotations
+
+from zarrhpc.errors import MetadataError
+from zarrhpc.metadata import GroupMetadataV3, parse_metadata_v3
+from zarrhpc.metadata.v2 import ZARRAY, ZATTRS, ZGROUP, GroupMetadataV2, ArrayMetadataV2
+
+__all__ = ["META_NAMES", "doc_key", "empty_group", "read_node", "write_node"]
+
+META = "zarr.json"
+# names whose presence under a prefix marks a node (v3 and v2)
+META_NAMES = (META, ZARRAY, ZGROUP)
+
+
+def _key(path: str, name: str) -> str:
+    return f"{path}/{name}" if path else name
+
+
+def doc_key(path: str, md=None) -> str:
+    """The key of a node's main document (for messages): zarr.json, .zarray or .zgroup."""
+    if md is not None and getattr(md, "zarr_format", 3) == 2:
+        return _key(path, ZARRAY if md.node_type == "array" else ZGROUP)
+    return _key(path, META)
+
+
+def _parse(parser, key: str, *args):
+    try:
+        return parser(*args)
+    except MetadataError:
+        raise
+    except (ValueError, TypeError) as exc:  # defensive: anything else names the document
+        raise MetadataError(f"{key}: {exc}") from exc
+
+
+def _is_draft_entry(raw) -> bool:
+    return b'"https://purl.org/zarr/spec/core/3.0"' in bytes(raw).replace(b" ", b"")
+
+
+def read_node(store, path: str):
+    """The parsed metadata of the node at ``path`` (any format), or None."""
+    key = _key(path, META)
+    raw = store.get(key)
+    if raw is not None:
+        if _is_draft_entry(raw):
+            from zarrhpc.core.draft import read_draft_node
+
+            return read_draft_node(store, path, raw)
+        return _parse(parse_metadata_v3, key, bytes(raw), key)
+    key = _key(path, ZARRAY)
+    raw = store.get(key)
+    if raw is not None:
+        attrs = store.get(_key(path, ZATTRS))
+        return _parse(ArrayMetadataV2.from_json, key, bytes(raw),
+                      None if attrs is None else bytes(attrs), key)
+    key = _key(path, ZGROUP)
+    raw = store.get(key)
+    if raw is not None:
+        attrs = store.get(_key(path, ZATTRS))
+        return _parse(GroupMetadataV2.from_json, key, bytes(raw),
+                      None if attrs is None else bytes(attrs), key)
+    return None
+
+
+def write_node(store, path: str, md, *, attributes_only: bool = False) -> None:
+    """Write the documents of ``md`` for the node at ``path``."""
+    docs = md.attributes_documents() if attributes_only else md.documents()
+    for name, data in docs.items():
+        store.set(_key(path, name), data)
+
+
+def empty_group(zarr_format: int):
+    """Metadata of a new group without attributes."""
+    return GroupMetadataV2() if zarr_format == 2 else GroupMetadataV3()
