@@ -222,7 +222,9 @@ def _open_existing(store, path, mode, use_consolidated=None, **array_kwargs):
 
         if use_consolidated:
             return open_consolidated(store, path, mode)
-        node._consolidated = load_consolidated(store, path, node.metadata)
+        cons = load_consolidated(store, path, node.metadata)
+        if cons is not None:
+            node._consolidated = cons
     return node
 
 

@@ -49,9 +49,7 @@ def read_node(store, path: str):
     raw = store.get(key)
     if raw is not None:
         if _is_draft_entry(raw):
-            from zarrhpc.core.draft import read_draft_node
-
-            return read_draft_node(store, path, raw)
+            return _draft(store, path, raw)
         return _parse(parse_metadata_v3, key, bytes(raw), key)
     key = _key(path, ZARRAY)
     raw = store.get(key)
@@ -65,6 +63,25 @@ def read_node(store, path: str):
         attrs = store.get(_key(path, ZATTRS))
         return _parse(GroupMetadataV2.from_json, key, bytes(raw),
                       None if attrs is None else bytes(attrs), key)
+    if path:  # a node of a 2022-draft hierarchy has its documents under meta/
+        root = store.get(META)
+        if root is not None and _is_draft_entry(root):
+            return _draft(store, path, root)
+    return None
+
+
+def _draft(store, path: str, entry):
+    from zarrhpc.core.draft import DraftHierarchy
+
+    return DraftHierarchy(store, bytes(entry)).get(path)
+
+
+def draft_hierarchy(store, md):
+    """The DraftHierarchy a draft group's members are looked up in (None: not a draft)."""
+    if getattr(md, "read_only", False) and md.node_type == "group":
+        from zarrhpc.core.draft import DraftHierarchy
+
+        return DraftHierarchy(store, bytes(store.get(META)))
     return None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
-from zarrhpc.core.formats import META_NAMES, doc_key, empty_group
+from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import NodeNotFoundError
 from zarrhpc.metadata import normalize_path
@@ -47,7 +47,7 @@ def open_node(store, path: str, *, read_only: bool, consolidated=None, **array_k
         return _node(store, path, md, read_only, consolidated, **array_kwargs)
     md = read_node(store, path)
     if md is not None:
-        return _node(store, path, md, read_only, **array_kwargs)
+        return _node(store, path, md, read_only, draft_hierarchy(store, md), **array_kwargs)
     if _has_nodes_below(store, path):
         return Group(store, path, None, read_only=read_only)
     raise NodeNotFoundError(f"{doc_key(path)}: no array or group at path {path or '/'!r}")
@@ -66,7 +66,7 @@ class Group(Node):
     # -- properties -----------------------------------------------------------------
     @property
     def is_implicit(self) -> bool:
-        return self._metadata is None
+        return self._metadata is None or getattr(self._metadata, "implicit", False)
 
     @property
     def info(self) -> NodeInfo:

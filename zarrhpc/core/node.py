@@ -32,7 +32,8 @@ class Node:
         self._store = store
         self._path = path
         self._metadata = metadata
-        self._read_only = read_only or store.read_only
+        # the 2022-draft metadata is read-only (zarrhpc reads that format, never writes it)
+        self._read_only = read_only or store.read_only or getattr(metadata, "read_only", False)
 
     @property
     def metadata(self):
