@@ -31,7 +31,8 @@ V2_ARRAYS = {
         compressors=numcodecs.Zstd(1)), False, "keep"),
     "grp/M8": (np.arange(8).astype("<M8[s]"), dict(compressors=None), False, "keep"),
     "grp/struct_big": (np.array([(1, 2.5), (3, -1.0)] * 3, dtype=[("a", "<i4"), ("b", ">f8")]),
-                       dict(compressors=None, fill_value=np.zeros((), [("a", "<i4"), ("b", ">f8")])[()]),
+                       dict(compressors=None,
+                            fill_value=np.zeros((), [("a", "<i4"), ("b", ">f8")])[()]),
                        False, "reencode"),
     "grp/delta": (np.arange(40, dtype="<i8").reshape(8, 5), dict(
         filters=[numcodecs.Delta("<i8")], compressors=numcodecs.Zstd(1)), False, "keep"),

@@ -150,7 +150,8 @@ def _extended_data(dtype, shape, seed):
     if dt.kind == "U":
         letters = np.array(list("abcdefghij"))
         n = dt.itemsize // 4
-        words = ["".join(rng.choice(letters, rng.integers(0, n + 1))) for _ in range(np.prod(shape))]
+        words = ["".join(rng.choice(letters, rng.integers(0, n + 1)))
+                 for _ in range(np.prod(shape))]
         return np.array(words, dtype=dt).reshape(shape)
     if dt.kind == "S":
         raw = rng.integers(1, 256, size=(int(np.prod(shape)), dt.itemsize), dtype=np.uint8)

@@ -175,7 +175,8 @@ def test_data_type_from_numpy_unsupported(given):
         ("U5", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 20}}),
         (">U2", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}}),
         ("S3", {"name": "null_terminated_bytes", "configuration": {"length_bytes": 3}}),
-        ("M8[ns]", {"name": "numpy.datetime64", "configuration": {"unit": "ns", "scale_factor": 1}}),
+        ("M8[ns]", {"name": "numpy.datetime64",
+                    "configuration": {"unit": "ns", "scale_factor": 1}}),
         (">m8[10s]", {"name": "numpy.timedelta64",
                       "configuration": {"unit": "s", "scale_factor": 10}}),
         (np.dtype([("a", ">i4"), ("b", "f8")]), {"name": "structured", "configuration": {

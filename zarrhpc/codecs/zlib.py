@@ -19,7 +19,14 @@ from __future__ import annotations
 import zlib
 from typing import Any, ClassVar
 
-from zarrhpc.codecs.abc import BytesToBytesCodec, ChunkSpec, as_bytes_view, check_int, config_dict, get_int
+from zarrhpc.codecs.abc import (
+    BytesToBytesCodec,
+    ChunkSpec,
+    as_bytes_view,
+    check_int,
+    config_dict,
+    get_int,
+)
 from zarrhpc.errors import CorruptChunkError
 
 __all__ = ["ZlibCodec"]
@@ -41,7 +48,9 @@ class ZlibCodec(BytesToBytesCodec):
         self.level = check_int(level, 0, 9, "", "ZlibCodec", "level")
 
     @classmethod
-    def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec") -> ZlibCodec:
+    def from_config(
+        cls, configuration: dict | None, doc: str = "", field: str = "codec"
+    ) -> ZlibCodec:
         """Build from ``{"level": 0..9}`` (level defaults to 1 as in numcodecs)."""
         config = config_dict(configuration, doc, field, {"level", "id"}, required=False)
         return cls(level=get_int(config, "level", doc, field, 0, 9, default=1))

@@ -88,13 +88,16 @@ def parse_entry_point(data: Any, doc: str = "zarr.json") -> str:
     """Validate the entry point document; return the metadata key suffix (``".json"``)."""
     d = _load(data, doc)
     if d.get("zarr_format") != DRAFT_FORMAT:
-        raise _err(doc, "zarr_format", f"expected {DRAFT_FORMAT!r}, got {_show(d.get('zarr_format'))}")
+        raise _err(doc, "zarr_format",
+                   f"expected {DRAFT_FORMAT!r}, got {_show(d.get('zarr_format'))}")
     enc = d.get("metadata_encoding", {"type": "json", "metadata_key_suffix": ".json"})
     if not isinstance(enc, dict) or enc.get("type") != "json" or "extension" in enc:
-        raise UnsupportedError(f"{doc}: metadata_encoding: only JSON is supported, got {_show(enc)}")
+        raise UnsupportedError(
+            f"{doc}: metadata_encoding: only JSON is supported, got {_show(enc)}")
     suffix = enc.get("metadata_key_suffix", ".json")
     if not isinstance(suffix, str):
-        raise _err(doc, "metadata_encoding.metadata_key_suffix", f"expected a string, got {_show(suffix)}")
+        raise _err(doc, "metadata_encoding.metadata_key_suffix",
+                   f"expected a string, got {_show(suffix)}")
     _check_extensions(d.get("extensions"), doc)
     return suffix
 
