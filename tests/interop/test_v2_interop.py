@@ -280,3 +280,28 @@ def test_nested_and_subarray_structured(tmp_path, descr, json_dtype):
     assert got.reshape(CHUNKS)[0, 0].tobytes() == stored[6, 4].tobytes()
     assert (tmp_path / "a.zarr" / "0.0").read_bytes() == stored[:3, :4].tobytes()
     assert same_bits(zarrhpc.open_array(tmp_path / "a.zarr")[...], stored)
+
+
+V3_EXTENDED = ["|S5", "<U3", "<M8[ms]", ">m8[s]", [("a", "<i4"), ("b", "<f8")],
+               [("p", "|u1"), ("q", [("x", "<u2")])]]
+
+
+@pytest.mark.parametrize("dtype", V3_EXTENDED, ids=[str(d) for d in V3_EXTENDED])
+def test_v3_extension_types_with_zarr_python(tmp_path, dtype):
+    """The types beyond the v3 core, under zarr-python 3.1's names, both ways."""
+    import warnings
+
+    stored = _extended_data(dtype, SHAPE, seed=8)
+    native = stored.astype(zarrhpc.metadata.data_type_from_numpy(stored.dtype).dtype)
+    a = zarrhpc.create_array(tmp_path / "a.zarr", shape=SHAPE, chunks=CHUNKS, dtype=stored.dtype)
+    a[...] = stored
+    meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
+    assert meta["data_type"] == a.metadata.data_type.to_json()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zarr-python warns that these types are unstable
+        got = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[...]
+        z = zarr.create_array(str(tmp_path / "z.zarr"), shape=SHAPE, chunks=CHUNKS,
+                              dtype=native.dtype, fill_value=None)
+        z[...] = native
+    assert same_bits(np.asarray(got).astype(native.dtype), native)
+    assert same_bits(zarrhpc.open_array(tmp_path / "z.zarr")[...], native)

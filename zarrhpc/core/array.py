@@ -123,7 +123,7 @@ class Array(Node):
         p = self._pipeline
         rows = [
             ("Type", "Array"),
-            ("Zarr format", str(self.zarr_format)),
+            ("Zarr format", self._format_text),
             ("Data type", self._spec.data_type.name),
             ("Fill value", repr(self.fill_value)),
             ("Shape", str(self.shape)),

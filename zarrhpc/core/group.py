@@ -73,7 +73,7 @@ class Group(Node):
         return NodeInfo([
             ("Name", self.name),
             ("Type", "implicit Group" if self.is_implicit else "Group"),
-            ("Zarr format", str(self.zarr_format)),
+            ("Zarr format", self._format_text),
             ("Read-only", str(self._read_only)),
             ("Store type", type(self._store).__name__),
             ("No. members", str(len(self))),

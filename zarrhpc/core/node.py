@@ -62,6 +62,12 @@ class Node:
         return getattr(self._metadata, "zarr_format", 3)
 
     @property
+    def _format_text(self) -> str:
+        """What ``info`` shows as the format: "2", "3" or "3 (2022 draft)"."""
+        draft = getattr(self._metadata, "read_only", False)
+        return f"{self.zarr_format}{' (2022 draft)' if draft else ''}"
+
+    @property
     def read_only(self) -> bool:
         return self._read_only
 
