@@ -77,3 +77,28 @@ def test_corrupt_draft_chunk(tmp_path):
     put(tmp_path, "data/foo/bar/c0/0", zlib.compress(b"short"))
     with pytest.raises(zarrhpc.errors.CorruptChunkError, match=r"^data/foo/bar/c0/0: "):
         zarrhpc.open_array(tmp_path, path="foo/bar")[...]
+
+
+def test_layout_keys():
+    from zarrhpc.metadata.v3draft import DraftChunkKeyEncoding, DraftLayout
+
+    spec, zp2 = DraftLayout(""), DraftLayout("root")
+    assert spec.meta_key("", "group") == "meta/group.json"
+    assert spec.meta_key("foo/bar", "array") == "meta/foo/bar.array.json"
+    assert spec.data_prefix("foo/baz") == "data/foo/baz/" and spec.data_prefix("") == "data/"
+    assert zp2.meta_key("", "group") == "meta/root.group.json"
+    assert zp2.meta_key("g/x", "array") == "meta/root/g/x.array.json"
+    assert zp2.data_prefix("g/x") == "data/root/g/x/"
+    assert spec.path_of("meta/foo/bar.group.json") == ("foo/bar", "group")
+    assert zp2.path_of("meta/root.array.json") == ("", "array")
+    assert spec.path_of("meta/foo/bar.txt") is None
+    assert DraftChunkKeyEncoding("/").encode((1, 0)) == "c1/0"
+    assert DraftChunkKeyEncoding(".").encode((1, 0)) == "c1.0"
+
+
+def test_entry_point_checks(tmp_path):
+    put(tmp_path, "zarr.json", {"zarr_format": "https://purl.org/zarr/spec/core/3.0",
+                                "metadata_encoding": {"type": "msgpack"}})
+    put(tmp_path, "meta/group.json", {"attributes": {}})
+    with pytest.raises(UnsupportedError, match="^zarr.json: metadata_encoding"):
+        zarrhpc.open_group(tmp_path)

@@ -83,12 +83,17 @@ def test_v2_to_v3_copy(tmp_path):
 def test_v2_to_v3_in_place_rewrites_only_metadata(tmp_path):
     store = tmp_path / "v2.zarr"
     write_v2(store)
+    zarr.consolidate_metadata(str(store))
     chunk = store / "f8_blosc" / "0.0"
     before = chunk.read_bytes(), chunk.stat().st_mtime_ns
     zarrhpc.convert(store, in_place=True)
     assert (chunk.read_bytes(), chunk.stat().st_mtime_ns) == before  # not even rewritten
     assert not list(store.rglob(".zarray")) and not list(store.rglob(".zgroup"))
+    assert not (store / ".zmetadata").exists()
     check_v3(store)
+    root = json.loads((store / "zarr.json").read_text())  # consolidated in, consolidated out
+    assert "grp/delta" in root["consolidated_metadata"]["metadata"]
+    assert zarr.open_consolidated(str(store), zarr_format=3)["grp/U3"].shape == (8,)
 
 
 @pytest.mark.parametrize("builder", [spec_store, zarr_python2_store, root_array_store])

@@ -8,7 +8,8 @@ Life cycle of one conversion:
 2. write each node's ``zarr.json`` into the destination; copy or rename chunks byte for
    byte where the plan allows, else decode with the source chain and encode with the new
    one, one chunk at a time (memory stays at one chunk per worker);
-3. in place: the v2 documents (``.zarray``, ``.zgroup``, ``.zattrs``, ``.zmetadata``) or
+3. a source with consolidated metadata gets a v3 ``consolidated_metadata`` member too;
+   in place: the v2 documents (``.zarray``, ``.zgroup``, ``.zattrs``, ``.zmetadata``) or
    the draft's ``meta/`` tree and entry point are removed last, once the v3 documents are
    written, and the draft's root ``zarr.json`` is overwritten only at the very end;
 4. verify (unless told not to): every array of the result is read chunk by chunk and
@@ -161,6 +162,11 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
     before = {p: _digests(n, plans[p].metadata.data_type.dtype) for p, n in nodes
               if isinstance(n, Array)} if (verify and in_place) else {}
     draft = getattr(root.metadata, "read_only", False)
+    was_consolidated = isinstance(root, Group) and root._consolidated is not None and not draft
+    if not was_consolidated and isinstance(root, Group) and not draft:
+        from zarrhpc.core.consolidated import load_consolidated
+
+        was_consolidated = load_consolidated(src_store, "", root.metadata) is not None
     # v3 documents of every node (the root's last in place: it may be the draft's entry point)
     order = sorted(nodes, key=lambda pn: pn[0] == "")
     for path, node in order:
@@ -179,6 +185,10 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
     if draft:  # the entry point is replaced by the root's v3 document, last
         root_md = plans[""].metadata if "" in plans else group_to_v3(root.metadata)
         write_node(dst_store, "", root_md)
+    if was_consolidated:  # a consolidated source gives a consolidated result
+        from zarrhpc.core.consolidated import consolidate_metadata
+
+        consolidate_metadata(dst_store)
     result = open_node(dst_store, "", read_only=True)
     if verify:
         _verify(nodes, result, before)
