@@ -132,3 +132,10 @@ def test_v2_round_trip_and_partial_writes(order, dtype):
     expected[1:4, 2:6] = data[:3, :4]
     np.testing.assert_array_equal(a[...], expected)
     np.testing.assert_array_equal(a[::-2, 1::3], expected[::-2, 1::3])
+
+
+def test_v3_attribute_naming_the_draft_uri_is_not_a_draft():
+    store = zarrhpc.MemoryStore()
+    zarrhpc.create_group(store, attributes={"see": "https://purl.org/zarr/spec/core/3.0"})
+    g = zarrhpc.open_group(store, mode="r+")
+    assert not g.read_only and g.zarr_format == 3
