@@ -305,3 +305,29 @@ def test_v3_extension_types_with_zarr_python(tmp_path, dtype):
         z[...] = native
     assert same_bits(np.asarray(got).astype(native.dtype), native)
     assert same_bits(zarrhpc.open_array(tmp_path / "z.zarr")[...], native)
+
+
+NUMCODECS_V3 = [
+    ("<i8", [{"name": "numcodecs.delta", "configuration": {"dtype": "<i8"}}],
+     [{"name": "numcodecs.lz4", "configuration": {}}]),
+    ("<i8", [{"name": "numcodecs.fixedscaleoffset",
+              "configuration": {"offset": 0, "scale": 1, "dtype": "<i8", "astype": "<i4"}}],
+     [{"name": "numcodecs.zlib", "configuration": {"level": 1}}]),
+    ("|b1", [{"name": "numcodecs.packbits", "configuration": {}}],
+     [{"name": "numcodecs.bz2", "configuration": {"level": 1}}]),
+]
+
+
+@pytest.mark.parametrize(("dtype", "filters", "compressors"), NUMCODECS_V3,
+                         ids=["delta-lz4", "fso-zlib", "packbits-bz2"])
+def test_numcodecs_names_in_v3_with_zarr_python(tmp_path, dtype, filters, compressors):
+    """v3 arrays with numcodecs.<id> codecs (what conversion writes) read both ways."""
+    data = (np.arange(60).reshape(6, 10) ** 2).astype(dtype)
+    a = zarrhpc.create_array(tmp_path / "a.zarr", shape=data.shape, chunks=(4, 3),
+                             dtype=data.dtype, filters=filters, compressors=compressors)
+    a[...] = data
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[...], data)
+    z = zarr.create_array(str(tmp_path / "z.zarr"), shape=data.shape, chunks=(4, 3),
+                          dtype=data.dtype, filters=filters, compressors=compressors)
+    z[...] = data
+    np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "z.zarr")[...], data)

@@ -151,7 +151,7 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
             order=order, attributes=attributes, dimension_names=dimension_names,
             chunk_key_encoding=chunk_key_encoding, write_empty_chunks=write_empty_chunks,
-            overwrite=overwrite, prepare_path=_prepare_path, normalize_chunks=_normalize_chunks)
+            overwrite=overwrite)
     if zarr_format != 3:
         raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
     if shards is not None:
