@@ -13,9 +13,8 @@ import numpy as np
 from zarrhpc.codecs import ChunkSpec, Codec, CodecPipeline, default_compressors, parse_codec
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.core.array import Array
-from zarrhpc.core.formats import empty_group, write_node
+from zarrhpc.core.formats import doc_key, empty_group, write_node
 from zarrhpc.core.group import Group, open_node
-from zarrhpc.metadata.v2 import normalize_path_v2
 from zarrhpc.errors import (
     ArrayNotFoundError,
     ContainsArrayError,
@@ -32,6 +31,7 @@ from zarrhpc.metadata import (
     fill_value_from_user,
     normalize_path,
 )
+from zarrhpc.metadata.v2 import normalize_path_v2
 
 __all__ = ["create_array", "create_group", "open", "open_array", "open_group"]
 
@@ -101,7 +101,8 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
     if existing is not None and not overwrite:
         cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
         kind = "an array" if cls is ContainsArrayError else "a group"
-        raise cls(f"{meta_key(path)}: {kind} already exists at {path or '/'!r} (use overwrite=True)")
+        raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
+                  f"(use overwrite=True)")
     if overwrite:
         store.erase_prefix(f"{path}/" if path else "")
     parts = path.split("/") if path else []
@@ -110,7 +111,8 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
         md = read_node(store, parent)
         if md is not None and md.node_type == "array":
             raise ContainsArrayError(
-                f"{meta_key(parent)}: cannot create {path!r} inside the array at {parent or '/'!r}"
+                f"{doc_key(parent, md)}: cannot create {path!r} inside the array at "
+                f"{parent or '/'!r}"
             )
         if md is None:
             write_node(store, parent, empty_group(zarr_format))
@@ -265,7 +267,8 @@ def open_array(store, *, path=None, mode="r", write_empty_chunks=False, order="C
     md = read_node(store, path)
     if md is None or md.node_type != "array":
         what = "a group" if md is not None else "no array"
-        raise ArrayNotFoundError(f"{meta_key(path)}: {what} at path {path or '/'!r}, expected an array")
+        raise ArrayNotFoundError(
+            f"{doc_key(path, md)}: {what} at path {path or '/'!r}, expected an array")
     return Array(store, path, md, read_only=(mode == "r"),
                  write_empty_chunks=write_empty_chunks, order=order)
 
