@@ -68,6 +68,23 @@ def test_bad_configuration_and_type_mismatch():
     with pytest.raises(CodecError, match=r"^a/zarr.json: codecs\[0\]: numcodecs.delta"):
         parse_codec({"name": "numcodecs.delta", "configuration": {"nope": 1}},
                     "a/zarr.json", "codecs[0]")
-    codec = parse_codec({"name": "numcodecs.delta", "configuration": {"dtype": "<i2"}})
-    with pytest.raises(CodecError, match="expects data of type int16"):
-        codec.validate(ChunkSpec(SHAPE, np.dtype("f8")), "a/zarr.json", "codecs[0]")
+    codec = parse_codec({"name": "numcodecs.delta", "configuration": {"dtype": "<i8"}})
+    with pytest.raises(CodecError, match="no whole number"):
+        codec.validate(ChunkSpec((3,), np.dtype("i4")), "a/zarr.json", "codecs[0]")
+
+
+def test_filter_after_a_type_change_reinterprets_bytes_as_numcodecs_does():
+    """delta(f8 -> f4) then quantize(f8): the second filter views the f4 bytes as f8."""
+    spec = ChunkSpec((8,), np.dtype("<f8"))
+    chain = [{"name": "numcodecs.delta", "configuration": {"dtype": "<f8", "astype": "<f4"}},
+             {"name": "numcodecs.quantize", "configuration": {"digits": 2, "dtype": "<f8"}},
+             {"name": "bytes", "configuration": {"endian": "little"}}]
+    p = CodecPipeline.from_json(chain, spec)
+    arr = np.linspace(0, 1, 8)
+    enc = p.encode(arr)
+    step = numcodecs.Delta("<f8", "<f4").encode(arr)
+    assert bytes(enc) == numcodecs.Quantize(2, "<f8").encode(step).tobytes()
+    back = p.decode(enc)
+    ref = numcodecs.Delta("<f8", "<f4").decode(
+        np.frombuffer(numcodecs.Quantize(2, "<f8").decode(bytes(enc)).tobytes(), "<f4"))
+    np.testing.assert_array_equal(back, ref)

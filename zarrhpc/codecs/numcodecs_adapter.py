@@ -82,9 +82,15 @@ class _NumcodecsBase:
 
 
 class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
-    """A numcodecs filter as an array->array codec (one subclass per id)."""
+    """A numcodecs filter as an array->array codec (one subclass per id).
 
-    _in_shape: tuple[int, ...] | None = None
+    numcodecs filters see a flat buffer ``view``-ed as their ``dtype``. When the chunk
+    reaching the filter has that type (in any byte order) its values are converted, which
+    is what v2 did with the chunk in its stored type; when it has another type (a filter
+    after one that changed the type), its bytes are reinterpreted, as numcodecs does.
+    """
+
+    _in_spec: ChunkSpec | None = None
 
     def _dtype(self, key: str | None, default: np.dtype) -> np.dtype:
         value = self.configuration.get(key) if key else None
@@ -98,47 +104,66 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def _out_dtype(self, spec_dtype: np.dtype) -> np.dtype:
         if self.codec_id == "packbits":
             return np.dtype("u1")
-        cur = self._in_dtype(spec_dtype)
         for key in _OUT_DTYPE.get(self.codec_id, ()):
             if self.configuration.get(key) is not None:
                 return np.dtype(self.configuration[key])
-        return cur
+        return self._in_dtype(spec_dtype)
+
+    @staticmethod
+    def _same_type(a: np.dtype, b: np.dtype) -> bool:
+        return a.kind == b.kind and a.itemsize == b.itemsize or (
+            a.kind in "OU" and b.kind == "U")
+
+    def _in_shape(self, spec: ChunkSpec) -> tuple[int, ...]:
+        want = self._in_dtype(spec.dtype)
+        if self._same_type(want, spec.dtype):
+            return spec.shape
+        return (spec.nbytes // want.itemsize,)  # reinterpreted: flat
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
-        """Bind the chunk shape this filter sees (needed to undo flattening filters)."""
+        """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
         out = type(self)(self.configuration)
-        out._in_shape = spec.shape
+        out._in_spec = spec
         return out
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
         want = self._in_dtype(spec.dtype)
-        if want.itemsize != spec.dtype.itemsize or (want.kind != spec.dtype.kind and not (
-                want.kind in "OU" and spec.dtype.kind == "U")):
+        if not self._same_type(want, spec.dtype) and spec.nbytes % max(want.itemsize, 1):
             raise CodecError(
-                f"{field_name(doc, field)}: {self.name} expects data of type {want}, but the "
-                f"chunk reaching it is {spec.dtype}"
+                f"{field_name(doc, field)}: {self.name} reads the chunk as {want}, but the "
+                f"{spec.nbytes} bytes reaching it ({spec.dtype}) are no whole number of those"
             )
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         out = self._out_dtype(spec.dtype)
-        shape = spec.shape
+        shape = self._in_shape(spec)
         if self.codec_id == "packbits":
-            shape = (1 + math.ceil(math.prod(spec.shape) / 8),)
+            shape = (1 + math.ceil(math.prod(shape) / 8),)
         return ChunkSpec(shape, out.newbyteorder("=") if out.kind not in "SV" else out)
 
     def encode_view(self, arr: np.ndarray) -> np.ndarray:
         """Run the filter on the chunk flattened in C order of ``arr`` (a new array)."""
-        data = np.ascontiguousarray(arr, dtype=self._in_dtype(arr.dtype))
+        want = self._in_dtype(arr.dtype)
+        if self._same_type(want, arr.dtype):
+            data = np.ascontiguousarray(arr, dtype=want)
+            shape = arr.shape
+        else:
+            data = np.ascontiguousarray(arr).reshape(-1).view(want)
+            shape = data.shape
         out = np.asarray(self._codec.encode(data))
-        return out if self.codec_id == "packbits" else out.reshape(arr.shape)
+        return out if self.codec_id == "packbits" else out.reshape(shape)
 
     def decode_view(self, arr: np.ndarray) -> np.ndarray:
-        """Undo the filter; the result has the chunk shape and the filter's ``dtype``."""
-        shape = self._in_shape if self._in_shape is not None else arr.shape
+        """Undo the filter; the result has the shape and type of the chunk it was given."""
+        spec = self._in_spec
         try:
             data = np.ascontiguousarray(arr, dtype=self._out_dtype(arr.dtype))
             out = np.asarray(self._codec.decode(data))
-            return out.reshape(shape)
+            if spec is None:
+                return out.reshape(arr.shape)
+            if self._same_type(self._in_dtype(spec.dtype), spec.dtype):
+                return out.reshape(spec.shape)
+            return np.ascontiguousarray(out).reshape(-1).view(spec.dtype).reshape(spec.shape)
         except (ValueError, TypeError) as exc:
             raise CorruptChunkError(f"{self.name}: cannot decode: {exc}") from None
 
