@@ -9,6 +9,8 @@ np.float32(1.0)
 
 from zarrhpc import config, errors
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
+from zarrhpc.core import consolidate_metadata, open_consolidated
+from zarrhpc.core.convert import convert
 from zarrhpc.storage import LocalStore, MemoryStore, Store
 
 __version__ = "0.1.0"
@@ -20,10 +22,13 @@ __all__ = [
     "MemoryStore",
     "Store",
     "config",
+    "consolidate_metadata",
+    "convert",
     "create_array",
     "create_group",
     "errors",
     "open",
     "open_array",
+    "open_consolidated",
     "open_group",
 ]

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 
-from zarrhpc.errors import MetadataError, ReadOnlyError
-from zarrhpc.metadata import parse_metadata_v3
+from zarrhpc.errors import ReadOnlyError
 from zarrhpc.storage import LocalStore, MemoryStore, Store
 
 META = "zarr.json"
@@ -36,35 +34,11 @@ def child_path(path: str, name: str) -> str:
     return f"{path}/{name}" if path else name
 
 
-# Parsed documents by (bytes, key): metadata objects are immutable, so opening the same
-# node again skips parsing and validation (most of the cost of an open).
-_PARSED: OrderedDict = OrderedDict()
-_PARSED_MAX = 256
-
-
-def _parse(raw: bytes, key: str):
-    cache_key = (raw, key)
-    md = _PARSED.get(cache_key)
-    if md is None:
-        md = parse_metadata_v3(raw, key)
-        _PARSED[cache_key] = md
-        if len(_PARSED) > _PARSED_MAX:
-            _PARSED.popitem(last=False)
-    return md
-
-
 def read_node(store: Store, path: str):
-    """The parsed metadata of the node at ``path``, or None when there is none."""
-    key = meta_key(path)
-    raw = store.get(key)
-    if raw is None:
-        return None
-    try:
-        return _parse(bytes(raw), key)
-    except MetadataError:
-        raise
-    except (ValueError, TypeError) as exc:  # defensive: anything else names the document
-        raise MetadataError(f"{key}: {exc}") from exc
+    """The parsed metadata of the node at ``path`` (v3, v2 or the 2022 draft), or None."""
+    from zarrhpc.core.formats import read_node as read_any
+
+    return read_any(store, path)
 
 
 def check_writable(store: Store, what: str) -> None:
