@@ -9,7 +9,7 @@ np.float32(1.0)
 
 from zarrhpc import config, errors
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
-from zarrhpc.storage import LocalStore, MemoryStore, Store
+from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
 
 __version__ = "0.1.0"
 
@@ -19,6 +19,7 @@ __all__ = [
     "LocalStore",
     "MemoryStore",
     "Store",
+    "ZipStore",
     "config",
     "create_array",
     "create_group",

@@ -47,6 +47,7 @@ with more than 65534 entries use the ZIP64 extensions, as ``zipfile`` does.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import mmap
 import os
 import pathlib
@@ -212,8 +213,6 @@ class _Archive:
         where = f"{self.path}: entry {key!r}"
         if reason:
             raise UnsupportedError(f"{where}: cannot read: {reason}")
-        if entry.compressed_size == 0 and entry.method == zf.STORED:
-            return b""
         buf, start = self.locate(entry)
         view = memoryview(buf)[start : start + entry.compressed_size]
         if entry.method == zf.STORED:
@@ -317,10 +316,8 @@ class _Archive:
             os.replace(tmp, self.path)
         except BaseException:
             os.close(fd)
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
         os.close(fd)
 
