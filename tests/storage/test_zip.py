@@ -346,6 +346,8 @@ def test_file_changed_by_another_program_is_reopened(path):
         z.writestr("zarr.json", b'{"new": true}')
     with ZipStore(path) as fresh:
         assert bytes(fresh.get("zarr.json")) == b'{"new": true}'
+    with pytest.raises(StoreError, match="changed on disk"):
+        reader.with_read_only(False)  # appending would write over the other file
     reader.close()
 
 

@@ -358,8 +358,13 @@ class _Archive:
                 return
             try:
                 fd = os.open(self.path, os.O_RDWR | _O_CLOEXEC)
+                changed = _stat_key(os.fstat(fd)) != self.stat
             except OSError as exc:
                 raise _os_error(f"{self.path}: cannot open zip file for writing", exc) from exc
+            if changed:
+                os.close(fd)
+                raise StoreError(f"{self.path}: cannot write: the file changed on disk since "
+                                 f"it was opened here; close its stores and open it again")
             old, self.fd, self.writable = self.fd, fd, True
             os.close(old)
 
