@@ -13,7 +13,30 @@ DEBUG = os.environ.get("ZARRHPC_DEBUG", "") not in ("", "0")
 # (module, extra C sources from csrc/)
 KERNELS = [
     ("zarrhpc._kernels.strided", ["csrc/zh_strided.c"]),
+    ("zarrhpc._kernels.alloc", []),
+    ("zarrhpc._kernels.engine",
+     ["csrc/zh_engine.c", "csrc/zh_pool.c", "csrc/zh_codecs.c", "csrc/zh_strided.c"]),
 ]
+
+
+def _blosc2_paths():
+    """Headers and the static library of the blosc2 wheel (it bundles zstd and lz4)."""
+    import blosc2
+
+    root = os.path.dirname(blosc2.__file__)
+    return os.path.join(root, "include"), os.path.join(root, "lib", "libblosc2.a")
+
+
+BLOSC2_INCLUDE, BLOSC2_STATIC = _blosc2_paths()
+# the engine links libblosc2 statically; its symbols stay private to the extension
+LINK = {
+    "zarrhpc._kernels.engine": dict(
+        include_dirs=[BLOSC2_INCLUDE],
+        extra_objects=[BLOSC2_STATIC],
+        libraries=["z", "pthread", "m"],
+        extra_link_args=["-Wl,--exclude-libs,ALL"],
+    ),
+}
 
 compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
@@ -24,9 +47,10 @@ extensions = [
     Extension(
         name,
         sources=[name.replace(".", "/") + ".pyx", *csrc],
-        include_dirs=[np.get_include(), "csrc"],
+        include_dirs=[np.get_include(), "csrc", *LINK.get(name, {}).get("include_dirs", [])],
         define_macros=macros,
         extra_compile_args=compile_args,
+        **{k: v for k, v in LINK.get(name, {}).items() if k != "include_dirs"},
     )
     for name, csrc in KERNELS
 ]

@@ -3,6 +3,7 @@
     zarrhpc info  STORE [--path P]     array or group properties
     zarrhpc tree  STORE [--path P]     the hierarchy below a group
     zarrhpc verify STORE [--path P]    decode every chunk of every array, report errors
+    zarrhpc bench [--quick] [--json]   the standard workloads, zarrhpc and peers side by side
 """
 
 from __future__ import annotations
@@ -61,6 +62,30 @@ def _cmd_verify(args) -> int:
     return 1 if bad else 0
 
 
+def _cmd_bench(args) -> int:
+    import json
+
+    from zarrhpc import config
+    from zarrhpc.bench import format_table, results_json, run
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    def split(v):
+        return [x for x in v.split(",") if x] if v else None
+
+    with config.set(threads=args.threads) if args.threads else config.set():
+        results = run(quick=args.quick, peers=split(args.peers), codecs=split(args.codecs),
+                      workloads=split(args.workloads), repeat=args.repeat,
+                      directory=args.dir, durable=args.durable, log=log)
+    if args.json:
+        print(json.dumps({"threads": config.get("threads"), "results": results_json(results)},
+                         indent=1))
+    else:
+        print(format_table(results))
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="zarrhpc", description="Inspect Zarr stores.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -73,6 +98,19 @@ def main(argv=None) -> int:
         sp.add_argument("store", help="store path (a directory)")
         sp.add_argument("--path", default=None, help="node path inside the store")
         sp.set_defaults(func=func)
+    b = sub.add_parser("bench", help="run the standard workloads on zarrhpc and its peers")
+    b.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
+    b.add_argument("--json", action="store_true", help="print results as JSON")
+    b.add_argument("--peers", help="comma-separated: zarrhpc,zarr-python,zarr-python+zarrs,"
+                   "tensorstore,h5py,raw (default: all installed)")
+    b.add_argument("--codecs", help="comma-separated: none,blosc-lz4,zstd-1,gzip-1")
+    b.add_argument("--workloads", help="comma-separated: W1,W2,W3,W4,W6,W7")
+    b.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    b.add_argument("--dir", help="where the data goes (default /dev/shm)")
+    b.add_argument("--threads", type=int, help="zarrhpc worker threads")
+    b.add_argument("--durable", action="store_true",
+                   help="also time zarrhpc writes with durable=True (fsync)")
+    b.set_defaults(func=_cmd_bench)
     args = p.parse_args(argv)
     try:
         return args.func(args)

@@ -2,7 +2,15 @@
 
 ``threads`` is the number of worker threads that decode and encode chunks. Default: the
 environment variable ``ZARRHPC_NUM_THREADS``, else the CPUs this process may use. It is
-never more than those CPUs (more threads would only oversubscribe the cores).
+never more than those CPUs (more threads would only oversubscribe the cores). Codec
+libraries never start threads of their own (blosc runs with one thread per call), so
+``threads`` is the whole parallelism of a read or write.
+
+``buffer_cache`` is how many bytes of freed large results (4 MiB and more) zarrhpc keeps
+mapped for the next read of about the same size, so that repeated reads do not pay the
+kernel's page zeroing again (see zarrhpc/_kernels/alloc.pyx). Default: the environment
+variable ``ZARRHPC_BUFFER_CACHE`` (bytes), else 1 GiB or an eighth of the memory,
+whichever is smaller; 0 turns the cache off.
 """
 
 from __future__ import annotations
@@ -37,9 +45,32 @@ def _threads_from_env() -> int:
     return min(n, available_cpus())
 
 
-_settings = {"threads": _threads_from_env()}
+def _buffer_cache_from_env() -> int:
+    raw = os.environ.get("ZARRHPC_BUFFER_CACHE", "")
+    if raw:
+        try:
+            n = int(raw)
+        except ValueError:
+            n = -1
+        if n < 0:
+            raise ValueError(f"ZARRHPC_BUFFER_CACHE: expected a number of bytes >= 0, got {raw!r}")
+        return n
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        memory = 8 << 30
+    return min(1 << 30, memory // 8)
+
+
+_settings = {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env()}
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
+
+
+def _alloc():
+    from zarrhpc._kernels import alloc  # config is imported before the kernels are needed
+
+    return alloc
 
 
 def get(name: str):
@@ -59,6 +90,8 @@ class _Restore:
 
     def __exit__(self, *exc):
         _settings.update(self._previous)
+        if "buffer_cache" in self._previous:
+            _alloc().set_limit(self._previous["buffer_cache"])
         return False
 
 
@@ -70,6 +103,8 @@ def set(**kwargs) -> _Restore:  # noqa: A001 - zarr-python's name
     threads : int
         Worker threads for chunk decode/encode, 1 to the CPUs this process may use
         (larger values are clamped).
+    buffer_cache : int
+        Bytes of freed large results kept for reuse (0: none).
     """
     previous = {}
     for name, value in kwargs.items():
@@ -79,6 +114,12 @@ def set(**kwargs) -> _Restore:  # noqa: A001 - zarr-python's name
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"zarrhpc.config: threads must be a positive integer, got {value!r}")
             value = min(value, available_cpus())
+        if name == "buffer_cache":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(
+                    f"zarrhpc.config: buffer_cache must be a number of bytes >= 0, got {value!r}"
+                )
+            _alloc().set_limit(value)
         previous[name] = _settings[name]
         _settings[name] = value
     return _Restore(previous)
@@ -98,3 +139,6 @@ def executor() -> ThreadPoolExecutor | None:
             if old is not None:
                 old.shutdown(wait=False)
         return _pool
+
+
+_alloc().set_limit(_settings["buffer_cache"])

@@ -285,6 +285,14 @@ class BytesToBytesCodec(Codec):
         """Size of the encoded bytes for input of ``decoded_size`` bytes, if fixed."""
         return None
 
+    def native_step(self) -> tuple | None:
+        """This codec as a step of the native engine (zarrhpc.codecs.native), or None.
+
+        ``(kind, level, checksum, shuffle, typesize, blocksize, cname)`` with ``kind`` one
+        of the engine's ``BB_*`` constants. A codec without one runs in Python.
+        """
+        return None
+
 
 # ---------------------------------------------------------------------------------------
 # configuration helpers shared by the codec modules

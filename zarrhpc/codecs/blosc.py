@@ -189,6 +189,10 @@ class BloscCodec(BytesToBytesCodec):
             )
         return self
 
+    def native_step(self) -> tuple:
+        return (4, self.clevel, 0, _SHUFFLE_INT[self.shuffle], self.typesize or 1,
+                self.blocksize, self.cname)
+
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into a c-blosc1 chunk with numcodecs."""
         data = as_bytes_view(buf)

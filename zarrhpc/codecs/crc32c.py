@@ -52,6 +52,9 @@ class Crc32cCodec(BytesToBytesCodec):
         """Four bytes more than the input."""
         return decoded_size + 4
 
+    def native_step(self) -> tuple:
+        return (1, 0, 0, 0, 0, 0, "")
+
     def encode(self, buf: Any) -> bytearray:
         """Return ``buf`` followed by its CRC-32C as 4 little-endian bytes."""
         data = as_bytes_view(buf)

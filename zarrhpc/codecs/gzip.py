@@ -62,6 +62,9 @@ class GzipCodec(BytesToBytesCodec):
         """Return ``{"name": "gzip", "configuration": {"level": ...}}``."""
         return {"name": self.name, "configuration": {"level": self.level}}
 
+    def native_step(self) -> tuple:
+        return (3, self.level, 0, 0, 0, 0, "")
+
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into one gzip member (mtime 0, so output is reproducible)."""
         comp = zlib.compressobj(self.level, zlib.DEFLATED, _GZIP_WBITS)

@@ -109,6 +109,9 @@ class ZstdCodec(BytesToBytesCodec):
             config["checksum"] = self.checksum
         return {"name": self.name, "configuration": config}
 
+    def native_step(self) -> tuple:
+        return (2, self.level, int(bool(self.checksum)), 0, 0, 0, "")
+
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into one frame with the content size in its header."""
         return _compressor(self.level, bool(self.checksum)).compress(as_bytes_view(buf))

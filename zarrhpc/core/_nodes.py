@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 
 from zarrhpc.errors import MetadataError, ReadOnlyError
 from zarrhpc.metadata import parse_metadata_v3
@@ -45,6 +46,23 @@ def child_path(path: str, name: str) -> str:
     return f"{path}/{name}" if path else name
 
 
+# Parsed documents by (bytes, key): metadata objects are immutable, so opening the same
+# node again skips parsing and validation (most of the cost of an open).
+_PARSED: OrderedDict = OrderedDict()
+_PARSED_MAX = 256
+
+
+def _parse(raw: bytes, key: str):
+    cache_key = (raw, key)
+    md = _PARSED.get(cache_key)
+    if md is None:
+        md = parse_metadata_v3(raw, key)
+        _PARSED[cache_key] = md
+        if len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return md
+
+
 def read_node(store: Store, path: str):
     """The parsed metadata of the node at ``path``, or None when there is none."""
     key = meta_key(path)
@@ -52,7 +70,7 @@ def read_node(store: Store, path: str):
     if raw is None:
         return None
     try:
-        return parse_metadata_v3(bytes(raw), key)
+        return _parse(bytes(raw), key)
     except MetadataError:
         raise
     except (ValueError, TypeError) as exc:  # defensive: anything else names the document

@@ -1,10 +1,16 @@
-"""Read a basic selection: plan once, then fetch, decode and copy each chunk.
+"""Read a basic selection: plan once, then every chunk in one native call.
 
-For every chunk the plan touches: the store returns the encoded bytes (LocalStore maps
-large files), the pipeline decodes them into a view in the stored byte order and layout,
-and one strided copy (byte swap and transpose fused) moves the wanted part into the
-output. Missing chunks are filled with the fill value. Chunks run on the shared worker
-pool when there is more than one; every heavy step releases the GIL.
+The plan is per dimension (indexing.ChunkPlan). When the array's codec chain has a
+native form (codecs.native), the engine reads every chunk the plan touches on its own
+threads with the GIL released: a LocalStore's chunk files are opened and read by the
+engine itself (only the bytes wanted when a chunk is uncompressed), other stores hand
+over their buffers first. Each chunk is decompressed straight into the result when it is
+wholly wanted and lies there in its decoded layout, otherwise into a per-thread buffer,
+then moved by one strided copy with the byte swap and transpose fused. Missing chunks
+are filled with the fill value.
+
+Chunks the engine cannot do (a chain with a Python-only codec, an odd stream such as a
+multi-member gzip) run here in Python: decode with the pipeline, then the same copy.
 """
 
 from __future__ import annotations
@@ -12,12 +18,16 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc import config
-from zarrhpc._kernels import copy_into, fill
+from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
-from zarrhpc.errors import SelectionError
-from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
+from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.errors import CodecError, CorruptChunkError, SelectionError, StoreError
+from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
-__all__ = ["read_selection", "decode_chunk_into"]
+__all__ = ["read_selection", "decode_chunk_into", "raise_engine_error", "native_target"]
+
+# engine status codes (csrc/zh_status.h) -> exception class
+_CORRUPT, _IO, _NOMEM, _CODEC, _STORE = 5, 6, 8, 9, 10
 
 
 def decode_chunk_into(array, key: str, dst: np.ndarray, chunk_selection) -> None:
@@ -29,6 +39,28 @@ def decode_chunk_into(array, key: str, dst: np.ndarray, chunk_selection) -> None
     decoded = array._pipeline.decode(raw, key)
     src = decoded[chunk_selection]
     copy_into(dst, src, swap_size(src.dtype))
+
+
+def raise_engine_error(array, plan, task: int, code: int, msg: str):
+    """Raise the exception for the engine's first failure (task ``task`` of ``plan``)."""
+    key = array._chunk_key(plan.coords(task))
+    if code == _CORRUPT:
+        raise CorruptChunkError(f"{key}: {msg}")
+    if code == _NOMEM:
+        raise MemoryError(f"{key}: out of memory")
+    if code == _CODEC:
+        raise CodecError(f"{key}: {msg}")
+    raise StoreError(f"{key!r}: {msg} in {array._store!r}")
+
+
+def native_target(array):
+    """``(path_prefix, root_len, key_kind, separator)`` for a store the engine opens itself."""
+    root = array._store.native_root
+    if root is None:
+        return None
+    enc = array._metadata.chunk_key_encoding
+    prefix = root + "/" + array._key_prefix
+    return prefix, len(root), 0 if enc.name == "default" else 1, enc.separator
 
 
 def _check_out(out, shape, dtype) -> np.ndarray:
@@ -49,15 +81,33 @@ def _has_ellipsis(selection) -> bool:
     return selection is Ellipsis
 
 
-def read_selection(array, selection, out=None):
-    """``array[selection]`` as numpy returns it (a scalar for an all-integer index)."""
-    sel = normalize_basic_selection(selection, array.shape)
-    dtype = array.dtype
-    if out is None:
-        result = np.empty(sel.out_shape, dtype=dtype, order=array._order)
+def _read_native(array, engine, sel, full: np.ndarray) -> None:
+    plan = plan_chunks(sel, array.chunks)
+    if plan.ntasks == 0:
+        return
+    target = native_target(array)
+    nthreads = config.get("threads")
+    if target is not None:
+        prefix, root_len, kind, sep = target
+        status, err_task, code, msg = engine.read(
+            full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
+            key_kind=kind, sep=sep, nthreads=nthreads,
+        )
     else:
-        result = _check_out(out, sel.out_shape, dtype)
-    full = result[sel.expand_index]  # a view with dropped dims as length 1
+        store = array._store
+        sources = [store.get(array._chunk_key(c)) for c in plan.iter_coords()]
+        status, err_task, code, msg = engine.read(
+            full, plan.arrays(), plan.steps, sources=sources, nthreads=nthreads
+        )
+    if code:
+        raise_engine_error(array, plan, err_task, code, msg)
+    for t in np.flatnonzero(status == FALLBACK):
+        p = plan.projection(int(t))
+        decode_chunk_into(array, array._chunk_key(p.chunk_coords), full[p.out_selection],
+                          p.chunk_selection)
+
+
+def _read_python(array, sel, full: np.ndarray) -> None:
     plan = [
         (array._chunk_key(p.chunk_coords), full[p.out_selection], p.chunk_selection)
         for p in iter_chunk_projections(sel, array.chunks)
@@ -69,6 +119,67 @@ def read_selection(array, selection, out=None):
     else:
         # list() re-raises the first worker exception here
         list(pool.map(lambda job: decode_chunk_into(array, *job), plan))
+
+
+def _point(selection, shape):
+    """The in-range non-negative index of an all-integer selection, else None."""
+    if type(selection) is not tuple:
+        selection = (selection,)
+    if len(selection) != len(shape) or not shape:
+        return None
+    idx = []
+    for i, n in zip(selection, shape):
+        if type(i) is not int:
+            if not isinstance(i, np.integer):
+                return None
+            i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            return None  # the general path raises the error
+        idx.append(i)
+    return idx
+
+
+def _read_point(array, engine, idx):
+    """One element: the shortest path (one task, no plan)."""
+    chunks = array.chunks
+    coords = [i // c for i, c in zip(idx, chunks)]
+    within = [i - k * c for i, k, c in zip(idx, coords, chunks)]
+    out = np.empty((), dtype=array.dtype)
+    target = native_target(array)
+    if target is not None:
+        prefix, root_len, kind, sep = target
+        status, _, code, msg = engine.read_point(out, coords, within, prefix, root_len, kind, sep)
+    else:
+        key = array._chunk_key(coords)
+        status, _, code, msg = engine.read_point(out, coords, within,
+                                                 source=array._store.get(key))
+    if code or status == FALLBACK:
+        return None  # the general path decodes in Python or raises the error
+    return out[()]
+
+
+def read_selection(array, selection, out=None):
+    """``array[selection]`` as numpy returns it (a scalar for an all-integer index)."""
+    engine = array._engine
+    if out is None and engine is not None:
+        idx = _point(selection, array.shape)
+        if idx is not None:
+            value = _read_point(array, engine, idx)
+            if value is not None:
+                return value
+    sel = normalize_basic_selection(selection, array.shape)
+    dtype = array.dtype
+    if out is None:
+        result = alloc.empty(sel.out_shape, dtype, array._order)
+    else:
+        result = _check_out(out, sel.out_shape, dtype)
+    full = result[sel.expand_index]  # a view with dropped dims as length 1
+    if engine is not None:
+        _read_native(array, engine, sel, full)
+    else:
+        _read_python(array, sel, full)
     if out is None and result.ndim == 0 and not _has_ellipsis(selection):
         return result[()]  # numpy gives a scalar for a full integer index, not for `...`
     return result

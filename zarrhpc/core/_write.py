@@ -1,5 +1,10 @@
 """Write a basic selection: whole chunks straight from the caller, partial chunks merged.
 
+On a LocalStore with a chain the native engine knows (codecs.native), every chunk of the
+request is gathered, checked against the fill value, encoded and written (temporary file,
+rename) by the engine in one call, on its threads, without the GIL. Otherwise, and for any
+chunk the engine hands back, the Python path below does the same per chunk.
+
 A chunk whose in-array part is wholly covered is encoded from the caller's data (the
 bytes codec's single copy makes the stored layout); an edge chunk gets a fill-valued
 buffer first. A partly covered chunk is read, merged and re-encoded. A chunk equal to the
@@ -14,8 +19,10 @@ import numpy as np
 from zarrhpc import config
 from zarrhpc._kernels import copy_into, fill
 from zarrhpc.codecs import swap_size
+from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.core._read import native_target, raise_engine_error
 from zarrhpc.errors import SelectionError
-from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection
+from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
 __all__ = ["write_selection", "is_fill_chunk"]
 
@@ -81,6 +88,12 @@ def write_selection(array, selection, value) -> None:
     array._check_writable()
     sel = normalize_basic_selection(selection, array.shape)
     full = _prepare_value(array, value, sel)
+    engine = array._engine
+    if engine is not None and not array._store.read_only:
+        target = native_target(array)
+        if target is not None:
+            _write_native(array, engine, sel, full, target)
+            return
     plan = [
         (p.chunk_coords, p.chunk_selection, full[p.out_selection], p.covers_chunk)
         for p in iter_chunk_projections(sel, array.chunks)
@@ -91,3 +104,21 @@ def write_selection(array, selection, value) -> None:
             _write_chunk(array, *job)
     else:
         list(pool.map(lambda job: _write_chunk(array, *job), plan))
+
+
+def _write_native(array, engine, sel, full: np.ndarray, target) -> None:
+    plan = plan_chunks(sel, array.chunks)
+    if plan.ntasks == 0:
+        return
+    prefix, root_len, kind, sep = target
+    status, err_task, code, msg = engine.write(
+        full, plan.arrays(), plan.steps, array.shape, path_prefix=prefix, root_len=root_len,
+        key_kind=kind, sep=sep, write_empty_chunks=array._write_empty_chunks,
+        durable=array._store.durable, nthreads=config.get("threads"),
+    )
+    if code:
+        raise_engine_error(array, plan, err_task, code, msg)
+    for t in np.flatnonzero(status == FALLBACK):
+        p = plan.projection(int(t))
+        _write_chunk(array, p.chunk_coords, p.chunk_selection, full[p.out_selection],
+                     p.covers_chunk)

@@ -9,10 +9,12 @@ hands it to _read/_write.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline
+from zarrhpc.codecs.native import engine_for
 from zarrhpc.core._nodes import meta_key
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
@@ -28,6 +30,26 @@ def _human(nbytes: int) -> str:
             return f"{nbytes:.1f}{unit}" if unit else f"{nbytes}"
         nbytes /= 1024
     return str(nbytes)  # pragma: no cover
+
+
+# (id(metadata), doc) -> (metadata, pipeline, engine): both are stateless and shared by
+# every Array opened from the same (cached, immutable) metadata object
+_PREPARED: OrderedDict = OrderedDict()
+_PREPARED_MAX = 256
+
+
+def _prepared(md, doc: str):
+    key = (id(md), doc)
+    hit = _PREPARED.get(key)
+    if hit is not None and hit[0] is md:
+        return hit[1], hit[2]
+    spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
+    pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
+    engine = engine_for(pipeline)
+    _PREPARED[key] = (md, pipeline, engine)
+    if len(_PREPARED) > _PREPARED_MAX:
+        _PREPARED.popitem(last=False)
+    return pipeline, engine
 
 
 class Array(Node):
@@ -47,8 +69,7 @@ class Array(Node):
     def _prepare(self) -> None:
         md = self._metadata
         self._grid = RegularChunkGrid(md.shape, md.chunk_shape)
-        spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
-        self._pipeline = CodecPipeline.from_json(md.codecs, spec, meta_key(self._path))
+        self._pipeline, self._engine = _prepared(md, meta_key(self._path))
         self._fill_bytes = md.fill_value.tobytes()
         self._key_prefix = f"{self._path}/" if self._path else ""
 

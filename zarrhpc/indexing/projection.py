@@ -11,9 +11,18 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
+
 from zarrhpc.indexing.selection import BasicSelection, DimSelection
 
-__all__ = ["DimPiece", "ChunkProjection", "dim_pieces", "iter_chunk_projections"]
+__all__ = [
+    "DimPiece",
+    "ChunkProjection",
+    "ChunkPlan",
+    "dim_pieces",
+    "iter_chunk_projections",
+    "plan_chunks",
+]
 
 
 @dataclass(frozen=True)
@@ -96,10 +105,70 @@ def iter_chunk_projections(sel: BasicSelection, chunk_shape: tuple[int, ...]):
     if any(not p for p in per_dim):
         return
     for combo in itertools.product(*per_dim):
-        # the trailing Ellipsis keeps numpy returning a view (not a scalar) for 0-d arrays
-        yield ChunkProjection(
-            tuple(p.chunk_index for p in combo),
-            tuple(p.chunk_slice for p in combo) + (Ellipsis,),
-            tuple(p.out_slice for p in combo) + (Ellipsis,),
-            all(p.covers_chunk for p in combo),
-        )
+        yield _projection(combo)
+
+
+def _projection(combo) -> ChunkProjection:
+    # the trailing Ellipsis keeps numpy returning a view (not a scalar) for 0-d arrays
+    return ChunkProjection(
+        tuple(p.chunk_index for p in combo),
+        tuple(p.chunk_slice for p in combo) + (Ellipsis,),
+        tuple(p.out_slice for p in combo) + (Ellipsis,),
+        all(p.covers_chunk for p in combo),
+    )
+
+
+class ChunkPlan:
+    """Every chunk a selection touches, as per-dimension pieces (their product).
+
+    The native engine takes :meth:`arrays` and enumerates the chunks itself (task ``t``
+    is the ``t``-th element of ``itertools.product`` over the dimensions' pieces), so the
+    plan costs one small list per dimension, never one object per chunk.
+    """
+
+    __slots__ = ("per_dim", "steps", "ntasks")
+
+    def __init__(self, sel: BasicSelection, chunk_shape: tuple[int, ...]) -> None:
+        self.per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, chunk_shape, sel.shape)]
+        self.steps = tuple(d.step for d in sel.dims)
+        ntasks = 1
+        for pieces in self.per_dim:
+            ntasks *= len(pieces)
+        self.ntasks = ntasks
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """``(npieces, piece_off, chunk_index, first, count, out_start)`` as int64 arrays."""
+        flat = [p for pieces in self.per_dim for p in pieces]
+        npieces = np.array([len(p) for p in self.per_dim], dtype=np.int64)
+        offsets = np.zeros(len(self.per_dim), dtype=np.int64)
+        if len(npieces) > 1:
+            offsets[1:] = np.cumsum(npieces[:-1])
+        table = np.array(
+            [(p.chunk_index, p.chunk_slice.start, p.count, p.out_slice.start) for p in flat],
+            dtype=np.int64,
+        ).reshape(-1, 4)
+        return (npieces, offsets, *(np.ascontiguousarray(table[:, i]) for i in range(4)))
+
+    def _combo(self, t: int):
+        idx = []
+        for pieces in reversed(self.per_dim):
+            t, k = divmod(t, len(pieces))
+            idx.append(pieces[k])
+        return idx[::-1]
+
+    def coords(self, t: int) -> tuple[int, ...]:
+        """Grid coordinates of task ``t``'s chunk."""
+        return tuple(p.chunk_index for p in self._combo(t))
+
+    def projection(self, t: int) -> ChunkProjection:
+        """Task ``t`` as a :class:`ChunkProjection`."""
+        return _projection(self._combo(t))
+
+    def iter_coords(self):
+        """Grid coordinates of every task, in task order."""
+        return itertools.product(*[[p.chunk_index for p in pieces] for pieces in self.per_dim])
+
+
+def plan_chunks(sel: BasicSelection, chunk_shape: tuple[int, ...]) -> ChunkPlan:
+    """The :class:`ChunkPlan` of ``sel`` on a regular grid of ``chunk_shape``."""
+    return ChunkPlan(sel, chunk_shape)

@@ -295,7 +295,8 @@ def _parse_chunk_grid(obj: Any, ndim: int, doc: str) -> tuple[int, ...]:
     return _check_chunk_shape(conf["chunk_shape"], ndim, doc, f"{fname}.configuration.chunk_shape")
 
 
-def _check_codecs(value: Any, doc: str) -> list:
+def _check_codecs(value: Any, doc: str, own: bool = False) -> list:
+    """The checked codec entries; a deep copy unless ``own`` (freshly parsed JSON)."""
     if not isinstance(value, (list, tuple)) or not value:
         raise _err(
             doc,
@@ -305,7 +306,7 @@ def _check_codecs(value: Any, doc: str) -> list:
         )
     for i, item in enumerate(value):
         parse_extension_entry(item, doc, f"codecs[{i}]")
-    return copy.deepcopy(list(value))
+    return list(value) if own else copy.deepcopy(list(value))
 
 
 def _check_attributes(value: Any, doc: str) -> dict:
@@ -486,6 +487,14 @@ class ArrayMetadataV3(_NodeDocument):
     zarr_format = 3
     node_type = "array"
 
+    @classmethod
+    def _checked(cls, **members) -> ArrayMetadataV3:
+        """An instance from members that are already validated and owned by it."""
+        obj = object.__new__(cls)
+        for name, value in members.items():
+            object.__setattr__(obj, name, value)
+        return obj
+
     def __post_init__(self) -> None:
         doc = "ArrayMetadataV3"
         setf = object.__setattr__
@@ -569,7 +578,7 @@ class ArrayMetadataV3(_NodeDocument):
         chunk_shape = _parse_chunk_grid(d["chunk_grid"], len(shape), doc)
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
-        codecs = _check_codecs(d["codecs"], doc)
+        codecs = _check_codecs(d["codecs"], doc, own=True)
         attributes = _check_attributes(d.get("attributes", {}), doc)
         if "dimension_names" in d and d["dimension_names"] is None:
             raise _err(
@@ -584,7 +593,10 @@ class ArrayMetadataV3(_NodeDocument):
             empty_ok=True,
         )
         extra = _check_extra({k: v for k, v in d.items() if k not in _ARRAY_KEYS}, _ARRAY_KEYS, doc)
-        return cls(
+        fill_value.flags.writeable = False
+        # every member is checked above and freshly parsed: skip __post_init__'s second
+        # round of checks and defensive copies (they were most of the cost of opening)
+        return cls._checked(
             shape=shape,
             data_type=dt,
             chunk_shape=chunk_shape,

@@ -191,6 +191,16 @@ class Store(abc.ABC):
         """
         self._closed = True
 
+    @property
+    def native_root(self) -> str | None:
+        """The directory whose files hold this store's values, file path = root + "/" + key.
+
+        The native engine reads and writes chunk files there directly (same atomic
+        temporary-file protocol as LocalStore). None, the default, for any store that is
+        not exactly such a directory: then chunks go through :meth:`get`/:meth:`set`.
+        """
+        return None
+
     def __enter__(self) -> Store:
         return self
 

@@ -200,6 +200,11 @@ class LocalStore(Store):
         return pathlib.Path(self._root)
 
     @property
+    def native_root(self) -> str | None:
+        """The root directory, for the native engine (None once closed)."""
+        return None if self._closed or type(self) is not LocalStore else self._root
+
+    @property
     def durable(self) -> bool:
         """bool: whether writes are flushed to stable storage before returning."""
         return self._durable

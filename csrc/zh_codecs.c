@@ -1,0 +1,383 @@
+/* bytes->bytes codecs for the native engine.  See zh_codecs.h. */
+#include "zh_codecs.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "blosc2.h"
+
+/* zstd comes from the static libblosc2 (it bundles zstd); its header is not shipped, so
+ * the few stable entry points used are declared here. */
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+ZSTD_DCtx *ZSTD_createDCtx(void);
+size_t ZSTD_freeDCtx(ZSTD_DCtx *);
+ZSTD_CCtx *ZSTD_createCCtx(void);
+size_t ZSTD_freeCCtx(ZSTD_CCtx *);
+size_t ZSTD_decompressDCtx(ZSTD_DCtx *, void *, size_t, const void *, size_t);
+unsigned long long ZSTD_getFrameContentSize(const void *, size_t);
+size_t ZSTD_compressBound(size_t);
+size_t ZSTD_CCtx_setParameter(ZSTD_CCtx *, int, int);
+size_t ZSTD_CCtx_reset(ZSTD_CCtx *, int);
+size_t ZSTD_compress2(ZSTD_CCtx *, void *, size_t, const void *, size_t);
+unsigned ZSTD_isError(size_t);
+const char *ZSTD_getErrorName(size_t);
+#define ZH_ZSTD_CONTENTSIZE_UNKNOWN (0ULL - 1)
+#define ZH_ZSTD_CONTENTSIZE_ERROR (0ULL - 2)
+#define ZH_ZSTD_c_compressionLevel 100
+#define ZH_ZSTD_c_checksumFlag 201
+#define ZH_ZSTD_reset_session_and_parameters 3
+
+struct zh_wctx {
+    ZSTD_DCtx *zd;
+    ZSTD_CCtx *zc;
+    blosc2_context *bd;
+    char *buf[4];
+    size_t cap[4];
+};
+
+static pthread_key_t g_key;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static zh_blosc1_compress_fn g_blosc1_compress = NULL;
+
+static void wctx_free(void *p) {
+    zh_wctx *w = (zh_wctx *)p;
+    if (!w) return;
+    if (w->zd) ZSTD_freeDCtx(w->zd);
+    if (w->zc) ZSTD_freeCCtx(w->zc);
+    if (w->bd) blosc2_free_ctx(w->bd);
+    for (int i = 0; i < 4; i++) free(w->buf[i]);
+    free(w);
+}
+
+static void make_key(void) {
+    blosc2_init();
+    pthread_key_create(&g_key, wctx_free);
+}
+
+zh_wctx *zh_wctx_get(void) {
+    pthread_once(&g_once, make_key);
+    zh_wctx *w = (zh_wctx *)pthread_getspecific(g_key);
+    if (!w) {
+        w = (zh_wctx *)calloc(1, sizeof(*w));
+        if (w) pthread_setspecific(g_key, w);
+    }
+    return w;
+}
+
+char *zh_scratch(zh_wctx *w, int which, size_t n) {
+    if (n == 0) n = 1;
+    if (w->cap[which] < n) {
+        size_t cap = n + n / 8;
+        free(w->buf[which]);
+        w->buf[which] = (char *)malloc(cap);
+        w->cap[which] = w->buf[which] ? cap : 0;
+    }
+    return w->buf[which];
+}
+
+void zh_set_blosc1_compress(zh_blosc1_compress_fn fn) { g_blosc1_compress = fn; }
+int zh_have_blosc1_compress(void) { return g_blosc1_compress != NULL; }
+
+/* ---------------------------------------------------------------- crc32c */
+
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+static int have_sse42 = 0;
+
+static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        crc_table[0][i] = c;
+    }
+    for (int t = 1; t < 8; t++)
+        for (int i = 0; i < 256; i++)
+            crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    have_sse42 = __builtin_cpu_supports("sse4.2");
+#endif
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsigned char *p,
+                                                           size_t n) {
+    uint64_t c64 = c;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c64 = __builtin_ia32_crc32di(c64, v);
+        p += 8;
+        n -= 8;
+    }
+    c = (uint32_t)c64;
+    while (n--) c = __builtin_ia32_crc32qi(c, *p++);
+    return c;
+}
+#endif
+
+uint32_t zh_crc32c(uint32_t crc, const void *data, size_t n) {
+    pthread_once(&crc_once, crc_init);
+    const unsigned char *p = (const unsigned char *)data;
+    uint32_t c = ~crc;
+#if defined(__x86_64__)
+    if (have_sse42) return ~crc_hw(c, p, n);
+#endif
+    while (n >= 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+        lo ^= c;
+        c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+            crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+            crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+            crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+        p += 8;
+        n -= 8;
+    }
+    while (n--) c = (c >> 8) ^ crc_table[0][(c ^ *p++) & 0xff];
+    return ~c;
+}
+
+/* ---------------------------------------------------------------- decode */
+
+static uint32_t load_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+/* inflate a gzip (wbits 16 + 15) or zlib (wbits 15) stream of known decoded size */
+static int inflate_z(int wbits, const char *src, size_t n, char *dst, size_t cap, size_t *out_n,
+                     char *err, size_t errlen) {
+    const char *name = wbits > MAX_WBITS ? "gzip" : "zlib";
+    z_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    if (n > UINT32_MAX || cap > UINT32_MAX) return ZH_FALLBACK;
+    if (inflateInit2(&zs, wbits) != Z_OK) return ZH_ERR_NOMEM;
+    zs.next_in = (Bytef *)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)dst;
+    zs.avail_out = (uInt)cap;
+    int rc = inflate(&zs, Z_FINISH);
+    size_t produced = zs.total_out;
+    size_t left = zs.avail_in;
+    inflateEnd(&zs);
+    if (rc == Z_STREAM_END && left != 0) return ZH_FALLBACK; /* several gzip members, or trailing data */
+    if (rc != Z_STREAM_END) {
+        if (rc == Z_BUF_ERROR && zs.avail_out == 0 && left > 0) {
+            snprintf(err, errlen, "%s: decodes to more than the expected %zu bytes", name, cap);
+            return ZH_ERR_CORRUPT;
+        }
+        snprintf(err, errlen, "%s: cannot decode: %s", name, zs.msg ? zs.msg : "truncated or invalid data");
+        return ZH_ERR_CORRUPT;
+    }
+    *out_n = produced;
+    return ZH_OK;
+}
+
+int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
+                    char *final_dst, size_t final_cap, const char **out, size_t *out_n,
+                    char *err, size_t errlen) {
+    const char *cur = src;
+    int cur_buf = -1; /* which scratch holds cur (-1: neither 1 nor 2) */
+    for (int i = nsteps - 1; i >= 0; i--) {
+        const zh_bb *s = &steps[i];
+        if (s->kind == ZH_BB_CRC32C) {
+            if (n < 4) {
+                snprintf(err, errlen, "crc32c: expected at least 4 bytes, got %zu", n);
+                return ZH_ERR_CORRUPT;
+            }
+            uint32_t stored = load_le32((const unsigned char *)cur + n - 4);
+            uint32_t got = zh_crc32c(0, cur, n - 4);
+            if (stored != got) {
+                snprintf(err, errlen, "crc32c: checksum mismatch: stored 0x%08x, computed 0x%08x",
+                         stored, got);
+                return ZH_ERR_CORRUPT;
+            }
+            n -= 4;
+            if (s->decoded_size >= 0 && (int64_t)n != s->decoded_size) {
+                snprintf(err, errlen, "crc32c: expected %lld bytes before the checksum, got %zu",
+                         (long long)s->decoded_size, n);
+                return ZH_ERR_CORRUPT;
+            }
+            continue;
+        }
+        /* the expected output size */
+        int64_t expect = s->decoded_size;
+        int32_t bl_nbytes = 0, bl_cbytes = 0, bl_block = 0;
+        if (s->kind == ZH_BB_BLOSC) {
+            if (n < BLOSC_MIN_HEADER_LENGTH) {
+                snprintf(err, errlen, "blosc: expected at least %d bytes (the header), got %zu",
+                         BLOSC_MIN_HEADER_LENGTH, n);
+                return ZH_ERR_CORRUPT;
+            }
+            unsigned char flags = (unsigned char)cur[2];
+            if ((flags & 0x05) == 0x05 && n < BLOSC_EXTENDED_HEADER_LENGTH) {
+                snprintf(err, errlen, "blosc: expected at least %d bytes (extended header), got %zu",
+                         BLOSC_EXTENDED_HEADER_LENGTH, n);
+                return ZH_ERR_CORRUPT;
+            }
+            if (blosc2_cbuffer_sizes(cur, &bl_nbytes, &bl_cbytes, &bl_block) < 0 || bl_nbytes < 0) {
+                snprintf(err, errlen, "blosc: invalid header");
+                return ZH_ERR_CORRUPT;
+            }
+            if ((size_t)bl_cbytes != n) {
+                snprintf(err, errlen, "blosc: header declares %d compressed bytes, got %zu",
+                         bl_cbytes, n);
+                return ZH_ERR_CORRUPT;
+            }
+            if (expect >= 0 && bl_nbytes != expect) {
+                snprintf(err, errlen, "blosc: header declares %d decoded bytes, expected %lld",
+                         bl_nbytes, (long long)expect);
+                return ZH_ERR_CORRUPT;
+            }
+            expect = bl_nbytes;
+        } else if (s->kind == ZH_BB_ZSTD && expect < 0) {
+            unsigned long long fcs = ZSTD_getFrameContentSize(cur, n);
+            if (fcs == ZH_ZSTD_CONTENTSIZE_ERROR) {
+                snprintf(err, errlen, "zstd: cannot decode: not a zstd frame");
+                return ZH_ERR_CORRUPT;
+            }
+            if (fcs == ZH_ZSTD_CONTENTSIZE_UNKNOWN || fcs > (1ULL << 40)) return ZH_FALLBACK;
+            expect = (int64_t)fcs;
+        } else if (expect < 0) {
+            return ZH_FALLBACK; /* gzip or zlib of unknown size */
+        }
+        /* where the output goes */
+        char *dst;
+        int dst_buf = -1;
+        if (i == 0 && final_dst && (size_t)expect == final_cap) {
+            dst = final_dst;
+        } else {
+            dst_buf = (cur_buf == 1) ? 2 : 1;
+            dst = zh_scratch(w, dst_buf, (size_t)expect);
+            if (!dst) return ZH_ERR_NOMEM;
+        }
+        size_t produced = 0;
+        if (s->kind == ZH_BB_ZSTD) {
+            if (!w->zd && !(w->zd = ZSTD_createDCtx())) return ZH_ERR_NOMEM;
+            size_t r = ZSTD_decompressDCtx(w->zd, dst, (size_t)expect, cur, n);
+            if (ZSTD_isError(r)) {
+                snprintf(err, errlen, "zstd: cannot decode: %s", ZSTD_getErrorName(r));
+                return ZH_ERR_CORRUPT;
+            }
+            produced = r;
+        } else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) {
+            /* gzip: 32 + 15 accepts a gzip or a zlib header, as the Python codec does */
+            int wbits = s->kind == ZH_BB_GZIP ? 32 + MAX_WBITS : MAX_WBITS;
+            int rc = inflate_z(wbits, cur, n, dst, (size_t)expect, &produced, err, errlen);
+            if (rc != ZH_OK) return rc;
+        } else if (s->kind == ZH_BB_BLOSC) {
+            if (!w->bd) {
+                blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+                dp.nthreads = 1;
+                if (!(w->bd = blosc2_create_dctx(dp))) return ZH_ERR_NOMEM;
+            }
+            if (expect > 0) {
+                int r = blosc2_decompress_ctx(w->bd, cur, (int32_t)n, dst, (int32_t)expect);
+                if (r < 0) {
+                    snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
+                    return ZH_ERR_CORRUPT;
+                }
+                produced = (size_t)r;
+            }
+        } else {
+            return ZH_FALLBACK;
+        }
+        if ((int64_t)produced != expect) {
+            snprintf(err, errlen, "%s: decoded %zu bytes, expected %lld",
+                     s->kind == ZH_BB_ZSTD ? "zstd" : s->kind == ZH_BB_GZIP ? "gzip"
+                     : s->kind == ZH_BB_ZLIB ? "zlib" : "blosc",
+                     produced, (long long)expect);
+            return ZH_ERR_CORRUPT;
+        }
+        cur = dst;
+        cur_buf = dst_buf;
+        n = produced;
+    }
+    *out = cur;
+    *out_n = n;
+    return ZH_OK;
+}
+
+/* ---------------------------------------------------------------- encode */
+
+static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst, size_t cap,
+                     size_t *out_n) {
+    z_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    if (deflateInit2(&zs, level, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return ZH_ERR_NOMEM;
+    zs.next_in = (Bytef *)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)dst;
+    zs.avail_out = (uInt)cap;
+    int rc = deflate(&zs, Z_FINISH);
+    *out_n = zs.total_out;
+    deflateEnd(&zs);
+    return rc == Z_STREAM_END ? ZH_OK : ZH_ERR_CODEC;
+}
+
+int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
+                    const char **out, size_t *out_n, char *err, size_t errlen) {
+    const char *cur = src;
+    int cur_buf = -1;
+    for (int i = 0; i < nsteps; i++) {
+        const zh_bb *s = &steps[i];
+        int dst_buf = (cur_buf == 1) ? 2 : 1;
+        size_t cap;
+        if (s->kind == ZH_BB_CRC32C) cap = n + 4;
+        else if (s->kind == ZH_BB_ZSTD) cap = ZSTD_compressBound(n);
+        else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) cap = n + n / 1000 + 64 + (n >> 12) * 5;
+        else cap = n + BLOSC_MIN_HEADER_LENGTH + 16;
+        char *dst = zh_scratch(w, dst_buf, cap);
+        if (!dst) return ZH_ERR_NOMEM;
+        size_t produced = 0;
+        if (s->kind == ZH_BB_CRC32C) {
+            memcpy(dst, cur, n);
+            uint32_t c = zh_crc32c(0, cur, n);
+            unsigned char *t = (unsigned char *)dst + n;
+            t[0] = c & 0xff; t[1] = (c >> 8) & 0xff; t[2] = (c >> 16) & 0xff; t[3] = c >> 24;
+            produced = n + 4;
+        } else if (s->kind == ZH_BB_ZSTD) {
+            if (!w->zc && !(w->zc = ZSTD_createCCtx())) return ZH_ERR_NOMEM;
+            ZSTD_CCtx_reset(w->zc, ZH_ZSTD_reset_session_and_parameters);
+            ZSTD_CCtx_setParameter(w->zc, ZH_ZSTD_c_compressionLevel, s->level);
+            ZSTD_CCtx_setParameter(w->zc, ZH_ZSTD_c_checksumFlag, s->checksum ? 1 : 0);
+            size_t r = ZSTD_compress2(w->zc, dst, cap, cur, n);
+            if (ZSTD_isError(r)) {
+                snprintf(err, errlen, "zstd: compression failed: %s", ZSTD_getErrorName(r));
+                return ZH_ERR_CODEC;
+            }
+            produced = r;
+        } else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) {
+            if (n > UINT32_MAX / 2) return ZH_FALLBACK;
+            int wbits = s->kind == ZH_BB_GZIP ? 16 + MAX_WBITS : MAX_WBITS;
+            if (deflate_z(wbits, s->level, cur, n, dst, cap, &produced) != ZH_OK) {
+                snprintf(err, errlen, "%s: compression failed", s->kind == ZH_BB_GZIP ? "gzip" : "zlib");
+                return ZH_ERR_CODEC;
+            }
+        } else if (s->kind == ZH_BB_BLOSC) {
+            if (!g_blosc1_compress || n > (size_t)INT32_MAX - 64) return ZH_FALLBACK;
+            int r = g_blosc1_compress(s->level, s->shuffle, (size_t)(s->typesize > 0 ? s->typesize : 1),
+                                      n, cur, dst, cap, s->cname, (size_t)s->blocksize, 1);
+            if (r <= 0) {
+                snprintf(err, errlen, "blosc: compression failed (error %d)", r);
+                return ZH_ERR_CODEC;
+            }
+            produced = (size_t)r;
+        } else {
+            return ZH_FALLBACK;
+        }
+        cur = dst;
+        cur_buf = dst_buf;
+        n = produced;
+    }
+    *out = cur;
+    *out_n = n;
+    return ZH_OK;
+}

@@ -1,0 +1,62 @@
+/* The bytes->bytes codecs of the native engine (crc32c, zstd, gzip, blosc), run with no
+ * Python and no GIL, on per-thread contexts and scratch buffers.  No Python.h. */
+#ifndef ZH_CODECS_H
+#define ZH_CODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "zh_status.h"
+
+enum { ZH_BB_CRC32C = 1, ZH_BB_ZSTD = 2, ZH_BB_GZIP = 3, ZH_BB_BLOSC = 4, ZH_BB_ZLIB = 5 };
+
+/* One bytes->bytes codec of a chain, with what its decode must produce. */
+typedef struct {
+    int kind;              /* ZH_BB_* */
+    int level;             /* zstd, gzip, zlib, blosc clevel */
+    int checksum;          /* zstd: write a content checksum */
+    int shuffle;           /* blosc: 0, 1, 2 */
+    int typesize;          /* blosc */
+    int blocksize;         /* blosc */
+    char cname[16];        /* blosc: lz4, lz4hc, blosclz, zstd, zlib */
+    int64_t decoded_size;  /* exact size this step decodes to; -1 when not fixed */
+} zh_bb;
+
+/* Per-thread state: codec contexts and four growable scratch buffers (0: a chunk's
+ * decoded bytes, 1 and 2: codec steps, 3: a file's raw bytes). */
+typedef struct zh_wctx zh_wctx;
+
+/* The calling thread's context, created on first use and freed at thread exit. */
+zh_wctx *zh_wctx_get(void);
+
+/* Scratch buffer `which` (0..3) of at least n bytes; NULL when out of memory. */
+char *zh_scratch(zh_wctx *w, int which, size_t n);
+
+/* Decode `src[0:n]` through steps[nsteps-1] .. steps[0] (chain order given, run in
+ * reverse).  When `final_dst` is not NULL and the last step's output is exactly
+ * `final_cap` bytes, that step writes straight into final_dst.  On ZH_OK, *out and
+ * *out_n give the decoded bytes (final_dst, a scratch buffer, or src itself when every
+ * step only strips a checksum).  Returns ZH_OK, ZH_ERR_CORRUPT (message in err),
+ * ZH_FALLBACK (this chunk needs the Python codecs) or ZH_ERR_NOMEM. */
+int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
+                    char *final_dst, size_t final_cap, const char **out, size_t *out_n,
+                    char *err, size_t errlen);
+
+/* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch
+ * buffer 1 or 2 (or is src when nsteps == 0).  Returns ZH_OK, ZH_ERR_CODEC, ZH_ERR_NOMEM. */
+int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
+                    const char **out, size_t *out_n, char *err, size_t errlen);
+
+/* CRC-32C (Castagnoli), hardware instruction when the CPU has SSE4.2. */
+uint32_t zh_crc32c(uint32_t crc, const void *data, size_t n);
+
+/* c-blosc1's blosc_compress_ctx, looked up at run time (numcodecs' build of c-blosc1);
+ * blosc encoding is only possible once it is set.  c-blosc2 writes a chunk format that
+ * c-blosc1 readers (zarr-python, tensorstore) cannot read, so it is not used to encode. */
+typedef int (*zh_blosc1_compress_fn)(int clevel, int doshuffle, size_t typesize,
+                                     size_t nbytes, const void *src, void *dest,
+                                     size_t destsize, const char *compressor,
+                                     size_t blocksize, int numinternalthreads);
+void zh_set_blosc1_compress(zh_blosc1_compress_fn fn);
+int zh_have_blosc1_compress(void);
+
+#endif

@@ -1,0 +1,608 @@
+/* The native batch engine.  See zh_engine.h. */
+#define _GNU_SOURCE
+#include "zh_engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zh_pool.h"
+#include "zh_strided.h"
+
+/* LocalStore's temporary file names (zarrhpc/storage/local.py _TEMP_PREFIX/_SUFFIX) */
+#define ZH_TMP_PREFIX ".zhtmp-"
+#define ZH_TMP_SUFFIX ".partial"
+#define ZH_PATH_MAX 4096
+#define ZH_ERRLEN 256
+
+int64_t zh_job_ntasks(const zh_job_t *job) {
+    int64_t n = 1;
+    for (int d = 0; d < job->ndim; d++) n *= job->npieces[d];
+    return n;
+}
+
+/* The piece index of every dimension for task t (last dimension fastest). */
+static void task_pieces(const zh_job_t *job, int64_t t, int64_t *piece) {
+    for (int d = job->ndim - 1; d >= 0; d--) {
+        int64_t np = job->npieces[d];
+        piece[d] = job->piece_off[d] + t % np;
+        t /= np;
+    }
+}
+
+void zh_job_coords(const zh_job_t *job, int64_t t, int64_t *coords) {
+    int64_t piece[ZH_MAX_DIMS];
+    task_pieces(job, t, piece);
+    for (int d = 0; d < job->ndim; d++) coords[d] = job->p_chunk[piece[d]];
+}
+
+static void fail(zh_job_t *job, int64_t t, int code, const char *msg) {
+    job->task_status[t] = ZH_TASK_FAILED;
+    pthread_mutex_lock(&job->err_mu);
+    if (job->err_task < 0 || t < job->err_task) {
+        job->err_task = t;
+        job->err_code = code;
+        snprintf(job->err_msg, sizeof(job->err_msg), "%s", msg);
+    }
+    pthread_mutex_unlock(&job->err_mu);
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+}
+
+static void fail_errno(zh_job_t *job, int64_t t, const char *what, int err) {
+    char msg[ZH_ERRLEN];
+    snprintf(msg, sizeof(msg), "%s: [Errno %d] %s", what, err, strerror(err));
+    fail(job, t, ZH_ERR_IO, msg);
+}
+
+static int chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "%s", job->path_prefix);
+    if (n >= cap) return -1;
+    if (job->key_kind == 0) {
+        n += (size_t)snprintf(out + n, cap - n, "c");
+        for (int d = 0; d < job->ndim && n < cap; d++)
+            n += (size_t)snprintf(out + n, cap - n, "%c%lld", job->sep, (long long)coords[d]);
+    } else if (job->ndim == 0) {
+        n += (size_t)snprintf(out + n, cap - n, "0");
+    } else {
+        for (int d = 0; d < job->ndim && n < cap; d++) {
+            if (d) n += (size_t)snprintf(out + n, cap - n, "%c", job->sep);
+            if (n < cap) n += (size_t)snprintf(out + n, cap - n, "%lld", (long long)coords[d]);
+        }
+    }
+    return n < cap ? (int)n : -1;
+}
+
+static int pread_full(int fd, char *dst, size_t n, int64_t off) {
+    while (n > 0) {
+        ssize_t r = pread(fd, dst, n, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (r == 0) return EIO; /* the file shrank under us */
+        dst += r;
+        n -= (size_t)r;
+        off += r;
+    }
+    return 0;
+}
+
+/* Open a chunk file: 1 and fd/size when it holds a value, 0 when missing, -errno. */
+static int open_chunk(const char *path, int *fd, int64_t *size) {
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return 0;
+        return -errno;
+    }
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return -e;
+    }
+    if (!S_ISREG(st.st_mode)) { /* a directory is a prefix, not a value */
+        close(f);
+        return 0;
+    }
+    *fd = f;
+    *size = (int64_t)st.st_size;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- reads */
+
+typedef struct {
+    int64_t coords[ZH_MAX_DIMS], first[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
+    int64_t chunk_strides[ZH_MAX_DIMS]; /* step * lstride */
+    char *bufp;                          /* this task's corner of the caller's buffer */
+    int whole;                           /* every element of the chunk, in order */
+} zh_piece;
+
+static void make_piece(const zh_job_t *job, int64_t t, zh_piece *p) {
+    int64_t piece[ZH_MAX_DIMS];
+    task_pieces(job, t, piece);
+    p->bufp = job->buf;
+    p->whole = 1;
+    for (int d = 0; d < job->ndim; d++) {
+        int64_t k = piece[d];
+        p->coords[d] = job->p_chunk[k];
+        p->first[d] = job->p_first[k];
+        p->count[d] = job->p_count[k];
+        p->chunk_strides[d] = job->step[d] * job->chunk_lstrides[d];
+        p->bufp += job->p_out[k] * job->buf_strides[d];
+        if (p->first[d] != 0 || job->step[d] != 1 || p->count[d] != job->chunk_shape[d])
+            p->whole = 0;
+    }
+}
+
+/* Byte range [lo, hi) of a decoded chunk that the piece reads. */
+static void piece_range(const zh_job_t *job, const zh_piece *p, int64_t *lo, int64_t *hi) {
+    int64_t a = 0, b = 0;
+    for (int d = 0; d < job->ndim; d++) {
+        if (p->count[d] == 0) continue;
+        int64_t s0 = p->first[d] * job->chunk_lstrides[d];
+        int64_t s1 = s0 + (p->count[d] - 1) * p->chunk_strides[d];
+        a += s0 < s1 ? s0 : s1;
+        b += s0 < s1 ? s1 : s0;
+    }
+    *lo = a;
+    *hi = b + job->itemsize;
+}
+
+static void copy_out(const zh_job_t *job, const zh_piece *p, const char *chunk) {
+    const char *src = chunk;
+    for (int d = 0; d < job->ndim; d++) src += p->first[d] * job->chunk_lstrides[d];
+    zh_copy_strided(p->bufp, src, job->ndim, p->count, job->buf_strides, p->chunk_strides,
+                    job->itemsize, job->swap);
+}
+
+static void read_task(void *arg, int64_t t) {
+    zh_job_t *job = (zh_job_t *)arg;
+    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
+        job->task_status[t] = ZH_TASK_SKIPPED;
+        return;
+    }
+    zh_wctx *w = zh_wctx_get();
+    if (!w) {
+        fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return;
+    }
+    zh_piece p;
+    make_piece(job, t, &p);
+    int direct = p.whole && job->direct_ok && job->swap <= 1;
+    const char *src = NULL;
+    int64_t n = 0;
+    int fd = -1;
+    if (job->path_prefix) {
+        char path[ZH_PATH_MAX];
+        if (chunk_path(job, p.coords, path, sizeof(path)) < 0) {
+            fail(job, t, ZH_ERR_IO, "path too long");
+            return;
+        }
+        int rc = open_chunk(path, &fd, &n);
+        if (rc < 0) {
+            fail_errno(job, t, "cannot open", -rc);
+            return;
+        }
+        if (rc == 0) fd = -1;
+        else src = ""; /* present */
+    } else {
+        src = job->mem_ptr[t];
+        n = src ? job->mem_len[t] : 0;
+    }
+    if (!src) {
+        zh_fill_strided(p.bufp, job->ndim, p.count, job->buf_strides, job->fill_native,
+                        job->itemsize);
+        job->task_status[t] = ZH_TASK_DONE;
+        return;
+    }
+    char msg[ZH_ERRLEN];
+    int err;
+    if (job->nsteps == 0) {
+        if (n != job->decoded_size) { /* corrupt: the Python codecs name the problem */
+            if (fd >= 0) close(fd);
+            job->task_status[t] = ZH_TASK_FALLBACK;
+            return;
+        }
+        const char *base = src;
+        if (fd >= 0) {
+            if (direct) {
+                err = pread_full(fd, p.bufp, (size_t)n, 0);
+                close(fd);
+                if (err) fail_errno(job, t, "cannot read", err);
+                else job->task_status[t] = ZH_TASK_DONE;
+                return;
+            }
+            int64_t lo = 0, hi = n;
+            if (job->partial_ok) piece_range(job, &p, &lo, &hi);
+            if (hi - lo > n / 2) {
+                lo = 0;
+                hi = n;
+            }
+            char *raw = zh_scratch(w, 3, (size_t)(hi - lo));
+            if (!raw) {
+                close(fd);
+                fail(job, t, ZH_ERR_NOMEM, "out of memory");
+                return;
+            }
+            err = pread_full(fd, raw, (size_t)(hi - lo), lo);
+            close(fd);
+            if (err) {
+                fail_errno(job, t, "cannot read", err);
+                return;
+            }
+            base = raw - lo;
+        }
+        copy_out(job, &p, base);
+        job->task_status[t] = ZH_TASK_DONE;
+        return;
+    }
+    if (fd >= 0) {
+        char *raw = zh_scratch(w, 3, (size_t)n);
+        if (!raw) {
+            close(fd);
+            fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            return;
+        }
+        err = pread_full(fd, raw, (size_t)n, 0);
+        close(fd);
+        if (err) {
+            fail_errno(job, t, "cannot read", err);
+            return;
+        }
+        src = raw;
+    }
+    const char *out = NULL;
+    size_t out_n = 0;
+    msg[0] = 0;
+    int rc = zh_decode_bytes(w, job->steps, job->nsteps, src, (size_t)n,
+                             direct ? p.bufp : NULL, (size_t)job->decoded_size, &out, &out_n,
+                             msg, sizeof(msg));
+    /* A chunk the engine cannot decode goes to the Python codecs: either they can (an
+     * unusual but valid stream) or they raise the error, worded as everywhere else. */
+    if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT ||
+        (rc == ZH_OK && (int64_t)out_n != job->decoded_size)) {
+        job->task_status[t] = ZH_TASK_FALLBACK;
+        return;
+    }
+    if (rc != ZH_OK) {
+        fail(job, t, rc, "out of memory");
+        return;
+    }
+    if (out != p.bufp) copy_out(job, &p, out);
+    job->task_status[t] = ZH_TASK_DONE;
+}
+
+int zh_read_run(zh_job_t *job, int nthreads) {
+    job->err_task = -1;
+    job->err_code = ZH_OK;
+    job->failed = 0;
+    pthread_mutex_init(&job->err_mu, NULL);
+    zh_pool_run(read_task, job, zh_job_ntasks(job), nthreads);
+    pthread_mutex_destroy(&job->err_mu);
+    return job->err_code;
+}
+
+/* ---------------------------------------------------------------- writes */
+
+static int is_fill(const char *buf, int64_t nbytes, const char *fill, int64_t itemsize) {
+    if (itemsize == 4 || itemsize == 8 || itemsize == 2 || itemsize == 1) {
+        uint64_t pat = 0;
+        for (int64_t i = 0; i < 8; i += itemsize) memcpy((char *)&pat + i, fill, (size_t)itemsize);
+        int64_t i = 0;
+        for (; i + 8 <= nbytes; i += 8) {
+            uint64_t v;
+            memcpy(&v, buf + i, 8);
+            if (v != pat) return 0;
+        }
+        for (; i < nbytes; i++)
+            if (buf[i] != ((const char *)&pat)[i % 8]) return 0;
+        return 1;
+    }
+    for (int64_t i = 0; i < nbytes; i += itemsize)
+        if (memcmp(buf + i, fill, (size_t)itemsize) != 0) return 0;
+    return 1;
+}
+
+static uint64_t next_random(void) {
+    static __thread uint64_t s = 0;
+    if (s == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        s = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^
+            (uint64_t)(uintptr_t)&s;
+        if (s == 0) s = 0x9E3779B97F4A7C15ull;
+    }
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+/* mkdir every missing directory of `dir` below the first root_len bytes; 0 or errno. */
+static int make_dirs(char *dir, int64_t root_len) {
+    size_t len = strlen(dir);
+    for (size_t i = (size_t)(root_len > 0 ? root_len : 1); i <= len; i++) {
+        if (dir[i] != '/' && dir[i] != 0) continue;
+        char c = dir[i];
+        dir[i] = 0;
+        int rc = mkdir(dir, 0777);
+        int e = errno;
+        dir[i] = c;
+        if (rc != 0 && e != EEXIST) return e;
+    }
+    return 0;
+}
+
+static int fsync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    int rc = fsync(fd) == 0 ? 0 : errno;
+    close(fd);
+    return rc;
+}
+
+static void prune(char *dir, int64_t root_len) {
+    for (;;) {
+        size_t len = strlen(dir);
+        if ((int64_t)len <= root_len) return;
+        if (rmdir(dir) != 0) return;
+        char *slash = strrchr(dir, '/');
+        if (!slash) return;
+        *slash = 0;
+    }
+}
+
+/* Write n bytes to path atomically (temporary file, rename).  0, or a status with msg. */
+static int write_file(const zh_job_t *job, const char *path, const char *data, size_t n,
+                      char *msg, size_t msglen) {
+    char dir[ZH_PATH_MAX], tmp[ZH_PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) {
+        snprintf(msg, msglen, "bad path");
+        return ZH_ERR_IO;
+    }
+    *slash = 0;
+    int fd = -1;
+    for (int attempt = 0; attempt < 64 && fd < 0; attempt++) {
+        uint64_t a = next_random(), b = next_random();
+        int len = snprintf(tmp, sizeof(tmp), "%s/" ZH_TMP_PREFIX "%016llx%016llx" ZH_TMP_SUFFIX,
+                           dir, (unsigned long long)a, (unsigned long long)b);
+        if (len < 0 || (size_t)len >= sizeof(tmp)) {
+            snprintf(msg, msglen, "path too long");
+            return ZH_ERR_IO;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) break;
+        int e = errno;
+        if (e == EEXIST) continue;
+        if (e == ENOENT) { /* missing directory, or pruned by a concurrent erase */
+            int m = make_dirs(dir, job->root_len);
+            if (m == ENOTDIR || m == EEXIST) e = ENOTDIR;
+            else if (m != 0 && m != ENOENT) {
+                snprintf(msg, msglen, "cannot create the directory for it: [Errno %d] %s", m,
+                         strerror(m));
+                return ZH_ERR_IO;
+            } else continue;
+        }
+        if (e == ENOTDIR) {
+            snprintf(msg, msglen, "cannot set: a parent of it is a value, so it cannot also be a prefix");
+            return ZH_ERR_STORE;
+        }
+        snprintf(msg, msglen, "cannot create a temporary file: [Errno %d] %s", e, strerror(e));
+        return ZH_ERR_IO;
+    }
+    if (fd < 0) {
+        snprintf(msg, msglen, "cannot set: its directory keeps disappearing");
+        return ZH_ERR_IO;
+    }
+    int e = 0;
+    const char *p = data;
+    size_t left = n;
+    while (left > 0) {
+        ssize_t r = write(fd, p, left);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            e = errno;
+            break;
+        }
+        p += r;
+        left -= (size_t)r;
+    }
+    if (!e && job->durable && fsync(fd) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    if (!e && rename(tmp, path) != 0) e = errno;
+    if (e) {
+        unlink(tmp);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(msg, msglen, "cannot set: it is a prefix of other keys (a directory)");
+            return ZH_ERR_STORE;
+        }
+        snprintf(msg, msglen, "cannot set: [Errno %d] %s", e, strerror(e));
+        return ZH_ERR_IO;
+    }
+    if (job->durable) {
+        int f = fsync_dir(dir);
+        if (f) {
+            snprintf(msg, msglen, "cannot flush its directory: [Errno %d] %s", f, strerror(f));
+            return ZH_ERR_IO;
+        }
+    }
+    return ZH_OK;
+}
+
+static int erase_file(const zh_job_t *job, const char *path, char *msg, size_t msglen) {
+    if (unlink(path) != 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR || e == EISDIR || e == EPERM) return ZH_OK;
+        snprintf(msg, msglen, "cannot erase: [Errno %d] %s", e, strerror(e));
+        return ZH_ERR_IO;
+    }
+    char dir[ZH_PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = 0;
+        if (job->durable) {
+            int f = fsync_dir(dir);
+            if (f) {
+                snprintf(msg, msglen, "cannot flush its directory: [Errno %d] %s", f, strerror(f));
+                return ZH_ERR_IO;
+            }
+        }
+        prune(dir, job->root_len);
+    }
+    return ZH_OK;
+}
+
+/* Read the stored chunk at path into chunk (decoded, stored byte order), or fill it. */
+static int load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *chunk, char *msg,
+                      size_t msglen) {
+    int fd = -1;
+    int64_t n = 0;
+    int rc = open_chunk(path, &fd, &n);
+    if (rc < 0) {
+        snprintf(msg, msglen, "cannot open: [Errno %d] %s", -rc, strerror(-rc));
+        return ZH_ERR_IO;
+    }
+    if (rc == 0) {
+        zh_fill_strided(chunk, 1, &(int64_t){job->decoded_size / job->itemsize},
+                        &(int64_t){job->itemsize}, job->fill_stored, job->itemsize);
+        return ZH_OK;
+    }
+    if (job->nsteps == 0) {
+        if (n != job->decoded_size) {
+            close(fd);
+            snprintf(msg, msglen, "expected %lld bytes (an uncompressed chunk), got %lld",
+                     (long long)job->decoded_size, (long long)n);
+            return ZH_ERR_CORRUPT;
+        }
+        int e = pread_full(fd, chunk, (size_t)n, 0);
+        close(fd);
+        if (e) {
+            snprintf(msg, msglen, "cannot read: [Errno %d] %s", e, strerror(e));
+            return ZH_ERR_IO;
+        }
+        return ZH_OK;
+    }
+    char *raw = zh_scratch(w, 3, (size_t)n);
+    if (!raw) {
+        close(fd);
+        return ZH_ERR_NOMEM;
+    }
+    int e = pread_full(fd, raw, (size_t)n, 0);
+    close(fd);
+    if (e) {
+        snprintf(msg, msglen, "cannot read: [Errno %d] %s", e, strerror(e));
+        return ZH_ERR_IO;
+    }
+    const char *out;
+    size_t out_n;
+    rc = zh_decode_bytes(w, job->steps, job->nsteps, raw, (size_t)n, chunk,
+                         (size_t)job->decoded_size, &out, &out_n, msg, msglen);
+    if (rc != ZH_OK) return rc;
+    if ((int64_t)out_n != job->decoded_size) {
+        snprintf(msg, msglen, "decoded %zu bytes, expected %lld (the chunk's size)", out_n,
+                 (long long)job->decoded_size);
+        return ZH_ERR_CORRUPT;
+    }
+    if (out != chunk) memcpy(chunk, out, out_n);
+    return ZH_OK;
+}
+
+static void write_task(void *arg, int64_t t) {
+    zh_job_t *job = (zh_job_t *)arg;
+    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
+        job->task_status[t] = ZH_TASK_SKIPPED;
+        return;
+    }
+    zh_wctx *w = zh_wctx_get();
+    if (!w) {
+        fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return;
+    }
+    zh_piece p;
+    make_piece(job, t, &p);
+    int covers = 1, inside = 1;
+    for (int d = 0; d < job->ndim; d++) {
+        int64_t c = job->chunk_shape[d];
+        int64_t extent = job->array_shape[d] - p.coords[d] * c;
+        if (extent > c) extent = c;
+        if (p.count[d] != extent) covers = 0;
+        if (extent != c) inside = 0;
+    }
+    char path[ZH_PATH_MAX];
+    char msg[ZH_ERRLEN];
+    msg[0] = 0;
+    if (chunk_path(job, p.coords, path, sizeof(path)) < 0) {
+        fail(job, t, ZH_ERR_IO, "path too long");
+        return;
+    }
+    const char *chunk;
+    if (p.whole && job->direct_ok && job->swap <= 1) {
+        chunk = p.bufp; /* straight from the caller's buffer */
+    } else {
+        char *buf = zh_scratch(w, 0, (size_t)job->decoded_size);
+        if (!buf) {
+            fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            return;
+        }
+        if (!covers) {
+            int rc = load_chunk(job, w, path, buf, msg, sizeof(msg));
+            if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT) {
+                job->task_status[t] = ZH_TASK_FALLBACK;
+                return;
+            }
+            if (rc != ZH_OK) {
+                fail(job, t, rc, rc == ZH_ERR_NOMEM ? "out of memory" : msg);
+                return;
+            }
+        } else if (!inside) {
+            zh_fill_strided(buf, 1, &(int64_t){job->decoded_size / job->itemsize},
+                            &(int64_t){job->itemsize}, job->fill_stored, job->itemsize);
+        }
+        char *dst = buf;
+        for (int d = 0; d < job->ndim; d++) dst += p.first[d] * job->chunk_lstrides[d];
+        zh_copy_strided(dst, p.bufp, job->ndim, p.count, p.chunk_strides, job->buf_strides,
+                        job->itemsize, job->swap);
+        chunk = buf;
+    }
+    int rc;
+    if (!job->write_empty_chunks &&
+        is_fill(chunk, job->decoded_size, job->fill_stored, job->itemsize)) {
+        rc = erase_file(job, path, msg, sizeof(msg));
+    } else {
+        const char *out;
+        size_t out_n;
+        rc = zh_encode_bytes(w, job->steps, job->nsteps, chunk, (size_t)job->decoded_size, &out,
+                             &out_n, msg, sizeof(msg));
+        if (rc == ZH_FALLBACK) {
+            job->task_status[t] = ZH_TASK_FALLBACK;
+            return;
+        }
+        if (rc == ZH_OK) rc = write_file(job, path, out, out_n, msg, sizeof(msg));
+    }
+    if (rc != ZH_OK) {
+        fail(job, t, rc, rc == ZH_ERR_NOMEM ? "out of memory" : msg);
+        return;
+    }
+    job->task_status[t] = ZH_TASK_DONE;
+}
+
+int zh_write_run(zh_job_t *job, int nthreads) {
+    job->err_task = -1;
+    job->err_code = ZH_OK;
+    job->failed = 0;
+    pthread_mutex_init(&job->err_mu, NULL);
+    zh_pool_run(write_task, job, zh_job_ntasks(job), nthreads);
+    pthread_mutex_destroy(&job->err_mu);
+    return job->err_code;
+}

@@ -1,0 +1,73 @@
+/* The native batch engine: one call reads (or writes) every chunk a basic selection
+ * touches, in parallel, without Python.  The selection arrives as per-dimension pieces
+ * (chunk index, first element in the chunk, count, position in the result); the tasks
+ * are their cartesian product, last dimension fastest (the order of itertools.product),
+ * so a task number names a chunk without any per-chunk array.  No Python.h. */
+#ifndef ZH_ENGINE_H
+#define ZH_ENGINE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "zh_codecs.h"
+#include "zh_status.h"
+
+/* task status (per task, written by the engine) */
+enum { ZH_TASK_TODO = 0, ZH_TASK_DONE = 1, ZH_TASK_FALLBACK = 2, ZH_TASK_FAILED = 3,
+       ZH_TASK_SKIPPED = 4 };
+
+typedef struct {
+    /* geometry */
+    int ndim;
+    int64_t itemsize;
+    int swap;                       /* byte-swap component size between stored and native */
+    const int64_t *chunk_shape;     /* ndim */
+    const int64_t *chunk_lstrides;  /* byte strides of a decoded chunk, logical order */
+    int64_t decoded_size;           /* bytes of a decoded chunk */
+    const int64_t *array_shape;     /* ndim (writes: edge chunks) */
+    const zh_bb *steps;
+    int nsteps;
+    const char *fill_stored;        /* itemsize bytes, stored byte order */
+    const char *fill_native;        /* itemsize bytes, native byte order */
+    /* the selection, per dimension */
+    const int64_t *npieces;         /* ndim */
+    const int64_t *piece_off;       /* ndim: where dim d's pieces start in p_* */
+    const int64_t *p_chunk, *p_first, *p_count, *p_out;
+    const int64_t *step;            /* ndim: the selection's step per dimension */
+    /* the caller's buffer (result for reads, value for writes), full-shape view */
+    char *buf;
+    const int64_t *buf_strides;     /* ndim, bytes */
+    /* the store: a directory (path_prefix: root + "/" + array path + "/"), or memory */
+    const char *path_prefix;
+    int64_t root_len;               /* length of the store root in path_prefix (pruning) */
+    int key_kind;                   /* 0: default encoding ("c" + sep + ...), 1: v2 */
+    char sep;
+    const char *const *mem_ptr;     /* reads without a directory: per task (NULL: missing) */
+    const int64_t *mem_len;
+    /* options */
+    int partial_ok;                 /* reads: pread only the bytes wanted when uncompressed */
+    int direct_ok;                  /* buf layout equals a decoded chunk's layout */
+    int write_empty_chunks;
+    int durable;
+    /* results */
+    uint8_t *task_status;           /* per task */
+    int failed;                     /* set once a task failed: the others stop */
+    pthread_mutex_t err_mu;
+    int64_t err_task;               /* lowest failing task, -1 if none */
+    int err_code;
+    char err_msg[320];
+} zh_job_t;
+
+/* Number of tasks of a job: the product of npieces. */
+int64_t zh_job_ntasks(const zh_job_t *job);
+
+/* The chunk coordinates of task t. */
+void zh_job_coords(const zh_job_t *job, int64_t t, int64_t *coords);
+
+/* Run all tasks of a read (write) job on nthreads threads.  Per-task outcome in
+ * task_status; the first failure (by task number) in err_*.  Returns ZH_OK or the first
+ * failure's code. */
+int zh_read_run(zh_job_t *job, int nthreads);
+int zh_write_run(zh_job_t *job, int nthreads);
+
+#endif

@@ -1,0 +1,251 @@
+"""The native engine (LocalStore files, memory sources) and the Python path agree with numpy.
+
+Every read and write here runs three ways: the engine on a LocalStore (chunk files opened
+by the engine), the engine fed by a MemoryStore's buffers, and the Python per-chunk path
+(the engine switched off). All three must equal numpy, chunk by chunk, bit for bit.
+"""
+
+import multiprocessing
+import os
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import zarrhpc
+from zarrhpc import config
+from zarrhpc.errors import CorruptChunkError, ReadOnlyError, StoreError
+from zarrhpc.testing.gil import progress_during
+from zarrhpc.testing.strategies import basic_selections, shapes_and_chunks
+
+CHAINS = {
+    "none": dict(compressors=None),
+    "gzip": dict(compressors={"name": "gzip", "configuration": {"level": 1}}),
+    "zstd-crc": dict(compressors=[{"name": "zstd", "configuration": {"level": 1, "checksum": True}},
+                                  {"name": "crc32c"}]),
+    "blosc-bit": dict(compressors={"name": "blosc", "configuration": {
+        "cname": "zstd", "clevel": 3, "shuffle": "bitshuffle", "blocksize": 0}}),
+    "blosc-lz4": dict(compressors={"name": "blosc", "configuration": {
+        "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "blocksize": 0}}),
+    "transpose-big-crc": dict(
+        filters=[{"name": "transpose", "configuration": {"order": "F"}}],
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+        compressors=[{"name": "crc32c"}]),
+}
+WAYS = ["local", "memory", "python"]
+
+
+def make(way, tmp_path, **kwargs):
+    store = zarrhpc.MemoryStore() if way == "memory" else zarrhpc.LocalStore(tmp_path / "d")
+    a = zarrhpc.create_array(store, overwrite=True, **kwargs)
+    if way == "python":
+        a._engine = None
+    else:
+        assert a._engine is not None, "expected a chain the engine knows"
+    return a
+
+
+def test_engine_is_used_for_native_chains(tmp_path):
+    for chain in CHAINS.values():
+        a = make("local", tmp_path, shape=(4, 4), chunks=(2, 2), dtype="f4", **chain)
+        assert a._engine is not None
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_roundtrip_every_way(tmp_path, way, chain):
+    data = (np.arange(23 * 17 * 5, dtype="f8").reshape(23, 17, 5) * 1.5 - 99).astype("f4")
+    a = make(way, tmp_path, shape=data.shape, chunks=(6, 4, 5), dtype="f4", fill_value=-1,
+             **CHAINS[chain])
+    a[...] = data
+    np.testing.assert_array_equal(a[...], data)
+    for sel in [(slice(3, 21, 2), slice(None, None, -3), 2), (5, 7, 3), (slice(None), 0),
+                (slice(20, 2, -4), slice(1, 16), slice(0, 5, 2))]:
+        np.testing.assert_array_equal(a[sel], data[sel])
+    # partial writes merge with what is stored
+    data[2:19, 3, ::2] = 7.25
+    a[2:19, 3, ::2] = 7.25
+    np.testing.assert_array_equal(a[...], data)
+    out = np.empty_like(data)
+    assert a.read(out=out) is out
+    np.testing.assert_array_equal(out, data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(geom=shapes_and_chunks(), data=st.data(), way=st.sampled_from(["local", "memory"]),
+       chain=st.sampled_from(sorted(CHAINS)), dtype=st.sampled_from(["u1", "i2", "f4", "c16"]))
+def test_engine_matches_numpy(tmp_path_factory, geom, data, way, chain, dtype):
+    shape, chunks = geom
+    tmp = tmp_path_factory.mktemp("n")
+    a = make(way, tmp, shape=shape, chunks=chunks, dtype=dtype, fill_value=3, **CHAINS[chain])
+    expected = np.full(shape, 3, dtype=dtype)
+    for _ in range(3):
+        sel = data.draw(basic_selections(shape))
+        value = data.draw(st.integers(0, 100))
+        expected[sel] = value
+        a[sel] = value
+        np.testing.assert_array_equal(a[...], expected)
+        read_sel = data.draw(basic_selections(shape))
+        np.testing.assert_array_equal(a[read_sel], expected[read_sel])
+
+
+def test_direct_decode_into_contiguous_result(tmp_path):
+    # rows of whole chunks land contiguously in the result: decoded straight into it
+    data = np.random.default_rng(1).random((8, 1024))
+    for chain in ("none", "zstd-crc", "blosc-lz4"):
+        a = make("local", tmp_path, shape=data.shape, chunks=(1, 1024), dtype="f8",
+                 **CHAINS[chain])
+        a[...] = data
+        np.testing.assert_array_equal(a[...], data)
+        np.testing.assert_array_equal(a[3], data[3])
+
+
+def _rchar() -> int:
+    with open("/proc/self/io") as f:
+        return int(next(line for line in f if line.startswith("rchar")).split()[1])
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/io"), reason="needs /proc/self/io")
+def test_uncompressed_element_read_reads_only_what_it_needs(tmp_path):
+    a = make("local", tmp_path, shape=(256, 256, 16), chunks=(128, 128, 16), dtype="f8",
+             compressors=None)  # 2 MiB chunks
+    a[...] = np.arange(a.size, dtype="f8").reshape(a.shape)
+    with config.set(threads=1):
+        before = _rchar()
+        v = a[200, 3, 7]
+        used = _rchar() - before
+    assert v == np.ravel_multi_index((200, 3, 7), a.shape)
+    assert used < 64 * 1024, f"read {used} bytes for one element of a 2 MiB chunk"
+
+
+def test_fill_chunks_are_erased_and_directories_pruned(tmp_path):
+    a = make("local", tmp_path, shape=(8, 8), chunks=(4, 4), dtype="i4", fill_value=5)
+    a[...] = 1
+    root = tmp_path / "d"
+    assert (root / "c" / "1" / "1").is_file()
+    a[4:, :] = 5  # two chunks become fill
+    assert not (root / "c" / "1").exists()  # both files gone, directory pruned
+    assert (root / "c" / "0" / "1").is_file()
+    np.testing.assert_array_equal(a[4:, :], 5)
+    a._write_empty_chunks = True
+    a[4:, :4] = 5
+    assert (root / "c" / "1" / "0").is_file()
+    assert not any(p.name.startswith(".zhtmp-") for p in root.rglob("*"))
+
+
+def test_corrupt_chunks_raise_naming_the_key(tmp_path):
+    for chain in ("none", "gzip", "zstd-crc", "blosc-lz4", "transpose-big-crc"):
+        a = make("local", tmp_path, shape=(8, 8), chunks=(4, 4), dtype="f4", **CHAINS[chain])
+        a[...] = np.arange(64, dtype="f4").reshape(8, 8)
+        path = tmp_path / "d" / "c" / "1" / "0"
+        raw = path.read_bytes()
+        bads = [raw[: len(raw) // 2], b""]
+        if chain in ("gzip", "zstd-crc", "transpose-big-crc"):  # these carry a checksum
+            bads.append(raw[:-1] + bytes([raw[-1] ^ 0xFF]))
+        for bad in bads:
+            path.write_bytes(bad)
+            with pytest.raises(CorruptChunkError, match="c/1/0"):
+                a[...]
+            with pytest.raises(CorruptChunkError, match="c/1/0"):
+                a[5, 1:3] = 1.0  # a partial write must read the chunk first
+        path.write_bytes(raw)
+        np.testing.assert_array_equal(a[4:, :4], np.arange(64, dtype="f4").reshape(8, 8)[4:, :4])
+
+
+def test_multi_member_gzip_falls_back_to_python(tmp_path):
+    import gzip
+
+    a = make("local", tmp_path, shape=(4, 4), chunks=(4, 4), dtype="u1",
+             **CHAINS["gzip"])
+    data = np.arange(16, dtype="u1")
+    (tmp_path / "d" / "c" / "0").mkdir(parents=True)
+    (tmp_path / "d" / "c" / "0" / "0").write_bytes(
+        gzip.compress(data[:6].tobytes()) + gzip.compress(data[6:].tobytes()))
+    np.testing.assert_array_equal(a[...], data.reshape(4, 4))
+
+
+def test_value_in_the_way_is_a_store_error(tmp_path):
+    a = make("local", tmp_path, shape=(4, 4), chunks=(2, 2), dtype="f4", compressors=None)
+    (tmp_path / "d" / "c").write_bytes(b"not a directory")
+    with pytest.raises(StoreError, match="c/0/0"):
+        a[...] = 1.0
+
+
+def test_read_only_store_refuses_writes(tmp_path):
+    a = make("local", tmp_path, shape=(4, 4), chunks=(2, 2), dtype="f4")
+    a[...] = 2.0
+    b = zarrhpc.open_array(zarrhpc.LocalStore(tmp_path / "d", read_only=True))
+    with pytest.raises(ReadOnlyError):
+        b[0, 0] = 1.0
+    np.testing.assert_array_equal(b[...], 2.0)
+
+
+def test_threads_and_concurrent_callers_agree(tmp_path):
+    data = np.random.default_rng(2).random((64, 64, 16)).astype("f4")
+    a = make("local", tmp_path, shape=data.shape, chunks=(8, 8, 16), dtype="f4",
+             **CHAINS["blosc-lz4"])
+    with config.set(threads=2):
+        a[...] = data
+    results = []
+
+    def reader(sel):
+        with config.set(threads=2):
+            results.append(np.array_equal(a[sel], data[sel]))
+
+    threads = [threading.Thread(target=reader, args=((slice(i, 64 - i),),)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 8
+    with config.set(threads=1):
+        np.testing.assert_array_equal(a[...], data)
+
+
+def _child_read(path, queue):
+    a = zarrhpc.open_array(path)
+    queue.put(float(a[...].sum()))
+
+
+def test_engine_works_in_a_forked_child(tmp_path):
+    a = make("local", tmp_path, shape=(64, 64), chunks=(8, 8), dtype="f8")
+    a[...] = 1.0
+    with config.set(threads=2):
+        a[...]  # start the pool's threads in the parent
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_read, args=(str(tmp_path / "d"), q))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert q.get(timeout=5) == 64 * 64
+
+
+def test_engine_read_and_write_release_the_gil(tmp_path):
+    data = np.random.default_rng(3).random((512, 512, 32)).astype("f4")  # 32 MiB
+    a = make("local", tmp_path, shape=data.shape, chunks=(128, 128, 32), dtype="f4",
+             **CHAINS["blosc-lz4"])
+    with config.set(threads=1):
+        assert progress_during(lambda: a.__setitem__(Ellipsis, data), repeats=3) > 0
+        assert progress_during(lambda: a[...], repeats=3) > 0
+
+
+def test_temp_names_match_localstore():
+    from zarrhpc._kernels import engine
+    from zarrhpc.storage import local
+
+    assert (engine.TEMP_PREFIX, engine.TEMP_SUFFIX) == (local._TEMP_PREFIX, local._TEMP_SUFFIX)
+
+
+def test_engine_crc32c_matches_the_library():
+    import crc32c
+
+    from zarrhpc._kernels import engine
+
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 7, 8, 9, 4095, 100_000):
+        buf = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        assert engine.crc32c(buf) == crc32c.crc32c(buf)

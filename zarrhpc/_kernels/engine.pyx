@@ -1,0 +1,399 @@
+# cython: language_level=3
+"""The native batch engine: every chunk of one request read or written in one call.
+
+An :class:`Engine` holds what every chunk of an array shares (decoded layout, the
+bytes->bytes codec chain, fill value); :meth:`Engine.read` and :meth:`Engine.write` take
+the request as per-dimension pieces (see csrc/zh_engine.h) and run all its chunks on the
+native pool (csrc/zh_pool.c) with the GIL released: file I/O, decompression, byte swap,
+transpose and the copy into place, without a Python object per chunk.
+
+Outcome per task (one task per chunk, in itertools.product order): ``DONE``, ``FALLBACK``
+(the caller must do this chunk with the Python codecs) or ``FAILED``/``SKIPPED``; the
+first failure by task number comes back as ``(task, code, message)``.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int64_t, uint8_t, uintptr_t
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memset, strncpy
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
+
+cnp.import_array()
+
+cdef extern from "pthread.h":
+    ctypedef struct pthread_mutex_t:
+        pass
+
+cdef extern from "zh_codecs.h":
+    ctypedef struct zh_bb:
+        int kind
+        int level
+        int checksum
+        int shuffle
+        int typesize
+        int blocksize
+        char cname[16]
+        int64_t decoded_size
+    ctypedef int (*zh_blosc1_compress_fn)(int, int, size_t, size_t, const void *, void *,
+                                          size_t, const char *, size_t, int) noexcept nogil
+    void zh_set_blosc1_compress(zh_blosc1_compress_fn fn)
+    int zh_have_blosc1_compress()
+    unsigned int zh_crc32c(unsigned int crc, const void *data, size_t n) nogil
+
+cdef extern from "zh_engine.h":
+    enum:
+        ZH_TASK_TODO, ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
+    ctypedef struct zh_job_t:
+        int ndim
+        int64_t itemsize
+        int swap
+        const int64_t *chunk_shape
+        const int64_t *chunk_lstrides
+        int64_t decoded_size
+        const int64_t *array_shape
+        const zh_bb *steps
+        int nsteps
+        const char *fill_stored
+        const char *fill_native
+        const int64_t *npieces
+        const int64_t *piece_off
+        const int64_t *p_chunk
+        const int64_t *p_first
+        const int64_t *p_count
+        const int64_t *p_out
+        const int64_t *step
+        char *buf
+        const int64_t *buf_strides
+        const char *path_prefix
+        int64_t root_len
+        int key_kind
+        char sep
+        const char *const *mem_ptr
+        const int64_t *mem_len
+        int partial_ok
+        int direct_ok
+        int write_empty_chunks
+        int durable
+        uint8_t *task_status
+        int failed
+        int64_t err_task
+        int err_code
+        char err_msg[320]
+    int zh_read_run(zh_job_t *job, int nthreads) nogil
+    int zh_write_run(zh_job_t *job, int nthreads) nogil
+
+BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
+DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
+#: LocalStore's temporary file names, as csrc/zh_engine.c writes them
+TEMP_PREFIX = ".zhtmp-"
+TEMP_SUFFIX = ".partial"
+
+
+def set_blosc1_compress(uintptr_t address):
+    """Give the engine c-blosc1's ``blosc_compress_ctx`` (its address in numcodecs)."""
+    zh_set_blosc1_compress(<zh_blosc1_compress_fn> address)
+
+
+def have_blosc1_compress():
+    return bool(zh_have_blosc1_compress())
+
+
+def crc32c(data):
+    """CRC-32C of a bytes-like object (the engine's implementation, for tests)."""
+    cdef const unsigned char[::1] view = memoryview(data).cast("B")
+    cdef unsigned int c
+    with nogil:
+        c = zh_crc32c(0, &view[0] if view.shape[0] else NULL, view.shape[0])
+    return c
+
+
+cdef cnp.ndarray _i64(obj, Py_ssize_t n, str what):
+    cdef cnp.ndarray a = np.ascontiguousarray(obj, dtype=np.int64)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(f"engine: {what}: expected {n} integers, got shape {(<object> a).shape}")
+    return a
+
+
+cdef inline const int64_t *_p(cnp.ndarray a):
+    return <const int64_t *> cnp.PyArray_DATA(a)
+
+
+cdef class Engine:
+    """What every chunk of one array shares, in the engine's terms.
+
+    Parameters
+    ----------
+    chunk_shape : tuple of int
+    lstrides : tuple of int
+        Byte strides of a decoded chunk in logical (array) order: C order of the stored
+        (transposed) layout, permuted back.
+    itemsize : int
+    swap : int
+        Byte-swap component size between stored and native order (0: none).
+    steps : list of tuple
+        The bytes->bytes codecs in chain order: ``(kind, level, checksum, shuffle,
+        typesize, blocksize, cname, decoded_size)``.
+    fill_native, fill_stored : bytes
+        The fill value's bytes in native and in stored byte order.
+    """
+
+    cdef int ndim
+    cdef int64_t itemsize, decoded_size
+    cdef int swap
+    cdef cnp.ndarray chunk_shape, lstrides
+    cdef zh_bb *steps
+    cdef int nsteps
+    cdef bytes fill_native, fill_stored
+    cdef readonly object kinds
+
+    def __cinit__(self):
+        self.steps = NULL
+
+    def __init__(self, chunk_shape, lstrides, int64_t itemsize, int swap, steps,
+                 bytes fill_native, bytes fill_stored):
+        self.ndim = len(chunk_shape)
+        self.chunk_shape = _i64(chunk_shape, self.ndim, "chunk_shape")
+        self.lstrides = _i64(lstrides, self.ndim, "lstrides")
+        self.itemsize = itemsize
+        self.swap = swap
+        self.decoded_size = itemsize
+        for c in chunk_shape:
+            self.decoded_size *= c
+        if len(fill_native) != itemsize or len(fill_stored) != itemsize:
+            raise ValueError("engine: fill value bytes must be itemsize long")
+        self.fill_native = fill_native
+        self.fill_stored = fill_stored
+        self.nsteps = len(steps)
+        self.kinds = tuple(s[0] for s in steps)
+        self.steps = <zh_bb *> calloc(max(1, self.nsteps), sizeof(zh_bb))
+        if self.steps == NULL:
+            raise MemoryError()
+        cdef bytes cname
+        for i, s in enumerate(steps):
+            kind, level, checksum, shuffle, typesize, blocksize, name, dsize = s
+            self.steps[i].kind = kind
+            self.steps[i].level = level
+            self.steps[i].checksum = checksum
+            self.steps[i].shuffle = shuffle
+            self.steps[i].typesize = typesize
+            self.steps[i].blocksize = blocksize
+            cname = (name or "").encode("ascii")[:15]
+            strncpy(self.steps[i].cname, cname, 15)
+            self.steps[i].decoded_size = dsize
+
+    def __dealloc__(self):
+        free(self.steps)
+
+    @property
+    def decoded_size(self):
+        return self.decoded_size
+
+    cdef int _setup(self, zh_job_t *job, cnp.ndarray buf, tuple pieces, object step,
+                    list keep) except -1:
+        npieces, piece_off, p_chunk, p_first, p_count, p_out = pieces
+        if cnp.PyArray_NDIM(buf) != self.ndim:
+            raise ValueError(f"engine: buffer has {(<object> buf).ndim} dimensions, expected {self.ndim}")
+        cdef Py_ssize_t total = len(p_chunk)
+        arrays = [_i64(npieces, self.ndim, "npieces"), _i64(piece_off, self.ndim, "piece_off"),
+                  _i64(p_chunk, total, "p_chunk"), _i64(p_first, total, "p_first"),
+                  _i64(p_count, total, "p_count"), _i64(p_out, total, "p_out"),
+                  _i64(step, self.ndim, "step"),
+                  _i64([buf.strides[d] for d in range(self.ndim)], self.ndim, "strides")]
+        keep.extend(arrays)
+        memset(job, 0, sizeof(zh_job_t))
+        job.ndim = self.ndim
+        job.itemsize = self.itemsize
+        job.swap = self.swap
+        job.chunk_shape = _p(self.chunk_shape)
+        job.chunk_lstrides = _p(self.lstrides)
+        job.decoded_size = self.decoded_size
+        job.steps = self.steps
+        job.nsteps = self.nsteps
+        job.fill_stored = self.fill_stored
+        job.fill_native = self.fill_native
+        job.npieces = _p(arrays[0])
+        job.piece_off = _p(arrays[1])
+        job.p_chunk = _p(arrays[2])
+        job.p_first = _p(arrays[3])
+        job.p_count = _p(arrays[4])
+        job.p_out = _p(arrays[5])
+        job.step = _p(arrays[6])
+        job.buf = <char *> cnp.PyArray_DATA(buf)
+        job.buf_strides = _p(arrays[7])
+        direct = all(buf.strides[d] == self.lstrides[d]
+                     for d in range(self.ndim) if self.chunk_shape[d] > 1)
+        job.direct_ok = 1 if direct else 0
+        ntasks = 1
+        for n in arrays[0]:
+            ntasks *= int(n)
+        return ntasks
+
+    def read(self, cnp.ndarray buf not None, tuple pieces, step, *, path_prefix=None,
+             int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
+             bint partial_ok=True, int nthreads=1):
+        """Fill ``buf`` (the result, full shape) from every chunk of the request.
+
+        Either ``path_prefix`` (chunk files under a directory: prefix + chunk key) or
+        ``sources`` (the stored bytes of every task, None when missing) is given.
+        Returns ``(task_status, err_task, err_code, err_msg)``.
+        """
+        if not cnp.PyArray_ISWRITEABLE(buf):
+            raise ValueError("engine: the result buffer is read-only")
+        cdef zh_job_t job
+        cdef list keep = []
+        cdef Py_ssize_t ntasks = self._setup(&job, buf, pieces, step, keep)
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        job.partial_ok = partial_ok
+        cdef bytes prefix_b
+        cdef Py_buffer *views = NULL
+        cdef const char **ptrs = NULL
+        cdef int64_t *lens = NULL
+        cdef Py_ssize_t i, acquired = 0
+        cdef int rc
+        try:
+            if path_prefix is not None:
+                prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+                job.path_prefix = prefix_b
+                job.root_len = root_len
+                job.key_kind = key_kind
+                job.sep = ord(sep)
+            else:
+                if sources is None or len(sources) != ntasks:
+                    raise ValueError(f"engine: expected {ntasks} sources")
+                views = <Py_buffer *> calloc(max(1, ntasks), sizeof(Py_buffer))
+                ptrs = <const char **> calloc(max(1, ntasks), sizeof(char *))
+                lens = <int64_t *> calloc(max(1, ntasks), sizeof(int64_t))
+                if views == NULL or ptrs == NULL or lens == NULL:
+                    raise MemoryError()
+                for i in range(ntasks):
+                    src = sources[i]
+                    if src is None:
+                        continue
+                    PyObject_GetBuffer(src, &views[i], PyBUF_SIMPLE)
+                    acquired = i + 1
+                    ptrs[i] = <const char *> views[i].buf if views[i].len else <const char *> ""
+                    lens[i] = views[i].len
+                job.mem_ptr = ptrs
+                job.mem_len = lens
+            with nogil:
+                rc = zh_read_run(&job, nthreads)
+        finally:
+            if views != NULL:
+                for i in range(acquired):
+                    if sources[i] is not None:
+                        PyBuffer_Release(&views[i])
+            free(views)
+            free(ptrs)
+            free(lens)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
+                   int64_t root_len=0, int key_kind=0, str sep="/", source=None):
+        """Read one element (chunk ``coords``, index ``within`` it) into the 0-d ``out``.
+
+        The fixed-cost path of single-element reads: one task, no plan arrays. Same
+        sources and return value as :meth:`read` (``source``: that chunk's bytes or None).
+        """
+        cdef int d, nd = self.ndim
+        cdef int64_t c_npieces[64]
+        cdef int64_t c_off[64]
+        cdef int64_t c_chunk[64]
+        cdef int64_t c_first[64]
+        cdef int64_t c_count[64]
+        cdef int64_t c_out[64]
+        cdef int64_t c_step[64]
+        cdef int64_t c_strides[64]
+        cdef uint8_t status = 0
+        cdef zh_job_t job
+        cdef bytes prefix_b
+        cdef Py_buffer view
+        cdef const char *ptr = NULL
+        cdef int64_t length = 0
+        cdef int rc
+        if nd > 64 or len(coords) != nd or len(within) != nd:
+            raise ValueError("engine: read_point: coords and within need one entry per dimension")
+        if cnp.PyArray_NDIM(out) != 0 or not cnp.PyArray_ISWRITEABLE(out):
+            raise ValueError("engine: read_point: out must be a writable 0-d array")
+        for d in range(nd):
+            c_npieces[d] = 1
+            c_off[d] = d
+            c_chunk[d] = coords[d]
+            c_first[d] = within[d]
+            c_count[d] = 1
+            c_out[d] = 0
+            c_step[d] = 1
+            c_strides[d] = 0
+        memset(&job, 0, sizeof(zh_job_t))
+        job.ndim = nd
+        job.itemsize = self.itemsize
+        job.swap = self.swap
+        job.chunk_shape = _p(self.chunk_shape)
+        job.chunk_lstrides = _p(self.lstrides)
+        job.decoded_size = self.decoded_size
+        job.steps = self.steps
+        job.nsteps = self.nsteps
+        job.fill_stored = self.fill_stored
+        job.fill_native = self.fill_native
+        job.npieces = c_npieces
+        job.piece_off = c_off
+        job.p_chunk = c_chunk
+        job.p_first = c_first
+        job.p_count = c_count
+        job.p_out = c_out
+        job.step = c_step
+        job.buf = <char *> cnp.PyArray_DATA(out)
+        job.buf_strides = c_strides
+        job.partial_ok = 1
+        job.direct_ok = 0
+        job.task_status = &status
+        if path_prefix is not None:
+            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+            job.path_prefix = prefix_b
+            job.root_len = root_len
+            job.key_kind = key_kind
+            job.sep = ord(sep)
+            with nogil:
+                rc = zh_read_run(&job, 1)
+        else:
+            job.mem_ptr = &ptr
+            job.mem_len = &length
+            if source is None:
+                with nogil:
+                    rc = zh_read_run(&job, 1)
+            else:
+                PyObject_GetBuffer(source, &view, PyBUF_SIMPLE)
+                try:
+                    ptr = <const char *> view.buf if view.len else <const char *> ""
+                    length = view.len
+                    with nogil:
+                        rc = zh_read_run(&job, 1)
+                finally:
+                    PyBuffer_Release(&view)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
+              str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
+              bint write_empty_chunks=False, bint durable=False, int nthreads=1):
+        """Write every chunk of the request from ``buf`` (the value, full shape) as files.
+
+        Returns ``(task_status, err_task, err_code, err_msg)``.
+        """
+        cdef zh_job_t job
+        cdef list keep = []
+        cdef Py_ssize_t ntasks = self._setup(&job, buf, pieces, step, keep)
+        cdef cnp.ndarray shape = _i64(array_shape, self.ndim, "array_shape")
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+        cdef int rc
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        job.array_shape = _p(shape)
+        job.path_prefix = prefix_b
+        job.root_len = root_len
+        job.key_kind = key_kind
+        job.sep = ord(sep)
+        job.write_empty_chunks = write_empty_chunks
+        job.durable = durable
+        with nogil:
+            rc = zh_write_run(&job, nthreads)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")

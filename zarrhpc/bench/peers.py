@@ -1,0 +1,234 @@
+"""The libraries ``zarrhpc bench`` compares, behind one small interface.
+
+Every peer writes the same numpy array with the same chunking and codec into its own
+directory and reads it back; each is imported only when it is used, and a peer that is
+not installed (or cannot do a codec) is skipped with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+
+__all__ = ["PEERS", "Unavailable", "CODECS"]
+
+#: codec name -> (blosc/zstd/gzip settings) of the standard workloads
+CODECS = {
+    "none": None,
+    "blosc-lz4": {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                                                     "shuffle": "shuffle", "blocksize": 0}},
+    "zstd-1": {"name": "zstd", "configuration": {"level": 1, "checksum": False}},
+    "gzip-1": {"name": "gzip", "configuration": {"level": 1}},
+}
+
+
+class Unavailable(Exception):
+    """This peer cannot run this case (not installed, or no such codec)."""
+
+
+def _v3_codecs(codec: str, dtype: np.dtype) -> list[dict]:
+    entry = CODECS[codec]
+    codecs = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    if entry is not None:
+        entry = {"name": entry["name"], "configuration": dict(entry["configuration"])}
+        if entry["name"] == "blosc":
+            entry["configuration"]["typesize"] = dtype.itemsize
+        codecs.append(entry)
+    return codecs
+
+
+class Peer:
+    name = ""
+
+    def available(self) -> None:
+        """Raise Unavailable when the library is missing."""
+
+    def write(self, path: str, data: np.ndarray, chunks, codec: str) -> None:
+        raise NotImplementedError
+
+    def open(self, path: str):
+        raise NotImplementedError
+
+    def read(self, handle, selection) -> np.ndarray:
+        return np.asarray(handle[selection])
+
+    def clear(self, path: str) -> None:
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.unlink(path)
+
+
+class Zarrhpc(Peer):
+    name = "zarrhpc"
+
+    def __init__(self, durable: bool = False):
+        self.durable = durable
+        if durable:
+            self.name = "zarrhpc-durable"
+
+    def write(self, path, data, chunks, codec):
+        import zarrhpc
+        from zarrhpc.storage import LocalStore
+
+        entry = CODECS[codec]
+        a = zarrhpc.create_array(
+            LocalStore(path, durable=self.durable), shape=data.shape, dtype=data.dtype,
+            chunks=chunks, compressors=[entry] if entry else None, overwrite=True,
+        )
+        a[...] = data
+
+    def open(self, path):
+        import zarrhpc
+
+        return zarrhpc.open_array(path, mode="r")
+
+
+class ZarrPython(Peer):
+    name = "zarr-python"
+    pipeline = None
+
+    def available(self):
+        try:
+            import zarr  # noqa: F401
+        except ImportError:
+            raise Unavailable("zarr not installed") from None
+        if self.pipeline:
+            try:
+                __import__(self.pipeline.split(".")[0])
+            except ImportError:
+                raise Unavailable(f"{self.pipeline.split('.')[0]} not installed") from None
+
+    def _config(self):
+        import zarr
+
+        if self.pipeline:
+            return zarr.config.set({"codec_pipeline.path": self.pipeline})
+        return zarr.config.set({})
+
+    def write(self, path, data, chunks, codec):
+        import zarr
+
+        entry = CODECS[codec]
+        with self._config():
+            a = zarr.create_array(
+                store=path, shape=data.shape, dtype=data.dtype, chunks=chunks,
+                compressors=[entry] if entry else None, overwrite=True, zarr_format=3,
+            )
+            a[...] = data
+
+    def open(self, path):
+        import zarr
+
+        with self._config():
+            return zarr.open_array(path, mode="r")
+
+    def read(self, handle, selection):
+        with self._config():
+            return np.asarray(handle[selection])
+
+
+class ZarrsPipeline(ZarrPython):
+    name = "zarr-python+zarrs"
+    pipeline = "zarrs.ZarrsCodecPipeline"
+
+
+class Tensorstore(Peer):
+    name = "tensorstore"
+
+    def available(self):
+        try:
+            import tensorstore  # noqa: F401
+        except ImportError:
+            raise Unavailable("tensorstore not installed") from None
+
+    def _spec(self, path):
+        return {"driver": "zarr3", "kvstore": {"driver": "file", "path": path}}
+
+    def write(self, path, data, chunks, codec):
+        import tensorstore as ts
+
+        spec = self._spec(path)
+        spec["metadata"] = {
+            "shape": list(data.shape),
+            "data_type": data.dtype.name,
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+            "codecs": _v3_codecs(codec, data.dtype),
+        }
+        t = ts.open(spec, create=True, delete_existing=True).result()
+        t.write(data).result()
+
+    def open(self, path):
+        import tensorstore as ts
+
+        return ts.open(self._spec(path), open=True).result()
+
+    def read(self, handle, selection):
+        return handle[selection].read().result()
+
+
+class H5py(Peer):
+    name = "h5py"
+
+    def available(self):
+        try:
+            import h5py  # noqa: F401
+        except ImportError:
+            raise Unavailable("h5py not installed") from None
+
+    def write(self, path, data, chunks, codec):
+        import h5py
+
+        opts = {}
+        if codec == "gzip-1":
+            opts = {"compression": "gzip", "compression_opts": 1}
+        elif codec != "none":
+            raise Unavailable(f"h5py has no {codec} without plugins")
+        self.clear(path)
+        with h5py.File(path, "w") as f:
+            f.create_dataset("a", data=data, chunks=tuple(chunks), **opts)
+
+    def open(self, path):
+        import h5py
+
+        return h5py.File(path, "r")["a"]
+
+
+class Raw(Peer):
+    """numpy tofile/readinto (and memmap for sub-reads) of the same bytes."""
+
+    name = "raw"
+
+    def __init__(self):
+        self.meta = {}
+
+    def write(self, path, data, chunks, codec):
+        if codec != "none":
+            raise Unavailable("raw bytes only")
+        data.tofile(path)
+        self.meta[path] = (data.shape, data.dtype)
+
+    def open(self, path):
+        shape, dtype = self.meta[path]
+        return np.memmap(path, dtype=dtype, mode="r", shape=shape)
+
+    def read(self, handle, selection):
+        return np.array(handle[selection])
+
+    def read_full(self, path, shape, dtype) -> np.ndarray:
+        out = np.empty(shape, dtype)
+        with open(path, "rb", buffering=0) as f:
+            f.readinto(memoryview(out).cast("B"))
+        return out
+
+
+PEERS = {
+    "zarrhpc": Zarrhpc,
+    "zarr-python": ZarrPython,
+    "zarr-python+zarrs": ZarrsPipeline,
+    "tensorstore": Tensorstore,
+    "h5py": H5py,
+    "raw": Raw,
+}
