@@ -45,8 +45,8 @@ class Selection:
         self.normalize(self.selection, self.shape)
 
 
-class ChunkPlan:
-    """Projecting a normalised selection onto the chunk grid: every chunk's piece."""
+class Projection:
+    """The per-chunk iterator (one ChunkProjection object per chunk touched)."""
 
     params = [list(CASES)]
     param_names = ["case"]
@@ -57,7 +57,7 @@ class ChunkPlan:
         shape, self.chunks, selection = CASES[case]
         self.selection = normalize(selection, shape)
 
-    def time_plan(self, case):
+    def time_iter_projections(self, case):
         for _ in self.project(self.selection, self.chunks):
             pass
 
@@ -66,3 +66,20 @@ class ChunkPlan:
         return sum(1 for _ in self.project(self.selection, self.chunks))
 
     track_chunks.unit = "chunks"
+
+
+class Plan:
+    """The plan the native engine takes: per-dimension pieces as int64 arrays (the
+    chunks are their product, never enumerated in Python)."""
+
+    params = [list(CASES)]
+    param_names = ["case"]
+
+    def setup(self, case):
+        normalize = _require("normalize_basic_selection")
+        self.plan_chunks = _require("plan_chunks")
+        shape, self.chunks, selection = CASES[case]
+        self.selection = normalize(selection, shape)
+
+    def time_plan_chunks(self, case):
+        self.plan_chunks(self.selection, self.chunks).arrays()
