@@ -129,7 +129,7 @@ class ArrayOnStore:
     def setup_cache(self):
         data = field(self.shape, "f4")
         for codec in self.params[1]:
-            for kind, path in (("local", f"{codec}.zarr"), ("zip", f"{codec}.zip")):
+            for path in (f"{codec}.zarr", f"{codec}.zip"):
                 a = zarrhpc.create_array(path, shape=self.shape, chunks=self.chunks,
                                          dtype="f4", compressors=COMPRESSORS[codec])
                 a[...] = data
