@@ -38,7 +38,8 @@ Life cycle of an archive:
 
 One process, one archive: every ``ZipStore`` opened on the same file in this process
 shares one open archive (its dict, lock and write position), so a reader opened while a
-writer is open sees its writes, and two writers never append over one another. Other
+writer is open sees its writes, and two writers never append over one another; the
+``durable`` and ``compact`` settings are those of the store that opened the archive. Other
 processes must not write to the file while it is open here; a file changed on disk by
 another process is reopened when no store here holds it. Archives larger than 2 GiB or
 with more than 65534 entries use the ZIP64 extensions, as ``zipfile`` does.
