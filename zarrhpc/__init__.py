@@ -11,7 +11,7 @@ from zarrhpc import config, errors
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
 from zarrhpc.core import consolidate_metadata, open_consolidated
 from zarrhpc.core.convert import convert
-from zarrhpc.storage import LocalStore, MemoryStore, Store
+from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
 
 __version__ = "0.1.0"
 
@@ -21,6 +21,7 @@ __all__ = [
     "LocalStore",
     "MemoryStore",
     "Store",
+    "ZipStore",
     "config",
     "consolidate_metadata",
     "convert",

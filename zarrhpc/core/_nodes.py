@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from zarrhpc.errors import ReadOnlyError
-from zarrhpc.storage import LocalStore, MemoryStore, Store
+from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
 
 META = "zarr.json"
 
@@ -13,16 +13,26 @@ __all__ = ["META", "resolve_store", "meta_key", "child_path", "read_node", "chec
 
 
 def resolve_store(store, mode: str = "r") -> Store:
-    """A Store from what the user passed: a Store, a path, or ``"memory://"``."""
+    """A Store from what the user passed: a Store, a path (``*.zip``: a ZipStore), or
+    ``"memory://"``."""
     if isinstance(store, Store):
         return store
     if isinstance(store, str) and store.startswith("memory://"):
         return MemoryStore()
     if isinstance(store, (str, os.PathLike)):
+        if os.fspath(store).lower().endswith(".zip"):
+            return ZipStore(store, mode=_zip_mode(store, mode))
         return LocalStore(store, read_only=(mode == "r"))
     raise TypeError(
         f"store: expected a Store, a directory path or 'memory://', got {type(store).__name__}"
     )
+
+
+def _zip_mode(path, mode: str) -> str:
+    """The ZipStore mode for an open mode: never truncate, the node is what is replaced."""
+    if mode == "r" or (mode == "r+" and not os.path.exists(path)):
+        return "r"  # a missing file is an error, not a new empty zip
+    return "a"
 
 
 def meta_key(path: str) -> str:
