@@ -14,11 +14,11 @@ TINY = Sizes((24, 24, 24), (8, 8, 8), (slice(3, 20), slice(1, 9), slice(0, 24, 5
 
 
 def test_run_measures_every_peer_and_workload(tmp_path):
-    results = run(peers=["zarrhpc", "tensorstore", "zarr-python", "raw"],
+    results = run(peers=["zarrhpc", "zarrhpc-v2", "tensorstore", "zarr-python", "raw"],
                   codecs=["none", "blosc-lz4"], repeat=1, directory=str(tmp_path),
                   sizes=TINY, log=lambda m: None)
     got = {(r.workload, r.codec, r.op, r.peer) for r in results if r.median is not None}
-    for peer in ("zarrhpc", "tensorstore", "zarr-python"):
+    for peer in ("zarrhpc", "zarrhpc-v2", "tensorstore", "zarr-python"):
         for w, op in [("W1", "write"), ("W2", "read"), ("W3", "subvolume"), ("W4", "element"),
                       ("W4", "block8")]:
             assert (w, "blosc-lz4", op, peer) in got
@@ -28,7 +28,7 @@ def test_run_measures_every_peer_and_workload(tmp_path):
     assert ("W1", "blosc-lz4", "write", "raw") not in got  # raw has no codecs: skipped
     assert all(r.median > 0 for r in results if r.median is not None)
     table = format_table(results)
-    assert "vs best zarr peer" in table and "blosc-lz4" in table
+    assert "vs best zarr peer" in table and "blosc-lz4" in table and "v2 vs v3" in table
     assert not list(tmp_path.iterdir())  # the data is removed afterwards
 
 

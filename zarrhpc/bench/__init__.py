@@ -1,7 +1,7 @@
 """``zarrhpc bench``: the standard workloads, zarrhpc and its peers side by side.
 
 Every installed peer (zarr-python, zarr-python with the zarrs pipeline, tensorstore,
-h5py, raw numpy file I/O) writes the same data with the same chunks and codec into its
+h5py, raw numpy file I/O, and zarrhpc itself writing Zarr v2) writes the same data with the same chunks and codec into its
 own directory under ``--dir``; every read is checked against the written data once, then
 timed. Reported: the median of ``--repeat`` runs, in GB/s (bytes of the array or
 selection per second) or in microseconds per operation, and zarrhpc's ratio to the
@@ -268,7 +268,10 @@ def format_table(results: list[Result]) -> str:
         key = (res.workload, res.codec, res.op)
         rows.setdefault(key, {})[res.peer] = res.median
         units[key] = res.unit
+    with_v2 = "zarrhpc-v2" in peers
     head = ["workload", "codec", "op", "unit", *peers, "vs best zarr peer", "vs raw"]
+    if with_v2:
+        head.append("v2 vs v3")
     lines = [head]
     for key, vals in rows.items():
         unit = units[key]
@@ -283,6 +286,12 @@ def format_table(results: list[Result]) -> str:
                 best = max(ref) if unit == "GB/s" else min(ref)
                 ratio = ours / best if unit == "GB/s" else best / ours
                 cells.append(f"{ratio:.2f}x")
+            else:
+                cells.append("")
+        if with_v2:
+            v2 = vals.get("zarrhpc-v2")
+            if ours and v2:
+                cells.append(f"{(v2 / ours if unit == 'GB/s' else ours / v2):.2f}x")
             else:
                 cells.append("")
         lines.append(cells)

@@ -59,6 +59,9 @@ class ZlibCodec(BytesToBytesCodec):
         """Return ``{"name": "numcodecs.zlib", "configuration": {"level": ...}}``."""
         return {"name": self.name, "configuration": {"level": self.level}}
 
+    def native_step(self) -> tuple:
+        return (5, self.level, 0, 0, 0, 0, "")
+
     def encode(self, buf: Any) -> bytes:
         return zlib.compress(as_bytes_view(buf), self.level)
 
