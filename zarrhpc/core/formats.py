@@ -43,17 +43,18 @@ def _parse(parser, key: str, *args):
         raise MetadataError(f"{key}: {exc}") from exc
 
 
-# Parsed v3 documents by (bytes, key): metadata objects are immutable, so opening the
+# Parsed v3 and v2 array documents by (bytes, key): metadata objects are immutable, so opening the
 # same node again skips parsing and validation (most of the cost of an open).
 _PARSED: OrderedDict = OrderedDict()
 _PARSED_MAX = 256
 
 
-def _parse_v3(raw: bytes, key: str):
-    cache_key = (raw, key)
+def _parse_cached(parser, key: str, *args):
+    """``_parse(parser, key, *args)``, remembered by its arguments (documents' bytes)."""
+    cache_key = (parser, key, *args)
     md = _PARSED.get(cache_key)
     if md is None:
-        md = _parse(parse_metadata_v3, key, raw, key)
+        md = _parse(parser, key, *args)
         _PARSED[cache_key] = md
         if len(_PARSED) > _PARSED_MAX:
             _PARSED.popitem(last=False)
@@ -80,13 +81,13 @@ def read_node(store, path: str):
     if raw is not None:
         if _is_draft_entry(raw):
             return _draft(store, path, raw)
-        return _parse_v3(bytes(raw), key)
+        return _parse_cached(parse_metadata_v3, key, bytes(raw), key)
     key = _key(path, ZARRAY)
     raw = store.get(key)
     if raw is not None:
         attrs = store.get(_key(path, ZATTRS))
-        return _parse(ArrayMetadataV2.from_json, key, bytes(raw),
-                      None if attrs is None else bytes(attrs), key)
+        return _parse_cached(ArrayMetadataV2.from_json, key, bytes(raw),
+                             None if attrs is None else bytes(attrs), key)
     key = _key(path, ZGROUP)
     raw = store.get(key)
     if raw is not None:
