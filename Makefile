@@ -32,9 +32,14 @@ demo: build
 test: build-test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# asv's temporary directories (setup_cache data) in memory when the machine allows
+BENCH_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
+ASV_ARGS ?=
+
 bench: build
 	$(PIP) install -q -e ".[bench,test]" --no-build-isolation
-	cd asv_bench && ../$(VENV)/bin/asv run --quick --python=same --show-stderr
+	[ -f "$$HOME/.asv-machine.json" ] || $(VENV)/bin/asv machine --yes --config asv_bench/asv.conf.json
+	cd asv_bench && TMPDIR=$(BENCH_TMP) ../$(VENV)/bin/asv run --quick --python=same --show-stderr $(ASV_ARGS)
 
 clean:
 	rm -rf build *.egg-info zarrhpc/_kernels/*.so zarrhpc/_kernels/*.c $(DEMO_DIR)

@@ -304,6 +304,38 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
     return ZH_OK;
 }
 
+int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_t lo,
+                   int64_t hi, const char **base, char *err, size_t errlen) {
+    int32_t nbytes = 0, cbytes = 0, block = 0;
+    if (n < BLOSC_MIN_HEADER_LENGTH || expect <= 0 || lo < 0 || hi > expect || lo >= hi)
+        return ZH_FALLBACK;
+    if (((unsigned char)src[2] & 0x05) == 0x05 && n < BLOSC_EXTENDED_HEADER_LENGTH)
+        return ZH_FALLBACK;
+    if (blosc2_cbuffer_sizes(src, &nbytes, &cbytes, &block) < 0 || (size_t)cbytes != n ||
+        nbytes != expect) {
+        snprintf(err, errlen, "blosc: invalid header");
+        return ZH_ERR_CORRUPT;
+    }
+    int64_t ts = (unsigned char)src[3];
+    if (ts <= 0 || expect % ts != 0 || expect / ts > INT32_MAX) return ZH_FALLBACK;
+    int64_t start = lo / ts, end = (hi + ts - 1) / ts;
+    char *dst = zh_scratch(w, 1, (size_t)((end - start) * ts));
+    if (!dst) return ZH_ERR_NOMEM;
+    if (!w->bd) {
+        blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+        dp.nthreads = 1;
+        if (!(w->bd = blosc2_create_dctx(dp))) return ZH_ERR_NOMEM;
+    }
+    int r = blosc2_getitem_ctx(w->bd, src, (int32_t)n, (int)start, (int)(end - start), dst,
+                               (int32_t)((end - start) * ts));
+    if (r != (end - start) * ts) {
+        snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
+        return ZH_ERR_CORRUPT;
+    }
+    *base = dst - start * ts;
+    return ZH_OK;
+}
+
 /* ---------------------------------------------------------------- encode */
 
 static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst, size_t cap,

@@ -41,6 +41,12 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
                     char *final_dst, size_t final_cap, const char **out, size_t *out_n,
                     char *err, size_t errlen);
 
+/* Decode only bytes [lo, hi) of a blosc chunk whose decoded size must be `expect`
+ * (blosc decompresses just the blocks that hold them).  On ZH_OK, *base + lo is the
+ * first wanted byte (in scratch buffer 1).  Same return codes as zh_decode_bytes. */
+int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_t lo,
+                   int64_t hi, const char **base, char *err, size_t errlen);
+
 /* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch
  * buffer 1 or 2 (or is src when nsteps == 0).  Returns ZH_OK, ZH_ERR_CODEC, ZH_ERR_NOMEM. */
 int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,

@@ -162,6 +162,49 @@ static void copy_out(const zh_job_t *job, const zh_piece *p, const char *chunk) 
                     job->itemsize, job->swap);
 }
 
+static int32_t le32(const unsigned char *p) {
+    return (int32_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                     ((uint32_t)p[3] << 24));
+}
+
+/* Read from a c-blosc1 chunk file of n bytes only what decoding bytes [lo, hi) needs:
+ * the header, the block offsets and the compressed blocks holding those bytes, each at
+ * its own offset in a buffer of n bytes (the rest is never read by blosc's getitem).
+ * Returns the buffer, or NULL when the chunk is not a plain c-blosc1 chunk or anything
+ * in it is out of range (the caller then reads the whole file). */
+static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t n, int64_t expect, int64_t lo,
+                                     int64_t hi) {
+    unsigned char h[16];
+    if (n < 16 || n > INT32_MAX || pread_full(fd, (char *)h, 16, 0) != 0) return NULL;
+    int flags = h[2], ts = h[3];
+    int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
+    if ((flags & 0x05) == 0x05 || ts <= 0 || nbytes != expect || cbytes != n || blocksize <= 0 ||
+        h[0] == 0 || h[0] > 4)
+        return NULL; /* extended (blosc2) header or inconsistent: read it all */
+    int64_t a = (lo / ts) * ts, b = ((hi + ts - 1) / ts) * ts;
+    char *buf = zh_scratch(w, 3, (size_t)n);
+    if (!buf) return NULL;
+    memcpy(buf, h, 16);
+    if (flags & 0x02) { /* memcpyed: the bytes follow the header as they are */
+        if (16 + b > n || pread_full(fd, buf + 16 + a, (size_t)(b - a), 16 + a) != 0) return NULL;
+        return buf;
+    }
+    int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
+    int64_t table_end = 16 + 4 * nblocks;
+    if (table_end > n || pread_full(fd, buf + 16, (size_t)(4 * nblocks), 16) != 0) return NULL;
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    for (int64_t k = a / blocksize; k <= (b - 1) / blocksize && k < nblocks; k++) {
+        int64_t start = le32(bst + 4 * k), end = n;
+        if (start < table_end || start >= n) return NULL;
+        for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
+            int64_t o = le32(bst + 4 * j);
+            if (o > start && o < end) end = o;
+        }
+        if (pread_full(fd, buf + start, (size_t)(end - start), start) != 0) return NULL;
+    }
+    return buf;
+}
+
 static void read_task(void *arg, int64_t t) {
     zh_job_t *job = (zh_job_t *)arg;
     if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
@@ -243,6 +286,21 @@ static void read_task(void *arg, int64_t t) {
         job->task_status[t] = ZH_TASK_DONE;
         return;
     }
+    int sparse_blosc = 0, is_sparse = 0;
+    int64_t lo = 0, hi = 0;
+    if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && job->partial_ok && !direct) {
+        piece_range(job, &p, &lo, &hi);
+        sparse_blosc = hi - lo <= job->decoded_size / 4;
+    }
+    if (fd >= 0 && sparse_blosc) {
+        const char *sparse = read_blosc_sparse(w, fd, n, job->decoded_size, lo, hi);
+        if (sparse) {
+            close(fd);
+            fd = -1;
+            src = sparse;
+            is_sparse = 1;
+        }
+    }
     if (fd >= 0) {
         char *raw = zh_scratch(w, 3, (size_t)n);
         if (!raw) {
@@ -261,6 +319,31 @@ static void read_task(void *arg, int64_t t) {
     const char *out = NULL;
     size_t out_n = 0;
     msg[0] = 0;
+    if (sparse_blosc) {
+        /* a small part of a blosc chunk: decompress only the blocks that hold it */
+        {
+            const char *base;
+            int rc = zh_blosc_range(w, src, (size_t)n, job->decoded_size, lo, hi, &base, msg,
+                                    sizeof(msg));
+            if (rc == ZH_OK) {
+                copy_out(job, &p, base);
+                job->task_status[t] = ZH_TASK_DONE;
+                return;
+            }
+            if (rc == ZH_ERR_NOMEM) {
+                fail(job, t, rc, "out of memory");
+                return;
+            }
+            if (rc == ZH_ERR_CORRUPT) {
+                job->task_status[t] = ZH_TASK_FALLBACK;
+                return;
+            }
+            if (is_sparse) { /* not all of it was read: the Python codecs decode it */
+                job->task_status[t] = ZH_TASK_FALLBACK;
+                return;
+            }
+        }
+    }
     int rc = zh_decode_bytes(w, job->steps, job->nsteps, src, (size_t)n,
                              direct ? p.bufp : NULL, (size_t)job->decoded_size, &out, &out_n,
                              msg, sizeof(msg));

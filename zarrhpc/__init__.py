@@ -9,7 +9,9 @@ np.float32(1.0)
 
 from zarrhpc import config, errors
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
-from zarrhpc.storage import LocalStore, MemoryStore, Store
+from zarrhpc.core import consolidate_metadata, open_consolidated
+from zarrhpc.core.convert import convert
+from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
 
 __version__ = "0.1.0"
 
@@ -19,11 +21,15 @@ __all__ = [
     "LocalStore",
     "MemoryStore",
     "Store",
+    "ZipStore",
     "config",
+    "consolidate_metadata",
+    "convert",
     "create_array",
     "create_group",
     "errors",
     "open",
     "open_array",
+    "open_consolidated",
     "open_group",
 ]

@@ -4,6 +4,8 @@
     zarrhpc tree  STORE [--path P]     the hierarchy below a group
     zarrhpc verify STORE [--path P]    decode every chunk of every array, report errors
     zarrhpc bench [--quick] [--json]   the standard workloads, zarrhpc and peers side by side
+    zarrhpc convert SRC [DST] --to v3 [--in-place] [--no-verify]
+                                       move a v2 or 2022-draft hierarchy to Zarr v3
 """
 
 from __future__ import annotations
@@ -86,6 +88,21 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_convert(args) -> int:
+    if (args.dst is None) != args.in_place:
+        print("zarrhpc convert: give DST, or --in-place without DST", file=sys.stderr)
+        return 2
+    node = zarrhpc.convert(args.src, args.dst, to=args.to, in_place=args.in_place,
+                           verify=not args.no_verify, progress=None if args.progress is None
+                           else args.progress)
+    where = args.src if args.in_place else args.dst
+    checked = "" if args.no_verify else ", verified"
+    print(f"{where}: converted to Zarr v3{checked}")
+    if isinstance(node, zarrhpc.Group):
+        print(node.tree())
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="zarrhpc", description="Inspect Zarr stores.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -111,6 +128,17 @@ def main(argv=None) -> int:
     b.add_argument("--durable", action="store_true",
                    help="also time zarrhpc writes with durable=True (fsync)")
     b.set_defaults(func=_cmd_bench)
+    sp = sub.add_parser("convert", help="convert a v2 or 2022-draft hierarchy to Zarr v3")
+    sp.add_argument("src", help="the store to convert (a directory)")
+    sp.add_argument("dst", nargs="?", default=None, help="a new directory for the v3 store")
+    sp.add_argument("--to", default="v3", choices=["v3"], help="target format")
+    sp.add_argument("--in-place", action="store_true",
+                    help="rewrite SRC itself (only metadata where chunks can stay)")
+    sp.add_argument("--no-verify", action="store_true",
+                    help="skip reading both sides back at the end")
+    sp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="progress bar on stderr (default: when stderr is a terminal)")
+    sp.set_defaults(func=_cmd_convert)
     args = p.parse_args(argv)
     try:
         return args.func(args)

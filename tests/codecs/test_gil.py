@@ -28,14 +28,20 @@ def data():
     return random_array((N // 8,), "int64", 0).tobytes()
 
 
+def _progressed(call) -> bool:
+    # a fast call (crc32c: ~1 ms for 8 MB) can miss the scheduler on a loaded machine;
+    # try a few rounds. A call that holds the GIL gives exactly 0 in every round.
+    return any(progress_during(call, repeats=5) > 0 for _ in range(10))
+
+
 @pytest.mark.parametrize("name", sorted(CODECS))
 def test_encode_releases_the_gil(name, data):
     codec = CODECS[name]
-    assert progress_during(lambda: codec.encode(data), repeats=5) > 0
+    assert _progressed(lambda: codec.encode(data))
 
 
 @pytest.mark.parametrize("name", ["blosc", "gzip", "zstd"])
 def test_decode_releases_the_gil(name, data):
     codec = CODECS[name]
     encoded = codec.encode(data)
-    assert progress_during(lambda: codec.decode(encoded, SPEC, N), repeats=5) > 0
+    assert _progressed(lambda: codec.decode(encoded, SPEC, N))

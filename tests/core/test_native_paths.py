@@ -249,3 +249,54 @@ def test_engine_crc32c_matches_the_library():
     for n in (0, 1, 7, 8, 9, 4095, 100_000):
         buf = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
         assert engine.crc32c(buf) == crc32c.crc32c(buf)
+
+
+def _blosc_small_blocks(shuffle="shuffle"):
+    # clevel 1: c-blosc picks 128 KiB blocks, so a 1 MiB chunk holds 8 of them
+    return dict(compressors={"name": "blosc", "configuration": {
+        "cname": "lz4", "clevel": 1, "shuffle": shuffle, "blocksize": 0}})
+
+
+@pytest.mark.parametrize("shuffle", ["shuffle", "noshuffle", "bitshuffle"])
+def test_blosc_partial_reads_of_multi_block_chunks(tmp_path, shuffle):
+    rng = np.random.default_rng(5)
+    data = np.cumsum(rng.standard_normal((256, 1024)), axis=1)  # compressible, not trivial
+    a = make("local", tmp_path, shape=data.shape, chunks=(128, 1024), dtype="f8",
+             **_blosc_small_blocks(shuffle))
+    a[...] = data
+    raw = (tmp_path / "d" / "c" / "1" / "0").read_bytes()
+    assert int.from_bytes(raw[8:12], "little") < 2**20  # really several blocks
+    for _ in range(300):
+        i, j = int(rng.integers(0, 256)), int(rng.integers(0, 1024))
+        assert a[i, j] == data[i, j]
+        np.testing.assert_array_equal(a[i:i + 3, j:j + 5], data[i:i + 3, j:j + 5])
+
+
+def test_blosc_partial_read_of_incompressible_chunk(tmp_path):
+    data = np.random.default_rng(6).integers(0, 2**63, (64, 64), dtype="u8")
+    a = make("local", tmp_path, shape=data.shape, chunks=(64, 64), dtype="u8",
+             compressors={"name": "blosc", "configuration": {
+                 "cname": "lz4", "clevel": 1, "shuffle": "noshuffle"}})
+    a[...] = data
+    for i, j in [(0, 0), (63, 63), (17, 42)]:
+        assert a[i, j] == data[i, j]
+
+
+def test_hostile_blosc_block_offsets_never_crash(tmp_path):
+    data = np.cumsum(np.random.default_rng(7).standard_normal((128, 1024)), axis=1)
+    a = make("local", tmp_path, shape=data.shape, chunks=(128, 1024), dtype="f8",
+             **_blosc_small_blocks())
+    a[...] = data
+    path = tmp_path / "d" / "c" / "0" / "0"
+    raw = bytes(path.read_bytes())
+    for bad in (0xFFFFFFF0, 3, len(raw) - 1, 16, 0x7FFFFFFF):
+        hostile = bytearray(raw)
+        hostile[16 + 4 * 2: 16 + 4 * 3] = bad.to_bytes(4, "little")  # block 2's offset
+        path.write_bytes(bytes(hostile))
+        for read in (lambda: a[40, 10], lambda: a[...]):  # block 2 holds rows 32-47
+            try:
+                got = read()
+            except CorruptChunkError as exc:
+                assert "c/0/0" in str(exc)
+            else:  # blosc has no checksum: a value may come back, but never a crash
+                assert np.asarray(got).dtype == np.float64

@@ -1,7 +1,7 @@
 """``zarrhpc bench``: the standard workloads, zarrhpc and its peers side by side.
 
 Every installed peer (zarr-python, zarr-python with the zarrs pipeline, tensorstore,
-h5py, raw numpy file I/O) writes the same data with the same chunks and codec into its
+h5py, raw numpy file I/O, and zarrhpc itself writing Zarr v2) writes the same data with the same chunks and codec into its
 own directory under ``--dir``; every read is checked against the written data once, then
 timed. Reported: the median of ``--repeat`` runs, in GB/s (bytes of the array or
 selection per second) or in microseconds per operation, and zarrhpc's ratio to the
@@ -137,15 +137,18 @@ def _points(sizes: Sizes, shape, rng):
 
 
 def run(*, quick=False, peers=None, codecs=None, workloads=None, repeat=3, directory=None,
-        durable=False, log=print) -> list[Result]:
-    """Run the workloads; return one Result per (workload, codec, op, peer)."""
-    sizes = Sizes.quick() if quick else Sizes()
+        durable=False, log=print, sizes: Sizes | None = None) -> list[Result]:
+    """Run the workloads; return one Result per (workload, codec, op, peer).
+
+    ``peers`` are names from PEERS or Peer objects; ``sizes`` overrides the standard ones.
+    """
+    sizes = sizes or (Sizes.quick() if quick else Sizes())
     names = peers or list(PEERS)
     codecs = codecs or list(CODECS)
     workloads = set(workloads or ["W1", "W2", "W3", "W4", "W6", "W7"])
     instances = []
     for name in names:
-        peer = PEERS[name]()
+        peer = PEERS[name]() if isinstance(name, str) else name
         try:
             peer.available()
         except Unavailable as exc:
@@ -245,8 +248,16 @@ def _memcpy(r: _Runner, sizes: Sizes) -> None:
                  lambda: np.copyto(warm, data))
 
 
+#: the peers zarrhpc's ratio is taken against (h5py and raw file I/O are references)
+ZARR_PEERS = ("zarr-python", "zarr-python+zarrs", "tensorstore")
+
+
 def format_table(results: list[Result]) -> str:
-    """One row per (workload, codec, op): every peer's median and zarrhpc's ratio."""
+    """One row per (workload, codec, op): every peer's median and zarrhpc's ratios.
+
+    Ratios are speedups (above 1: zarrhpc is faster): throughput over throughput, or
+    time per operation of the other over zarrhpc's.
+    """
     peers = []
     for res in results:
         if res.peer not in peers:
@@ -257,7 +268,10 @@ def format_table(results: list[Result]) -> str:
         key = (res.workload, res.codec, res.op)
         rows.setdefault(key, {})[res.peer] = res.median
         units[key] = res.unit
-    head = ["workload", "codec", "op", "unit", *peers, "zarrhpc vs best peer"]
+    with_v2 = "zarrhpc-v2" in peers
+    head = ["workload", "codec", "op", "unit", *peers, "vs best zarr peer", "vs raw"]
+    if with_v2:
+        head.append("v2 vs v3")
     lines = [head]
     for key, vals in rows.items():
         unit = units[key]
@@ -266,14 +280,20 @@ def format_table(results: list[Result]) -> str:
             v = vals.get(p)
             cells.append("-" if v is None else (f"{v:.2f}" if unit == "GB/s" else f"{v:.1f}"))
         ours = vals.get("zarrhpc")
-        others = [v for p, v in vals.items()
-                  if v is not None and p not in ("zarrhpc", "zarrhpc-durable", "raw", "numpy")]
-        if ours and others:
-            best = max(others) if unit == "GB/s" else min(others)
-            ratio = ours / best if unit == "GB/s" else best / ours
-            cells.append(f"{ratio:.2f}x")
-        else:
-            cells.append("")
+        others = [v for p, v in vals.items() if v is not None and p in ZARR_PEERS]
+        for ref in (others, [vals["raw"]] if vals.get("raw") else []):
+            if ours and ref:
+                best = max(ref) if unit == "GB/s" else min(ref)
+                ratio = ours / best if unit == "GB/s" else best / ours
+                cells.append(f"{ratio:.2f}x")
+            else:
+                cells.append("")
+        if with_v2:
+            v2 = vals.get("zarrhpc-v2")
+            if ours and v2:
+                cells.append(f"{(v2 / ours if unit == 'GB/s' else ours / v2):.2f}x")
+            else:
+                cells.append("")
         lines.append(cells)
     widths = [max(len(str(row[i])) for row in lines) for i in range(len(head))]
     out = []

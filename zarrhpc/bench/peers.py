@@ -69,6 +69,8 @@ class Zarrhpc(Peer):
         if durable:
             self.name = "zarrhpc-durable"
 
+    zarr_format = 3
+
     def write(self, path, data, chunks, codec):
         import zarrhpc
         from zarrhpc.storage import LocalStore
@@ -77,6 +79,7 @@ class Zarrhpc(Peer):
         a = zarrhpc.create_array(
             LocalStore(path, durable=self.durable), shape=data.shape, dtype=data.dtype,
             chunks=chunks, compressors=[entry] if entry else None, overwrite=True,
+            zarr_format=self.zarr_format,
         )
         a[...] = data
 
@@ -84,6 +87,13 @@ class Zarrhpc(Peer):
         import zarrhpc
 
         return zarrhpc.open_array(path, mode="r")
+
+
+class ZarrhpcV2(Zarrhpc):
+    """zarrhpc writing and reading Zarr v2 (.zarray): should run as fast as v3."""
+
+    name = "zarrhpc-v2"
+    zarr_format = 2
 
 
 class ZarrPython(Peer):
@@ -226,6 +236,7 @@ class Raw(Peer):
 
 PEERS = {
     "zarrhpc": Zarrhpc,
+    "zarrhpc-v2": ZarrhpcV2,
     "zarr-python": ZarrPython,
     "zarr-python+zarrs": ZarrsPipeline,
     "tensorstore": Tensorstore,

@@ -41,10 +41,12 @@ from zarrhpc.codecs.registry import (
 )
 from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.transpose import TransposeCodec
+from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
+from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
-             ShardingCodec):
+             ZlibCodec, ShardingCodec, *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 
@@ -77,6 +79,7 @@ __all__ = [
     "Transpose",
     "TransposeCodec",
     "Zstd",
+    "ZlibCodec",
     "ZstdCodec",
     "component_size",
     "default_codecs",

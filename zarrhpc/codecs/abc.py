@@ -100,12 +100,16 @@ def component_size(dtype: np.dtype) -> int:
     Returns
     -------
     int
-        0 for 1-byte types and raw (void) types, ``itemsize // 2`` for complex types (each
-        of the two components is swapped on its own), else ``itemsize``.
+        0 for 1-byte types, byte strings (``S``) and raw or structured (void) types (a
+        structured type keeps each field's byte order in the dtype itself), 4 for UTF-32
+        strings (``U``, one swap per code point), ``itemsize // 2`` for complex types
+        (each of the two components is swapped on its own), else ``itemsize``.
     """
     dtype = np.dtype(dtype)
-    if dtype.itemsize <= 1 or dtype.kind == "V":
+    if dtype.itemsize <= 1 or dtype.kind in "VS":
         return 0
+    if dtype.kind == "U":
+        return 4
     if dtype.kind == "c":
         return dtype.itemsize // 2
     return dtype.itemsize

@@ -2,6 +2,8 @@
 
 from zarrhpc.core.api import create_array, create_group, open, open_array, open_group
 from zarrhpc.core.array import Array
+from zarrhpc.core.consolidated import consolidate_metadata, open_consolidated
 from zarrhpc.core.group import Group
 
-__all__ = ["Array", "Group", "create_array", "create_group", "open", "open_array", "open_group"]
+__all__ = ["Array", "Group", "consolidate_metadata", "create_array", "create_group", "open",
+           "open_array", "open_consolidated", "open_group"]

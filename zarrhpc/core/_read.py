@@ -58,9 +58,12 @@ def native_target(array):
     root = array._store.native_root
     if root is None:
         return None
-    enc = array._metadata.chunk_key_encoding
+    enc = array._spec.chunk_key_encoding
+    kind = {"default": 0, "v2": 1}.get(getattr(enc, "name", None))
+    if kind is None:  # another key scheme (the 2022 draft's): keys come from Python
+        return None
     prefix = root + "/" + array._key_prefix
-    return prefix, len(root), 0 if enc.name == "default" else 1, enc.separator
+    return prefix, len(root), kind, enc.separator
 
 
 def _check_out(out, shape, dtype) -> np.ndarray:

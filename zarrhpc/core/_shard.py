@@ -139,7 +139,7 @@ def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
     shard = []
     local = []
     within = []
-    for i, s, c in zip(point, array._metadata.chunk_shape, layout.chunk_shape):
+    for i, s, c in zip(point, layout.shard_shape, layout.chunk_shape):
         shard.append(i // s)
         r = i % s
         local.append(r // c)

@@ -20,6 +20,7 @@ from zarrhpc.codecs import (
 )
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.core.array import Array
+from zarrhpc.core.formats import doc_key, empty_group, write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import (
     ArrayNotFoundError,
@@ -37,6 +38,7 @@ from zarrhpc.metadata import (
     fill_value_from_user,
     normalize_path,
 )
+from zarrhpc.metadata.v2 import normalize_path_v2
 
 __all__ = ["create_array", "create_group", "open", "open_array", "open_group"]
 
@@ -127,25 +129,28 @@ def _normalize_shards(shards, chunks, shape, itemsize):
     return shard_shape, inner, index_location
 
 
-def _prepare_path(store, path: str, overwrite: bool) -> None:
-    """Make room for a new node at ``path`` and explicit groups at its ancestors."""
+def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> None:
+    """Make room for a new node at ``path`` and explicit groups at its ancestors (v2
+    requires a ``.zgroup`` at every ancestor; v3 writes them too)."""
     existing = read_node(store, path)
     if existing is not None and not overwrite:
-        cls = ContainsArrayError if isinstance(existing, ArrayMetadataV3) else ContainsGroupError
+        cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
         kind = "an array" if cls is ContainsArrayError else "a group"
-        raise cls(f"{meta_key(path)}: {kind} already exists at {path or '/'!r} (use overwrite=True)")
+        raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
+                  f"(use overwrite=True)")
     if overwrite:
         store.erase_prefix(f"{path}/" if path else "")
     parts = path.split("/") if path else []
     for i in range(len(parts)):
         parent = "/".join(parts[:i])
         md = read_node(store, parent)
-        if isinstance(md, ArrayMetadataV3):
+        if md is not None and md.node_type == "array":
             raise ContainsArrayError(
-                f"{meta_key(parent)}: cannot create {path!r} inside the array at {parent or '/'!r}"
+                f"{doc_key(parent, md)}: cannot create {path!r} inside the array at "
+                f"{parent or '/'!r}"
             )
         if md is None:
-            store.set(meta_key(parent), GroupMetadataV3().to_bytes())
+            write_node(store, parent, empty_group(zarr_format))
 
 
 def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
@@ -178,8 +183,19 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
     overwrite : bool
         Replace an existing node (and everything below it).
     """
+    if zarr_format == 2:
+        from zarrhpc.core.api_v2 import create_array_v2
+
+        if shards is not None:
+            raise UnsupportedError("shards: Zarr v2 has no sharding")
+        return create_array_v2(
+            store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
+            compressors=compressors, serializer=serializer, fill_value=fill_value,
+            order=order, attributes=attributes, dimension_names=dimension_names,
+            chunk_key_encoding=chunk_key_encoding, write_empty_chunks=write_empty_chunks,
+            overwrite=overwrite)
     if zarr_format != 3:
-        raise UnsupportedError(f"zarr_format={zarr_format!r}: only Zarr v3 is supported so far")
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
     store = resolve_store(store, mode="w")
     path = normalize_path(name or "")
     doc = meta_key(path)
@@ -233,19 +249,33 @@ def create_array(store, *, name=None, shape, dtype, chunks="auto", shards=None,
 
 def create_group(store, *, path=None, attributes=None, zarr_format=3, overwrite=False) -> Group:
     """Create a Zarr group (and explicit groups at every missing ancestor)."""
-    if zarr_format != 3:
-        raise UnsupportedError(f"zarr_format={zarr_format!r}: only Zarr v3 is supported so far")
+    if zarr_format not in (2, 3):
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
     store = resolve_store(store, mode="w")
-    path = normalize_path(path or "")
-    md = GroupMetadataV3(attributes=dict(attributes or {}))
-    md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
-    _prepare_path(store, path, overwrite)
-    store.set(meta_key(path), md.to_bytes())
+    if zarr_format == 2:
+        path = normalize_path_v2(path)
+        md = empty_group(2).with_attributes(dict(attributes or {}))
+        md.documents()  # refuses attributes that are not JSON before anything is written
+    else:
+        path = normalize_path(path or "")
+        md = GroupMetadataV3(attributes=dict(attributes or {}))
+        md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
+    _prepare_path(store, path, overwrite, zarr_format)
+    write_node(store, path, md)
     return Group(store, path, md)
 
 
-def _open_existing(store, path, mode, **array_kwargs):
-    return open_node(store, path, read_only=(mode == "r"), **array_kwargs)
+def _open_existing(store, path, mode, use_consolidated=None, **array_kwargs):
+    node = open_node(store, path, read_only=(mode == "r"), **array_kwargs)
+    if isinstance(node, Group) and use_consolidated is not False:
+        from zarrhpc.core.consolidated import load_consolidated, open_consolidated
+
+        if use_consolidated:
+            return open_consolidated(store, path, mode)
+        cons = load_consolidated(store, path, node.metadata)
+        if cons is not None:
+            node._consolidated = cons
+    return node
 
 
 def open(store, *, path=None, mode="r", **kwargs):  # noqa: A001 - zarr-python's name
@@ -261,8 +291,9 @@ def open(store, *, path=None, mode="r", **kwargs):  # noqa: A001 - zarr-python's
         if "shape" in kwargs:
             return create_array(store, name=path, overwrite=(mode == "w"), **kwargs)
         return create_group(store, path=path, overwrite=(mode == "w"),
-                            attributes=kwargs.get("attributes"))
-    return _open_existing(store, path, mode)
+                            attributes=kwargs.get("attributes"),
+                            zarr_format=kwargs.get("zarr_format") or 3)
+    return _open_existing(store, path, mode, kwargs.get("use_consolidated"))
 
 
 def _node_exists(store, path) -> bool:
@@ -282,21 +313,28 @@ def open_array(store, *, path=None, mode="r", write_empty_chunks=False, order="C
         return create_array(store, name=path, overwrite=(mode == "w"), order=order,
                             write_empty_chunks=write_empty_chunks, **kwargs)
     md = read_node(store, path)
-    if not isinstance(md, ArrayMetadataV3):
+    if md is None or md.node_type != "array":
         what = "a group" if md is not None else "no array"
-        raise ArrayNotFoundError(f"{meta_key(path)}: {what} at path {path or '/'!r}, expected an array")
+        raise ArrayNotFoundError(
+            f"{doc_key(path, md)}: {what} at path {path or '/'!r}, expected an array")
     return Array(store, path, md, read_only=(mode == "r"),
                  write_empty_chunks=write_empty_chunks, order=order)
 
 
-def open_group(store, *, path=None, mode="r", attributes=None) -> Group:
-    """Open an existing group (explicit or implicit), creating it with modes a/w/w-."""
+def open_group(store, *, path=None, mode="r", attributes=None, zarr_format=None,
+               use_consolidated=None) -> Group:
+    """Open an existing group (explicit or implicit), creating it with modes a/w/w-.
+
+    ``use_consolidated``: None uses consolidated metadata when the group has some, True
+    requires it, False ignores it (as zarr-python 3). ``zarr_format`` applies to creation.
+    """
     _check_mode(mode)
     store = resolve_store(store, mode)
     path = normalize_path(path or "")
     if mode in ("w", "w-") or (mode == "a" and not _node_exists(store, path)):
-        return create_group(store, path=path, overwrite=(mode == "w"), attributes=attributes)
-    node = _open_existing(store, path, mode)
+        return create_group(store, path=path, overwrite=(mode == "w"), attributes=attributes,
+                            zarr_format=zarr_format or 3)
+    node = _open_existing(store, path, mode, use_consolidated)
     if not isinstance(node, Group):
         raise GroupNotFoundError(f"{meta_key(path)}: an array at path {path or '/'!r}, expected a group")
     return node

@@ -1,8 +1,10 @@
 """The Array: metadata, codec pipeline and store bound together; reads and writes.
 
-Life cycle: ``create_array``/``open_array`` parse or build an ``ArrayMetadataV3``, then
-``Array`` prepares once what every chunk needs (codec pipeline for the chunk shape and
-dtype, chunk key encoder, fill value bytes). Indexing builds a plan per request and
+Life cycle: ``create_array``/``open_array`` parse or build the metadata of any format
+(v3, v2, the 2022 draft), which ``to_spec()`` turns into one ``ArraySpec`` with a
+v3-shaped codec chain; ``Array`` prepares once from it what every chunk needs (codec
+pipeline for the chunk shape and dtype, chunk key encoder, fill value bytes), so every
+format runs the same read and write path. Indexing builds a plan per request and
 hands it to _read/_write.
 """
 
@@ -15,7 +17,7 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
-from zarrhpc.core._nodes import meta_key
+from zarrhpc.core.formats import doc_key
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
 from zarrhpc.core._shard import read_sharded, write_sharded
@@ -39,22 +41,24 @@ _PREPARED: OrderedDict = OrderedDict()
 _PREPARED_MAX = 256
 
 
-def _prepared(md, doc: str):
-    key = (id(md), doc)
+def _prepared(metadata, md, doc: str):
+    """Codec pipeline and native engine for ``md`` (the ArraySpec of ``metadata``)."""
+    key = (id(metadata), doc)
     hit = _PREPARED.get(key)
-    if hit is not None and hit[0] is md:
+    if hit is not None and hit[0] is metadata:
         return hit[1], hit[2]
     spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
     pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
     engine = engine_for(pipeline)
-    _PREPARED[key] = (md, pipeline, engine)
+    _PREPARED[key] = (metadata, pipeline, engine)
     if len(_PREPARED) > _PREPARED_MAX:
         _PREPARED.popitem(last=False)
     return pipeline, engine
 
 
 class Array(Node):
-    """A Zarr v3 array in a store. Create with ``zarrhpc.create_array``/``open_array``."""
+    """A Zarr array (v3, v2 or the 2022 draft) in a store. Create with
+    ``zarrhpc.create_array``/``open_array``."""
 
     _kind = "array"
 
@@ -68,42 +72,48 @@ class Array(Node):
         self._prepare()
 
     def _prepare(self) -> None:
-        md = self._metadata
+        md = self._spec = self._metadata.to_spec()
         self._grid = RegularChunkGrid(md.shape, md.chunk_shape)
-        self._pipeline, self._engine = _prepared(md, meta_key(self._path))
+        self._pipeline, self._engine = _prepared(
+            self._metadata, md, doc_key(self._path, self._metadata)
+        )
         self._fill_bytes = md.fill_value.tobytes()
         # as zarr-python: an array is sharded when its chain is one sharding codec
         codecs = self._pipeline.codecs
         self._sharding = None
         if len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
             spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
-            self._sharding = codecs[0].layout(spec, meta_key(self._path), "codecs[0]")
-        self._key_prefix = f"{self._path}/" if self._path else ""
+            self._sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata),
+                                              "codecs[0]")
+        if md.chunk_prefix is not None:
+            self._key_prefix = md.chunk_prefix
+        else:
+            self._key_prefix = f"{self._path}/" if self._path else ""
 
     def _chunk_key(self, coords) -> str:
-        return self._key_prefix + self._metadata.chunk_key_encoding.encode(coords)
+        return self._key_prefix + self._spec.chunk_key_encoding.encode(coords)
 
     # -- properties, named as zarr-python names them --------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return self._metadata.shape
+        return self._spec.shape
 
     @property
     def dtype(self) -> np.dtype:
-        return self._metadata.data_type.dtype
+        return self._spec.data_type.dtype
 
     @property
     def chunks(self) -> tuple[int, ...]:
         """The chunk shape; the inner chunk shape when the array is sharded."""
         if self._sharding is not None:
             return self._sharding.chunk_shape
-        return self._metadata.chunk_shape
+        return self._spec.chunk_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
         """The shard shape, or None when the array is not sharded."""
         if self._sharding is not None:
-            return self._metadata.chunk_shape
+            return self._spec.chunk_shape
         return None
 
     @property
@@ -132,7 +142,8 @@ class Array(Node):
 
     @property
     def fill_value(self):
-        return self._metadata.fill_value[()]
+        fill = self._metadata.fill_value
+        return None if fill is None else fill[()]  # None: a v2 null fill value
 
     @property
     def order(self) -> str:
@@ -140,7 +151,7 @@ class Array(Node):
 
     @property
     def dimension_names(self):
-        return self._metadata.dimension_names
+        return self._spec.dimension_names
 
     @property
     def nchunks_initialized(self) -> int:
@@ -157,8 +168,8 @@ class Array(Node):
         p = self._pipeline
         rows = [
             ("Type", "Array"),
-            ("Zarr format", "3"),
-            ("Data type", self._metadata.data_type.name),
+            ("Zarr format", self._format_text),
+            ("Data type", self._spec.data_type.name),
             ("Fill value", repr(self.fill_value)),
             ("Shape", str(self.shape)),
             ("Chunk shape", str(self.chunks)),
@@ -171,8 +182,8 @@ class Array(Node):
             ("Compressors", repr(tuple(p.bytes_bytes))),
             ("No. bytes", f"{self.nbytes} ({_human(self.nbytes)})"),
         ]
-        if self._metadata.dimension_names is not None:
-            rows.insert(6, ("Dimension names", str(self._metadata.dimension_names)))
+        if self._spec.dimension_names is not None:
+            rows.insert(6, ("Dimension names", str(self._spec.dimension_names)))
         return NodeInfo(rows)
 
     # -- data -----------------------------------------------------------------------

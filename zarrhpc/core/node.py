@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from zarrhpc.core._nodes import meta_key
+from zarrhpc.core.formats import write_node
 from zarrhpc.core.attributes import Attributes
 from zarrhpc.errors import ReadOnlyError
 
@@ -32,7 +32,8 @@ class Node:
         self._store = store
         self._path = path
         self._metadata = metadata
-        self._read_only = read_only or store.read_only
+        # the 2022-draft metadata is read-only (zarrhpc reads that format, never writes it)
+        self._read_only = read_only or store.read_only or getattr(metadata, "read_only", False)
 
     @property
     def metadata(self):
@@ -57,7 +58,14 @@ class Node:
 
     @property
     def zarr_format(self) -> int:
-        return 3
+        """2 or 3 (3 also for an implicit group and for the 2022 draft of v3)."""
+        return getattr(self._metadata, "zarr_format", 3)
+
+    @property
+    def _format_text(self) -> str:
+        """What ``info`` shows as the format: "2", "3" or "3 (2022 draft)"."""
+        draft = getattr(self._metadata, "read_only", False)
+        return f"{self.zarr_format}{' (2022 draft)' if draft else ''}"
 
     @property
     def read_only(self) -> bool:
@@ -78,7 +86,7 @@ class Node:
         self._check_writable()
         md = self._metadata if self._metadata is not None else self._empty_metadata()
         md = md.with_attributes(attributes)
-        self._store.set(meta_key(self._path), md.to_bytes())
+        write_node(self._store, self._path, md, attributes_only=True)
         self._metadata = md
 
     def __eq__(self, other) -> bool:

@@ -111,23 +111,39 @@ class DataType:
 
     @property
     def kind(self) -> str:
-        """One of ``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"``, ``"raw"``."""
-        return {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}.get(
-            self.dtype.kind, "raw"
-        )
+        """One of ``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"``, ``"raw"``,
+        and for extension types ``"bytes"``, ``"string"``, ``"datetime"``,
+        ``"timedelta"``, ``"structured"``."""
+        if self.dtype.fields is not None:
+            return "structured"
+        return {
+            "b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex",
+            "S": "bytes", "U": "string", "M": "datetime", "m": "timedelta",
+        }.get(self.dtype.kind, "raw")
 
     @property
     def swap_size(self) -> int:
-        """Size of the byte-swapped component: 0 for 1-byte and raw types, itemsize/2
-        for complex types, else itemsize."""
-        if self.kind == "raw" or self.itemsize == 1:
+        """Size of the byte-swapped component: 0 for 1-byte, raw, byte-string and
+        structured types, 4 for UTF-32 strings, itemsize/2 for complex types, else
+        itemsize."""
+        if self.kind in ("raw", "bytes", "structured") or self.itemsize == 1:
             return 0
+        if self.kind == "string":
+            return 4
         if self.kind == "complex":
             return self.itemsize // 2
         return self.itemsize
 
-    def to_json(self) -> str:
-        """The ``data_type`` member as written in ``zarr.json`` (a plain string)."""
+    @property
+    def is_extension(self) -> bool:
+        """True for the types beyond the v3 core (see :mod:`zarrhpc.metadata.dtypes_ext`)."""
+        return self.name in _ext.EXTENSION_NAMES
+
+    def to_json(self) -> str | dict:
+        """The ``data_type`` member as written in ``zarr.json`` (a plain string for core
+        types, ``{"name", "configuration"}`` for extension types)."""
+        if self.is_extension:
+            return _ext.ext_to_json(self)
         return self.name
 
     def __repr__(self) -> str:
@@ -195,6 +211,10 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             f"got {_show(obj)}"
         )
     dt = _lookup_name(name)
+    if dt is None and name in _ext.EXTENSION_NAMES:
+        return _ext.parse_ext_data_type(
+            name, obj.get("configuration") if isinstance(obj, dict) else None, doc
+        )
     if dt is None:
         raise MetadataError(
             f"{doc}: {field}: unknown data type {name!r}; expected one of "
@@ -258,6 +278,10 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
         and npdt.itemsize > 0
     ):
         return _raw_type(npdt.itemsize * 8)
+    else:
+        found = _ext.ext_data_type_from_numpy(npdt)
+        if found is not None:
+            return found
     raise UnsupportedError(
         f"dtype: {dtype_like!r} (numpy {npdt.str}) has no Zarr v3 core data type; "
         f"supported: {', '.join(CORE_DATA_TYPE_NAMES)} and raw bytes r<N> (numpy V<n>)"
@@ -365,6 +389,8 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         The value has the wrong form or is out of range for ``dt``.
     """
     field = "fill_value"
+    if dt.is_extension:
+        return _ext.parse_ext_fill_value(dt, obj, doc)
     kind = dt.kind
     if kind == "bool":
         if not isinstance(obj, bool):
@@ -451,6 +477,8 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
     arr = value
     if not (isinstance(arr, np.ndarray) and arr.shape == () and arr.dtype == dt.dtype):
         arr = fill_value_from_user(dt, value)
+    if dt.is_extension:
+        return _ext.ext_fill_to_json(dt, arr)
     kind = dt.kind
     if kind == "bool":
         return bool(arr[()])
@@ -516,6 +544,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
     MetadataError
         The value cannot represent an element of ``dt`` exactly (integers) or at all.
     """
+    if dt.is_extension:
+        return _ext.ext_fill_from_user(dt, value, doc)
     if value is None:
         return np.zeros((), dtype=dt.dtype)
     if isinstance(value, np.ndarray):
@@ -593,3 +623,7 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
             f"[0, 255]) for {dt.name}, got {value!r}"
         )
     return np.frombuffer(raw, dtype=dt.dtype).reshape(()).copy()
+
+
+# extension types call back into this module; imported last to break the cycle
+from zarrhpc.metadata import dtypes_ext as _ext  # noqa: E402

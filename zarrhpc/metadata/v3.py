@@ -432,6 +432,14 @@ class _NodeDocument:
         """A copy with new ``attributes``."""
         return replace(self, attributes=attributes)
 
+    def documents(self) -> dict[str, bytes]:
+        """Every document of the node, keyed by name relative to the node's path."""
+        return {"zarr.json": self.to_bytes()}
+
+    def attributes_documents(self) -> dict[str, bytes]:
+        """The documents to rewrite when only the attributes changed."""
+        return self.documents()
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
@@ -663,6 +671,20 @@ class ArrayMetadataV3(_NodeDocument):
     def with_shape(self, shape: tuple[int, ...]) -> ArrayMetadataV3:
         """A copy with a new ``shape`` (same number of dimensions)."""
         return replace(self, shape=tuple(shape))
+
+    def to_spec(self):
+        """The internal :class:`~zarrhpc.metadata.spec.ArraySpec` (the codecs as given)."""
+        from zarrhpc.metadata.spec import ArraySpec
+
+        return ArraySpec(
+            shape=self.shape,
+            data_type=self.data_type,
+            chunk_shape=self.chunk_shape,
+            chunk_key_encoding=self.chunk_key_encoding,
+            fill_value=self.fill_value,
+            codecs=self.codecs,
+            dimension_names=self.dimension_names,
+        )
 
 
 

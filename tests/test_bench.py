@@ -1,0 +1,55 @@
+"""zarrhpc bench: every peer measured on the same data, every read checked."""
+
+import json
+
+import numpy as np
+import pytest
+
+from zarrhpc import cli
+from zarrhpc.bench import Sizes, format_table, run
+from zarrhpc.bench.peers import Zarrhpc
+
+TINY = Sizes((24, 24, 24), (8, 8, 8), (slice(3, 20), slice(1, 9), slice(0, 24, 5)), 10,
+             (4, 4, 4), 5, (64, 64), (16, 16))
+
+
+def test_run_measures_every_peer_and_workload(tmp_path):
+    results = run(peers=["zarrhpc", "zarrhpc-v2", "tensorstore", "zarr-python", "raw"],
+                  codecs=["none", "blosc-lz4"], repeat=1, directory=str(tmp_path),
+                  sizes=TINY, log=lambda m: None)
+    got = {(r.workload, r.codec, r.op, r.peer) for r in results if r.median is not None}
+    for peer in ("zarrhpc", "zarrhpc-v2", "tensorstore", "zarr-python"):
+        for w, op in [("W1", "write"), ("W2", "read"), ("W3", "subvolume"), ("W4", "element"),
+                      ("W4", "block8")]:
+            assert (w, "blosc-lz4", op, peer) in got
+        assert ("W6", "none", "open", peer) in got
+        assert ("W7", "none", "read", peer) in got
+    assert ("W2", "none", "read", "raw") in got
+    assert ("W1", "blosc-lz4", "write", "raw") not in got  # raw has no codecs: skipped
+    assert all(r.median > 0 for r in results if r.median is not None)
+    table = format_table(results)
+    assert "vs best zarr peer" in table and "blosc-lz4" in table and "v2 vs v3" in table
+    assert not list(tmp_path.iterdir())  # the data is removed afterwards
+
+
+class _Liar(Zarrhpc):
+    name = "liar"
+
+    def read(self, handle, selection):
+        return np.asarray(handle[selection]) + 1
+
+
+def test_a_wrong_read_is_caught(tmp_path):
+    with pytest.raises(AssertionError, match="liar W2 none read: wrong data"):
+        run(peers=[_Liar()], codecs=["none"], workloads=["W1", "W2"], repeat=1,
+            directory=str(tmp_path), sizes=TINY, log=lambda m: None)
+
+
+def test_cli_json(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("zarrhpc.bench.Sizes.quick", classmethod(lambda cls: TINY))
+    assert cli.main(["bench", "--quick", "--json", "--peers", "zarrhpc,raw", "--codecs", "none",
+                     "--workloads", "W1,W2", "--repeat", "1", "--dir", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = {(r["workload"], r["peer"]) for r in doc["results"] if r["median"]}
+    assert {("W1", "zarrhpc"), ("W2", "zarrhpc"), ("W1", "raw"), ("W2", "raw")} <= rows
+    assert doc["threads"] >= 1

@@ -1,0 +1,118 @@
+"""``create_array(..., zarr_format=2)``: the v2 side of array creation.
+
+Codecs may be given as numcodecs-style dicts (``{"id": "zlib", "level": 1}``), numcodecs
+codec objects, zarrhpc codec objects (``Gzip``, ``Zstd``, ``Blosc``, ``ZlibCodec``,
+``numcodecs.*`` codecs) or v3 JSON dicts of those; they are stored as v2 ``{"id": ...}``
+objects. ``compressors="auto"`` is zstd level 0 and ``filters="auto"`` none, as
+zarr-python 3 writes for v2. ``dimension_names`` are stored as xarray's
+``_ARRAY_DIMENSIONS`` attribute.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zarrhpc.codecs import BloscCodec, Codec, GzipCodec, ZlibCodec, ZstdCodec, parse_codec
+from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, NumcodecsFilterCodec
+from zarrhpc.core._nodes import resolve_store
+from zarrhpc.core.array import Array
+from zarrhpc.core.formats import write_node
+from zarrhpc.errors import CodecError, UnsupportedError
+from zarrhpc.metadata import ChunkKeyEncoding
+from zarrhpc.metadata.v2 import array_v2_from_user, normalize_path_v2
+
+__all__ = ["codec_to_v2", "create_array_v2"]
+
+_SHUFFLE_ID = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
+
+
+def codec_to_v2(codec, field: str) -> dict:
+    """The v2 ``{"id": ...}`` form of a codec given in any accepted way."""
+    if isinstance(codec, dict) and "id" in codec:
+        return dict(codec)
+    if hasattr(codec, "get_config") and not isinstance(codec, Codec):  # a numcodecs codec
+        return dict(codec.get_config())
+    if isinstance(codec, (dict, str)):
+        codec = parse_codec(codec, "create_array", field)
+    if isinstance(codec, GzipCodec):
+        return {"id": "gzip", "level": codec.level}
+    if isinstance(codec, ZlibCodec):
+        return {"id": "zlib", "level": codec.level}
+    if isinstance(codec, ZstdCodec):
+        out = {"id": "zstd", "level": codec.level}
+        if codec.checksum:
+            out["checksum"] = True
+        return out
+    if isinstance(codec, BloscCodec):
+        return {"id": "blosc", "cname": codec.cname, "clevel": codec.clevel,
+                "shuffle": _SHUFFLE_ID[codec.shuffle], "blocksize": codec.blocksize}
+    if isinstance(codec, (NumcodecsBytesCodec, NumcodecsFilterCodec)):
+        return codec.to_v2()
+    raise CodecError(f"create_array: {field}: {codec!r} has no Zarr v2 (numcodecs) form")
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _separator(chunk_key_encoding) -> str:
+    if chunk_key_encoding is None:
+        return "."
+    if isinstance(chunk_key_encoding, dict) and "separator" in chunk_key_encoding:
+        chunk_key_encoding = {"name": chunk_key_encoding.get("name", "v2"),
+                              "configuration": {"separator": chunk_key_encoding["separator"]}}
+    if not isinstance(chunk_key_encoding, ChunkKeyEncoding):
+        chunk_key_encoding = ChunkKeyEncoding.from_json(chunk_key_encoding, "create_array")
+    if chunk_key_encoding.name != "v2":
+        raise UnsupportedError(
+            f"chunk_key_encoding: Zarr v2 arrays use the 'v2' encoding, got "
+            f"{chunk_key_encoding.name!r}"
+        )
+    return chunk_key_encoding.separator
+
+
+def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, serializer,
+                    fill_value, order, attributes, dimension_names, chunk_key_encoding,
+                    write_empty_chunks, overwrite) -> Array:
+    """Create a Zarr v2 array (called by ``zarrhpc.create_array``)."""
+    # imported here: api imports this module lazily, from inside create_array
+    from zarrhpc.core.api import _normalize_chunks as normalize_chunks
+    from zarrhpc.core.api import _prepare_path as prepare_path
+
+    if serializer not in ("auto", None):
+        raise UnsupportedError("serializer: Zarr v2 has no serializer; leave it 'auto'")
+    store = resolve_store(store, mode="w")
+    path = normalize_path_v2(name)
+    doc = f"{path}/.zarray" if path else ".zarray"
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
+    chunk_shape = normalize_chunks(chunks, shape, np.dtype(dtype).itemsize)
+    filters = [] if isinstance(filters, str) and filters == "auto" else _as_list(filters)
+    if isinstance(compressors, str) and compressors == "auto":
+        compressors = [{"id": "zstd", "level": 0}]
+    compressors = _as_list(compressors)
+    if len(compressors) > 1:
+        raise UnsupportedError(
+            f"compressors: Zarr v2 takes at most one compressor, got {len(compressors)}")
+    attributes = dict(attributes or {})
+    if dimension_names is not None:
+        if len(dimension_names) != len(shape):
+            raise ValueError(
+                f"dimension_names: {len(dimension_names)} names for {len(shape)} dimensions")
+        attributes["_ARRAY_DIMENSIONS"] = list(dimension_names)
+    md = array_v2_from_user(
+        shape, chunk_shape, dtype, fill_value, order,
+        [codec_to_v2(f, f"filters[{i}]") for i, f in enumerate(filters)],
+        codec_to_v2(compressors[0], "compressors[0]") if compressors else None,
+        _separator(chunk_key_encoding), attributes, doc)
+    arr = Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+    prepare_path(store, path, overwrite, 2)  # after the codec chain is known to work
+    write_node(store, path, md)
+    return arr

@@ -1,0 +1,139 @@
+"""Conversion of v2 and 2022-draft metadata to final Zarr v3 (the pure part).
+
+For each array, :func:`plan_array` decides the v3 document and what happens to the
+chunks:
+
+- ``"keep"``: the v3 codec chain reads the stored bytes as they are and the keys do not
+  change (v2 arrays: the v3 ``v2`` chunk key encoding with the same separator gives the
+  same keys), so only metadata is written;
+- ``"rename"``: the bytes stay, the keys move (the draft keeps chunks under ``data/``);
+- ``"reencode"``: the bytes must change, because v3 (as zarr-python 3.1 reads it) cannot
+  express the stored encoding: a structured type with big-endian fields (v3 structured
+  types are little-endian), a filter with no v3 equivalent in ``numcodecs.zarr3``
+  (``categorize``), or a flattening filter after ``order: "F"`` (zarr-python 3 and v2
+  flatten in different orders there). Re-encoded chunks get the v2 compressor where it
+  has a v3 form, else zstd.
+
+Groups become v3 groups with the same attributes. xarray's ``_ARRAY_DIMENSIONS``
+attribute becomes ``dimension_names``. A v2 ``null`` fill value becomes zero, which is
+what zarrhpc, zarr-python and tensorstore read for missing chunks of such arrays anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from zarrhpc.errors import UnsupportedError
+from zarrhpc.metadata.dtypes import DataType, data_type_from_numpy
+from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
+from zarrhpc.metadata.v3 import ArrayMetadataV3, ChunkKeyEncoding, GroupMetadataV3
+from zarrhpc.metadata.v3draft import ArrayMetadataV3Draft, GroupMetadataV3Draft
+
+__all__ = ["ArrayPlan", "group_to_v3", "plan_array"]
+
+# filters that zarr-python 3 (numcodecs.zarr3) reads in v3
+_V3_FILTERS = {"delta", "fixedscaleoffset", "quantize", "astype", "packbits"}
+_CORE_COMPRESSORS = {"gzip", "zstd", "blosc"}
+
+
+@dataclass(frozen=True)
+class ArrayPlan:
+    """What converting one array does.
+
+    Attributes
+    ----------
+    metadata : ArrayMetadataV3
+        The new document.
+    chunks : {"keep", "rename", "reencode"}
+    reason : str
+        Why chunks are re-encoded ("" otherwise).
+    """
+
+    metadata: ArrayMetadataV3
+    chunks: str
+    reason: str = ""
+
+
+def _v3_type_of_v2(md: ArrayMetadataV2) -> DataType:
+    npdt = md.dtype
+    if npdt.fields is None and npdt.kind == "V":
+        return DataType("raw_bytes", npdt)  # zarr-python 3's v3 name for v2 '|V<n>'
+    if npdt.fields is None and npdt.kind not in "S":
+        npdt = npdt.newbyteorder("=")
+    try:
+        return data_type_from_numpy(npdt)
+    except UnsupportedError as exc:
+        raise UnsupportedError(f".zarray: dtype {npdt}: cannot convert to Zarr v3: {exc}") from None
+
+
+def _reencode_chain(md: ArrayMetadataV2, dt: DataType) -> list:
+    comp = md.compressor
+    tail = [c for c in md.codecs_v3() if c["name"] in _CORE_COMPRESSORS][-1:] if (
+        comp and comp["id"] in _CORE_COMPRESSORS) else [
+        {"name": "zstd", "configuration": {"level": 0, "checksum": False}}]
+    if tail and tail[0]["name"] == "blosc":
+        tail[0]["configuration"]["typesize"] = dt.itemsize
+    bytes_entry = {"name": "bytes"}
+    if dt.swap_size:
+        bytes_entry["configuration"] = {"endian": "little"}
+    return [bytes_entry, *tail]
+
+
+def _plan_v2(md: ArrayMetadataV2) -> ArrayPlan:
+    dt = _v3_type_of_v2(md)
+    reason = ""
+    if md.dtype.fields is not None and np.dtype(dt.dtype) != md.dtype:
+        reason = "a structured type with big-endian fields (v3 structured types are little-endian)"
+    filters = md.filters or []
+    odd = [f["id"] for f in filters if f["id"] not in _V3_FILTERS]
+    if odd:
+        reason = f"the filter {odd[0]!r}, which has no v3 form zarr-python reads"
+    elif filters and md.order == "F" and md.ndim > 1:
+        reason = "filters after order 'F' (v2 and zarr-python 3 flatten differently)"
+    attrs = dict(md.attributes)
+    dims = md.dimension_names
+    if dims is not None:
+        attrs.pop("_ARRAY_DIMENSIONS")
+    codecs = _reencode_chain(md, dt) if reason else md.codecs_v3()
+    fill = md.to_spec().fill_value
+    if fill.dtype != dt.dtype:
+        fill = fill.astype(dt.dtype)
+    out = ArrayMetadataV3(
+        shape=md.shape, data_type=dt, chunk_shape=md.chunks,
+        chunk_key_encoding=ChunkKeyEncoding("v2", md.dimension_separator),
+        fill_value=fill, codecs=codecs, attributes=attrs, dimension_names=dims,
+    )
+    return ArrayPlan(out, "reencode" if reason else "keep", reason)
+
+
+def _plan_draft(md: ArrayMetadataV3Draft) -> ArrayPlan:
+    # the draft's chain is already v3-shaped and made of core codecs: bytes stay, keys move
+    out = ArrayMetadataV3(
+        shape=md.shape, data_type=md.data_type, chunk_shape=md.chunk_shape,
+        chunk_key_encoding=ChunkKeyEncoding("default", md.separator),
+        fill_value=md.fill_value, codecs=md.codecs, attributes=dict(md.attributes),
+    )
+    return ArrayPlan(out, "rename")
+
+
+def plan_array(md) -> ArrayPlan:
+    """The conversion plan of one array (v2, draft, or v3 which stays as it is)."""
+    if isinstance(md, ArrayMetadataV2):
+        return _plan_v2(md)
+    if isinstance(md, ArrayMetadataV3Draft):
+        return _plan_draft(md)
+    if isinstance(md, ArrayMetadataV3):
+        return ArrayPlan(md, "keep")
+    raise TypeError(f"plan_array: expected array metadata, got {type(md).__name__}")
+
+
+def group_to_v3(md) -> GroupMetadataV3:
+    """The v3 document of a group (v2, draft, implicit draft, or v3)."""
+    if md is None or isinstance(md, (GroupMetadataV2, GroupMetadataV3Draft)):
+        return GroupMetadataV3(attributes=dict(md.attributes) if md is not None else {})
+    if isinstance(md, GroupMetadataV3):
+        extra = {k: v for k, v in md.extra.items() if k != "consolidated_metadata"}
+        return GroupMetadataV3(attributes=dict(md.attributes), extra=extra)
+    raise TypeError(f"group_to_v3: expected group metadata, got {type(md).__name__}")

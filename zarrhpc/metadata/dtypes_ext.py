@@ -1,0 +1,317 @@
+"""Data types beyond the v3 core: strings, bytes, datetimes, structured types.
+
+Zarr v2 stores these with numpy type strings (``"|S5"``, ``"<U3"``, ``"<M8[ns]"``, lists
+for structured types). Zarr v3 has no core names for them; zarrhpc uses the names
+zarr-python 3.1 writes, so that data converted from v2 stays readable there:
+
+============================  =======================================  =====================
+numpy                         v3 ``data_type``                         v3 ``fill_value``
+============================  =======================================  =====================
+``S<n>``                      ``null_terminated_bytes``                base64 string
+                              ``{"length_bytes": n}``
+``U<n>``                      ``fixed_length_utf32``                   string
+                              ``{"length_bytes": 4n}``
+``V<n>`` (from v2)            ``raw_bytes`` ``{"length_bytes": n}``    base64 string
+``M8[<k><unit>]``             ``numpy.datetime64``                     integer (NaT: -2**63)
+                              ``{"unit": unit, "scale_factor": k}``
+``m8[<k><unit>]``             ``numpy.timedelta64``                    integer
+structured                    ``structured`` ``{"fields": [[name,       base64 string
+                              data_type], ...]}``
+============================  =======================================  =====================
+
+Byte order: v3 stores multi-byte elements in the ``bytes`` codec's ``endian``; a structured
+type has no single byte order, and zarr-python reads its fields as little-endian, so the
+``DataType.dtype`` of a v3 structured type has explicitly little-endian fields. A v2
+structured type keeps the field byte orders its ``.zarray`` declares (see
+:mod:`zarrhpc.metadata.v2`). Sub-array fields have no v3 form in zarr-python 3.1 and are
+refused in v3 (they are fine in v2).
+
+Functions here are called by :mod:`zarrhpc.metadata.dtypes` for these names; use that
+module's public functions.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import numpy as np
+
+from zarrhpc.errors import MetadataError, UnsupportedError
+
+__all__ = [
+    "EXTENSION_NAMES",
+    "ext_data_type_from_numpy",
+    "ext_fill_from_user",
+    "ext_fill_to_json",
+    "ext_to_json",
+    "parse_ext_data_type",
+    "parse_ext_fill_value",
+]
+
+EXTENSION_NAMES = (
+    "null_terminated_bytes",
+    "fixed_length_utf32",
+    "raw_bytes",
+    "numpy.datetime64",
+    "numpy.timedelta64",
+    "structured",
+)
+_TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
+_NAT = -(2**63)
+
+
+def _show(value: Any) -> str:
+    from zarrhpc.metadata.dtypes import _show as show
+
+    return show(value)
+
+
+def _make(name: str, dtype: np.dtype):
+    from zarrhpc.metadata.dtypes import DataType
+
+    return DataType(name, dtype)
+
+
+def little(dtype: np.dtype) -> np.dtype:
+    """``dtype`` with every multi-byte component little-endian (fields recursively)."""
+    dtype = np.dtype(dtype)
+    if dtype.fields is not None:
+        return np.dtype(
+            {
+                "names": list(dtype.names),
+                "formats": [little(dtype.fields[n][0]) for n in dtype.names],
+                "offsets": [dtype.fields[n][1] for n in dtype.names],
+                "itemsize": dtype.itemsize,
+            }
+        )
+    if dtype.subdtype is not None:
+        base, shape = dtype.subdtype
+        return np.dtype((little(base), shape))
+    if dtype.kind in "SVb" or dtype.itemsize == 1:
+        return dtype
+    return dtype.newbyteorder("<")
+
+
+# ---------------------------------------------------------------------------------------
+# numpy <-> DataType
+# ---------------------------------------------------------------------------------------
+
+
+def ext_data_type_from_numpy(npdt: np.dtype):
+    """The extension DataType of a numpy dtype, or None when ``npdt`` is not one.
+
+    Structured types become v3 structured types (little-endian fields); sub-array fields
+    and padding are refused with :class:`UnsupportedError`.
+    """
+    kind = npdt.kind
+    if npdt.subdtype is not None:
+        return None
+    if kind == "S" and npdt.itemsize > 0:
+        return _make("null_terminated_bytes", np.dtype(f"S{npdt.itemsize}"))
+    if kind == "U" and npdt.itemsize > 0:
+        return _make("fixed_length_utf32", np.dtype(f"U{npdt.itemsize // 4}"))
+    if kind in "Mm":
+        unit, count = np.datetime_data(npdt)
+        if unit == "generic":
+            raise UnsupportedError(
+                f"dtype: {npdt.str}: a datetime64/timedelta64 needs a unit (e.g. 'M8[ns]')"
+            )
+        name = "numpy.datetime64" if kind == "M" else "numpy.timedelta64"
+        return _make(name, np.dtype(f"{kind}8[{count}{unit}]"))
+    if npdt.fields is not None:
+        _check_v3_structured(npdt, "dtype")
+        return _make("structured", little(npdt))
+    return None
+
+
+def _check_v3_structured(npdt: np.dtype, where: str) -> None:
+    offset = 0
+    for name in npdt.names:
+        fdt, foff = npdt.fields[name][:2]
+        if fdt.subdtype is not None:
+            raise UnsupportedError(
+                f"{where}: structured field {name!r} has a sub-array shape {fdt.shape}, which "
+                f"Zarr v3 (zarr-python 3.1's 'structured' type) cannot express; keep such "
+                f"arrays in Zarr v2"
+            )
+        if foff != offset or not name:
+            raise UnsupportedError(
+                f"{where}: structured type {npdt} has padding or overlapping fields, which "
+                f"Zarr v3 structured types cannot express"
+            )
+        if fdt.fields is not None:
+            _check_v3_structured(fdt, where)
+        offset += fdt.itemsize
+    if offset != npdt.itemsize:
+        raise UnsupportedError(f"{where}: structured type {npdt} has trailing padding")
+
+
+def ext_to_json(dt) -> dict:
+    """The v3 ``data_type`` member of an extension type."""
+    npdt = dt.dtype
+    if dt.name in ("null_terminated_bytes", "raw_bytes"):
+        return {"name": dt.name, "configuration": {"length_bytes": npdt.itemsize}}
+    if dt.name == "fixed_length_utf32":
+        return {"name": dt.name, "configuration": {"length_bytes": npdt.itemsize}}
+    if dt.name in ("numpy.datetime64", "numpy.timedelta64"):
+        unit, count = np.datetime_data(npdt)
+        return {"name": dt.name, "configuration": {"unit": unit, "scale_factor": count}}
+    from zarrhpc.metadata.dtypes import data_type_from_numpy
+
+    _check_v3_structured(npdt, "data_type")
+    fields = [[n, data_type_from_numpy(npdt.fields[n][0]).to_json()] for n in npdt.names]
+    return {"name": "structured", "configuration": {"fields": fields}}
+
+
+def parse_ext_data_type(name: str, conf: Any, doc: str):
+    """Read an extension ``data_type`` (name and configuration) of a v3 document."""
+    field = "data_type.configuration"
+    if not isinstance(conf, dict):
+        raise MetadataError(f"{doc}: {field}: expected an object for {name!r}, got {_show(conf)}")
+
+    def member(key: str):
+        if key not in conf:
+            raise MetadataError(f"{doc}: {field}.{key}: missing (required by {name!r})")
+        return conf[key]
+
+    allowed = {
+        "null_terminated_bytes": {"length_bytes"},
+        "raw_bytes": {"length_bytes"},
+        "fixed_length_utf32": {"length_bytes"},
+        "numpy.datetime64": {"unit", "scale_factor"},
+        "numpy.timedelta64": {"unit", "scale_factor"},
+        "structured": {"fields"},
+    }[name]
+    unknown = sorted(set(conf) - allowed)
+    if unknown:
+        raise MetadataError(f"{doc}: {field}: unexpected member {unknown[0]!r} for {name!r}")
+    if name in ("null_terminated_bytes", "raw_bytes", "fixed_length_utf32"):
+        n = member("length_bytes")
+        step = 4 if name == "fixed_length_utf32" else 1
+        if not isinstance(n, int) or isinstance(n, bool) or n <= 0 or n % step:
+            raise MetadataError(
+                f"{doc}: {field}.length_bytes: expected a positive integer"
+                f"{' multiple of 4' if step == 4 else ''}, got {_show(n)}"
+            )
+        code = {"null_terminated_bytes": "S", "raw_bytes": "V", "fixed_length_utf32": "U"}[name]
+        return _make(name, np.dtype(f"{code}{n // step}"))
+    if name in ("numpy.datetime64", "numpy.timedelta64"):
+        unit, scale = member("unit"), member("scale_factor")
+        if unit not in _TIME_UNITS:
+            raise MetadataError(
+                f"{doc}: {field}.unit: expected one of {', '.join(_TIME_UNITS)}, got {_show(unit)}"
+            )
+        if not isinstance(scale, int) or isinstance(scale, bool) or not 0 < scale < 2**31:
+            raise MetadataError(
+                f"{doc}: {field}.scale_factor: expected a positive integer, got {_show(scale)}"
+            )
+        code = "M8" if name == "numpy.datetime64" else "m8"
+        return _make(name, np.dtype(f"{code}[{scale}{unit}]"))
+    fields = member("fields")
+    if not isinstance(fields, list) or not fields:
+        raise MetadataError(
+            f"{doc}: {field}.fields: expected a non-empty array of [name, data_type], "
+            f"got {_show(fields)}"
+        )
+    from zarrhpc.metadata.dtypes import parse_data_type
+
+    names, formats = [], []
+    for i, item in enumerate(fields):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            raise MetadataError(
+                f"{doc}: {field}.fields[{i}]: expected [name, data_type], got {_show(item)}"
+            )
+        if item[0] in names or not item[0]:
+            raise MetadataError(
+                f"{doc}: {field}.fields[{i}]: field name {item[0]!r} is empty or repeated"
+            )
+        names.append(item[0])
+        formats.append(little(parse_data_type(item[1], doc).dtype))
+    return _make("structured", np.dtype({"names": names, "formats": formats}))
+
+
+# ---------------------------------------------------------------------------------------
+# fill values
+# ---------------------------------------------------------------------------------------
+
+
+def _from_base64(dt, text: str, doc: str, exact: bool) -> np.ndarray:
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        raise MetadataError(
+            f"{doc}: fill_value: expected a base64 string for {dt.name}, got {_show(text)}"
+        ) from None
+    n = dt.itemsize
+    if len(raw) > n or (exact and len(raw) != n):
+        raise MetadataError(
+            f"{doc}: fill_value: the base64 value holds {len(raw)} bytes, expected "
+            f"{'exactly' if exact else 'at most'} {n} for {dt.name}"
+        )
+    return np.frombuffer(raw.ljust(n, b"\0"), dtype=dt.dtype).reshape(()).copy()
+
+
+def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
+    """Read the v3 JSON ``fill_value`` of an extension type (zarr-python 3.1's forms)."""
+    name = dt.name
+    if name in ("numpy.datetime64", "numpy.timedelta64"):
+        if obj == "NaT":
+            obj = _NAT
+        if not isinstance(obj, int) or isinstance(obj, bool) or not _NAT <= obj < 2**63:
+            raise MetadataError(
+                f"{doc}: fill_value: expected a 64-bit integer or 'NaT' for {name}, "
+                f"got {_show(obj)}"
+            )
+        return np.array(obj, dtype="i8").view(dt.dtype).reshape(())
+    if not isinstance(obj, str):
+        raise MetadataError(f"{doc}: fill_value: expected a string for {name}, got {_show(obj)}")
+    if name == "fixed_length_utf32":
+        if len(obj) > dt.itemsize // 4:
+            raise MetadataError(
+                f"{doc}: fill_value: {_show(obj)} is longer than {dt.itemsize // 4} characters"
+            )
+        return np.array(obj, dtype=dt.dtype)
+    return _from_base64(dt, obj, doc, exact=name != "null_terminated_bytes")
+
+
+def ext_fill_to_json(dt, value: np.ndarray) -> Any:
+    """The v3 JSON form of an extension type's fill value."""
+    name = dt.name
+    if name in ("numpy.datetime64", "numpy.timedelta64"):
+        return int(np.asarray(value).reshape(1).view("i8")[0])
+    if name == "fixed_length_utf32":
+        return str(value[()])
+    raw = np.ascontiguousarray(value).tobytes()
+    if name == "null_terminated_bytes":
+        raw = raw.rstrip(b"\0")
+    return base64.standard_b64encode(raw).decode("ascii")
+
+
+def ext_fill_from_user(dt, value: Any, doc: str) -> np.ndarray:
+    """A user's ``fill_value`` for an extension type as a 0-d array of ``dt.dtype``."""
+    if value is None:
+        return np.zeros((), dtype=dt.dtype)
+    try:
+        if isinstance(value, np.ndarray):
+            if value.shape != ():
+                raise ValueError(f"shape {value.shape}")
+            value = value[()]
+        if dt.name in ("numpy.datetime64", "numpy.timedelta64") and isinstance(value, int):
+            return np.array(value, dtype="i8").view(dt.dtype).reshape(())
+        if dt.name in ("raw_bytes", "structured") and isinstance(value, (bytes, bytearray)):
+            if len(value) != dt.itemsize:
+                raise ValueError(f"{len(value)} bytes for an itemsize of {dt.itemsize}")
+            return np.frombuffer(bytes(value), dtype=dt.dtype).reshape(()).copy()
+        if dt.name == "structured" and isinstance(value, np.void):
+            return np.array(value.tobytes() if value.dtype.itemsize == dt.itemsize
+                            and value.dtype.names is None else value, dtype=dt.dtype)
+        out = np.array(value, dtype=dt.dtype)
+        if out.shape != ():
+            raise ValueError(f"shape {out.shape}")
+        return out
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MetadataError(
+            f"{doc}: fill_value: cannot convert {value!r} to {dt.name} ({dt.dtype}): {exc}"
+        ) from None

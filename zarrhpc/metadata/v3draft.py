@@ -1,0 +1,382 @@
+"""The 2022 draft of Zarr v3 ("Zarr core specification 3.0, editor's draft 25 May 2022"):
+read-only metadata.
+
+Layout (draft section "Storage keys"):
+
+- entry point ``zarr.json`` at the store root: ``{"zarr_format":
+  "https://purl.org/zarr/spec/core/3.0", "metadata_encoding": {"type": "json",
+  "metadata_key_suffix": ".json"}, "extensions": []}``;
+- documents under ``meta/``: the root group ``meta/group.json`` (root array
+  ``meta/array.json``), a node at path ``/foo/bar`` at ``meta/foo/bar.group.json`` or
+  ``meta/foo/bar.array.json``; zarr-python 2's experimental v3 API put the whole
+  hierarchy under a ``root`` node (``meta/root.group.json``, ``meta/root/foo.array.json``,
+  chunks under ``data/root/foo/``), which is read as the same hierarchy;
+- chunks under ``data/``: ``data/foo/bar/c0/1`` (``c`` then the indices joined by the
+  grid's ``separator``);
+- groups need no document (implicit groups: a prefix under ``meta/`` holding nodes).
+
+Array documents: ``shape``, ``data_type`` (``"float64"`` or numpy-style ``"<f8"``,
+``">i2"``; ``r*``), ``chunk_grid`` ``{"type": "regular", "chunk_shape", "separator"}``,
+``chunk_memory_layout`` ``"C"``/``"F"``, ``fill_value`` (numbers, ``"NaN"``,
+``"+Infinity"``/``"Infinity"``, ``"-Infinity"``, ``"0x..."``, and ``null`` as zarr-python 2
+wrote it), ``codecs`` (``{"type": URI, "configuration"}``; gzip, blosc, zstd and the
+``endian`` codec), or zarr-python 2's ``compressor`` ``{"codec": URI, "configuration"}``
+and numcodecs-style ``filters``, ``extensions``, ``attributes``.
+
+``to_spec()`` gives the v3-shaped chain: ``F`` becomes a transpose, the byte order (from
+the data type or the ``endian`` codec) the ``bytes`` codec's ``endian``. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
+from zarrhpc.metadata.spec import ArraySpec
+from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2
+
+__all__ = [
+    "DRAFT_FORMAT",
+    "ArrayMetadataV3Draft",
+    "DraftChunkKeyEncoding",
+    "DraftLayout",
+    "GroupMetadataV3Draft",
+    "parse_entry_point",
+]
+
+DRAFT_FORMAT = "https://purl.org/zarr/spec/core/3.0"
+_ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
+               "extensions", "attributes", "codecs", "storage_transformers", "compressor",
+               "filters", "dimension_separator"}
+_CODEC_NAMES = ("gzip", "blosc", "zstd", "endian")
+_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
+
+
+def _err(doc: str, member: str, message: str) -> MetadataError:
+    return MetadataError(f"{doc}: {member}: {message}")
+
+
+def _load(data: Any, doc: str) -> dict:
+    try:
+        obj = json.loads(bytes(data).decode("utf-8")) if not isinstance(data, dict) else data
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MetadataError(f"{doc}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise MetadataError(f"{doc}: expected a JSON object, got {_show(obj)}")
+    return obj
+
+
+def _check_extensions(value: Any, doc: str) -> None:
+    if value in (None, []):
+        return
+    if not isinstance(value, list):
+        raise _err(doc, "extensions", f"expected an array, got {_show(value)}")
+    for i, ext in enumerate(value):
+        if not isinstance(ext, dict) or ext.get("must_understand") is not False:
+            raise UnsupportedError(f"{doc}: extensions[{i}]: extension {_show(ext)} must be "
+                                   f"understood and zarrhpc implements none")
+
+
+def parse_entry_point(data: Any, doc: str = "zarr.json") -> str:
+    """Validate the entry point document; return the metadata key suffix (``".json"``)."""
+    d = _load(data, doc)
+    if d.get("zarr_format") != DRAFT_FORMAT:
+        raise _err(doc, "zarr_format",
+                   f"expected {DRAFT_FORMAT!r}, got {_show(d.get('zarr_format'))}")
+    enc = d.get("metadata_encoding", {"type": "json", "metadata_key_suffix": ".json"})
+    if not isinstance(enc, dict) or enc.get("type") != "json" or "extension" in enc:
+        raise UnsupportedError(
+            f"{doc}: metadata_encoding: only JSON is supported, got {_show(enc)}")
+    suffix = enc.get("metadata_key_suffix", ".json")
+    if not isinstance(suffix, str):
+        raise _err(doc, "metadata_encoding.metadata_key_suffix",
+                   f"expected a string, got {_show(suffix)}")
+    _check_extensions(d.get("extensions"), doc)
+    return suffix
+
+
+@dataclass(frozen=True)
+class DraftLayout:
+    """Where documents and chunks of a draft hierarchy live.
+
+    Parameters
+    ----------
+    root : str
+        ``""`` for the spec's layout, ``"root"`` for zarr-python 2's (``meta/root...``).
+    suffix : str
+        The metadata key suffix (``".json"``).
+    """
+
+    root: str = ""
+    suffix: str = ".json"
+
+    def _name(self, path: str) -> str:
+        return "/".join(p for p in (self.root, path) if p)
+
+    def meta_key(self, path: str, node_type: str) -> str:
+        """Key of the ``array``/``group`` document of the node at ``path`` (``""``: root)."""
+        name = self._name(path)
+        return f"meta/{name}.{node_type}{self.suffix}" if name else f"meta/{node_type}{self.suffix}"
+
+    def data_prefix(self, path: str) -> str:
+        """Prefix of the chunk keys of the array at ``path``."""
+        name = self._name(path)
+        return f"data/{name}/" if name else "data/"
+
+    def path_of(self, key: str) -> tuple[str, str] | None:
+        """``(path, node_type)`` of a document key, or None for other keys."""
+        for node_type in ("array", "group"):
+            tail = f".{node_type}{self.suffix}"
+            if not key.endswith(tail) or not key.startswith("meta/"):
+                continue
+            name = key[len("meta/"):-len(tail)]
+            if name == "" or (self.root and name == self.root):
+                return "", node_type
+            if key == f"meta/{node_type}{self.suffix}" and not self.root:
+                return "", node_type
+            prefix = f"{self.root}/" if self.root else ""
+            if name.startswith(prefix):
+                return name[len(prefix):], node_type
+        return None
+
+
+@dataclass(frozen=True)
+class DraftChunkKeyEncoding:
+    """``c`` followed by the chunk indices joined by the grid's separator."""
+
+    separator: str = "/"
+
+    def encode(self, coords: tuple[int, ...]) -> str:
+        return "c" + self.separator.join(str(int(c)) for c in coords)
+
+
+def _data_type(obj: Any, doc: str) -> tuple[DataType, str | None]:
+    """The data type and the byte order its name implies (None: the default, little)."""
+    if isinstance(obj, dict):
+        raise UnsupportedError(f"{doc}: data_type: extension data types are not supported, "
+                               f"got {_show(obj)}")
+    if not isinstance(obj, str):
+        raise _err(doc, "data_type", f"expected a data type name, got {_show(obj)}")
+    if obj[:1] in "<>|" and len(obj) > 1:
+        npdt = dtype_from_json_v2(obj, doc, "data_type")
+        order = {"<": "little", ">": "big"}.get(obj[0])
+        return data_type_from_numpy(npdt.newbyteorder("=")), order
+    if obj in ("b1", "i1", "u1"):
+        return data_type_from_numpy(obj), None
+    try:
+        return data_type_from_numpy(obj), None
+    except (MetadataError, UnsupportedError):
+        raise _err(doc, "data_type", f"unknown data type {obj!r}") from None
+
+
+def _fill(dt: DataType, value: Any, doc: str) -> np.ndarray:
+    if value is None:
+        return np.zeros((), dt.dtype)
+    kind = dt.kind
+    if isinstance(value, str) and value.startswith(("0x", "0b")) and kind != "raw":
+        base = 16 if value[1] == "x" else 2
+        bits = int(value[2:], base)
+        return np.array(bits, dtype=f"u{dt.itemsize}").view(dt.dtype).reshape(())
+    special = {"NaN": math.nan, "+Infinity": math.inf, "Infinity": math.inf,
+               "-Infinity": -math.inf}
+    try:
+        if kind == "bool":
+            if not isinstance(value, bool):
+                raise ValueError("expected true or false")
+            return np.array(value, dtype=dt.dtype)
+        if kind in ("int", "uint"):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError("expected an integer")
+            info = np.iinfo(dt.dtype)
+            if not info.min <= value <= info.max:
+                raise ValueError(f"out of range [{info.min}, {info.max}]")
+            return np.array(value, dtype=dt.dtype)
+        if kind in ("float", "complex"):
+            parts = value if isinstance(value, list) and kind == "complex" else [value, 0.0]
+            nums = [special[p] if isinstance(p, str) else float(p) for p in parts]
+            v = complex(*nums) if kind == "complex" else nums[0]
+            return np.array(v, dtype=dt.dtype)
+        if kind == "raw" and isinstance(value, list):
+            return np.frombuffer(bytes(value), dtype=dt.dtype).reshape(()).copy()
+    except (ValueError, TypeError, KeyError) as exc:
+        raise _err(doc, "fill_value", f"{exc} for {dt.name}, got {_show(value)}") from None
+    raise _err(doc, "fill_value", f"unsupported fill value {_show(value)} for {dt.name}")
+
+
+def _codec_name(entry: dict, key: str, doc: str, where: str) -> str:
+    uri = entry.get(key)
+    if isinstance(uri, str):
+        tail = uri.rstrip("/").split("/")
+        if len(tail) >= 2 and tail[-2] in _CODEC_NAMES:
+            return tail[-2]
+    raise UnsupportedError(f"{doc}: {where}: codec {_show(uri)} is not supported "
+                           f"(gzip, blosc, zstd, endian are)")
+
+
+def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[dict]:
+    entries: list[tuple[str, dict, str]] = []
+    for i, c in enumerate(d.get("codecs") or []):
+        if not isinstance(c, dict):
+            raise _err(doc, f"codecs[{i}]", f"expected an object, got {_show(c)}")
+        entries.append((_codec_name(c, "type", doc, f"codecs[{i}]"),
+                        c.get("configuration") or {}, f"codecs[{i}]"))
+    filters = d.get("filters") or []
+    comp = d.get("compressor")
+    if comp is not None:
+        if not isinstance(comp, dict):
+            raise _err(doc, "compressor", f"expected an object or null, got {_show(comp)}")
+        entries.append((_codec_name(comp, "codec", doc, "compressor"),
+                        comp.get("configuration") or {}, "compressor"))
+    out = []
+    for name, conf, _where in entries:
+        if name == "endian":
+            endian = conf.get("endian", "little")
+            continue
+        if name == "gzip":
+            out.append({"name": "gzip", "configuration": {"level": conf.get("level", 1)}})
+        elif name == "zstd":
+            out.append({"name": "zstd", "configuration": {
+                "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}})
+        else:
+            shuffle = conf.get("shuffle", 1)
+            if shuffle == -1:
+                shuffle = 2 if dt.itemsize == 1 else 1
+            out.append({"name": "blosc", "configuration": {
+                "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
+                "shuffle": _SHUFFLE.get(shuffle, shuffle), "typesize": dt.itemsize,
+                "blocksize": conf.get("blocksize", 0)}})
+    if filters:  # zarr-python 2 stored numcodecs filters as v2 does
+        pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc)[:-1]
+    else:
+        pre = []
+    bytes_entry = {"name": "bytes"}
+    if dt.swap_size:
+        bytes_entry["configuration"] = {"endian": endian or "little"}
+    return pre + [bytes_entry] + out
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ArrayMetadataV3Draft:
+    """A draft array document (read-only).
+
+    Parameters
+    ----------
+    path : str
+        The node's path (``""`` for the root), needed for its chunk keys.
+    layout : DraftLayout
+    document : dict
+        The parsed document as stored.
+    """
+
+    path: str
+    layout: DraftLayout
+    document: dict
+    shape: tuple[int, ...] = ()
+    data_type: DataType | None = None
+    chunk_shape: tuple[int, ...] = ()
+    separator: str = "/"
+    chunk_memory_layout: str = "C"
+    fill_value: np.ndarray | None = None
+    codecs: list = field(default_factory=list)
+    attributes: dict = field(default_factory=dict)
+
+    zarr_format = 3
+    node_type = "array"
+    read_only = True
+
+    @classmethod
+    def from_json(cls, data: Any, path: str, layout: DraftLayout, doc: str) -> ArrayMetadataV3Draft:
+        """Parse and validate a draft ``*.array.json`` document."""
+        d = _load(data, doc)
+        unknown = sorted(set(d) - _ARRAY_KEYS)
+        if unknown:
+            raise _err(doc, unknown[0], "unknown member (the draft forbids other names)")
+        for key in ("shape", "data_type", "chunk_grid", "chunk_memory_layout"):
+            if key not in d:
+                raise _err(doc, key, "missing required member")
+        shape = d["shape"]
+        if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+            raise _err(doc, "shape", f"expected non-negative integers, got {_show(shape)}")
+        grid = d["chunk_grid"]
+        if not isinstance(grid, dict) or grid.get("type") != "regular":
+            raise UnsupportedError(f"{doc}: chunk_grid: only the regular grid is supported, "
+                                   f"got {_show(grid)}")
+        chunks = grid.get("chunk_shape")
+        if not isinstance(chunks, list) or len(chunks) != len(shape) or not all(
+                isinstance(n, int) and n > 0 for n in chunks):
+            raise _err(doc, "chunk_grid.chunk_shape",
+                       f"expected {len(shape)} positive integers, got {_show(chunks)}")
+        sep = grid.get("separator", d.get("dimension_separator", "/"))
+        if sep not in ("/", "."):
+            raise _err(doc, "chunk_grid.separator", f"expected '/' or '.', got {_show(sep)}")
+        layout_c = d["chunk_memory_layout"]
+        if layout_c not in ("C", "F"):
+            raise UnsupportedError(f"{doc}: chunk_memory_layout: expected 'C' or 'F', "
+                                   f"got {_show(layout_c)}")
+        _check_extensions(d.get("extensions"), doc)
+        if d.get("storage_transformers"):
+            raise UnsupportedError(f"{doc}: storage_transformers: not supported")
+        dt, endian = _data_type(d["data_type"], doc)
+        codecs = _codec_chain(d, dt, endian, doc)
+        if layout_c == "F" and len(shape) > 1:
+            codecs = [{"name": "transpose",
+                       "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
+        attrs = d.get("attributes", {})
+        if not isinstance(attrs, dict):
+            raise _err(doc, "attributes", f"expected an object, got {_show(attrs)}")
+        return cls(path=path, layout=layout, document=copy.deepcopy(d), shape=tuple(shape),
+                   data_type=dt, chunk_shape=tuple(chunks), separator=sep,
+                   chunk_memory_layout=layout_c, fill_value=_fill(dt, d.get("fill_value"), doc),
+                   codecs=codecs, attributes=attrs)
+
+    @property
+    def dimension_names(self) -> None:
+        return None
+
+    def to_spec(self) -> ArraySpec:
+        """The internal ArraySpec: chunks under ``data/``, keys ``c0/1``."""
+        return ArraySpec(
+            shape=self.shape, data_type=self.data_type, chunk_shape=self.chunk_shape,
+            chunk_key_encoding=DraftChunkKeyEncoding(self.separator),
+            fill_value=self.fill_value, codecs=self.codecs,
+            chunk_prefix=self.layout.data_prefix(self.path),
+        )
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self.document)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class GroupMetadataV3Draft:
+    """A draft group document, or an implicit group (``implicit=True``, no document)."""
+
+    attributes: dict = field(default_factory=dict)
+    implicit: bool = False
+
+    zarr_format = 3
+    node_type = "group"
+    read_only = True
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: Any, doc: str) -> GroupMetadataV3Draft:
+        """Parse a draft ``*.group.json`` document."""
+        d = _load(data, doc)
+        unknown = sorted(set(d) - {"attributes", "extensions"})
+        if unknown:
+            raise _err(doc, unknown[0], "unknown member (a draft group holds only attributes)")
+        _check_extensions(d.get("extensions"), doc)
+        attrs = d.get("attributes", {})
+        if not isinstance(attrs, dict):
+            raise _err(doc, "attributes", f"expected an object, got {_show(attrs)}")
+        return cls(attributes=attrs)
+
+    def to_dict(self) -> dict:
+        return {"attributes": copy.deepcopy(self.attributes)}

@@ -1,0 +1,590 @@
+"""ZipStore: a whole Zarr hierarchy in one .zip file.
+
+Layout: key ``a/b/c`` is the zip entry named ``a/b/c``; chunk entries are STORED (not
+deflated: the codecs compress already), as the Zarr v2 community standard and
+zarr-python's ``ZipStore`` write them. Like a `MemoryStore` the archive is a flat mapping:
+``a`` and ``a/b`` may both be keys.
+
+Life cycle of an archive:
+
+- **open**: ``ZipStore(path, mode)`` with zarr-python's modes: ``"r"`` read an existing
+  file (read-only), ``"w"`` create or truncate, ``"a"`` read and append (the file is
+  created if missing), ``"x"`` create, failing if the file exists. The central directory
+  is parsed once into a dict ``key -> entry``; the file is memory-mapped.
+- **read** (`ZipStore.get`, `ZipStore.get_partial_values`): a STORED entry is returned as
+  a read-only ``memoryview`` slice of the mapping, with no copy; its position comes from
+  the entry's local header (read on first use) and is checked against the file size, so a
+  corrupt archive gives a `StoreError` naming the file and the entry, never a crash. The
+  CRC-32 of a STORED entry is not checked on reads (Zarr's ``crc32c`` codec is the way to
+  checksum chunks). Entries other tools deflated (or compressed with bzip2 or zstd) are
+  decompressed into ``bytes`` and their CRC-32 checked.
+- **write** (`ZipStore.set`): a local header and the bytes are appended at the end of the
+  entries (space is reserved under a lock, the write itself runs unlocked, so threads
+  write in parallel), then the entry is published in the dict: a reader sees the old value
+  or the new one. A zip cannot overwrite in place, so writing a key again appends a new
+  entry and the newest one wins; `ZipStore.erase` drops the entry from the dict. The old
+  bytes stay in the file as unreferenced space until the archive is compacted (below).
+  zarr-python's ``ZipStore`` (through ``zipfile``) instead keeps both entries in the
+  directory with a "Duplicate name" warning (readers take the last) and refuses deletes;
+  here the directory written always holds exactly one entry per key, so ``zipfile``,
+  zarr-python and tensorstore see only the live values.
+- **flush / close**: `ZipStore.flush` (and `ZipStore.close` of a writable store) writes
+  the central directory and end records after the entries: only then is the file a valid
+  zip. Appending later overwrites that directory and writes a new one, as ``zipfile``
+  does in mode ``"a"``. When the last store on an archive closes, the file is compacted if
+  ``compact`` asks for it: the live entries are copied to a temporary file renamed over
+  the archive. A store that is garbage-collected, or still open at interpreter exit, is
+  closed then, so a script that never calls `close` still leaves a valid zip.
+
+One process, one archive: every ``ZipStore`` opened on the same file in this process
+shares one open archive (its dict, lock and write position), so a reader opened while a
+writer is open sees its writes, and two writers never append over one another; the
+``durable`` and ``compact`` settings are those of the store that opened the archive. Other
+processes must not write to the file while it is open here; a file changed on disk by
+another process is reopened when no store here holds it. Archives larger than 2 GiB or
+with more than 65534 entries use the ZIP64 extensions, as ``zipfile`` does.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import mmap
+import os
+import pathlib
+import threading
+import time
+import uuid
+import weakref
+import zlib
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional, Union
+
+from zarrhpc.errors import InvalidKeyError, StoreError, UnsupportedError
+from zarrhpc.storage import _zipformat as zf
+from zarrhpc.storage.abc import Buffer, Store, resolve_range
+from zarrhpc.storage.keys import validate_key
+
+__all__ = ["ZipStore"]
+
+_MODES = ("r", "w", "a", "x")
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+#: Open archives of this process by real path; an archive lives while a store uses it.
+_ARCHIVES: weakref.WeakValueDictionary[str, _Archive] = weakref.WeakValueDictionary()
+_ARCHIVES_LOCK = threading.Lock()
+
+
+def _os_error(what: str, exc: OSError) -> StoreError:
+    err = StoreError(f"{what}: {exc.strerror or exc}")
+    err.errno, err.strerror, err.filename = exc.errno, exc.strerror, exc.filename
+    return err
+
+
+def _pwrite_all(fd: int, buffers: list, offset: int) -> None:
+    """Write every byte of ``buffers`` at ``offset`` (``pwritev`` may write less)."""
+    views = [memoryview(b).cast("B") for b in buffers if len(b)]
+    while views:
+        n = os.pwritev(fd, views, offset)
+        offset += n
+        while views and n >= views[0].nbytes:
+            n -= views[0].nbytes
+            views.pop(0)
+        if views and n:
+            views[0] = views[0][n:]
+
+
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _decompress(entry: zf.ZipEntry, data: memoryview, where: str) -> bytes:
+    try:
+        if entry.method == zf.DEFLATED:
+            d = zlib.decompressobj(-15)
+            out = d.decompress(data, entry.size) + d.flush()
+        elif entry.method == zf.BZIP2:
+            out = bz2.decompress(data)
+        else:  # zf.ZSTD
+            import zstandard
+
+            out = zstandard.ZstdDecompressor().decompress(data, max_output_size=entry.size)
+    except Exception as exc:  # zlib.error, OSError, zstandard.ZstdError
+        raise StoreError(f"{where}: cannot decompress "
+                         f"({zf.METHOD_NAMES[entry.method]}): {exc}") from exc
+    if len(out) != entry.size or zlib.crc32(out) != entry.crc:
+        raise StoreError(f"{where}: decompressed data does not match the directory "
+                         f"({len(out)} bytes, {entry.size} expected, or a bad CRC-32)")
+    return out
+
+
+class _Archive:
+    """The open state of one zip file, shared by every `ZipStore` on it in this process."""
+
+    def __init__(self, path: str, mode: str, durable: bool, compact: Union[bool, str]):
+        self.path = path
+        self.writable = mode != "r"
+        self.durable = durable
+        self.compact = compact
+        self.lock = threading.RLock()
+        self.entries: dict[str, zf.ZipEntry] = {}
+        self.users = 0
+        self.closed = False
+        self.dirty = False  # the directory on disk is out of date
+        self.dead = 0  # bytes of the file no entry uses any more
+        self.map: Optional[mmap.mmap] = None
+        self.map_size = 0
+        self.end = 0  # where the next entry goes: the end of the entries
+        flags = {"r": os.O_RDONLY, "a": os.O_RDWR | os.O_CREAT,
+                 "w": os.O_RDWR | os.O_CREAT | os.O_TRUNC,
+                 "x": os.O_RDWR | os.O_CREAT | os.O_EXCL}[mode]
+        try:
+            self.fd = os.open(path, flags | _O_CLOEXEC, 0o666)
+        except FileNotFoundError as exc:
+            raise _os_error(f"{path}: cannot open zip file (mode {mode!r})", exc) from None
+        except OSError as exc:
+            raise _os_error(f"{path}: cannot open zip file (mode {mode!r})", exc) from exc
+        try:
+            self.stat = _stat_key(os.fstat(self.fd))
+            if self.stat[2] > 0:
+                self._read_directory()
+            elif mode == "r":
+                raise StoreError(f"{path}: not a zip file (the file is empty)")
+            else:
+                self.dirty = True  # a new archive: write at least the end record
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def _read_directory(self) -> None:
+        size = self.stat[2]
+        try:
+            self.map = mmap.mmap(self.fd, size, access=mmap.ACCESS_READ)
+        except OSError as exc:
+            raise _os_error(f"{self.path}: cannot map the zip file", exc) from exc
+        self.map_size = size
+        entries, self.end = zf.parse_directory(self.map, size, self.path)
+        for entry in entries:
+            if entry.name.endswith("/"):  # a directory entry, made by zip tools
+                continue
+            try:
+                validate_key(entry.name)
+            except InvalidKeyError:
+                continue  # a name no key can reach ("../x", "/abs"): not part of the store
+            old = self.entries.get(entry.name)
+            if old is not None:
+                self.dead += old.span()
+            self.entries[entry.name] = entry
+
+    # -- reading -----------------------------------------------------------------------
+
+    def locate(self, entry: zf.ZipEntry) -> tuple[mmap.mmap, int]:
+        """The mapping holding ``entry``'s data and where the data starts in it."""
+        with self.lock:
+            start = entry.data_start
+            known = start if start >= 0 else entry.offset + 30 + len(entry.raw_name)
+            if known + entry.compressed_size > self.map_size:
+                self._remap()  # written after the last mapping (or a corrupt entry)
+            if start < 0:
+                start = zf.data_offset(self.map, self.map_size, entry, self.end, self.path)
+                entry.data_start = start
+            elif start + entry.compressed_size > self.map_size:
+                raise StoreError(
+                    f"{self.path}: entry {entry.name!r}: data of {entry.compressed_size} "
+                    f"bytes at offset {start} lies beyond the end of the file "
+                    f"({self.map_size} bytes): was it truncated by another program?"
+                )
+            return self.map, start
+
+    def _remap(self) -> None:
+        """Map the file again: it grew since the last mapping (entries appended)."""
+        try:
+            size = os.fstat(self.fd).st_size
+            # The old mapping stays alive as long as views of it do.
+            self.map = mmap.mmap(self.fd, size, access=mmap.ACCESS_READ) if size else None
+        except OSError as exc:
+            raise _os_error(f"{self.path}: cannot map the zip file", exc) from exc
+        self.map_size = size
+
+    def read(self, key: str) -> Optional[Buffer]:
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        reason = zf.unsupported_reason(entry)
+        where = f"{self.path}: entry {key!r}"
+        if reason:
+            raise UnsupportedError(f"{where}: cannot read: {reason}")
+        buf, start = self.locate(entry)
+        view = memoryview(buf)[start : start + entry.compressed_size]
+        if entry.method == zf.STORED:
+            return view
+        return _decompress(entry, view, where)
+
+    # -- writing -----------------------------------------------------------------------
+
+    def write(self, key: str, data: memoryview) -> None:
+        when = zf.dos_datetime(time.localtime())
+        entry = zf.entry_for_write(key, zlib.crc32(data), data.nbytes, when)
+        if len(entry.raw_name) > 0xFFFF:
+            raise InvalidKeyError(f"{key[:40]!r}...: a zip entry name is at most 65535 bytes")
+        header = zf.local_header(entry)
+        total = len(header) + data.nbytes
+        with self.lock:
+            self._check_open(key)
+            entry.offset = self.end
+            self.end += total
+        entry.data_start = entry.offset + len(header)
+        try:
+            _pwrite_all(self.fd, [header, data], entry.offset)
+        except BaseException as exc:
+            with self.lock:
+                self.dead += total  # reserved, never published: the old value stays
+            if isinstance(exc, OSError):
+                raise _os_error(f"{self.path}: entry {key!r}: cannot write", exc) from exc
+            raise
+        with self.lock:
+            old = self.entries.get(key)
+            if old is not None:
+                self.dead += old.span()
+            self.entries[key] = entry
+            self.dirty = True
+
+    def erase(self, keys: Iterable[str]) -> None:
+        with self.lock:
+            for key in keys:
+                old = self.entries.pop(key, None)
+                if old is not None:
+                    self.dead += old.span()
+                    self.dirty = True
+
+    def _check_open(self, key: str) -> None:
+        if self.closed:
+            raise StoreError(f"{key!r}: cannot write: {self.path} is closed")
+
+    def flush(self) -> None:
+        """Write the central directory and end records after the entries."""
+        with self.lock:
+            if not self.dirty or self.closed:
+                return
+            live = sorted(self.entries.values(), key=lambda e: e.offset)
+            directory = zf.central_directory(live)
+            tail = zf.end_records(len(live), self.end, len(directory))
+            try:
+                _pwrite_all(self.fd, [directory, tail], self.end)
+                os.ftruncate(self.fd, self.end + len(directory) + len(tail))
+                if self.durable:
+                    os.fsync(self.fd)
+            except OSError as exc:
+                raise _os_error(f"{self.path}: cannot write the central directory", exc) from exc
+            self.dirty = False
+
+    def _should_compact(self) -> bool:
+        if self.compact is True:
+            return self.dead > 0
+        if self.compact == "auto":
+            return self.dead > 0 and 4 * self.dead >= self.end
+        return False
+
+    def _compact(self) -> None:
+        """Copy the live entries into a new file renamed over this one."""
+        directory, name = os.path.split(self.path)
+        tmp = os.path.join(directory, f".{name}.zhtmp-{uuid.uuid4().hex}")
+        live = sorted(self.entries.values(), key=lambda e: e.offset)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o666)
+        try:
+            pos = 0
+            moved = []
+            for entry in live:
+                if entry.compressed_size:
+                    buf, start = self.locate(entry)
+                    data = memoryview(buf)[start : start + entry.compressed_size]
+                else:
+                    data = memoryview(b"")
+                copy = zf.ZipEntry(entry.name, entry.raw_name,
+                                   entry.flags & ~zf.FLAG_DATA_DESCRIPTOR, entry.method,
+                                   entry.time, entry.date, entry.crc, entry.compressed_size,
+                                   entry.size, pos)
+                header = zf.local_header(copy)
+                _pwrite_all(fd, [header, data], pos)
+                del data
+                copy.data_start = pos + len(header)
+                pos = copy.data_start + copy.compressed_size
+                moved.append(copy)
+            directory = zf.central_directory(moved)
+            _pwrite_all(fd, [directory, zf.end_records(len(moved), pos, len(directory))], pos)
+            if self.durable:
+                os.fsync(fd)
+            os.replace(tmp, self.path)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        os.close(fd)
+
+    # -- life cycle --------------------------------------------------------------------
+
+    def release(self, writer: bool) -> None:
+        """One store on the archive closed; the last one closes the archive."""
+        with self.lock:
+            if self.closed:
+                return
+            self.users -= 1
+            last = self.users <= 0
+            try:
+                if writer or last:
+                    self.flush()
+                if last and self.writable and self._should_compact():
+                    try:
+                        self._compact()
+                    except OSError as exc:
+                        raise _os_error(f"{self.path}: cannot compact the zip file", exc) \
+                            from exc
+            finally:
+                if last:
+                    self._close_file()
+
+    def _close_file(self) -> None:
+        self.closed = True
+        self.map = None  # unmapped when the last view of it is released
+        os.close(self.fd)
+        with _ARCHIVES_LOCK:
+            if _ARCHIVES.get(self.path) is self:
+                del _ARCHIVES[self.path]
+
+    def make_writable(self) -> None:
+        """Reopen a read-only archive for appending (the file is unchanged since)."""
+        with self.lock:
+            if self.writable:
+                return
+            try:
+                fd = os.open(self.path, os.O_RDWR | _O_CLOEXEC)
+                changed = _stat_key(os.fstat(fd)) != self.stat
+            except OSError as exc:
+                raise _os_error(f"{self.path}: cannot open zip file for writing", exc) from exc
+            if changed:
+                os.close(fd)
+                raise StoreError(f"{self.path}: cannot write: the file changed on disk since "
+                                 f"it was opened here; close its stores and open it again")
+            old, self.fd, self.writable = self.fd, fd, True
+            os.close(old)
+
+
+def _acquire(path: str, mode: str, durable: bool, compact: Union[bool, str]) -> _Archive:
+    """The open archive of ``path`` in this process, opened (or shared) for ``mode``."""
+    with _ARCHIVES_LOCK:
+        archive = _ARCHIVES.get(path)
+        if archive is not None and not archive.closed:
+            if mode in ("w", "x"):
+                raise StoreError(
+                    f"{path}: cannot open with mode {mode!r}: the zip file is open in this "
+                    f"process (close the other ZipStore first, or use mode 'a')"
+                )
+            try:
+                unchanged = _stat_key(os.stat(path)) == archive.stat
+            except FileNotFoundError:
+                unchanged = False
+            if archive.writable or unchanged:
+                if mode == "a":
+                    archive.make_writable()
+                with archive.lock:
+                    archive.users += 1
+                return archive
+        archive = _Archive(path, mode, durable, compact)
+        archive.users = 1
+        _ARCHIVES[path] = archive
+        return archive
+
+
+class ZipStore(Store):
+    """A store in a single zip file (see the module docstring for the life cycle).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The zip file.
+    mode : {"r", "w", "a", "x"}, default "r"
+        Read an existing file; create or truncate; append (create if missing); create,
+        failing if the file exists. As zarr-python's ``ZipStore``.
+    read_only : bool, optional
+        Refuse writes with `ReadOnlyError`; default: ``mode == "r"``.
+    durable : bool, default False
+        ``fsync`` the file after writing its central directory (and the compacted copy
+        before renaming it).
+    compact : bool or "auto", default "auto"
+        When the last store on the archive closes, copy the live entries to a new file if
+        space was left unused by overwritten or erased keys: ``"auto"`` when that space is
+        at least a quarter of the entries, ``True`` whenever there is some, ``False``
+        never.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "data.zip")
+    >>> with ZipStore(path, mode="w") as store:
+    ...     store.set("zarr.json", b"{}")
+    >>> with ZipStore(path) as store:
+    ...     bytes(store.get("zarr.json")), store.read_only
+    (b'{}', True)
+    """
+
+    def __init__(self, path: Union[str, os.PathLike[str]], mode: str = "r", *,
+                 read_only: Optional[bool] = None, durable: bool = False,
+                 compact: Union[bool, str] = "auto") -> None:
+        if mode not in _MODES:
+            raise ValueError(f"ZipStore mode: expected one of {_MODES}, got {mode!r}")
+        if compact not in (True, False, "auto"):
+            raise ValueError(f"ZipStore compact: expected True, False or 'auto', got {compact!r}")
+        try:
+            path = os.fspath(path)
+        except TypeError:
+            raise TypeError(
+                f"ZipStore path must be a str or path-like, got {type(path).__name__}"
+            ) from None
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if read_only is None:
+            read_only = mode == "r"
+        if mode == "r" and not read_only:
+            raise ValueError(f"{path}: ZipStore mode 'r' is read-only; use mode 'a' to write")
+        real = os.path.realpath(path)
+        archive = _acquire(real, mode, bool(durable), compact)
+        self._attach(archive, bool(read_only), mode)
+
+    def _attach(self, archive: _Archive, read_only: bool, mode: str) -> None:
+        Store.__init__(self, read_only=read_only)
+        self._archive = archive
+        self._mode = mode
+        # Closes this store when it is garbage-collected or at interpreter exit.
+        self._finalizer = weakref.finalize(self, archive.release, not read_only)
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def path(self) -> pathlib.Path:
+        """pathlib.Path: the zip file (with symbolic links resolved)."""
+        return pathlib.Path(self._archive.path)
+
+    @property
+    def mode(self) -> str:
+        """str: the mode the store was opened with."""
+        return self._mode
+
+    def close(self) -> None:
+        """Close this store; a writable one writes the central directory first.
+
+        The last store on the archive also closes the file (and compacts it if
+        ``compact`` says so). Buffers returned by `get` stay valid.
+        """
+        if self._closed:
+            return
+        super().close()
+        self._finalizer()
+
+    def flush(self) -> None:
+        """Write the central directory now, so the file is a complete zip.
+
+        Raises
+        ------
+        ReadOnlyError
+            If the store is read-only.
+        """
+        self._check_writable("", "flush")
+        self._archive.flush()
+
+    def with_read_only(self, read_only: bool = True) -> ZipStore:
+        """Return a new store on the same open archive with the given mode.
+
+        Parameters
+        ----------
+        read_only : bool, default True
+
+        Returns
+        -------
+        ZipStore
+            Shares this store's entries: writes through one are seen by the other.
+        """
+        self._check_open()
+        archive = self._archive
+        if not read_only:
+            archive.make_writable()
+        with archive.lock:
+            if archive.closed:
+                raise StoreError(f"{self!r}: the zip file is closed")
+            archive.users += 1
+        store = ZipStore.__new__(ZipStore)
+        store._attach(archive, bool(read_only), self._mode if read_only else "a")
+        return store
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ZipStore):
+            return NotImplemented
+        return self._archive is other._archive and self._read_only == other._read_only
+
+    def __hash__(self) -> int:
+        return hash((ZipStore, id(self._archive), self._read_only))
+
+    def __repr__(self) -> str:
+        return f"ZipStore({self._archive.path!r}, mode={self._mode!r}, read_only={self._read_only})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        if not self._read_only:
+            raise TypeError(f"{self!r}: only a read-only ZipStore can be pickled (one "
+                            f"process writes a zip file)")
+        return {"path": self._archive.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], "r")
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def _get(self, key: str) -> Optional[Buffer]:
+        return self._archive.read(key)
+
+    def _exists(self, key: str) -> bool:
+        return key in self._archive.entries
+
+    def _get_partial_values(
+        self, requests: list[tuple[str, int, Optional[int]]]
+    ) -> list[Optional[Buffer]]:
+        values: dict[str, Optional[Buffer]] = {}
+        out: list[Optional[Buffer]] = []
+        for key, offset, length in requests:
+            if key not in values:
+                values[key] = self._archive.read(key)
+            value = values[key]
+            if value is None:
+                out.append(None)
+                continue
+            start, stop = resolve_range(len(value), offset, length)
+            out.append(value[start:stop])
+        return out
+
+    def _set(self, key: str, data: memoryview) -> None:
+        self._archive.write(key, data)
+
+    def _erase(self, key: str) -> None:
+        self._archive.erase([key])
+
+    def _erase_values(self, keys: list[str]) -> None:
+        self._archive.erase(keys)
+
+    def _erase_prefix(self, prefix: str) -> None:
+        archive = self._archive
+        with archive.lock:
+            archive.erase([k for k in archive.entries if k.startswith(prefix)])
+
+    def _snapshot(self) -> list[str]:
+        with self._archive.lock:
+            return list(self._archive.entries)
+
+    def _list(self) -> Iterator[str]:
+        return iter(self._snapshot())
+
+    def _list_prefix(self, prefix: str) -> Iterator[str]:
+        return iter([k for k in self._snapshot() if k.startswith(prefix)])
+
+    def _list_dir(self, prefix: str) -> Iterable[str]:
+        n = len(prefix)
+        return {k[n:].split("/", 1)[0] for k in self._snapshot() if k.startswith(prefix)}
+
