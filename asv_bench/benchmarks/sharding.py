@@ -2,8 +2,9 @@
 
 asv runs small sizes (``SMALL``). The issue's full-size comparison (float32 (512,)*3,
 shards (256,)*3, inner chunks (32,)*3, blosc lz4, on /dev/shm, medians of 3) is the
-one-off ``python asv_bench/benchmarks/sharding.py [--dir /dev/shm] [--size 512]``.
-Peers that are not installed are skipped.
+one-off ``cd asv_bench && ../.venv/bin/python -m benchmarks.sharding [--dir /dev/shm]
+[--size 512]`` (as a module: benchmarks/array.py would shadow the standard library's
+``array`` if the file were run as a script). Peers that are not installed are skipped.
 """
 
 import argparse
@@ -15,6 +16,8 @@ import time
 import numpy as np
 
 import zarrhpc
+
+from ._data import remove, scratch_dir
 
 BLOSC = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
                                             "shuffle": "shuffle", "typesize": 4,
@@ -168,7 +171,7 @@ class ShardedReadWrite:
         classes = {cls.name: cls for cls in available()}
         if impl not in classes:
             raise NotImplementedError(f"{impl} is not installed")
-        self.dir = tempfile.mkdtemp(prefix="zarrhpc-asv-shard-")
+        self.dir = scratch_dir()
         self.data = field(SMALL["shape"])
         self.impl = classes[impl]()
         self.impl.create(self.dir + "/a", self.data, SMALL["shards"], SMALL["chunks"])
@@ -177,7 +180,7 @@ class ShardedReadWrite:
         self.points = random_points(SMALL["shape"], 50)
 
     def teardown(self, impl):
-        shutil.rmtree(self.dir, ignore_errors=True)
+        remove(self.dir)
 
     def time_write_full(self, impl):
         self.impl.write(self.data)
