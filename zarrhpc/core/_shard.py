@@ -466,6 +466,11 @@ def write_sharded(array, selection, value) -> None:
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
     shards = {sc: _ShardWrite(array._chunk_key(sc), ps) for sc, ps in by_shard.items()}
     pool = config.executor()
+    if pool is None or len(shards) >= config.get("threads"):
+        # enough shards to keep every thread busy: one task per shard, so that shards
+        # are stored while others are still being encoded
+        _map(pool, lambda item: _write_shard(array, *item, full), list(shards.items()))
+        return
     loads = [sw for sc, sw in shards.items() if _needs_existing(array, sc, sw.projections)]
     _map(pool, lambda sw: _load_existing(array, sw), loads)
     jobs = [(sw, p) for sw in shards.values() for p in sw.projections]
@@ -478,3 +483,15 @@ def write_sharded(array, selection, value) -> None:
             sw.pieces[flat] = enc
     _map(pool, lambda sw: _store_shard(array, sw), list(shards.values()))
 
+
+def _write_shard(array, sc, sw: _ShardWrite, full: np.ndarray) -> None:
+    """Rebuild and store one shard, its inner chunks encoded in this thread."""
+    if _needs_existing(array, sc, sw.projections):
+        _load_existing(array, sw)
+    for p in sw.projections:
+        flat, enc = _encode_inner(array, sw, p, full[p.out_selection])
+        if enc is None:
+            sw.pieces.pop(flat, None)
+        else:
+            sw.pieces[flat] = enc
+    _store_shard(array, sw)
