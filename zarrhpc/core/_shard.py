@@ -19,8 +19,9 @@ Write ``a[sel] = x``: every touched shard is rebuilt in memory and stored once
 (``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
 bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
-a shard left with no inner chunk is erased. Inner chunks are encoded in a few batches per
-worker thread.
+a shard left with no inner chunk is erased. With at least as many shards as threads each
+shard is one task (so shards are stored while others are encoded); with fewer, the inner
+chunks are encoded in a few batches per worker thread.
 """
 
 from __future__ import annotations
