@@ -16,6 +16,7 @@ rank its own exception and the others `CollectiveError` naming it.
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
@@ -63,6 +64,17 @@ def _agree(comm, error: BaseException | None, what: str) -> None:
             raise CollectiveError(f"{what}: rank {rank} failed: {msg}")
 
 
+def _portable(error: BaseException | None):
+    """The exception itself when it survives pickling (to re-raise elsewhere), else its text."""
+    if error is None:
+        return None
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any unpicklable exception
+        return f"{type(error).__name__}: {error}"
+
+
 def _resolve(comm, store, mode: str):
     store = resolve_store(store, mode)
     if isinstance(store, MemoryStore) and comm.Get_size() > 1:
@@ -84,12 +96,13 @@ def _replicate(comm, make, store, path: str, read_only: bool, array_kwargs: dict
                 doc = bytes(arr.metadata.to_bytes())
         except Exception as exc:  # noqa: BLE001 - re-raised below, on every rank
             error = exc
-    msg = None if error is None else f"{type(error).__name__}: {error}"
-    doc, msg = comm.bcast((doc, msg), root=0)
+    doc, remote = comm.bcast((doc, _portable(error)), root=0)
     if error is not None:
         raise error
-    if msg is not None:
-        raise CollectiveError(f"{meta_key(path)}: rank 0 failed: {msg}")
+    if isinstance(remote, BaseException):
+        raise remote  # the same exception on every rank: `except` clauses work everywhere
+    if remote is not None:
+        raise CollectiveError(f"{meta_key(path)}: rank 0 failed: {remote}")
     if comm.Get_rank() != 0:
         try:
             if doc is not None:
