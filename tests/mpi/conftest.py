@@ -1,12 +1,11 @@
 """Start real MPI jobs from pytest: find mpiexec (the venv's, from the mpich wheel) and run.
 
-Test modules get `run_mpi` as a fixture and load the job scripts with `load_script`
-(the tests folder is not a package).
+Fixtures: `run_mpi` (run a job to completion, fail with its output), `mpi_command` (the
+command line, for jobs a test starts and kills itself), `mpi_env`.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -15,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
 
-
-def mpiexec() -> str:
+def _mpiexec() -> str:
     """The mpiexec beside this Python (the ``mpich`` wheel puts it there), else on PATH."""
     pytest.importorskip("mpi4py", reason="the [mpi] extra (mpi4py, mpich) is not installed")
     found = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
@@ -27,35 +24,39 @@ def mpiexec() -> str:
     return found
 
 
-def mpi_command(nranks: int, *args: str) -> list[str]:
-    # hydra starts more ranks than cores without complaint; ranks spin less when they yield
-    return [mpiexec(), "-n", str(nranks), sys.executable, *args]
+def _mpi_command(nranks: int, *args: str) -> list[str]:
+    # MPICH's hydra starts more ranks than cores without any flag
+    return [_mpiexec(), "-n", str(nranks), sys.executable, *args]
 
 
-def mpi_env() -> dict:
+def _mpi_env() -> dict:
     env = dict(os.environ)
-    env.setdefault("ZARRHPC_NUM_THREADS", "1")  # ranks already oversubscribe 2 cores
+    env.setdefault("ZARRHPC_NUM_THREADS", "1")  # the ranks already oversubscribe the cores
     return env
 
 
 def _run_mpi(nranks: int, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    proc = subprocess.run(mpi_command(nranks, *args), capture_output=True, text=True,
-                          timeout=timeout, env=mpi_env())
+    proc = subprocess.run(_mpi_command(nranks, *args), capture_output=True, text=True,
+                          timeout=timeout, env=_mpi_env())
     if proc.returncode != 0:
         raise AssertionError(f"mpiexec -n {nranks} {' '.join(args)} failed "
                              f"({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
 
 
-def load_script(name: str):
-    """Import a script of this folder by path (tests are not a package)."""
-    spec = importlib.util.spec_from_file_location(f"zh_mpi_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="session")
+def run_mpi():
+    """``run_mpi(nranks, script, *args)``: run a job; fail with its output if it fails."""
+    return _run_mpi
 
 
 @pytest.fixture(scope="session")
-def run_mpi():
-    """``run_mpi(nranks, script, *args)``: run a job, fail with its output if it fails."""
-    return _run_mpi
+def mpi_command():
+    """``mpi_command(nranks, script, *args)``: the command line of a job."""
+    return _mpi_command
+
+
+@pytest.fixture(scope="session")
+def mpi_env():
+    """``mpi_env()``: the environment for a job."""
+    return _mpi_env
