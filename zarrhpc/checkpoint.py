@@ -35,6 +35,7 @@ import zarrhpc
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.errors import CheckpointError, CollectiveError, ContainsGroupError
 from zarrhpc.metadata import ArrayMetadataV3, GroupMetadataV3
+from zarrhpc.mpi.partition import normalize_region
 
 __all__ = ["Checkpointer", "Snapshot"]
 
@@ -84,6 +85,9 @@ class Checkpointer:
     store : a directory path, or a Store shared by every rank.
     comm : an mpi4py communicator, or None for one process.
     keep_last : keep only this many newest committed steps (default: all).
+
+    Under MPI every method is collective: call it on every rank of ``comm``, in the same
+    order (rank 0 reads and writes the checkpoint metadata and broadcasts the answers).
     """
 
     def __init__(self, store, comm=None, *, keep_last: int | None = None):
@@ -149,7 +153,7 @@ class Checkpointer:
 
     def _scan_all(self) -> tuple[list[int], list[int]]:
         committed, partial = self._on_root(self._scan, "checkpoint scan")
-        for step in partial:
+        for step in partial if self._c.Get_rank() == 0 else ():  # one report per job
             if step not in self._reported:
                 self._reported.add(step)
                 log.warning("checkpoint step %d in %r is not committed (a save was interrupted); "
@@ -221,9 +225,11 @@ class Checkpointer:
     def _write_array(self, path, value, region, shape, chunks, compressors) -> None:
         kwargs = {"chunks": "auto" if chunks is None else chunks, "compressors": compressors}
         if self.comm is None:
-            if region is not None or (shape is not None and tuple(shape) != value.shape):
-                raise ValueError(f"{path}: without a communicator arrays are whole "
-                                 "(no region, shape = the array's shape)")
+            whole = tuple((0, n) for n in value.shape)
+            if (shape is not None and tuple(shape) != value.shape) or (
+                    region is not None and normalize_region(region, value.shape, path) != whole):
+                raise ValueError(f"{path}: without a communicator arrays are whole; got an array "
+                                 f"of shape {value.shape}, shape={shape}, region={region}")
             a = zarrhpc.create_array(self.store, name=path, shape=value.shape, dtype=value.dtype,
                                      overwrite=True, **kwargs)
             a[...] = value
