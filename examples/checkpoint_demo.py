@@ -168,7 +168,8 @@ def launch(args, *extra) -> subprocess.Popen:
         found = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
         if found is None:
             sys.exit("mpiexec not found: pip install 'zarrhpc[mpi]' (mpi4py and the mpich wheel)")
-        cmd = [found, "-n", str(args.ranks), *cmd]
+        # -m mpi4py: an exception on one rank aborts the job rather than hanging the others
+        cmd = [found, "-n", str(args.ranks), sys.executable, "-m", "mpi4py", *cmd[1:]]
         cpus = len(os.sched_getaffinity(0))
         env.setdefault("ZARRHPC_NUM_THREADS", str(max(1, cpus // args.ranks)))
     proc = subprocess.Popen(cmd, env=env, start_new_session=True)

@@ -25,8 +25,9 @@ def _mpiexec() -> str:
 
 
 def _mpi_command(nranks: int, *args: str) -> list[str]:
-    # MPICH's hydra starts more ranks than cores without any flag
-    return [_mpiexec(), "-n", str(nranks), sys.executable, *args]
+    # MPICH's hydra starts more ranks than cores without any flag; `-m mpi4py` aborts the
+    # whole job when one rank raises, instead of leaving the others waiting
+    return [_mpiexec(), "-n", str(nranks), sys.executable, "-m", "mpi4py", *args]
 
 
 def _mpi_env() -> dict:
