@@ -139,9 +139,11 @@ def main(argv=None) -> int:
         if h5py is not None and h5_kwargs is not None:
             def per_rank(i):
                 with h5py.File(root / f"h5_{mode}_{i}_{rank}.h5", "w") as f:
-                    f.create_dataset("T", data=block, chunks=None if comp is None else
-                                     tuple(min(args.chunk, n) for n in block.shape),
-                                     **h5_kwargs)
+                    if comp is None or block.size == 0:
+                        f.create_dataset("T", data=block)
+                    else:
+                        f.create_dataset("T", data=block, **h5_kwargs,
+                                         chunks=tuple(min(args.chunk, n) for n in block.shape))
 
             def h5_gathered(i):
                 gather()
