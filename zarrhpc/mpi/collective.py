@@ -17,6 +17,7 @@ rank its own exception and the others `CollectiveError` naming it.
 from __future__ import annotations
 
 import pickle
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
@@ -54,8 +55,27 @@ def _mpi():
     return MPI
 
 
-def _agree(comm, error: BaseException | None, what: str) -> None:
+def _wait_quietly(comm) -> None:
+    """A barrier that sleeps instead of spinning while it waits.
+
+    MPI implementations busy-poll in blocking collectives; a rank that finishes its I/O
+    early would then burn a core that slower ranks on the same node need (always, when
+    ranks outnumber cores). Polling a non-blocking barrier with short sleeps costs at
+    most a fraction of a millisecond of latency.
+    """
+    if comm.Get_size() == 1 or not hasattr(comm, "Ibarrier"):
+        return
+    request = comm.Ibarrier()
+    delay = 1e-5
+    while not request.Test():
+        time.sleep(delay)
+        delay = min(delay * 2, 1e-3)
+
+
+def _agree(comm, error: BaseException | None, what: str, quiet: bool = False) -> None:
     """Every rank learns whether any rank failed; then all raise or all go on."""
+    if quiet:
+        _wait_quietly(comm)
     msgs = comm.allgather(None if error is None else f"{type(error).__name__}: {error}")
     if error is not None:
         raise error
@@ -371,7 +391,7 @@ def write(arr, region, block, comm, *, ownership: Ownership | None = None) -> No
             recv_offsets, expect, _ = _layout(received, lambda p: p.holder, arr.dtype.itemsize, size)
         except Exception as exc:  # noqa: BLE001
             error = exc
-        _agree(comm, error, what)
+        _agree(comm, error, what, quiet=True)
         recvbuf = _exchange(comm, sendbuf, scounts, sdispls, expect, what)
     elif received or sends:  # pragma: no cover - _crosses_ranks would have said so
         raise AssertionError("plan and exchange test disagree")
@@ -389,7 +409,7 @@ def write(arr, region, block, comm, *, ownership: Ownership | None = None) -> No
         _pool_map(lambda item: _assemble(arr, part, *item), units.items())
     except Exception as exc:  # noqa: BLE001
         error = exc
-    _agree(comm, error, what)
+    _agree(comm, error, what, quiet=True)
 
 
 def _write_direct(arr, part: Partition, box: Box, data: np.ndarray, direct: list[Piece]) -> None:
@@ -471,7 +491,7 @@ def read(arr, region, comm, *, method: str = "direct", ownership: Ownership | No
                 arr.read(to_slices(box), out=result)
         except Exception as exc:  # noqa: BLE001
             error = exc
-        _agree(comm, error, what)
+        _agree(comm, error, what, quiet=True)
         return result
 
     box, boxes = _gather_boxes(comm, arr, region, what)
@@ -494,7 +514,7 @@ def read(arr, region, comm, *, method: str = "direct", ownership: Ownership | No
         _pool_map(lambda item: _serve(arr, part, box, result, sendbuf, rank, *item), by_unit.items())
     except Exception as exc:  # noqa: BLE001
         error = exc
-    _agree(comm, error, what)
+    _agree(comm, error, what, quiet=True)
     if size > 1:
         recvbuf = _exchange(comm, sendbuf, scounts, sdispls, expect, what)
         for p, off in zip(wanted, recv_offsets):
