@@ -78,7 +78,18 @@ def main(root: str) -> int:
         back = zmpi.read(z, () if rank == 0 else None, comm)
         return float(back[()]) if rank == 0 else back.shape
 
-    for name, fn in [("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
+    def threads_shared():
+        from zarrhpc import config
+        from zarrhpc.mpi.collective import _share_node
+
+        before = config.get("threads")
+        with _share_node(comm):
+            inside = config.get("threads")
+        with config.set(threads=1), _share_node(comm):  # an explicit choice is kept
+            explicit = config.get("threads")
+        return [before, inside, config.get("threads"), explicit, config.available_cpus()]
+
+    for name, fn in [("threads_shared", threads_shared), ("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
                      ("bad_region", bad_region), ("open_missing", open_missing),
                      ("memory_store", memory_store), ("read_only_write", read_only_write),
                      ("write_owned_aligned", write_owned_aligned),

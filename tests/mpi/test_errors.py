@@ -15,7 +15,9 @@ NRANKS = 3
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory, run_mpi):
     root = tmp_path_factory.mktemp("errors")
-    run_mpi(NRANKS, str(Path(__file__).with_name("errors_worker.py")), str(root), timeout=120)
+    # no ZARRHPC_NUM_THREADS: the ranks share the node's CPUs by themselves
+    run_mpi(NRANKS, str(Path(__file__).with_name("errors_worker.py")), str(root), timeout=120,
+            env={"ZARRHPC_NUM_THREADS": ""})
     return [json.loads((root / f"errors_{r}.json").read_text()) for r in range(NRANKS)]
 
 
@@ -58,3 +60,11 @@ def test_write_owned(outcomes):
 def test_zero_dimensional_array(outcomes):
     assert outcomes[0]["zero_d"] == {"ok": True, "result": 3.5}
     assert all(outcomes[r]["zero_d"] == {"ok": True, "result": [0]} for r in (1, 2))
+
+
+def test_ranks_on_one_node_share_its_cpus(outcomes):
+    for r in range(NRANKS):
+        before, inside, after, explicit, cpus = outcomes[r]["threads_shared"]["result"]
+        assert before == after == cpus  # the default, restored after the collective call
+        assert inside == max(1, cpus // NRANKS)
+        assert explicit == 1
