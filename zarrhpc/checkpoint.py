@@ -190,26 +190,49 @@ class Checkpointer:
         overwrite : replace a committed step of the same number (an uncommitted one is
             always replaced).
         """
+        error = None
+        try:  # checked on every rank, then agreed: one rank raising alone would hang the rest
+            step, attrs, jobs = self._check_save(step, arrays, attrs, region, shape, chunks)
+        except Exception as exc:  # noqa: BLE001
+            error = exc
+        msgs = self._c.allgather(None if error is None else f"{type(error).__name__}: {error}")
+        if error is not None:
+            raise error
+        for rank, msg in enumerate(msgs):
+            if msg is not None:
+                raise CollectiveError(f"checkpoint save: rank {rank} failed: {msg}")
+        group = step_name(step)
+        info = {"step": step, "committed": False, "arrays": list(arrays)}
+        self._on_root(lambda: self._begin(group, info, attrs, overwrite), f"checkpoint {group}")
+        for name, (value, reg, shp, chk) in jobs.items():
+            self._write_array(f"{group}/{name}", value, reg, shp, chk, compressors)
+        # every rank's data is stored (the writes end with an agreement): commit
+        self._on_root(lambda: self._commit(group, dict(info, committed=True), attrs),
+                      f"checkpoint {group}")
+
+    def _check_save(self, step, arrays, attrs, region, shape, chunks):
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
             raise ValueError(f"step: expected a non-negative integer, got {step!r}")
-        step = int(step)
         if not arrays:
             raise ValueError("arrays: expected at least one name -> array")
         attrs = dict(attrs or {})
         if ATTR in attrs:
             raise ValueError(f"attrs: the key {ATTR!r} is reserved for the checkpointer")
         size = self._c.Get_size()
-        if size > 1 and region is None:
-            raise ValueError(f"region: under MPI with {size} ranks each rank passes its region")
-        group = step_name(step)
-        info = {"step": step, "committed": False, "arrays": list(arrays)}
-        self._on_root(lambda: self._begin(group, info, attrs, overwrite), f"checkpoint {group}")
+        jobs = {}
         for name, value in arrays.items():
-            self._write_array(f"{group}/{name}", np.asarray(value), _pick(region, name),
-                              _pick(shape, name), _pick(chunks, name), compressors)
-        # every rank's data is stored (the writes end with an agreement): commit
-        self._on_root(lambda: self._commit(group, dict(info, committed=True), attrs),
-                      f"checkpoint {group}")
+            value, reg, shp = np.asarray(value), _pick(region, name), _pick(shape, name)
+            if self.comm is None:
+                whole = tuple((0, n) for n in value.shape)
+                if (shp is not None and tuple(shp) != value.shape) or (
+                        reg is not None and normalize_region(reg, value.shape, name) != whole):
+                    raise ValueError(f"{name}: without a communicator arrays are whole; got an "
+                                     f"array of shape {value.shape}, shape={shp}, region={reg}")
+            elif size > 1 and (reg is None or shp is None):
+                raise ValueError(f"{name}: under MPI with {size} ranks each rank passes its "
+                                 f"region and the global shape (got region={reg}, shape={shp})")
+            jobs[name] = (value, reg, shp, _pick(chunks, name))
+        return int(step), attrs, jobs
 
     def _begin(self, group: str, info: dict, attrs: dict, overwrite: bool) -> None:
         md = read_node(self.store, group)
@@ -225,20 +248,13 @@ class Checkpointer:
     def _write_array(self, path, value, region, shape, chunks, compressors) -> None:
         kwargs = {"chunks": "auto" if chunks is None else chunks, "compressors": compressors}
         if self.comm is None:
-            whole = tuple((0, n) for n in value.shape)
-            if (shape is not None and tuple(shape) != value.shape) or (
-                    region is not None and normalize_region(region, value.shape, path) != whole):
-                raise ValueError(f"{path}: without a communicator arrays are whole; got an array "
-                                 f"of shape {value.shape}, shape={shape}, region={region}")
             a = zarrhpc.create_array(self.store, name=path, shape=value.shape, dtype=value.dtype,
                                      overwrite=True, **kwargs)
             a[...] = value
             return
         from zarrhpc import mpi as zmpi
 
-        if shape is None:
-            if region is not None:
-                raise ValueError(f"{path}: under MPI pass the global shape with the region")
+        if shape is None:  # one rank (checked): the whole array
             shape = value.shape
         a = zmpi.create_array(self.comm, self.store, name=path, shape=tuple(shape),
                               dtype=value.dtype, overwrite=True, **kwargs)

@@ -89,7 +89,15 @@ def main(root: str) -> int:
             explicit = config.get("threads")
         return [before, inside, config.get("threads"), explicit, config.available_cpus()]
 
-    for name, fn in [("threads_shared", threads_shared), ("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
+    def checkpoint_missing_region():
+        from zarrhpc.checkpoint import Checkpointer
+
+        ck = Checkpointer(Path(root, "ck"), comm)
+        reg = (slice(4 * rank, 4 * rank + 4),)
+        ck.save(1, {"g": g[reg]}, region=None if rank == 1 else reg, shape=g.shape)
+
+    for name, fn in [("threads_shared", threads_shared),
+                     ("checkpoint_missing_region", checkpoint_missing_region), ("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
                      ("bad_region", bad_region), ("open_missing", open_missing),
                      ("memory_store", memory_store), ("read_only_write", read_only_write),
                      ("write_owned_aligned", write_owned_aligned),

@@ -68,3 +68,11 @@ def test_ranks_on_one_node_share_its_cpus(outcomes):
         assert before == after == cpus  # the default, restored after the collective call
         assert inside == max(1, cpus // NRANKS)
         assert explicit == 1
+
+
+def test_checkpoint_save_with_bad_arguments_on_one_rank(outcomes):
+    got = outcomes[1]["checkpoint_missing_region"]
+    assert got["type"] == "ValueError" and "each rank passes its region" in got["msg"]
+    for r in (0, 2):
+        got = outcomes[r]["checkpoint_missing_region"]
+        assert got["type"] == "CollectiveError" and "rank 1 failed" in got["msg"]
