@@ -64,10 +64,10 @@ class Snapshot:
 class _Serial:
     """The few communicator calls the checkpointer makes, for one process."""
 
-    def Get_rank(self) -> int:  # noqa: N802 - mpi4py's names
+    def Get_rank(self) -> int:  # mpi4py's names
         return 0
 
-    def Get_size(self) -> int:  # noqa: N802
+    def Get_size(self) -> int:
         return 1
 
     def bcast(self, obj, root=0):
@@ -84,7 +84,8 @@ class Checkpointer:
     ----------
     store : a directory path, or a Store shared by every rank.
     comm : an mpi4py communicator, or None for one process.
-    keep_last : keep only this many newest committed steps (default: all).
+    keep_last : keep only this many newest committed steps (default: all). Older steps
+        are deleted after each commit, so a job killed in between leaves one more.
 
     Under MPI every method is collective: call it on every rank of ``comm``, in the same
     order (rank 0 reads and writes the checkpoint metadata and broadcasts the answers).

@@ -39,7 +39,7 @@ def _mpi_env() -> dict:
 def _run_mpi(nranks: int, *args: str, timeout: float = 120, env: dict | None = None
              ) -> subprocess.CompletedProcess:
     proc = subprocess.run(_mpi_command(nranks, *args), capture_output=True, text=True,
-                          timeout=timeout, env={**_mpi_env(), **(env or {})})
+                          timeout=timeout, env={**_mpi_env(), **(env or {})}, check=False)
     if proc.returncode != 0:
         raise AssertionError(f"mpiexec -n {nranks} {' '.join(args)} failed "
                              f"({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")

@@ -13,6 +13,7 @@ import itertools
 import json
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def main(root: str) -> int:
     class RecordingStore(zarrhpc.LocalStore):
         """Remembers every chunk key this rank stores or erases."""
 
-        touched: list = []
+        touched: ClassVar[list] = []
 
         def _set(self, key, data):
             if not key.endswith("zarr.json"):

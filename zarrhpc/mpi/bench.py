@@ -18,6 +18,7 @@ installed, else its compressed rows are skipped).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import statistics
@@ -43,7 +44,7 @@ def field_block(shape, region, rank: int) -> np.ndarray:
 def slabs(n: int, size: int, chunk: int) -> list[slice]:
     """Slabs of about equal size whose inner boundaries fall inside chunks."""
     cuts = [0] + [min(n, (n * r) // size + chunk // 3) for r in range(1, size)] + [n]
-    return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+    return [slice(a, b) for a, b in itertools.pairwise(cuts)]
 
 
 def timed(comm, fn, repeat: int) -> float:
@@ -71,7 +72,6 @@ def _max():
 def main(argv=None) -> int:
     from mpi4py import MPI
 
-    import zarrhpc
     from zarrhpc import mpi as zmpi
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -117,8 +117,8 @@ def main(argv=None) -> int:
         zarr = None
 
     results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30, "rows": {}}
-    modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
-    for mode in modes:
+
+    def bench_mode(mode):
         comp = None if mode == "none" else BLOSC
         rows = {}
 
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
         for method in ("direct", "owners"):
             rows[f"zarrhpc read {method}"] = timed(
-                comm, lambda i: zmpi.read(arr, region, comm, method=method), args.repeat)
+                comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
 
         h5_kwargs = {} if comp is None else (
             hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE)
@@ -176,6 +176,11 @@ def main(argv=None) -> int:
                 ratio = "" if name.startswith("zarrhpc") else f"  (zarrhpc collective: {base / gbps:.2f}x)"
                 print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
             sys.stdout.flush()
+
+    modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
+    for mode in modes:
+        bench_mode(mode)
+
     if rank == 0:
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=1))

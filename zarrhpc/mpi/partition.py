@@ -154,10 +154,9 @@ class Partition:
         self.policy = policy
         self.grid_shape = tuple(math.ceil(n / c) for n, c in zip(self.shape, self.unit_shape))
         self.nunits = math.prod(self.grid_shape)
-        if policy == "decomposition":
-            if boxes is None or len(boxes) != nranks:
-                got = None if boxes is None else len(boxes)
-                raise ValueError(f"policy 'decomposition' needs one region per rank ({nranks}), got {got}")
+        if policy == "decomposition" and (boxes is None or len(boxes) != nranks):
+            got = None if boxes is None else len(boxes)
+            raise ValueError(f"policy 'decomposition' needs one region per rank ({nranks}), got {got}")
         self.owners = self._owner_table(boxes)
 
     def _owner_table(self, boxes) -> np.ndarray:
