@@ -5,8 +5,9 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
+RANKS  ?= 1
 
-.PHONY: all venv build build-test demo test bench clean
+.PHONY: all venv build build-test build-mpi demo demo-io test bench clean
 
 all: build
 
@@ -23,10 +24,19 @@ venv: $(VENV)/.created
 build: $(VENV)/.created
 	$(PIP) install -q --no-build-isolation -e .
 
+# the MPI tests run real ranks: mpi4py and the mpich wheel (mpiexec in $(VENV)/bin)
 build-test: $(VENV)/.created
-	$(PIP) install -q --no-build-isolation -e ".[test]"
+	$(PIP) install -q --no-build-isolation -e ".[test,mpi]"
 
-demo: build
+build-mpi: build
+	$(PIP) install -q --no-build-isolation -e ".[mpi]"
+
+# checkpoint/restart demo; `make demo RANKS=4` runs it under mpiexec -n 4
+demo: $(if $(filter 1,$(RANKS)),build,build-mpi)
+	$(PY) examples/checkpoint_demo.py --dir $(DEMO_DIR)/checkpoints --ranks $(RANKS)
+
+# write/read throughput demo
+demo-io: build
 	$(PY) examples/demo.py --dir $(DEMO_DIR)
 
 test: build-test

@@ -53,3 +53,17 @@ def test_cli_json(tmp_path, capsys, monkeypatch):
     rows = {(r["workload"], r["peer"]) for r in doc["results"] if r["median"]}
     assert {("W1", "zarrhpc"), ("W2", "zarrhpc"), ("W1", "raw"), ("W2", "raw")} <= rows
     assert doc["threads"] >= 1
+
+
+def test_cli_bench_mpi_runs_the_collective_benchmark(tmp_path, capfd):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    if not (Path(sys.executable).parent / "mpiexec").exists() and not shutil.which("mpiexec"):
+        pytest.skip("no mpiexec")
+    rc = cli.main(["bench", "--mpi", "--ranks", "2", "--quick", "--repeat", "1",
+                   "--dir", str(tmp_path)])
+    assert rc == 0
+    out = capfd.readouterr().out
+    assert "2 ranks" in out and "zarrhpc collective" in out and "h5py per rank (a)" in out

@@ -64,8 +64,33 @@ def _cmd_verify(args) -> int:
     return 1 if bad else 0
 
 
+def _bench_mpi(args) -> int:
+    """``zarrhpc bench --mpi``: the collective-write benchmark under mpiexec."""
+    import os
+    import shutil
+    import subprocess
+
+    here = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    mpiexec = here if os.path.exists(here) else shutil.which("mpiexec")
+    if mpiexec is None:
+        print("zarrhpc bench --mpi: no mpiexec found (pip install 'zarrhpc[mpi]')", file=sys.stderr)
+        return 2
+    cmd = [mpiexec, "-n", str(args.ranks), sys.executable, "-m", "mpi4py", "-m",
+           "zarrhpc.mpi.bench", "--repeat", str(args.repeat)]
+    if args.quick:
+        cmd += ["--size-mib", "64"]
+    if args.dir:
+        cmd += ["--dir", args.dir]
+    if args.json:
+        cmd += ["--json", "/dev/stdout"]
+    return subprocess.call(cmd)
+
+
 def _cmd_bench(args) -> int:
     import json
+
+    if args.mpi:
+        return _bench_mpi(args)
 
     from zarrhpc import config
     from zarrhpc.bench import format_table, results_json, run
@@ -127,6 +152,10 @@ def main(argv=None) -> int:
     b.add_argument("--threads", type=int, help="zarrhpc worker threads")
     b.add_argument("--durable", action="store_true",
                    help="also time zarrhpc writes with durable=True (fsync)")
+    b.add_argument("--mpi", action="store_true",
+                   help="the collective-write benchmark under mpiexec (zarrhpc.mpi.bench): "
+                   "4 ranks, 1 GiB float64, vs h5py and zarr-python")
+    b.add_argument("--ranks", type=int, default=4, help="ranks for --mpi")
     b.set_defaults(func=_cmd_bench)
     sp = sub.add_parser("convert", help="convert a v2 or 2022-draft hierarchy to Zarr v3")
     sp.add_argument("src", help="the store to convert (a directory)")

@@ -28,6 +28,8 @@ __all__ = [
     "InvalidKeyError",
     "ReadOnlyError",
     "KernelError",
+    "CollectiveError",
+    "CheckpointError",
     "raise_for_status",
 ]
 
@@ -98,6 +100,14 @@ class ReadOnlyError(ZarrhpcError, PermissionError):
 
 class KernelError(ZarrhpcError, ValueError):
     """A compiled kernel refused its arguments (shapes, strides, sizes)."""
+
+
+class CollectiveError(ZarrhpcError, RuntimeError):
+    """A collective (MPI) operation failed on another rank; every rank raises it."""
+
+
+class CheckpointError(ZarrhpcError, RuntimeError):
+    """A checkpoint step is missing, uncommitted, or inconsistent."""
 
 
 # Status codes returned by csrc/ (ZH_OK == 0). Keep in sync with csrc/zh_status.h.

@@ -1,0 +1,109 @@
+"""Checkpoints on real ranks, and a whole job SIGKILLed in the middle of a checkpoint."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zarrhpc
+from zarrhpc.checkpoint import Checkpointer
+from zarrhpc.errors import CheckpointError
+
+pytestmark = pytest.mark.mpi
+
+WORKER = str(Path(__file__).with_name("ckpt_worker.py"))
+
+
+def _worker():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("zh_ckpt_worker", WORKER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ck_worker = _worker()
+
+
+def start_job(nranks: int, mode: str, root: Path, mpi_command, mpi_env) -> subprocess.Popen:
+    # its own session, so that nothing of the job can outlive the test
+    return subprocess.Popen(mpi_command(nranks, WORKER, mode, str(root)), env=mpi_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
+             timeout: float = 60) -> None:
+    """Wait until every rank has announced itself (and ``delay``), then SIGKILL every rank."""
+    pids = root / "pids"
+    deadline = time.monotonic() + timeout
+    while len(list(pids.glob("[0-9]*"))) < nranks if pids.exists() else True:
+        if job.poll() is not None:
+            raise AssertionError(f"job ended early ({job.returncode}):\n{job.stdout.read().decode()}")
+        if time.monotonic() > deadline:
+            os.killpg(job.pid, signal.SIGKILL)
+            raise AssertionError("ranks did not reach the kill point in time")
+        time.sleep(0.02)
+    time.sleep(delay)
+    if job.poll() is not None:
+        raise AssertionError(f"job ended early ({job.returncode}):\n{job.stdout.read().decode()}")
+    for f in pids.glob("[0-9]*"):
+        try:
+            os.kill(int(f.read_text()), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    os.killpg(job.pid, signal.SIGKILL)
+    job.wait(timeout=30)
+    job.stdout.close()
+
+
+@pytest.mark.parametrize("nranks", [2, 3])
+def test_sigkill_mid_checkpoint_restarts_from_previous_step(tmp_path, nranks, mpi_command, mpi_env,
+                                                            run_mpi, caplog):
+    job = start_job(nranks, "hang", tmp_path, mpi_command, mpi_env)
+    kill_job(job, tmp_path, nranks)
+
+    ck = Checkpointer(tmp_path)
+    with caplog.at_level("WARNING", logger="zarrhpc.checkpoint"):
+        assert ck.latest() == 2
+    assert "step 3" in caplog.text and "not committed" in caplog.text
+    assert ck.steps() == [1, 2] and ck.uncommitted() == [3]
+    # step 3 was really half written: some of its chunks are there
+    assert any(k.startswith("step_00000003/T/c/") for k in zarrhpc.LocalStore(tmp_path).list())
+    with pytest.raises(CheckpointError, match="not committed"):
+        ck.load(3)
+    snap = ck.load()
+    assert snap.step == 2
+    np.testing.assert_array_equal(snap["T"], ck_worker.field(2))
+    np.testing.assert_array_equal(snap["U"], ck_worker.field(2, "U"))
+
+    # a restart under MPI reads step 2 back collectively and commits step 3
+    run_mpi(nranks, WORKER, "restart", str(tmp_path))
+    assert ck.steps() == [2, 3] and ck.uncommitted() == []
+    np.testing.assert_array_equal(ck.load()["T"], ck_worker.field(3))
+    assert zarrhpc.open_group(tmp_path).attrs["zarrhpc_checkpoint"]["latest"] == 3
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_sigkill_at_a_random_moment(tmp_path, seed, mpi_command, mpi_env):
+    job = start_job(2, "loop", tmp_path, mpi_command, mpi_env)
+    # the ranks announce themselves once step 0 is committed; the kill comes at a random
+    # moment of the saving loop after that
+    kill_job(job, tmp_path, 2, delay=random.Random(seed).uniform(0.05, 0.8))
+    ck = Checkpointer(tmp_path)
+    committed = ck.steps()
+    # keep_last=2, plus one when the kill fell between a commit and its retention pass
+    assert committed and len(committed) <= 3
+    assert committed == list(range(committed[0], committed[-1] + 1))
+    for step in committed:
+        snap = ck.load(step)
+        np.testing.assert_array_equal(snap["T"], ck_worker.field(step))
+        np.testing.assert_array_equal(snap["U"], ck_worker.field(step, "U"))
+        assert snap.attrs == {"time": step * 0.25}

@@ -1,0 +1,192 @@
+"""Collective write/read benchmark: ``mpiexec -n 4 python -m mpi4py -m zarrhpc.mpi.bench``.
+
+Every rank holds a slab of a float64 field (slab boundaries not on chunk boundaries);
+each method is timed from a barrier to the last rank's finish, repeated, and the median
+aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, saved.
+
+- ``zarrhpc collective``: `zarrhpc.mpi.write` (two-phase, each chunk written once);
+- ``h5py per rank``: every rank writes its slab to its own HDF5 file;
+- ``h5py gathered``: ``Gatherv`` to rank 0, which writes one HDF5 file;
+- ``zarr-python gathered``: the same with zarr-python (one writer: the lock-free way to
+  avoid its lost updates on shared chunks);
+- reads: `zarrhpc.mpi.read` with ``method="direct"`` and ``method="owners"``.
+
+Compressed runs use blosc lz4 + shuffle everywhere (h5py through hdf5plugin when
+installed, else its compressed rows are skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+BLOSC = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}
+
+
+def field_block(shape, region, rank: int) -> np.ndarray:
+    """A smooth field with a little noise: compressible, not trivial."""
+    z = np.arange(region[0].start, region[0].stop, dtype="f8")[:, None, None]
+    y = np.arange(shape[1], dtype="f8")[None, :, None]
+    x = np.arange(shape[2], dtype="f8")[None, None, :]
+    block = np.sin(z / 17.0) * np.cos(y / 23.0) + x / shape[2]
+    block += np.random.default_rng(rank).standard_normal(block.shape) * 1e-3
+    return block
+
+
+def slabs(n: int, size: int, chunk: int) -> list[slice]:
+    """Slabs of about equal size whose inner boundaries fall inside chunks."""
+    cuts = [0] + [min(n, (n * r) // size + chunk // 3) for r in range(1, size)] + [n]
+    return [slice(a, b) for a, b in itertools.pairwise(cuts)]
+
+
+def timed(comm, fn, repeat: int) -> float:
+    """Median over ``repeat`` runs of the wall time from a barrier to the slowest rank.
+
+    ``fn(i)`` gets the repetition number, to write to a new path each time (so that no
+    method pays for deleting what the previous repetition wrote).
+    """
+    times = []
+    for i in range(repeat):
+        comm.Barrier()
+        t0 = time.perf_counter()
+        fn(i)
+        dt = comm.allreduce(time.perf_counter() - t0, op=_max())
+        times.append(dt)
+    return statistics.median(times)
+
+
+def _max():
+    from mpi4py import MPI
+
+    return MPI.MAX
+
+
+def main(argv=None) -> int:
+    from mpi4py import MPI
+
+    from zarrhpc import mpi as zmpi
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size-mib", type=int, default=1024, help="global field size")
+    p.add_argument("--chunk", type=int, default=64, help="cubic chunk edge")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--dir", default="bench_mpi_data")
+    p.add_argument("--compressors", choices=["none", "blosc", "both"], default="both")
+    p.add_argument("--json", default=None, help="write the medians here (rank 0)")
+    args = p.parse_args(argv)
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n2 = 256
+    n0 = max(size, args.size_mib * 2**20 // (8 * n2 * n2))
+    shape = (n0, n2, n2)
+    regions = [(s, slice(None), slice(None)) for s in slabs(n0, size, args.chunk)]
+    region = regions[rank]
+    block = field_block(shape, region, rank)
+    nbytes = 8 * int(np.prod(shape))
+    root = Path(args.dir)
+    if rank == 0:
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+    comm.Barrier()
+    counts = [(r[0].stop - r[0].start) * n2 * n2 for r in regions]
+    gathered = np.empty(shape) if rank == 0 else None
+
+    def gather():
+        comm.Gatherv(block, [gathered, counts] if rank == 0 else None, root=0)
+
+    try:
+        import h5py
+    except ImportError:  # pragma: no cover
+        h5py = None
+    try:
+        import hdf5plugin
+    except ImportError:
+        hdf5plugin = None
+    try:
+        import zarr
+    except ImportError:  # pragma: no cover
+        zarr = None
+
+    results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30, "rows": {}}
+
+    def bench_mode(mode):
+        comp = None if mode == "none" else BLOSC
+        rows = {}
+
+        def collective(i):
+            a = zmpi.create_array(comm, root / f"zh_{mode}_{i}.zarr", shape=shape, dtype="f8",
+                                  chunks=(args.chunk,) * 3, compressors=comp, overwrite=True)
+            zmpi.write(a, region, block, comm)
+
+        rows["zarrhpc collective"] = timed(comm, collective, args.repeat)
+        arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
+        for method in ("direct", "owners"):
+            rows[f"zarrhpc read {method}"] = timed(
+                comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
+
+        h5_kwargs = {} if comp is None else (
+            hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE)
+            if hdf5plugin is not None else None)
+        if h5py is not None and h5_kwargs is not None:
+            def per_rank(i):
+                with h5py.File(root / f"h5_{mode}_{i}_{rank}.h5", "w") as f:
+                    if comp is None or block.size == 0:
+                        f.create_dataset("T", data=block)
+                    else:
+                        f.create_dataset("T", data=block, **h5_kwargs,
+                                         chunks=tuple(min(args.chunk, n) for n in block.shape))
+
+            def h5_gathered(i):
+                gather()
+                if rank == 0:
+                    with h5py.File(root / f"h5_{mode}_{i}.h5", "w") as f:
+                        f.create_dataset("T", data=gathered,
+                                         chunks=None if comp is None else (args.chunk,) * 3,
+                                         **h5_kwargs)
+
+            rows["h5py per rank (a)"] = timed(comm, per_rank, args.repeat)
+            rows["h5py gathered (b)"] = timed(comm, h5_gathered, args.repeat)
+        if zarr is not None:
+            def zarr_gathered(i):
+                gather()
+                if rank == 0:
+                    codecs = None if comp is None else [zarr.codecs.BloscCodec(
+                        cname="lz4", clevel=5, shuffle="shuffle")]
+                    z = zarr.create_array(str(root / f"zp_{mode}_{i}.zarr"), shape=shape, dtype="f8",
+                                          chunks=(args.chunk,) * 3, compressors=codecs,
+                                          overwrite=True)
+                    z[...] = gathered
+
+            rows["zarr-python gathered (c)"] = timed(comm, zarr_gathered, args.repeat)
+        results["rows"][mode] = {k: nbytes / 1e9 / v for k, v in rows.items()}
+        if rank == 0:
+            base = results["rows"][mode]["zarrhpc collective"]
+            print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
+                  f"{args.chunk}^3, compressors: {mode}; median of {args.repeat}")
+            for name, gbps in results["rows"][mode].items():
+                ratio = "" if name.startswith("zarrhpc") else f"  (zarrhpc collective: {base / gbps:.2f}x)"
+                print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
+            sys.stdout.flush()
+
+    modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
+    for mode in modes:
+        bench_mode(mode)
+
+    if rank == 0:
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=1))
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
