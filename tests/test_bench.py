@@ -10,7 +10,7 @@ from zarrhpc.bench import Sizes, format_table, run
 from zarrhpc.bench.peers import Zarrhpc
 
 TINY = Sizes((24, 24, 24), (8, 8, 8), (slice(3, 20), slice(1, 9), slice(0, 24, 5)), 10,
-             (4, 4, 4), 5, (64, 64), (16, 16))
+             (4, 4, 4), 5, (64, 64), (16, 16), (16, 16, 16), (4, 4, 4))
 
 
 def test_run_measures_every_peer_and_workload(tmp_path):
@@ -24,6 +24,9 @@ def test_run_measures_every_peer_and_workload(tmp_path):
             assert (w, "blosc-lz4", op, peer) in got
         assert ("W6", "none", "open", peer) in got
         assert ("W7", "none", "read", peer) in got
+        if peer != "zarrhpc-v2":  # v2 has no sharding
+            for op in ("write", "read", "subvolume", "element"):
+                assert ("W5", "blosc-lz4", op, peer) in got
     assert ("W2", "none", "read", "raw") in got
     assert ("W1", "blosc-lz4", "write", "raw") not in got  # raw has no codecs: skipped
     assert all(r.median > 0 for r in results if r.median is not None)

@@ -11,6 +11,8 @@ Workloads (full size; ``--quick`` scales them down):
 - W1/W2: write/read float32 (512, 512, 512), chunks (64, 64, 64), each codec
 - W3: read [100:400, 37:300, 5:500] of the W1 array
 - W4: 2000 random single-element reads and 2000 random (8, 8, 8) block reads
+- W5: sharded float32 (512, 512, 512), shards (256, 256, 256), inner chunks (32, 32, 32),
+  blosc lz4: write, read, the W3 sub-volume, 2000 random single elements
 - W6: open the W1 array 1000 times
 - W7: float64 (4096, 4096), chunks (64, 64), uncompressed: write and read
 """
@@ -40,11 +42,13 @@ class Sizes:
     opens: int = 1000
     w7_shape: tuple = (4096, 4096)
     w7_chunks: tuple = (64, 64)
+    w5_shards: tuple = (256, 256, 256)
+    w5_chunks: tuple = (32, 32, 32)
 
     @classmethod
     def quick(cls) -> Sizes:
         return cls((128, 128, 128), (32, 32, 32), (slice(25, 100), slice(9, 75), slice(1, 125)),
-                   200, (8, 8, 8), 100, (1024, 1024), (32, 32))
+                   200, (8, 8, 8), 100, (1024, 1024), (32, 32), (64, 64, 64), (16, 16, 16))
 
 
 @dataclass
@@ -145,7 +149,7 @@ def run(*, quick=False, peers=None, codecs=None, workloads=None, repeat=3, direc
     sizes = sizes or (Sizes.quick() if quick else Sizes())
     names = peers or list(PEERS)
     codecs = codecs or list(CODECS)
-    workloads = set(workloads or ["W1", "W2", "W3", "W4", "W6", "W7"])
+    workloads = set(workloads or ["W1", "W2", "W3", "W4", "W5", "W6", "W7"])
     instances = []
     for name in names:
         peer = PEERS[name]() if isinstance(name, str) else name
@@ -161,6 +165,8 @@ def run(*, quick=False, peers=None, codecs=None, workloads=None, repeat=3, direc
     r = _Runner(root, instances, repeat, log)
     try:
         _run_3d(r, sizes, codecs, workloads)
+        if "W5" in workloads:
+            _run_w5(r, sizes)
         if "W7" in workloads:
             _run_w7(r, sizes)
         _memcpy(r, sizes)
@@ -215,6 +221,34 @@ def _run_3d(r: _Runner, sizes: Sizes, codecs, workloads) -> None:
                              [None] * 0)
             finally:
                 peer.clear(path)
+
+
+def _run_w5(r: _Runner, sizes: Sizes) -> None:
+    """Sharded blosc lz4: write, read, sub-volume and single elements."""
+    data = _field(sizes.shape, np.float32, seed=5)
+    region_want = data[sizes.region]
+    pts, _ = _points(sizes, sizes.shape, np.random.default_rng(55))
+    pt_want = [data[p] for p in pts]
+    codec = "blosc-lz4"
+    for peer in r.peers:
+        if "durable" in peer.name:
+            continue
+        path = os.path.join(r.root, f"{peer.name}-w5")
+        try:
+            res = r.throughput("W5", codec, "write", peer, data.nbytes,
+                               lambda: peer.write(path, data, sizes.w5_chunks, codec,
+                                                  shards=sizes.w5_shards),
+                               setup=lambda: peer.clear(path))
+            if res.median is None:
+                continue
+            h = peer.open(path)
+            r.throughput("W5", codec, "read", peer, data.nbytes,
+                         lambda: peer.read(h, Ellipsis), data)
+            r.throughput("W5", codec, "subvolume", peer, region_want.nbytes,
+                         lambda: peer.read(h, sizes.region), region_want)
+            r.per_op("W5", codec, "element", peer, pts, lambda p: peer.read(h, p), pt_want)
+        finally:
+            peer.clear(path)
 
 
 def _run_w7(r: _Runner, sizes: Sizes) -> None:

@@ -45,7 +45,8 @@ class Peer:
     def available(self) -> None:
         """Raise Unavailable when the library is missing."""
 
-    def write(self, path: str, data: np.ndarray, chunks, codec: str) -> None:
+    def write(self, path: str, data: np.ndarray, chunks, codec: str, shards=None) -> None:
+        """Write ``data``; with ``shards``, ``chunks`` is the inner chunk shape."""
         raise NotImplementedError
 
     def open(self, path: str):
@@ -71,15 +72,17 @@ class Zarrhpc(Peer):
 
     zarr_format = 3
 
-    def write(self, path, data, chunks, codec):
+    def write(self, path, data, chunks, codec, shards=None):
         import zarrhpc
         from zarrhpc.storage import LocalStore
 
+        if shards is not None and self.zarr_format == 2:
+            raise Unavailable("Zarr v2 has no sharding")
         entry = CODECS[codec]
         a = zarrhpc.create_array(
             LocalStore(path, durable=self.durable), shape=data.shape, dtype=data.dtype,
-            chunks=chunks, compressors=[entry] if entry else None, overwrite=True,
-            zarr_format=self.zarr_format,
+            chunks=chunks, shards=shards, compressors=[entry] if entry else None,
+            overwrite=True, zarr_format=self.zarr_format,
         )
         a[...] = data
 
@@ -118,13 +121,13 @@ class ZarrPython(Peer):
             return zarr.config.set({"codec_pipeline.path": self.pipeline})
         return zarr.config.set({})
 
-    def write(self, path, data, chunks, codec):
+    def write(self, path, data, chunks, codec, shards=None):
         import zarr
 
         entry = CODECS[codec]
         with self._config():
             a = zarr.create_array(
-                store=path, shape=data.shape, dtype=data.dtype, chunks=chunks,
+                store=path, shape=data.shape, dtype=data.dtype, chunks=chunks, shards=shards,
                 compressors=[entry] if entry else None, overwrite=True, zarr_format=3,
             )
             a[...] = data
@@ -157,15 +160,24 @@ class Tensorstore(Peer):
     def _spec(self, path):
         return {"driver": "zarr3", "kvstore": {"driver": "file", "path": path}}
 
-    def write(self, path, data, chunks, codec):
+    def write(self, path, data, chunks, codec, shards=None):
         import tensorstore as ts
 
         spec = self._spec(path)
+        codecs = _v3_codecs(codec, data.dtype)
+        grid = chunks
+        if shards is not None:
+            grid = shards
+            codecs = [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": list(chunks), "codecs": codecs,
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                                 {"name": "crc32c"}],
+                "index_location": "end"}}]
         spec["metadata"] = {
             "shape": list(data.shape),
             "data_type": data.dtype.name,
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
-            "codecs": _v3_codecs(codec, data.dtype),
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid)}},
+            "codecs": codecs,
         }
         t = ts.open(spec, create=True, delete_existing=True).result()
         t.write(data).result()
@@ -188,9 +200,11 @@ class H5py(Peer):
         except ImportError:
             raise Unavailable("h5py not installed") from None
 
-    def write(self, path, data, chunks, codec):
+    def write(self, path, data, chunks, codec, shards=None):
         import h5py
 
+        if shards is not None:
+            raise Unavailable("no sharding in HDF5")
         opts = {}
         if codec == "gzip-1":
             opts = {"compression": "gzip", "compression_opts": 1}
@@ -214,8 +228,8 @@ class Raw(Peer):
     def __init__(self):
         self.meta = {}
 
-    def write(self, path, data, chunks, codec):
-        if codec != "none":
+    def write(self, path, data, chunks, codec, shards=None):
+        if codec != "none" or shards is not None:
             raise Unavailable("raw bytes only")
         data.tofile(path)
         self.meta[path] = (data.shape, data.dtype)
