@@ -84,6 +84,7 @@ def _time(fn, repeat: int, setup=None) -> tuple[list[float], object]:
     for _ in range(repeat):
         if setup is not None:
             setup()
+        value = None  # release the previous result first, as a loop of reads would
         t0 = time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - t0)
@@ -112,6 +113,7 @@ class _Runner:
                 got = fn()
                 if not np.array_equal(np.asarray(got), check):
                     raise AssertionError(f"{peer.name} {workload} {codec} {op}: wrong data read")
+                del got  # a loop of reads holds one result at a time, not two
             times, _ = _time(fn, self.repeat, setup)
         except Unavailable as exc:
             return self.add(workload, codec, op, peer, "GB/s", [], str(exc))
