@@ -31,6 +31,34 @@ const char *ZSTD_getErrorName(size_t);
 #define ZH_ZSTD_c_checksumFlag 201
 #define ZH_ZSTD_reset_session_and_parameters 3
 
+/* zlib-ng 2.x (native API, zng_ prefix) also comes from the static libblosc2; its level 1
+ * (deflate_quick) and its inflate are several times faster than the system zlib. Its
+ * header is not shipped: the stream layout below is zlib-ng's zng_stream, and a self-test
+ * at first use (zlib-ng output read by zlib and back) decides whether it is used at all. */
+typedef struct {
+    const uint8_t *next_in;
+    uint32_t avail_in;
+    size_t total_in;
+    uint8_t *next_out;
+    uint32_t avail_out;
+    size_t total_out;
+    const char *msg;
+    void *state;
+    void *zalloc;
+    void *zfree;
+    void *opaque;
+    int data_type;
+    uint32_t adler;
+    unsigned long reserved;
+    char pad[64]; /* room should a build's stream be larger */
+} zh_zng_stream;
+int32_t zng_deflateInit2(zh_zng_stream *, int32_t, int32_t, int32_t, int32_t, int32_t);
+int32_t zng_deflate(zh_zng_stream *, int32_t);
+int32_t zng_deflateEnd(zh_zng_stream *);
+int32_t zng_inflateInit2(zh_zng_stream *, int32_t);
+int32_t zng_inflate(zh_zng_stream *, int32_t);
+int32_t zng_inflateEnd(zh_zng_stream *);
+
 struct zh_wctx {
     ZSTD_DCtx *zd;
     ZSTD_CCtx *zc;
@@ -151,8 +179,97 @@ static uint32_t load_le32(const unsigned char *p) {
 }
 
 /* inflate a gzip (wbits 16 + 15) or zlib (wbits 15) stream of known decoded size */
+static int g_zng = -1; /* 1: use zlib-ng; decided once by zng_selftest */
+static pthread_once_t zng_once = PTHREAD_ONCE_INIT;
+
+/* deflate/inflate through zlib-ng with the same contract as the zlib versions below */
+static int zng_deflate_z(int wbits, int level, const char *src, size_t n, char *dst,
+                         size_t cap, size_t *out_n) {
+    zh_zng_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    if (zng_deflateInit2(&zs, level, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return ZH_ERR_NOMEM;
+    zs.next_in = (const uint8_t *)src;
+    zs.avail_in = (uint32_t)n;
+    zs.next_out = (uint8_t *)dst;
+    zs.avail_out = (uint32_t)cap;
+    int rc = zng_deflate(&zs, Z_FINISH);
+    *out_n = zs.total_out;
+    zng_deflateEnd(&zs);
+    return rc == Z_STREAM_END ? ZH_OK : ZH_ERR_CODEC;
+}
+
+/* 0: ok (*out_n, *left set); else the zlib return code (negative) or Z_BUF_ERROR */
+static int zng_inflate_z(int wbits, const char *src, size_t n, char *dst, size_t cap,
+                         size_t *out_n, size_t *left, const char **msg) {
+    zh_zng_stream zs;
+    memset(&zs, 0, sizeof(zs));
+    if (zng_inflateInit2(&zs, wbits) != Z_OK) return Z_MEM_ERROR;
+    zs.next_in = (const uint8_t *)src;
+    zs.avail_in = (uint32_t)n;
+    zs.next_out = (uint8_t *)dst;
+    zs.avail_out = (uint32_t)cap;
+    int rc = zng_inflate(&zs, Z_FINISH);
+    *out_n = zs.total_out;
+    *left = zs.avail_in;
+    *msg = zs.msg;
+    int full = zs.avail_out == 0;
+    zng_inflateEnd(&zs);
+    if (rc == Z_BUF_ERROR && full && *left > 0) return 1; /* more output than expected */
+    return rc;
+}
+
+static void zng_selftest(void) {
+    enum { N = 70000 };
+    static unsigned char in[N], back[N];
+    static unsigned char comp[N + N / 8 + 1024];
+    for (int i = 0; i < N; i++) in[i] = (unsigned char)((i * 7) ^ (i >> 5) ^ (i % 251 == 0));
+    g_zng = 0;
+    for (int k = 0; k < 2; k++) {
+        int wbits = k ? MAX_WBITS : 16 + MAX_WBITS;
+        size_t clen = 0, blen = 0, left = 1;
+        const char *msg;
+        if (zng_deflate_z(wbits, 1, (const char *)in, N, (char *)comp, sizeof(comp), &clen) != ZH_OK)
+            return;
+        /* zlib-ng's stream must be what zlib reads */
+        z_stream zs;
+        memset(&zs, 0, sizeof(zs));
+        if (inflateInit2(&zs, wbits) != Z_OK) return;
+        zs.next_in = comp;
+        zs.avail_in = (uInt)clen;
+        zs.next_out = back;
+        zs.avail_out = N;
+        int rc = inflate(&zs, Z_FINISH);
+        blen = zs.total_out;
+        inflateEnd(&zs);
+        if (rc != Z_STREAM_END || blen != N || memcmp(in, back, N) != 0) return;
+        /* and zlib-ng reads it back */
+        memset(back, 0, N);
+        if (zng_inflate_z(wbits, (const char *)comp, clen, (char *)back, N, &blen, &left, &msg) !=
+                Z_STREAM_END ||
+            blen != N || left != 0 || memcmp(in, back, N) != 0)
+            return;
+    }
+    g_zng = getenv("ZH_NO_ZLIBNG") == NULL;
+}
+
 static int inflate_z(int wbits, const char *src, size_t n, char *dst, size_t cap, size_t *out_n,
                      char *err, size_t errlen) {
+    pthread_once(&zng_once, zng_selftest);
+    if (g_zng && n <= UINT32_MAX && cap <= UINT32_MAX) {
+        const char *name = wbits > MAX_WBITS ? "gzip" : "zlib";
+        size_t left = 0;
+        const char *msg = NULL;
+        int rc = zng_inflate_z(wbits, src, n, dst, cap, out_n, &left, &msg);
+        if (rc == Z_STREAM_END) return left ? ZH_FALLBACK : ZH_OK;
+        if (rc == 1) {
+            snprintf(err, errlen, "%s: decodes to more than the expected %zu bytes", name, cap);
+            return ZH_ERR_CORRUPT;
+        }
+        if (rc == Z_MEM_ERROR) return ZH_ERR_NOMEM;
+        snprintf(err, errlen, "%s: cannot decode: %s", name, msg ? msg : "truncated or invalid data");
+        return ZH_ERR_CORRUPT;
+    }
     const char *name = wbits > MAX_WBITS ? "gzip" : "zlib";
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
@@ -340,6 +457,10 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
 
 static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst, size_t cap,
                      size_t *out_n) {
+    pthread_once(&zng_once, zng_selftest);
+    /* not level 1: zlib-ng's level 1 (deflate_quick, static Huffman codes) is much faster
+     * but can expand barely compressible data where zlib's level 1 shrinks it */
+    if (g_zng && level >= 2) return zng_deflate_z(wbits, level, src, n, dst, cap, out_n);
     z_stream zs;
     memset(&zs, 0, sizeof(zs));
     if (deflateInit2(&zs, level, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
@@ -364,7 +485,7 @@ int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
         size_t cap;
         if (s->kind == ZH_BB_CRC32C) cap = n + 4;
         else if (s->kind == ZH_BB_ZSTD) cap = ZSTD_compressBound(n);
-        else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) cap = n + n / 1000 + 64 + (n >> 12) * 5;
+        else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) cap = n + n / 8 + 1024; /* static Huffman may expand 12.5 % */
         else cap = n + BLOSC_MIN_HEADER_LENGTH + 16;
         char *dst = zh_scratch(w, dst_buf, cap);
         if (!dst) return ZH_ERR_NOMEM;

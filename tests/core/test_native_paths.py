@@ -300,3 +300,38 @@ def test_hostile_blosc_block_offsets_never_crash(tmp_path):
                 assert "c/0/0" in str(exc)
             else:  # blosc has no checksum: a value may come back, but never a crash
                 assert np.asarray(got).dtype == np.float64
+
+
+@pytest.mark.parametrize("level", [1, 5, 9])
+def test_engine_gzip_and_zlib_streams_are_standard(tmp_path, level):
+    import gzip
+    import zlib
+
+    data = np.cumsum(np.random.default_rng(8).standard_normal((64, 64)), axis=0)
+    a = make("local", tmp_path, shape=data.shape, chunks=(64, 64), dtype="f8",
+             compressors={"name": "gzip", "configuration": {"level": level}})
+    a[...] = data
+    raw = (tmp_path / "d" / "c" / "0" / "0").read_bytes()
+    assert gzip.decompress(raw) == data.astype("<f8").tobytes()  # the standard library reads it
+    # and the engine reads what the standard library writes (zlib headers too, as the codec does)
+    for blob in (gzip.compress(data.tobytes(), level), zlib.compress(data.tobytes(), level)):
+        (tmp_path / "d" / "c" / "0" / "0").write_bytes(blob)
+        np.testing.assert_array_equal(a[...], data)
+
+
+def test_engine_without_zlib_ng_gives_the_same_data(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, zarrhpc, sys\n"
+        "d = np.arange(4096.0).reshape(64, 64)\n"
+        "a = zarrhpc.create_array(sys.argv[1], shape=d.shape, chunks=(32, 32), dtype='f8',"
+        " compressors={'name': 'gzip', 'configuration': {'level': 6}})\n"
+        "a[...] = d\n"
+        "assert (zarrhpc.open_array(sys.argv[1])[...] == d).all()\n"
+    )
+    env = dict(os.environ, ZH_NO_ZLIBNG="1")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "z")], env=env, check=True)
+    b = zarrhpc.open_array(tmp_path / "z")  # zlib-written chunks, read here by zlib-ng
+    np.testing.assert_array_equal(b[...], np.arange(4096.0).reshape(64, 64))
