@@ -79,8 +79,9 @@ def _bench_mpi(args) -> int:
            "zarrhpc.mpi.bench", "--repeat", str(args.repeat)]
     if args.quick:
         cmd += ["--size-mib", "64"]
-    if args.dir:
-        cmd += ["--dir", args.dir]
+    from zarrhpc.bench import default_dir
+
+    cmd += ["--dir", os.path.join(args.dir or default_dir(), f"zarrhpc-bench-mpi-{os.getpid()}")]
     if args.json:
         cmd += ["--json", "/dev/stdout"]
     return subprocess.call(cmd)

@@ -284,8 +284,8 @@ def _memcpy(r: _Runner, sizes: Sizes) -> None:
                  lambda: np.copyto(warm, data))
 
 
-#: the peers zarrhpc's ratio is taken against (h5py and raw file I/O are references)
-ZARR_PEERS = ("zarr-python", "zarr-python+zarrs", "tensorstore")
+#: the peers zarrhpc's ratio is taken against (raw file I/O is the reference)
+PEER_NAMES = ("zarr-python", "zarr-python+zarrs", "tensorstore", "h5py")
 
 
 def format_table(results: list[Result]) -> str:
@@ -305,7 +305,7 @@ def format_table(results: list[Result]) -> str:
         rows.setdefault(key, {})[res.peer] = res.median
         units[key] = res.unit
     with_v2 = "zarrhpc-v2" in peers
-    head = ["workload", "codec", "op", "unit", *peers, "vs best zarr peer", "vs raw"]
+    head = ["workload", "codec", "op", "unit", *peers, "vs best peer", "vs raw"]
     if with_v2:
         head.append("v2 vs v3")
     lines = [head]
@@ -316,7 +316,7 @@ def format_table(results: list[Result]) -> str:
             v = vals.get(p)
             cells.append("-" if v is None else (f"{v:.2f}" if unit == "GB/s" else f"{v:.1f}"))
         ours = vals.get("zarrhpc")
-        others = [v for p, v in vals.items() if v is not None and p in ZARR_PEERS]
+        others = [v for p, v in vals.items() if v is not None and p in PEER_NAMES]
         for ref in (others, [vals["raw"]] if vals.get("raw") else []):
             if ours and ref:
                 best = max(ref) if unit == "GB/s" else min(ref)

@@ -47,11 +47,13 @@ def slabs(n: int, size: int, chunk: int) -> list[slice]:
     return [slice(a, b) for a, b in itertools.pairwise(cuts)]
 
 
-def timed(comm, fn, repeat: int) -> float:
+def timed(comm, fn, repeat: int, root: Path | None = None, keep: str = "") -> float:
     """Median over ``repeat`` runs of the wall time from a barrier to the slowest rank.
 
     ``fn(i)`` gets the repetition number, to write to a new path each time (so that no
-    method pays for deleting what the previous repetition wrote).
+    method pays for deleting what the previous repetition wrote). Afterwards, outside the
+    timing, rank 0 deletes what the runs wrote under ``root`` except names starting with
+    ``keep``: on a RAM file system (/dev/shm) the copies would otherwise add up.
     """
     times = []
     for i in range(repeat):
@@ -60,6 +62,13 @@ def timed(comm, fn, repeat: int) -> float:
         fn(i)
         dt = comm.allreduce(time.perf_counter() - t0, op=_max())
         times.append(dt)
+    if root is not None:
+        comm.Barrier()
+        if comm.Get_rank() == 0:
+            for p in root.iterdir():
+                if not (keep and p.name.startswith(keep)):
+                    shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink()
+        comm.Barrier()
     return statistics.median(times)
 
 
@@ -127,11 +136,14 @@ def main(argv=None) -> int:
                                   chunks=(args.chunk,) * 3, compressors=comp, overwrite=True)
             zmpi.write(a, region, block, comm)
 
-        rows["zarrhpc collective"] = timed(comm, collective, args.repeat)
+        rows["zarrhpc collective"] = timed(comm, collective, args.repeat, root,
+                                           keep=f"zh_{mode}_0.zarr")
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
         for method in ("direct", "owners"):
             rows[f"zarrhpc read {method}"] = timed(
                 comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
+        del arr
+        timed(comm, lambda i: None, 1, root)  # drop the array read above
 
         h5_kwargs = {} if comp is None else (
             hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE)
@@ -153,8 +165,8 @@ def main(argv=None) -> int:
                                          chunks=None if comp is None else (args.chunk,) * 3,
                                          **h5_kwargs)
 
-            rows["h5py per rank (a)"] = timed(comm, per_rank, args.repeat)
-            rows["h5py gathered (b)"] = timed(comm, h5_gathered, args.repeat)
+            rows["h5py per rank (a)"] = timed(comm, per_rank, args.repeat, root)
+            rows["h5py gathered (b)"] = timed(comm, h5_gathered, args.repeat, root)
         if zarr is not None:
             def zarr_gathered(i):
                 gather()
@@ -166,7 +178,7 @@ def main(argv=None) -> int:
                                           overwrite=True)
                     z[...] = gathered
 
-            rows["zarr-python gathered (c)"] = timed(comm, zarr_gathered, args.repeat)
+            rows["zarr-python gathered (c)"] = timed(comm, zarr_gathered, args.repeat, root)
         results["rows"][mode] = {k: nbytes / 1e9 / v for k, v in rows.items()}
         if rank == 0:
             base = results["rows"][mode]["zarrhpc collective"]
