@@ -19,7 +19,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["set", "get", "available_cpus", "executor"]
+__all__ = ["available_cpus", "executor", "get", "set"]
 
 _lock = threading.Lock()
 
@@ -95,7 +95,7 @@ class _Restore:
         return False
 
 
-def set(**kwargs) -> _Restore:  # noqa: A001 - zarr-python's name
+def set(**kwargs) -> _Restore:
     """Change settings; usable as ``with zarrhpc.config.set(threads=1): ...``.
 
     Parameters

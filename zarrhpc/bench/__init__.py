@@ -29,7 +29,7 @@ import numpy as np
 
 from zarrhpc.bench.peers import CODECS, PEERS, Unavailable
 
-__all__ = ["Result", "Sizes", "run", "format_table", "default_dir"]
+__all__ = ["Result", "Sizes", "default_dir", "format_table", "run"]
 
 
 @dataclass

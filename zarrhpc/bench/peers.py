@@ -12,7 +12,7 @@ import shutil
 
 import numpy as np
 
-__all__ = ["PEERS", "Unavailable", "CODECS"]
+__all__ = ["CODECS", "PEERS", "Unavailable"]
 
 #: codec name -> (blosc/zstd/gzip settings) of the standard workloads
 CODECS = {

@@ -25,7 +25,7 @@ from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.pipeline import CodecPipeline
 from zarrhpc.codecs.transpose import TransposeCodec
 
-__all__ = ["engine_for", "Engine", "DONE", "FALLBACK", "FAILED", "SKIPPED"]
+__all__ = ["DONE", "FAILED", "FALLBACK", "SKIPPED", "Engine", "engine_for"]
 
 Engine = _engine.Engine
 DONE, FALLBACK, FAILED, SKIPPED = _engine.DONE, _engine.FALLBACK, _engine.FAILED, _engine.SKIPPED

@@ -22,9 +22,14 @@ from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.errors import CodecError, CorruptChunkError, SelectionError, StoreError
-from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
+from zarrhpc.indexing import (
+    iter_chunk_projections,
+    normalize_basic_selection,
+    plan_chunks,
+    point_index,
+)
 
-__all__ = ["read_selection", "decode_chunk_into", "raise_engine_error", "native_target"]
+__all__ = ["decode_chunk_into", "native_target", "raise_engine_error", "read_selection"]
 
 # engine status codes (csrc/zh_status.h) -> exception class
 _CORRUPT, _IO, _NOMEM, _CODEC, _STORE = 5, 6, 8, 9, 10
@@ -124,26 +129,6 @@ def _read_python(array, sel, full: np.ndarray) -> None:
         list(pool.map(lambda job: decode_chunk_into(array, *job), plan))
 
 
-def _point(selection, shape):
-    """The in-range non-negative index of an all-integer selection, else None."""
-    if type(selection) is not tuple:
-        selection = (selection,)
-    if len(selection) != len(shape) or not shape:
-        return None
-    idx = []
-    for i, n in zip(selection, shape):
-        if type(i) is not int:
-            if not isinstance(i, np.integer):
-                return None
-            i = int(i)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            return None  # the general path raises the error
-        idx.append(i)
-    return idx
-
-
 def _read_point(array, engine, idx):
     """One element: the shortest path (one task, no plan)."""
     chunks = array.chunks
@@ -167,7 +152,7 @@ def read_selection(array, selection, out=None):
     """``array[selection]`` as numpy returns it (a scalar for an all-integer index)."""
     engine = array._engine
     if out is None and engine is not None:
-        idx = _point(selection, array.shape)
+        idx = point_index(selection, array.shape) if array.shape else None
         if idx is not None:
             value = _read_point(array, engine, idx)
             if value is not None:

@@ -39,7 +39,12 @@ from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.core._read import _check_out, _has_ellipsis
 from zarrhpc.core._write import _prepare_value
 from zarrhpc.errors import CodecError, CorruptChunkError
-from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
+from zarrhpc.indexing import (
+    iter_chunk_projections,
+    normalize_basic_selection,
+    plan_chunks,
+    point_index,
+)
 
 __all__ = [
     "InnerRead",
@@ -165,26 +170,6 @@ def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
             return [InnerRead(key, -1, 0, local, csel, dst, nbytes)]
         length = index.item(*local, 1)
         return [InnerRead(key, off, length, local, csel, dst, nbytes, reader.read(off, length))]
-
-
-def _as_point(selection, shape) -> tuple | None:
-    """``selection`` as in-range non-negative ints when it is one int per dimension."""
-    if type(selection) is not tuple:
-        selection = (selection,)
-    if len(selection) != len(shape):
-        return None
-    point = []
-    for i, n in zip(selection, shape):
-        if type(i) is not int:
-            if not isinstance(i, np.integer):
-                return None
-            i = int(i)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            return None  # the general path raises the error
-        point.append(i)
-    return tuple(point)
 
 
 def _fetch(store, jobs: list[InnerRead]) -> list:
@@ -345,7 +330,7 @@ def _read_point(array, point: tuple):
 def read_sharded(array, selection, out=None):
     """``array[selection]`` for a sharded array (see the module docstring)."""
     if out is None:
-        point = _as_point(selection, array.shape)
+        point = point_index(selection, array.shape)
         if point is not None:
             return _read_point(array, point)
     sel = normalize_basic_selection(selection, array.shape)

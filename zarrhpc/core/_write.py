@@ -24,7 +24,7 @@ from zarrhpc.core._read import native_target, raise_engine_error
 from zarrhpc.errors import SelectionError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
-__all__ = ["write_selection", "is_fill_chunk"]
+__all__ = ["is_fill_chunk", "write_selection"]
 
 
 def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes) -> bool:

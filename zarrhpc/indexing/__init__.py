@@ -7,7 +7,12 @@ from zarrhpc.indexing.projection import (
     iter_chunk_projections,
     plan_chunks,
 )
-from zarrhpc.indexing.selection import BasicSelection, DimSelection, normalize_basic_selection
+from zarrhpc.indexing.selection import (
+    BasicSelection,
+    DimSelection,
+    normalize_basic_selection,
+    point_index,
+)
 
 __all__ = [
     "BasicSelection",
@@ -18,4 +23,5 @@ __all__ = [
     "iter_chunk_projections",
     "normalize_basic_selection",
     "plan_chunks",
+    "point_index",
 ]

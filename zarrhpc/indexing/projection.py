@@ -16,9 +16,9 @@ import numpy as np
 from zarrhpc.indexing.selection import BasicSelection, DimSelection
 
 __all__ = [
-    "DimPiece",
-    "ChunkProjection",
     "ChunkPlan",
+    "ChunkProjection",
+    "DimPiece",
     "dim_pieces",
     "iter_chunk_projections",
     "plan_chunks",
@@ -126,7 +126,7 @@ class ChunkPlan:
     plan costs one small list per dimension, never one object per chunk.
     """
 
-    __slots__ = ("per_dim", "steps", "ntasks")
+    __slots__ = ("ntasks", "per_dim", "steps")
 
     def __init__(self, sel: BasicSelection, chunk_shape: tuple[int, ...]) -> None:
         self.per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, chunk_shape, sel.shape)]

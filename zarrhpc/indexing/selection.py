@@ -14,7 +14,7 @@ import numpy as np
 
 from zarrhpc.errors import SelectionError, UnsupportedError
 
-__all__ = ["DimSelection", "BasicSelection", "normalize_basic_selection"]
+__all__ = ["BasicSelection", "DimSelection", "normalize_basic_selection", "point_index"]
 
 
 @dataclass(frozen=True)
@@ -131,3 +131,27 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
                 "selection (integers, slices, Ellipsis); fancy indexing is not supported yet"
             )
     return BasicSelection(tuple(dims), tuple(shape))
+
+
+def point_index(selection, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``selection`` as in-range non-negative ints when it is one int per dimension.
+
+    The fast path of single-element reads; None for anything else, including an index
+    out of range (the general path raises that error).
+    """
+    if type(selection) is not tuple:
+        selection = (selection,)
+    if len(selection) != len(shape):
+        return None
+    point = []
+    for i, n in zip(selection, shape):
+        if type(i) is not int:
+            if not isinstance(i, np.integer):
+                return None
+            i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            return None
+        point.append(i)
+    return tuple(point)
