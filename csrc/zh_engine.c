@@ -93,6 +93,22 @@ static int pread_full(int fd, char *dst, size_t n, int64_t off) {
     return 0;
 }
 
+/* Read bytes [lo, lo + len) of fd into scratch buffer 3 and close fd. Returns the buffer,
+ * or NULL with *err set: an errno, or ZH_READ_NOMEM. */
+#define ZH_READ_NOMEM (-1)
+static char *read_and_close(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err) {
+    char *buf = zh_scratch(w, 3, (size_t)len);
+    *err = buf ? pread_full(fd, buf, (size_t)len, lo) : ZH_READ_NOMEM;
+    close(fd);
+    return *err ? NULL : buf;
+}
+
+/* Fail task t for a read_and_close error. */
+static void fail_read(zh_job_t *job, int64_t t, int err) {
+    if (err == ZH_READ_NOMEM) fail(job, t, ZH_ERR_NOMEM, "out of memory");
+    else fail_errno(job, t, "cannot read", err);
+}
+
 /* Open a chunk file: 1 and fd/size when it holds a value, 0 when missing, -errno. */
 static int open_chunk(const char *path, int *fd, int64_t *size) {
     int f = open(path, O_RDONLY | O_CLOEXEC);
@@ -155,6 +171,21 @@ static void piece_range(const zh_job_t *job, const zh_piece *p, int64_t *lo, int
     *hi = b + job->itemsize;
 }
 
+/* The common start of a task: NULL when it is skipped (another task failed) or failed. */
+static zh_wctx *task_begin(zh_job_t *job, int64_t t, zh_piece *p) {
+    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
+        job->task_status[t] = ZH_TASK_SKIPPED;
+        return NULL;
+    }
+    zh_wctx *w = zh_wctx_get();
+    if (!w) {
+        fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    make_piece(job, t, p);
+    return w;
+}
+
 static void copy_out(const zh_job_t *job, const zh_piece *p, const char *chunk) {
     const char *src = chunk;
     for (int d = 0; d < job->ndim; d++) src += p->first[d] * job->chunk_lstrides[d];
@@ -207,17 +238,9 @@ static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t n, int64_t expe
 
 static void read_task(void *arg, int64_t t) {
     zh_job_t *job = (zh_job_t *)arg;
-    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
-        job->task_status[t] = ZH_TASK_SKIPPED;
-        return;
-    }
-    zh_wctx *w = zh_wctx_get();
-    if (!w) {
-        fail(job, t, ZH_ERR_NOMEM, "out of memory");
-        return;
-    }
     zh_piece p;
-    make_piece(job, t, &p);
+    zh_wctx *w = task_begin(job, t, &p);
+    if (!w) return;
     int direct = p.whole && job->direct_ok && job->swap <= 1;
     const char *src = NULL;
     int64_t n = 0;
@@ -268,16 +291,9 @@ static void read_task(void *arg, int64_t t) {
                 lo = 0;
                 hi = n;
             }
-            char *raw = zh_scratch(w, 3, (size_t)(hi - lo));
+            char *raw = read_and_close(w, fd, lo, hi - lo, &err);
             if (!raw) {
-                close(fd);
-                fail(job, t, ZH_ERR_NOMEM, "out of memory");
-                return;
-            }
-            err = pread_full(fd, raw, (size_t)(hi - lo), lo);
-            close(fd);
-            if (err) {
-                fail_errno(job, t, "cannot read", err);
+                fail_read(job, t, err);
                 return;
             }
             base = raw - lo;
@@ -302,16 +318,9 @@ static void read_task(void *arg, int64_t t) {
         }
     }
     if (fd >= 0) {
-        char *raw = zh_scratch(w, 3, (size_t)n);
+        char *raw = read_and_close(w, fd, 0, n, &err);
         if (!raw) {
-            close(fd);
-            fail(job, t, ZH_ERR_NOMEM, "out of memory");
-            return;
-        }
-        err = pread_full(fd, raw, (size_t)n, 0);
-        close(fd);
-        if (err) {
-            fail_errno(job, t, "cannot read", err);
+            fail_read(job, t, err);
             return;
         }
         src = raw;
@@ -576,14 +585,10 @@ static int load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *c
         }
         return ZH_OK;
     }
-    char *raw = zh_scratch(w, 3, (size_t)n);
+    int e;
+    char *raw = read_and_close(w, fd, 0, n, &e);
     if (!raw) {
-        close(fd);
-        return ZH_ERR_NOMEM;
-    }
-    int e = pread_full(fd, raw, (size_t)n, 0);
-    close(fd);
-    if (e) {
+        if (e == ZH_READ_NOMEM) return ZH_ERR_NOMEM;
         snprintf(msg, msglen, "cannot read: [Errno %d] %s", e, strerror(e));
         return ZH_ERR_IO;
     }
@@ -603,17 +608,9 @@ static int load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *c
 
 static void write_task(void *arg, int64_t t) {
     zh_job_t *job = (zh_job_t *)arg;
-    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
-        job->task_status[t] = ZH_TASK_SKIPPED;
-        return;
-    }
-    zh_wctx *w = zh_wctx_get();
-    if (!w) {
-        fail(job, t, ZH_ERR_NOMEM, "out of memory");
-        return;
-    }
     zh_piece p;
-    make_piece(job, t, &p);
+    zh_wctx *w = task_begin(job, t, &p);
+    if (!w) return;
     int covers = 1, inside = 1;
     for (int d = 0; d < job->ndim; d++) {
         int64_t c = job->chunk_shape[d];

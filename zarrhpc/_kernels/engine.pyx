@@ -188,6 +188,20 @@ cdef class Engine:
     def decoded_size(self):
         return self.decoded_size
 
+    cdef void _fill_common(self, zh_job_t *job):
+        """Zero ``job`` and set what every job of this array shares."""
+        memset(job, 0, sizeof(zh_job_t))
+        job.ndim = self.ndim
+        job.itemsize = self.itemsize
+        job.swap = self.swap
+        job.chunk_shape = _p(self.chunk_shape)
+        job.chunk_lstrides = _p(self.lstrides)
+        job.decoded_size = self.decoded_size
+        job.steps = self.steps
+        job.nsteps = self.nsteps
+        job.fill_stored = self.fill_stored
+        job.fill_native = self.fill_native
+
     cdef int _setup(self, zh_job_t *job, cnp.ndarray buf, tuple pieces, object step,
                     list keep) except -1:
         npieces, piece_off, p_chunk, p_first, p_count, p_out = pieces
@@ -200,17 +214,7 @@ cdef class Engine:
                   _i64(step, self.ndim, "step"),
                   _i64([buf.strides[d] for d in range(self.ndim)], self.ndim, "strides")]
         keep.extend(arrays)
-        memset(job, 0, sizeof(zh_job_t))
-        job.ndim = self.ndim
-        job.itemsize = self.itemsize
-        job.swap = self.swap
-        job.chunk_shape = _p(self.chunk_shape)
-        job.chunk_lstrides = _p(self.lstrides)
-        job.decoded_size = self.decoded_size
-        job.steps = self.steps
-        job.nsteps = self.nsteps
-        job.fill_stored = self.fill_stored
-        job.fill_native = self.fill_native
+        self._fill_common(job)
         job.npieces = _p(arrays[0])
         job.piece_off = _p(arrays[1])
         job.p_chunk = _p(arrays[2])
@@ -324,17 +328,7 @@ cdef class Engine:
             c_out[d] = 0
             c_step[d] = 1
             c_strides[d] = 0
-        memset(&job, 0, sizeof(zh_job_t))
-        job.ndim = nd
-        job.itemsize = self.itemsize
-        job.swap = self.swap
-        job.chunk_shape = _p(self.chunk_shape)
-        job.chunk_lstrides = _p(self.lstrides)
-        job.decoded_size = self.decoded_size
-        job.steps = self.steps
-        job.nsteps = self.nsteps
-        job.fill_stored = self.fill_stored
-        job.fill_native = self.fill_native
+        self._fill_common(&job)
         job.npieces = c_npieces
         job.piece_off = c_off
         job.p_chunk = c_chunk
