@@ -475,20 +475,36 @@ static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst,
     return rc == Z_STREAM_END ? ZH_OK : ZH_ERR_CODEC;
 }
 
+/* Worst-case output of step s for n input bytes. */
+static size_t step_bound(const zh_bb *s, size_t n) {
+    if (s->kind == ZH_BB_CRC32C) return n + 4;
+    if (s->kind == ZH_BB_ZSTD) return ZSTD_compressBound(n);
+    if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB)
+        return n + n / 8 + 1024; /* static Huffman may expand 12.5 % */
+    return n + BLOSC_MIN_HEADER_LENGTH + 16;
+}
+
+size_t zh_encode_bound(const zh_bb *steps, int nsteps, size_t n) {
+    for (int i = 0; i < nsteps; i++) n = step_bound(&steps[i], n);
+    return n;
+}
+
 int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
-                    const char **out, size_t *out_n, char *err, size_t errlen) {
+                    char *final_dst, size_t final_cap, const char **out, size_t *out_n,
+                    char *err, size_t errlen) {
     const char *cur = src;
     int cur_buf = -1;
     for (int i = 0; i < nsteps; i++) {
         const zh_bb *s = &steps[i];
         int dst_buf = (cur_buf == 1) ? 2 : 1;
-        size_t cap;
-        if (s->kind == ZH_BB_CRC32C) cap = n + 4;
-        else if (s->kind == ZH_BB_ZSTD) cap = ZSTD_compressBound(n);
-        else if (s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) cap = n + n / 8 + 1024; /* static Huffman may expand 12.5 % */
-        else cap = n + BLOSC_MIN_HEADER_LENGTH + 16;
-        char *dst = zh_scratch(w, dst_buf, cap);
-        if (!dst) return ZH_ERR_NOMEM;
+        size_t cap = step_bound(s, n);
+        char *dst;
+        if (final_dst && i == nsteps - 1 && final_cap >= cap) {
+            dst = final_dst;
+            cap = final_cap;
+        } else if (!(dst = zh_scratch(w, dst_buf, cap))) {
+            return ZH_ERR_NOMEM;
+        }
         size_t produced = 0;
         if (s->kind == ZH_BB_CRC32C) {
             memcpy(dst, cur, n);
@@ -527,7 +543,7 @@ int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             return ZH_FALLBACK;
         }
         cur = dst;
-        cur_buf = dst_buf;
+        cur_buf = dst == final_dst ? -1 : dst_buf;
         n = produced;
     }
     *out = cur;

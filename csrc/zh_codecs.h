@@ -48,9 +48,15 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
                    int64_t hi, const char **base, char *err, size_t errlen);
 
 /* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch
- * buffer 1 or 2 (or is src when nsteps == 0).  Returns ZH_OK, ZH_ERR_CODEC, ZH_ERR_NOMEM. */
+ * buffer 1 or 2 (or is src when nsteps == 0), or is final_dst when that is not NULL and
+ * final_cap is at least zh_encode_bound(): the last step then writes straight into it.
+ * Returns ZH_OK, ZH_ERR_CODEC, ZH_ERR_NOMEM or ZH_FALLBACK (the Python codecs must). */
 int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
-                    const char **out, size_t *out_n, char *err, size_t errlen);
+                    char *final_dst, size_t final_cap, const char **out, size_t *out_n,
+                    char *err, size_t errlen);
+
+/* The most bytes zh_encode_bytes can produce from n input bytes. */
+size_t zh_encode_bound(const zh_bb *steps, int nsteps, size_t n);
 
 /* CRC-32C (Castagnoli), hardware instruction when the CPU has SSE4.2. */
 uint32_t zh_crc32c(uint32_t crc, const void *data, size_t n);

@@ -49,6 +49,15 @@ typedef struct {
     int direct_ok;                  /* buf layout equals a decoded chunk's layout */
     int write_empty_chunks;
     int durable;
+    /* sharded writes (zh_shard_write_run): the chunks above are the inner chunks; the
+     * shards written are the product over dimensions of "groups", each a run of
+     * consecutive pieces (step 1, whole inner chunks) that make up one shard's extent */
+    const int64_t *shard_ratio;     /* ndim: inner chunks per shard */
+    const int64_t *g_n, *g_off;     /* ndim: groups per dimension, where they start */
+    const int64_t *g_piece, *g_count, *g_shard; /* per group: first piece (relative to
+                                     * the dimension's piece_off), pieces, shard index */
+    int index_start;                /* the index is at the start of the shard (else end) */
+    int index_crc;                  /* a crc32c follows the index */
     /* results */
     uint8_t *task_status;           /* per task */
     int failed;                     /* set once a task failed: the others stop */
@@ -69,5 +78,13 @@ void zh_job_coords(const zh_job_t *job, int64_t t, int64_t *coords);
  * failure's code. */
 int zh_read_run(zh_job_t *job, int nthreads);
 int zh_write_run(zh_job_t *job, int nthreads);
+
+/* Write every shard of a sharded write job (see the shard fields): inner chunks are
+ * encoded in parallel (shard after shard) into a per-shard arena and the thread that
+ * finishes a shard's last one writes the shard (index and chunks, one writev, temporary
+ * file and rename), or erases it when every inner chunk is the fill value.  Here tasks
+ * are shards (the group product, last dimension fastest): task_status and err_task are
+ * per shard, and FALLBACK means the Python codecs must write that shard. */
+int zh_shard_write_run(zh_job_t *job, int nthreads);
 
 #endif

@@ -74,6 +74,14 @@ cdef extern from "zh_engine.h":
         int direct_ok
         int write_empty_chunks
         int durable
+        const int64_t *shard_ratio
+        const int64_t *g_n
+        const int64_t *g_off
+        const int64_t *g_piece
+        const int64_t *g_count
+        const int64_t *g_shard
+        int index_start
+        int index_crc
         uint8_t *task_status
         int failed
         int64_t err_task
@@ -81,6 +89,7 @@ cdef extern from "zh_engine.h":
         char err_msg[320]
     int zh_read_run(zh_job_t *job, int nthreads) nogil
     int zh_write_run(zh_job_t *job, int nthreads) nogil
+    int zh_shard_write_run(zh_job_t *job, int nthreads) nogil
 
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
@@ -391,3 +400,52 @@ cdef class Engine:
         with nogil:
             rc = zh_write_run(&job, nthreads)
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write_shards(self, cnp.ndarray buf not None, tuple pieces, array_shape, shard_ratio,
+                     tuple groups, *, bint index_start, bint index_crc, str path_prefix,
+                     int64_t root_len, int key_kind=0, str sep="/",
+                     bint write_empty_chunks=False, bint durable=False, int nthreads=1):
+        """Write whole shards from ``buf`` (the value, full shape); this engine is the
+        inner chain's.
+
+        ``pieces`` plan the selection over the inner chunk grid (step 1, whole inner
+        chunks); ``groups`` is ``(g_n, g_off, g_piece, g_count, g_shard)``: per dimension
+        the runs of pieces that make up one shard (see csrc/zh_engine.h). The index is
+        uint64 little-endian pairs, with a crc32c after it when ``index_crc``.
+        Returns ``(status per shard, err_shard, err_code, err_msg)``; shards are the
+        product of the groups, last dimension fastest.
+        """
+        cdef zh_job_t job
+        cdef list keep = []
+        self._setup(&job, buf, pieces, [1] * self.ndim, keep)
+        g_n, g_off, g_piece, g_count, g_shard = groups
+        cdef Py_ssize_t ngroups = len(g_piece)
+        garrays = [_i64(shard_ratio, self.ndim, "shard_ratio"), _i64(g_n, self.ndim, "g_n"),
+                   _i64(g_off, self.ndim, "g_off"), _i64(g_piece, ngroups, "g_piece"),
+                   _i64(g_count, ngroups, "g_count"), _i64(g_shard, ngroups, "g_shard")]
+        cdef cnp.ndarray shape = _i64(array_shape, self.ndim, "array_shape")
+        nshards = 1
+        for n in garrays[1]:
+            nshards *= int(n)
+        cdef cnp.ndarray status = np.zeros(max(1, nshards), dtype=np.uint8)
+        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+        cdef int rc
+        job.shard_ratio = _p(garrays[0])
+        job.g_n = _p(garrays[1])
+        job.g_off = _p(garrays[2])
+        job.g_piece = _p(garrays[3])
+        job.g_count = _p(garrays[4])
+        job.g_shard = _p(garrays[5])
+        job.index_start = index_start
+        job.index_crc = index_crc
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        job.array_shape = _p(shape)
+        job.path_prefix = prefix_b
+        job.root_len = root_len
+        job.key_kind = key_kind
+        job.sep = ord(sep)
+        job.write_empty_chunks = write_empty_chunks
+        job.durable = durable
+        with nogil:
+            rc = zh_shard_write_run(&job, nthreads)
+        return status[:nshards], job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")

@@ -15,7 +15,13 @@ shard is wanted, the whole shard is fetched once and its index taken from those 
   executes them on ``config.executor()`` with the Python codecs. Planning and executing
   are apart so that another executor can run the same jobs.
 
-Write ``a[sel] = x``: every touched shard is rebuilt in memory and stored once
+Write ``a[sel] = x``: on a LocalStore, the shards the selection covers whole are
+written by the engine in one call (Engine.write_shards): inner chunks gathered, checked
+against the fill value and encoded in parallel, shard after shard, into a reused arena;
+the thread finishing a shard's last inner chunk writes index and chunks with one writev
+to a temporary file and renames it into place. Any other shard (partly covered, another
+store, an index chain other than bytes/crc32c, or handed back by the engine) goes through
+the Python path: every touched shard is rebuilt in memory and stored once
 (``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
 bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
@@ -26,6 +32,8 @@ chunks are encoded in a few batches per worker thread.
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 from typing import NamedTuple
 
@@ -36,9 +44,11 @@ from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
-from zarrhpc.core._read import _check_out, _has_ellipsis
+from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.crc32c import Crc32cCodec
+from zarrhpc.core._read import _check_out, _has_ellipsis, native_target
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.errors import CodecError, CorruptChunkError, StoreError
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -57,7 +67,7 @@ __all__ = [
 
 
 # engine status codes (csrc/zh_status.h), as core/_read.py reads them
-_CORRUPT, _NOMEM = 5, 8
+_CORRUPT, _NOMEM, _CODEC = 5, 8, 9
 
 
 class InnerRead(NamedTuple):
@@ -443,14 +453,99 @@ def _map(pool, fn, items) -> list:
     return [r for rs in pool.map(lambda batch: [fn(x) for x in batch], batches) for r in rs]
 
 
+def _index_form(layout):
+    """``(index_start, index_crc)`` when the engine can write the index, else None.
+
+    The engine writes uint64 little-endian pairs, optionally followed by a crc32c: the
+    ``bytes`` + ``crc32c`` index chain zarr-python and tensorstore write, or ``bytes``.
+    """
+    pipe = layout.index_pipeline
+    ab = pipe.array_bytes
+    if pipe.array_array or not isinstance(ab, BytesCodec) or ab.endian not in ("little", None):
+        return None
+    bb = pipe.bytes_bytes
+    if len(bb) > 1 or (bb and not isinstance(bb[0], Crc32cCodec)):
+        return None
+    return layout.index_location == "start", bool(bb)
+
+
+def _shard_groups(layout, plan, shape):
+    """Per dimension, the runs of plan pieces that cover one shard's whole extent.
+
+    Returns ``(g_n, g_off, g_piece, g_count, g_shard)`` for the engine (see
+    Engine.write_shards), or None when no shard is wholly covered.
+    """
+    g_n, g_off, g_piece, g_count, g_shard = [], [], [], [], []
+    for pieces, c, r, size in zip(plan.per_dim, layout.chunk_shape, layout.grid_shape, shape):
+        nchunks = -(-size // c)
+        runs: dict[int, list] = {}
+        for k, p in enumerate(pieces):
+            whole = p.chunk_slice.start == 0 and p.count == min(c, size - p.chunk_index * c)
+            run = runs.setdefault(p.chunk_index // r, [k, 0, True])
+            run[1] += 1
+            run[2] = run[2] and whole
+        g_off.append(len(g_piece))
+        for shard, (first, count, whole) in runs.items():
+            if whole and count == min(r, nchunks - shard * r):
+                g_piece.append(first)
+                g_count.append(count)
+                g_shard.append(shard)
+        g_n.append(len(g_piece) - g_off[-1])
+        if g_n[-1] == 0:
+            return None
+    return g_n, g_off, g_piece, g_count, g_shard
+
+
+def _write_native(array, sel, full, target) -> tuple[set, int]:
+    """Write the shards ``sel`` wholly covers with the engine.
+
+    Returns the coordinates of the shards written (those handed back excluded) and how
+    many shards ``sel`` touches in all.
+    """
+    layout = array._sharding
+    engine = layout.inner_engine
+    form = _index_form(layout)
+    if engine is None or form is None or any(d.step != 1 for d in sel.dims):
+        return set(), -1
+    plan = plan_chunks(sel, layout.chunk_shape)
+    touched = math.prod(len({p.chunk_index // r for p in pieces})
+                        for pieces, r in zip(plan.per_dim, layout.grid_shape))
+    groups = _shard_groups(layout, plan, array.shape) if plan.ntasks else None
+    if groups is None:
+        return set(), touched
+    g_n, g_off, _, _, g_shard = groups
+    prefix, root_len, kind, sep = target
+    status, err, code, msg = engine.write_shards(
+        full, plan.arrays(), array.shape, layout.grid_shape, groups, index_start=form[0],
+        index_crc=form[1], path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
+        write_empty_chunks=array._write_empty_chunks, durable=array._store.durable,
+        nthreads=config.get("threads"))
+    coords = list(itertools.product(*[g_shard[o:o + n] for o, n in zip(g_off, g_n)]))
+    if code:
+        key = array._chunk_key(coords[err])
+        if code == _NOMEM:
+            raise MemoryError(f"{key}: out of memory")
+        if code == _CODEC:
+            raise CodecError(f"{key}: {msg}")
+        raise StoreError(f"{key!r}: {msg} in {array._store!r}")
+    return {sc for sc, st in zip(coords, status) if st != FALLBACK}, touched
+
+
 def write_sharded(array, selection, value) -> None:
     """``array[selection] = value`` for a sharded array (see the module docstring)."""
     array._check_writable()
     sel = normalize_basic_selection(selection, array.shape)
     full = _prepare_value(array, value, sel)
     layout = array._sharding
+    target = native_target(array) if not array._store.read_only else None
+    done, touched = _write_native(array, sel, full, target) if target else (set(), -1)
+    if len(done) == touched:
+        return
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
-    shards = {sc: _ShardWrite(array._chunk_key(sc), ps) for sc, ps in by_shard.items()}
+    shards = {sc: _ShardWrite(array._chunk_key(sc), ps) for sc, ps in by_shard.items()
+              if sc not in done}
+    if not shards:
+        return
     pool = config.executor()
     if pool is None or len(shards) >= config.get("threads"):
         # enough shards to keep every thread busy: one task per shard, so that shards
