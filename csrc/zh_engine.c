@@ -671,6 +671,63 @@ static void fill_chunk(const zh_job_t *job, char *chunk) {
                     &(int64_t){job->itemsize}, job->fill_stored, job->itemsize);
 }
 
+/* The shortest run worth its own iovec: shorter rows are gathered first.  Measured on
+ * tmpfs, float64 chunks: 512-byte rows cost 10-20 % more CPU as iovecs than gathered,
+ * 1 KiB rows 20-25 % less. */
+#define ZH_ZC_MIN_RUN 1024
+
+/* An uncompressed whole chunk straight from the caller's buffer: its rows (in stored
+ * order) become the iovecs of one writev, with no copy in user space.  Returns 1 when the
+ * task is done (or failed), 0 when the layout does not allow it. */
+static int write_runs(zh_job_t *job, zh_wctx *w, const zh_piece *p, int64_t t, const char *path) {
+    int nd = job->ndim, order[ZH_MAX_DIMS];
+    if (nd == 0) return 0;
+    for (int d = 0; d < nd; d++) order[d] = d;
+    for (int i = 1; i < nd; i++) /* stored C order: byte strides of the chunk, descending */
+        for (int k = i; k > 0 && job->chunk_lstrides[order[k]] > job->chunk_lstrides[order[k - 1]]; k--) {
+            int tmp = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = tmp;
+        }
+    int inner = nd;
+    int64_t run = job->itemsize;
+    while (inner > 0) { /* merge dims that are contiguous in both the chunk and the buffer */
+        int d = order[inner - 1];
+        if (job->chunk_lstrides[d] != run || job->buf_strides[d] != run) break;
+        run *= job->chunk_shape[d];
+        inner--;
+    }
+    if (inner == nd || run < ZH_ZC_MIN_RUN || job->decoded_size / run > INT_MAX) return 0;
+    int64_t nruns = job->decoded_size / run;
+    struct iovec *iov = (struct iovec *)zh_scratch(w, 0, sizeof(struct iovec) * (size_t)nruns);
+    if (!iov) {
+        fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return 1;
+    }
+    int64_t idx[ZH_MAX_DIMS] = {0};
+    const char *ptr = p->bufp;
+    int fill = !job->write_empty_chunks;
+    for (int64_t r = 0; r < nruns; r++) {
+        iov[r].iov_base = (void *)ptr;
+        iov[r].iov_len = (size_t)run;
+        if (fill) fill = is_fill(ptr, run, job->fill_stored, job->itemsize);
+        for (int k = inner - 1; k >= 0; k--) { /* odometer over the outer dims */
+            int d = order[k];
+            ptr += job->buf_strides[d];
+            if (++idx[d] < job->chunk_shape[d]) break;
+            ptr -= job->buf_strides[d] * job->chunk_shape[d];
+            idx[d] = 0;
+        }
+    }
+    char msg[ZH_ERRLEN];
+    msg[0] = 0;
+    int rc = fill ? erase_file(job, path, msg, sizeof(msg))
+                  : write_filev(job, path, iov, (int)nruns, msg, sizeof(msg));
+    if (rc != ZH_OK) fail(job, t, rc, msg);
+    else job->task_status[t] = ZH_TASK_DONE;
+    return 1;
+}
+
 static void write_task(void *arg, int64_t t) {
     zh_job_t *job = (zh_job_t *)arg;
     zh_piece p;
@@ -691,6 +748,8 @@ static void write_task(void *arg, int64_t t) {
         fail(job, t, ZH_ERR_IO, "path too long");
         return;
     }
+    if (job->nsteps == 0 && p.whole && job->swap == 0 && write_runs(job, w, &p, t, path))
+        return;
     const char *chunk;
     if (p.whole && job->direct_ok && job->swap <= 1) {
         chunk = p.bufp; /* straight from the caller's buffer */

@@ -7,6 +7,7 @@ by the engine), the engine fed by a MemoryStore's buffers, and the Python per-ch
 
 import multiprocessing
 import os
+import pathlib
 import threading
 
 import numpy as np
@@ -335,3 +336,84 @@ def test_engine_without_zlib_ng_gives_the_same_data(tmp_path):
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "z")], env=env, check=True)
     b = zarrhpc.open_array(tmp_path / "z")  # zlib-written chunks, read here by zlib-ng
     np.testing.assert_array_equal(b[...], np.arange(4096.0).reshape(64, 64))
+
+
+ROW_CHAINS = {  # uncompressed chains: whole chunks are written from the caller's rows
+    "c-order": dict(compressors=None),
+    "transposed": dict(filters=[{"name": "transpose", "configuration": {"order": [1, 0, 2]}}],
+                       compressors=None),  # rows kept, outer dimensions in another order
+    "transposed-rows": dict(filters=[{"name": "transpose", "configuration": {"order": [1, 2, 0]}}],
+                            compressors=None),  # no rows left: gathered
+    "big-endian": dict(serializer={"name": "bytes", "configuration": {"endian": "big"}},
+                       compressors=None),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(data=st.data(), chain=st.sampled_from(sorted(ROW_CHAINS)),
+       dtype=st.sampled_from(["u1", "f8", "c16"]), order=st.sampled_from(["C", "F"]),
+       strided=st.booleans())
+def test_uncompressed_rows_written_without_a_copy_match_numpy(tmp_path_factory, data, chain,
+                                                               dtype, order, strided):
+    # long rows (1 KiB and more) take the writev-from-the-caller path
+    itemsize = np.dtype(dtype).itemsize
+    last = data.draw(st.sampled_from([1024 // itemsize, 2048 // itemsize + 3]), label="row")
+    chunks = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 4)), last)
+    shape = tuple(c * data.draw(st.integers(1, 3)) + data.draw(st.sampled_from([0, 0, 1]))
+                  for c in chunks[:2]) + (
+        last * data.draw(st.integers(2, 3)) + data.draw(st.sampled_from([0, 0, 1])),)
+    tmp = tmp_path_factory.mktemp("rows")
+    way = data.draw(st.sampled_from(["local", "python"]), label="way")
+    a = make(way, tmp, shape=shape, chunks=chunks, dtype=dtype, fill_value=0, **ROW_CHAINS[chain])
+    rng = np.random.default_rng(0)
+    expected = np.zeros(shape, dtype=dtype)
+    for _ in range(2):
+        if data.draw(st.sampled_from([True, True, False]), label="everything"):
+            sel = (slice(None),) * 3  # whole chunks: the rows of value go out as they are
+        else:
+            sel = data.draw(basic_selections(shape), label="sel")
+        target = expected[sel]
+        value = (rng.integers(0, 200, size=np.shape(target))).astype(dtype)
+        if data.draw(st.booleans(), label="zeros"):
+            value[...] = 0  # fill: chunks are erased
+        value = np.asarray(value, order=order)
+        if strided and value.ndim:
+            wide = np.zeros(value.shape[:-1] + (2 * value.shape[-1],), dtype=dtype)
+            wide[..., ::2] = value
+            value = wide[..., ::2]
+        a[sel] = value
+        expected[sel] = value
+        np.testing.assert_array_equal(a[...], expected)
+    if way == "local":
+        ref = make("python", tmp_path_factory.mktemp("ref"), shape=shape, chunks=chunks,
+                   dtype=dtype, fill_value=0, **ROW_CHAINS[chain])
+        ref[...] = expected
+        mine, theirs = tmp / "d", pathlib.Path(ref.store.root)
+        stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
+        assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+        for rel in stored:  # byte for byte what the Python path stores
+            assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+
+
+@pytest.mark.parametrize("chain", sorted(ROW_CHAINS))
+@pytest.mark.parametrize("dtype", ["u1", "f8", "c16"])
+def test_whole_chunks_from_the_callers_rows(tmp_path, chain, dtype):
+    itemsize = np.dtype(dtype).itemsize
+    chunks = (2, 3, 2048 // itemsize)
+    shape = (4, 7, 2 * chunks[2] + 5)  # several rows per chunk, edge chunks too
+    a = make("local", tmp_path, shape=shape, chunks=chunks, dtype=dtype, fill_value=0,
+             **ROW_CHAINS[chain])
+    value = (np.arange(np.prod(shape)) % 251 + 1).astype(dtype).reshape(shape)
+    value[2:4, 3:6, : chunks[2]] = 0  # one chunk is all fill: erased, not stored
+    a[...] = value
+    np.testing.assert_array_equal(a[...], value)
+    assert not (tmp_path / "d" / "c" / "1" / "1" / "0").exists()
+    ref = make("python", tmp_path / "ref", shape=shape, chunks=chunks, dtype=dtype,
+               fill_value=0, **ROW_CHAINS[chain])
+    ref[...] = value
+    mine, theirs = tmp_path / "d", pathlib.Path(ref.store.root)
+    stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
+    assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+    for rel in stored:
+        assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel

@@ -86,6 +86,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size-mib", type=int, default=1024, help="global field size")
     p.add_argument("--chunk", type=int, default=64, help="cubic chunk edge")
+    p.add_argument("--chunk-shape", default=None,
+                   help="the chunk shape instead of a cube, e.g. 64,256,256 (slab-aligned: "
+                        "whole planes, one contiguous run of the rank's block per chunk)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--dir", default="bench_mpi_data")
     p.add_argument("--compressors", choices=["none", "blosc", "both"], default="both")
@@ -95,9 +98,11 @@ def main(argv=None) -> int:
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     n2 = 256
+    chunks = (tuple(int(c) for c in args.chunk_shape.split(",")) if args.chunk_shape
+              else (args.chunk,) * 3)
     n0 = max(size, args.size_mib * 2**20 // (8 * n2 * n2))
     shape = (n0, n2, n2)
-    regions = [(s, slice(None), slice(None)) for s in slabs(n0, size, args.chunk)]
+    regions = [(s, slice(None), slice(None)) for s in slabs(n0, size, chunks[0])]
     region = regions[rank]
     block = field_block(shape, region, rank)
     nbytes = 8 * int(np.prod(shape))
@@ -125,7 +130,7 @@ def main(argv=None) -> int:
     except ImportError:  # pragma: no cover
         zarr = None
 
-    results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30, "rows": {}}
+    results = {"ranks": size, "shape": shape, "chunks": chunks, "GiB": nbytes / 2**30, "rows": {}}
 
     def bench_mode(mode):
         comp = None if mode == "none" else BLOSC
@@ -133,7 +138,7 @@ def main(argv=None) -> int:
 
         def collective(i):
             a = zmpi.create_array(comm, root / f"zh_{mode}_{i}.zarr", shape=shape, dtype="f8",
-                                  chunks=(args.chunk,) * 3, compressors=comp, overwrite=True)
+                                  chunks=chunks, compressors=comp, overwrite=True)
             zmpi.write(a, region, block, comm)
 
         rows["zarrhpc collective"] = timed(comm, collective, args.repeat, root,
@@ -155,14 +160,14 @@ def main(argv=None) -> int:
                         f.create_dataset("T", data=block)
                     else:
                         f.create_dataset("T", data=block, **h5_kwargs,
-                                         chunks=tuple(min(args.chunk, n) for n in block.shape))
+                                         chunks=tuple(min(c, n) for c, n in zip(chunks, block.shape)))
 
             def h5_gathered(i):
                 gather()
                 if rank == 0:
                     with h5py.File(root / f"h5_{mode}_{i}.h5", "w") as f:
                         f.create_dataset("T", data=gathered,
-                                         chunks=None if comp is None else (args.chunk,) * 3,
+                                         chunks=None if comp is None else chunks,
                                          **h5_kwargs)
 
             rows["h5py per rank (a)"] = timed(comm, per_rank, args.repeat, root)
@@ -174,7 +179,7 @@ def main(argv=None) -> int:
                     codecs = None if comp is None else [zarr.codecs.BloscCodec(
                         cname="lz4", clevel=5, shuffle="shuffle")]
                     z = zarr.create_array(str(root / f"zp_{mode}_{i}.zarr"), shape=shape, dtype="f8",
-                                          chunks=(args.chunk,) * 3, compressors=codecs,
+                                          chunks=chunks, compressors=codecs,
                                           overwrite=True)
                     z[...] = gathered
 
@@ -183,7 +188,7 @@ def main(argv=None) -> int:
         if rank == 0:
             base = results["rows"][mode]["zarrhpc collective"]
             print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
-                  f"{args.chunk}^3, compressors: {mode}; median of {args.repeat}")
+                  f"{chunks}, compressors: {mode}; median of {args.repeat}")
             for name, gbps in results["rows"][mode].items():
                 ratio = "" if name.startswith("zarrhpc") else f"  (zarrhpc collective: {base / gbps:.2f}x)"
                 print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
