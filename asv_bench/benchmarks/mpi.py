@@ -19,8 +19,8 @@ METHODS = ["zarrhpc collective", "zarrhpc read direct", "zarrhpc read owners",
 
 
 class CollectiveIO:
-    params = [["none", "blosc"], METHODS]
-    param_names = ["compressors", "method"]
+    params = [["cubes", "slabs"], ["none", "blosc"], METHODS]
+    param_names = ["layout", "compressors", "method"]
     unit = "GB/s"
     timeout = 900
 
@@ -39,9 +39,9 @@ class CollectiveIO:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    def setup(self, results, compressors, method):
-        if results is None or method not in results["rows"].get(compressors, {}):
+    def setup(self, results, layout, compressors, method):
+        if results is None or method not in results["rows"][layout].get(compressors, {}):
             raise NotImplementedError("needs the [mpi] extra (and h5py/zarr for the peers)")
 
-    def track_bandwidth(self, results, compressors, method):
-        return results["rows"][compressors][method]
+    def track_bandwidth(self, results, layout, compressors, method):
+        return results["rows"][layout][compressors][method]

@@ -13,6 +13,11 @@ aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, sav
 
 Compressed runs use blosc lz4 + shuffle everywhere (h5py through hdf5plugin when
 installed, else its compressed rows are skipped).
+
+Two chunk layouts (``--layouts``): ``cubes`` (64^3, 2 MiB: good for sub-volume reads; a
+chunk is 4096 rows of 512 bytes in a rank's block, gathered before it is written) and
+``slabs`` (64 planes by the whole plane, 32 MiB: what a slab decomposition would choose;
+every chunk inside a rank's block is one contiguous run, written with no copy).
 """
 
 from __future__ import annotations
@@ -85,10 +90,11 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size-mib", type=int, default=1024, help="global field size")
-    p.add_argument("--chunk", type=int, default=64, help="cubic chunk edge")
-    p.add_argument("--chunk-shape", default=None,
-                   help="the chunk shape instead of a cube, e.g. 64,256,256 (slab-aligned: "
-                        "whole planes, one contiguous run of the rank's block per chunk)")
+    p.add_argument("--chunk", type=int, default=64, help="chunk edge along the slab axis")
+    p.add_argument("--layouts", default="cubes,slabs",
+                   help="comma-separated chunk layouts: cubes (chunk^3: sub-volume friendly) "
+                        "and slabs (chunk x whole planes: every chunk one contiguous run of a "
+                        "rank's block, as a slab decomposition would choose)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--dir", default="bench_mpi_data")
     p.add_argument("--compressors", choices=["none", "blosc", "both"], default="both")
@@ -98,11 +104,13 @@ def main(argv=None) -> int:
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     n2 = 256
-    chunks = (tuple(int(c) for c in args.chunk_shape.split(",")) if args.chunk_shape
-              else (args.chunk,) * 3)
+    layouts = {"cubes": (args.chunk,) * 3, "slabs": (args.chunk, n2, n2)}
+    wanted = args.layouts.split(",")
+    if any(w not in layouts for w in wanted):
+        p.error(f"--layouts: expected names from {sorted(layouts)}, got {args.layouts!r}")
     n0 = max(size, args.size_mib * 2**20 // (8 * n2 * n2))
     shape = (n0, n2, n2)
-    regions = [(s, slice(None), slice(None)) for s in slabs(n0, size, chunks[0])]
+    regions = [(s, slice(None), slice(None)) for s in slabs(n0, size, args.chunk)]
     region = regions[rank]
     block = field_block(shape, region, rank)
     nbytes = 8 * int(np.prod(shape))
@@ -130,9 +138,12 @@ def main(argv=None) -> int:
     except ImportError:  # pragma: no cover
         zarr = None
 
-    results = {"ranks": size, "shape": shape, "chunks": chunks, "GiB": nbytes / 2**30, "rows": {}}
+    results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30,
+               "chunks": {name: layouts[name] for name in wanted},
+               "rows": {name: {} for name in wanted}}
 
-    def bench_mode(mode):
+    def bench_mode(layout, mode):
+        chunks = layouts[layout]
         comp = None if mode == "none" else BLOSC
         rows = {}
 
@@ -184,19 +195,20 @@ def main(argv=None) -> int:
                     z[...] = gathered
 
             rows["zarr-python gathered (c)"] = timed(comm, zarr_gathered, args.repeat, root)
-        results["rows"][mode] = {k: nbytes / 1e9 / v for k, v in rows.items()}
+        results["rows"][layout][mode] = got = {k: nbytes / 1e9 / v for k, v in rows.items()}
         if rank == 0:
-            base = results["rows"][mode]["zarrhpc collective"]
+            base = got["zarrhpc collective"]
             print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
-                  f"{chunks}, compressors: {mode}; median of {args.repeat}")
-            for name, gbps in results["rows"][mode].items():
+                  f"{chunks} ({layout}), compressors: {mode}; median of {args.repeat}")
+            for name, gbps in got.items():
                 ratio = "" if name.startswith("zarrhpc") else f"  (zarrhpc collective: {base / gbps:.2f}x)"
                 print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
             sys.stdout.flush()
 
     modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
-    for mode in modes:
-        bench_mode(mode)
+    for layout in wanted:
+        for mode in modes:
+            bench_mode(layout, mode)
 
     if rank == 0:
         if args.json:
