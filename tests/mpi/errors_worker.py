@@ -96,7 +96,29 @@ def main(root: str) -> int:
         reg = (slice(4 * rank, 4 * rank + 4),)
         ck.save(1, {"g": g[reg]}, region=None if rank == 1 else reg, shape=g.shape)
 
-    for name, fn in [("threads_shared", threads_shared),
+    unaligned = (slice(0, 5),) if rank == 0 else (slice(5, 12),) if rank == 1 else None
+
+    def pack_fails():
+        from zarrhpc.mpi import collective
+
+        real = collective._segment
+
+        def broken(*args):
+            raise MemoryError("no room to pack the pieces")
+
+        if rank == 0:  # rank 0 sends a piece to rank 1; packing it fails
+            collective._segment = broken
+        try:
+            zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm)
+        finally:
+            collective._segment = real
+
+    def ownership_differs():
+        own = zmpi.Ownership(arr, comm, "cyclic" if rank == 0 else "block")
+        zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm, ownership=own)
+
+    for name, fn in [("threads_shared", threads_shared), ("pack_fails", pack_fails),
+                     ("ownership_differs", ownership_differs),
                      ("checkpoint_missing_region", checkpoint_missing_region), ("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
                      ("bad_region", bad_region), ("open_missing", open_missing),
                      ("memory_store", memory_store), ("read_only_write", read_only_write),

@@ -76,3 +76,19 @@ def test_checkpoint_save_with_bad_arguments_on_one_rank(outcomes):
     for r in (0, 2):
         got = outcomes[r]["checkpoint_missing_region"]
         assert got["type"] == "CollectiveError" and "rank 1 failed" in got["msg"]
+
+
+def test_a_rank_that_cannot_pack_its_pieces_stops_the_exchange_everywhere(outcomes):
+    got = outcomes[0]["pack_fails"]
+    assert got["type"] == "MemoryError" and "no room to pack" in got["msg"]
+    for r in (1, 2):
+        got = outcomes[r]["pack_fails"]
+        assert got["type"] == "CollectiveError" and "rank 0 failed" in got["msg"], got
+
+
+def test_ranks_that_disagree_on_ownership_all_raise(outcomes):
+    for r in range(NRANKS):
+        got = outcomes[r]["ownership_differs"]
+        assert not got["ok"] and got["type"] == "CollectiveError", (r, got)
+    assert any("do all ranks pass the same array and ownership" in outcomes[r]["ownership_differs"]["msg"]
+               for r in range(NRANKS))

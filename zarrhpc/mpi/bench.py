@@ -2,7 +2,9 @@
 
 Every rank holds a slab of a float64 field (slab boundaries not on chunk boundaries);
 each method is timed from a barrier to the last rank's finish, repeated, and the median
-aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, saved.
+aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, saved. The
+write methods run in turn within each repetition, and each speedup is the median of the
+per-repetition ratios (the machine's load drifts; interleaving keeps the pairs fair).
 
 - ``zarrhpc collective``: `zarrhpc.mpi.write` (two-phase, each chunk written once);
 - ``h5py per rank``: every rank writes its slab to its own HDF5 file;
@@ -68,13 +70,36 @@ def timed(comm, fn, repeat: int, root: Path | None = None, keep: str = "") -> fl
         dt = comm.allreduce(time.perf_counter() - t0, op=_max())
         times.append(dt)
     if root is not None:
-        comm.Barrier()
-        if comm.Get_rank() == 0:
-            for p in root.iterdir():
-                if not (keep and p.name.startswith(keep)):
-                    shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink()
-        comm.Barrier()
+        _clean(comm, root, keep)
     return statistics.median(times)
+
+
+def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "") -> dict:
+    """Wall times of every method in ``fns``, run in turn in each of ``repeat`` rounds.
+
+    Interleaved, so that a method and its peers see the same machine (on a shared
+    machine the load drifts over a minute); each time is from a barrier to the slowest
+    rank. After each round, outside the timing, rank 0 deletes what it wrote except
+    names starting with ``keep``.
+    """
+    times = {name: [] for name in fns}
+    for i in range(repeat):
+        for name, fn in fns.items():
+            comm.Barrier()
+            t0 = time.perf_counter()
+            fn(i)
+            times[name].append(comm.allreduce(time.perf_counter() - t0, op=_max()))
+        _clean(comm, root, keep)
+    return times
+
+
+def _clean(comm, root: Path, keep: str) -> None:
+    comm.Barrier()
+    if comm.Get_rank() == 0:
+        for p in root.iterdir():
+            if not (keep and p.name.startswith(keep)):
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink()
+    comm.Barrier()
 
 
 def _max():
@@ -140,27 +165,19 @@ def main(argv=None) -> int:
 
     results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30,
                "chunks": {name: layouts[name] for name in wanted},
-               "rows": {name: {} for name in wanted}}
+               "rows": {name: {} for name in wanted}, "speedup": {name: {} for name in wanted}}
 
     def bench_mode(layout, mode):
         chunks = layouts[layout]
         comp = None if mode == "none" else BLOSC
-        rows = {}
+        writers = {}
 
         def collective(i):
             a = zmpi.create_array(comm, root / f"zh_{mode}_{i}.zarr", shape=shape, dtype="f8",
                                   chunks=chunks, compressors=comp, overwrite=True)
             zmpi.write(a, region, block, comm)
 
-        rows["zarrhpc collective"] = timed(comm, collective, args.repeat, root,
-                                           keep=f"zh_{mode}_0.zarr")
-        arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
-        for method in ("direct", "owners"):
-            rows[f"zarrhpc read {method}"] = timed(
-                comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
-        del arr
-        timed(comm, lambda i: None, 1, root)  # drop the array read above
-
+        writers["zarrhpc collective"] = collective
         h5_kwargs = {} if comp is None else (
             hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE)
             if hdf5plugin is not None else None)
@@ -181,8 +198,8 @@ def main(argv=None) -> int:
                                          chunks=None if comp is None else chunks,
                                          **h5_kwargs)
 
-            rows["h5py per rank (a)"] = timed(comm, per_rank, args.repeat, root)
-            rows["h5py gathered (b)"] = timed(comm, h5_gathered, args.repeat, root)
+            writers["h5py per rank (a)"] = per_rank
+            writers["h5py gathered (b)"] = h5_gathered
         if zarr is not None:
             def zarr_gathered(i):
                 gather()
@@ -194,14 +211,27 @@ def main(argv=None) -> int:
                                           overwrite=True)
                     z[...] = gathered
 
-            rows["zarr-python gathered (c)"] = timed(comm, zarr_gathered, args.repeat, root)
-        results["rows"][layout][mode] = got = {k: nbytes / 1e9 / v for k, v in rows.items()}
+            writers["zarr-python gathered (c)"] = zarr_gathered
+        times = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr")
+        rows = {name: statistics.median(t) for name, t in times.items()}
+        arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
+        for method in ("direct", "owners"):
+            rows[f"zarrhpc read {method}"] = timed(
+                comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
+        del arr
+        timed(comm, lambda i: None, 1, root)  # drop the array read above
+        got = {k: nbytes / 1e9 / v for k, v in rows.items()}
+        # speedup per round (same machine state for every method), then the median
+        ours = times["zarrhpc collective"]
+        speedup = {name: statistics.median(t / z for t, z in zip(theirs, ours))
+                   for name, theirs in times.items() if name != "zarrhpc collective"}
+        results["rows"][layout][mode] = got
+        results["speedup"][layout][mode] = speedup
         if rank == 0:
-            base = got["zarrhpc collective"]
             print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
                   f"{chunks} ({layout}), compressors: {mode}; median of {args.repeat}")
             for name, gbps in got.items():
-                ratio = "" if name.startswith("zarrhpc") else f"  (zarrhpc collective: {base / gbps:.2f}x)"
+                ratio = f"  (zarrhpc collective: {speedup[name]:.2f}x)" if name in speedup else ""
                 print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
             sys.stdout.flush()
 

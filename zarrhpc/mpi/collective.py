@@ -67,7 +67,11 @@ def _wait_quietly(comm) -> None:
     """
     if comm.Get_size() == 1 or not hasattr(comm, "Ibarrier"):
         return
-    request = comm.Ibarrier()
+    _wait_request(comm.Ibarrier())
+
+
+def _wait_request(request) -> None:
+    """``request.Wait()``, sleeping between polls (see `_wait_quietly`)."""
     delay = 1e-5
     while not request.Test():
         time.sleep(delay)
@@ -315,25 +319,47 @@ def _segment(buf: np.ndarray, offset: int, piece: Piece, dtype) -> np.ndarray:
 
 def _exchange(comm, sendbuf, scounts, sdispls, expect, what: str) -> np.ndarray:
     """One all-to-all: byte counts first (checked against the plan), then the bytes."""
+    recvbuf, request, error = _start_exchange(comm, sendbuf, scounts, sdispls, expect, what)
+    _wait_request(request)
+    _agree(comm, error, what)
+    return recvbuf
+
+
+def _start_exchange(comm, sendbuf, scounts, sdispls, expect, what: str, error=None):
+    """Start the all-to-all of the bytes; returns ``(recvbuf, request, mismatch)``.
+
+    The byte counts go first (a blocking Alltoall). A rank that failed to build its send
+    buffer (``error``) sends -1 counts instead, so every rank learns it here and all
+    raise together, with no extra agreement round in the common case. Counts that
+    differ from the plan (``expect``) come back as ``mismatch`` (the caller reports it
+    in its closing agreement: the bytes are still exchanged, by the counts received, so
+    that no rank is left waiting). The caller must ``Wait`` on the request before
+    reading ``recvbuf`` or reusing ``sendbuf``.
+    """
     MPI = _mpi()
     size = comm.Get_size()
+    if error is not None:
+        scounts = np.full(size, -1, dtype=np.int64)
     rcounts = np.zeros(size, dtype=np.int64)
-    comm.Alltoall([scounts, MPI.INT64_T], [rcounts, MPI.INT64_T])
-    error = None
+    _wait_quietly(comm)  # ranks that arrive early sleep instead of spinning on the cores
+    comm.Alltoall([np.ascontiguousarray(scounts, dtype=np.int64), MPI.INT64_T],
+                  [rcounts, MPI.INT64_T])
+    if error is not None or (rcounts < 0).any():
+        _agree(comm, error, what)  # raises on every rank: some rank sent -1
+    mismatch = None
     if not np.array_equal(rcounts, expect):
-        error = CollectiveError(
+        mismatch = CollectiveError(
             f"{what}: rank {comm.Get_rank()} expected {expect.tolist()} bytes from the ranks, "
             f"got {rcounts.tolist()} (do all ranks pass the same array and ownership?)"
         )
-    _agree(comm, error, what)
     rdispls = np.zeros(size, dtype=np.int64)
     np.cumsum(rcounts[:-1], out=rdispls[1:])
     recvbuf = np.empty(int(rcounts.sum()), dtype=np.uint8)
-    comm.Alltoallv(
+    request = comm.Ialltoallv(
         [sendbuf, (scounts.tolist(), sdispls.tolist()), MPI.BYTE],
         [recvbuf, (rcounts.tolist(), rdispls.tolist()), MPI.BYTE],
     )
-    return recvbuf
+    return recvbuf, request, mismatch
 
 
 def _pool_map(fn, jobs) -> None:
@@ -409,8 +435,9 @@ def _write(arr, region, block, comm, ownership) -> None:
     received = [p for p in pieces if p.owner == rank and p.holder != rank]
     exchanging = size > 1 and _crosses_ranks(part, boxes)
 
-    recvbuf, error = None, None
+    recvbuf, request, error = None, None, None
     if exchanging:
+        sendbuf, scounts, sdispls, expect = None, None, None, None
         try:
             send_offsets, scounts, sdispls = _layout(sends, lambda p: p.owner, arr.dtype.itemsize, size)
             sendbuf = np.empty(int(scounts.sum()), dtype=np.uint8)
@@ -419,24 +446,32 @@ def _write(arr, region, block, comm, ownership) -> None:
             recv_offsets, expect, _ = _layout(received, lambda p: p.holder, arr.dtype.itemsize, size)
         except Exception as exc:  # noqa: BLE001
             error = exc
-        _agree(comm, error, what, quiet=True)
-        recvbuf = _exchange(comm, sendbuf, scounts, sdispls, expect, what)
+        # the pieces travel while this rank writes the units it holds whole
+        recvbuf, request, error = _start_exchange(comm, sendbuf, scounts, sdispls, expect, what,
+                                                  error)
     elif received or sends:  # pragma: no cover - _crosses_ranks would have said so
         raise AssertionError("plan and exchange test disagree")
 
-    error = None
+    direct_error = None
     try:
         _write_direct(arr, part, box, data, direct)
-        units = defaultdict(list)  # unit -> [(piece, source array)]
-        for p in mine:
-            if p.owner == rank and not p.whole:
-                units[p.unit].append((p, data[to_slices(p.box, box)]))
-        if recvbuf is not None:
-            for p, off in zip(received, recv_offsets):
-                units[p.unit].append((p, _segment(recvbuf, off, p, arr.dtype)))
-        _pool_map(lambda item: _assemble(arr, part, *item), units.items())
     except Exception as exc:  # noqa: BLE001
-        error = exc
+        direct_error = exc
+    if request is not None:
+        _wait_request(request)
+    error = error or direct_error
+    if error is None:
+        try:
+            units = defaultdict(list)  # unit -> [(piece, source array)]
+            for p in mine:
+                if p.owner == rank and not p.whole:
+                    units[p.unit].append((p, data[to_slices(p.box, box)]))
+            if recvbuf is not None:
+                for p, off in zip(received, recv_offsets):
+                    units[p.unit].append((p, _segment(recvbuf, off, p, arr.dtype)))
+            _pool_map(lambda item: _assemble(arr, part, *item), units.items())
+        except Exception as exc:  # noqa: BLE001
+            error = exc
     _agree(comm, error, what, quiet=True)
 
 
