@@ -284,19 +284,24 @@ def _partition_for(arr, ownership, boxes, size: int) -> Partition:
 
 def _gather_boxes(comm, arr, region, what: str):
     """Normalize this rank's region and gather every rank's; agreement on errors."""
-    rank = comm.Get_rank()
     box, error = None, None
     try:
-        box = normalize_region(region, arr.shape, f"rank {rank}: region")
+        box = normalize_region(region, arr.shape, f"rank {comm.Get_rank()}: region")
     except Exception as exc:  # noqa: BLE001
         error = exc
+    return box, _share_boxes(comm, box, error, what)
+
+
+def _share_boxes(comm, box, error, what: str) -> list:
+    """Every rank's box, from one allgather that also carries each rank's error: then the
+    failing rank raises its own exception and the others `CollectiveError` naming it."""
     gathered = comm.allgather((box, None if error is None else f"{type(error).__name__}: {error}"))
     if error is not None:
         raise error
     for r, (_, msg) in enumerate(gathered):
         if msg is not None:
             raise CollectiveError(f"{what}: rank {r} failed: {msg}")
-    return box, [b for b, _ in gathered]
+    return [b for b, _ in gathered]
 
 
 def _layout(pieces: list[Piece], peer_of, itemsize: int, size: int):
@@ -413,18 +418,21 @@ def write(arr, region, block, comm, *, ownership: Ownership | None = None) -> No
 def _write(arr, region, block, comm, ownership) -> None:
     rank, size = comm.Get_rank(), comm.Get_size()
     what = f"{arr.name}: collective write"
-    if arr.read_only:
-        error = ReadOnlyError(f"array {arr.name!r}: opened read-only (mode='r')")
-    else:
-        error = None
-    _agree(comm, error, what)
-    box, boxes = _gather_boxes(comm, arr, region, what)
-    data, part, error = None, None, None
+    # every rank's own checks, then one allgather: regions and errors together
+    box, data, error = None, None, None
     try:
+        if arr.read_only:
+            raise ReadOnlyError(f"array {arr.name!r}: opened read-only (mode='r')")
+        box = normalize_region(region, arr.shape, f"rank {rank}: region")
         data = _local_block(block, box, arr.dtype, rank)
+    except Exception as exc:  # noqa: BLE001
+        error = exc
+    boxes = _share_boxes(comm, box, error, what)
+    part, error = None, None
+    try:
         check_disjoint(boxes, f"{what}: regions")
         part = _partition_for(arr, ownership, boxes, size)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - ranks may pass different ownerships: agree
         error = exc
     _agree(comm, error, what)
 
