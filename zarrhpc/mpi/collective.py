@@ -27,6 +27,7 @@ import numpy as np
 
 import zarrhpc
 from zarrhpc import config
+from zarrhpc._kernels import alloc, copy_into
 from zarrhpc.core._nodes import meta_key, resolve_store
 from zarrhpc.core.array import Array
 from zarrhpc.errors import CollectiveError, ReadOnlyError, SelectionError, UnsupportedError
@@ -501,10 +502,10 @@ def _assemble(arr, part: Partition, unit, pieces) -> None:
     ubox = part.unit_box(unit)
     if sum(p.nelems for p, _ in pieces) < box_size(ubox):
         buf = arr[to_slices(ubox)]  # the regions cover part of the unit: keep the rest
-    else:
-        buf = np.empty(box_shape(ubox), dtype=arr.dtype)
+    else:  # from the block cache: a fresh unit-sized buffer would fault in every page
+        buf = alloc.empty(box_shape(ubox), arr.dtype)
     for p, src in pieces:
-        buf[to_slices(p.box, ubox)] = src
+        copy_into(buf[to_slices(p.box, ubox)], src)  # without the GIL
     arr[to_slices(ubox)] = buf
 
 
