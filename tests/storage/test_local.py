@@ -265,13 +265,14 @@ def test_failed_write_midway_keeps_old_value(store, root, monkeypatch, large_siz
     real_write = os.write
     calls = []
 
-    def write_then_fail(fd, data):
+    def write_then_fail(fd, buffers):
         calls.append(1)
         if len(calls) > 1:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real_write(fd, memoryview(data)[: len(data) // 3])  # a short write
+        first = memoryview(buffers[0])
+        return real_write(fd, first[: len(first) // 3])  # a short write
 
-    monkeypatch.setattr(local_mod.os, "write", write_then_fail)
+    monkeypatch.setattr(local_mod.os, "writev", write_then_fail)
     with pytest.raises(StoreError, match="'k'.*No space"):
         store.set("k", b"n" * large_size)
     monkeypatch.undo()
@@ -283,7 +284,7 @@ def test_failed_write_midway_keeps_old_value(store, root, monkeypatch, large_siz
 
 def test_failed_write_of_new_nested_key_leaves_nothing(store, root, monkeypatch):
     store.set("keep", b"1")
-    monkeypatch.setattr(local_mod.os, "write", _fail)
+    monkeypatch.setattr(local_mod.os, "writev", _fail)
     with pytest.raises(StoreError, match="'a/b/c'"):
         store.set("a/b/c", b"new")
     monkeypatch.undo()
@@ -297,7 +298,7 @@ def test_interrupt_midway_removes_temporary(store, root, monkeypatch):
     def interrupt(fd, data):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(local_mod.os, "write", interrupt)
+    monkeypatch.setattr(local_mod.os, "writev", interrupt)
     with pytest.raises(KeyboardInterrupt):
         store.set("k", b"new")
     monkeypatch.undo()
@@ -480,3 +481,32 @@ def test_erase_prefix_does_not_follow_symlinks(tmp_path, store, root):
     store.erase_prefix("a")
     assert (outside / "precious").read_bytes() == b"keep me"
     assert os.listdir(root) == []
+
+
+def test_set_vectored_writes_the_pieces_in_order(store, root, monkeypatch):
+    pieces = [b"a" * 5, b"", bytearray(b"bc"), memoryview(b"d" * 3000)[1000:], b"e"]
+    real = os.writev
+    seen = []
+
+    def short_writev(fd, buffers):  # at most 7 bytes per call: every resume path is taken
+        seen.append(len(buffers))
+        return real(fd, [memoryview(buffers[0])[:7]])
+
+    monkeypatch.setattr(local_mod.os, "writev", short_writev)
+    store.set_vectored("a/k", pieces)
+    monkeypatch.undo()
+    assert bytes(store.get("a/k")) == b"".join(bytes(p) for p in pieces)
+    assert len(seen) > 1 and all_files(root) == ["a/k"]
+
+
+def test_set_vectored_goes_through_a_subclass_set_hook(root):
+    class Hooked(LocalStore):
+        seen = []
+
+        def _set(self, key, data):
+            self.seen.append((key, bytes(data)))
+            super()._set(key, data)
+
+    s = Hooked(root)
+    s.set_vectored("k", [b"ab", b"cd"])
+    assert Hooked.seen == [("k", b"abcd")] and bytes(s.get("k")) == b"abcd"

@@ -28,6 +28,8 @@ import numpy as np
 import zarrhpc
 from zarrhpc import config
 from zarrhpc._kernels import alloc, copy_into
+from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.core._write import is_fill_chunk
 from zarrhpc.core._nodes import meta_key, resolve_store
 from zarrhpc.core.array import Array
 from zarrhpc.errors import CollectiveError, ReadOnlyError, SelectionError, UnsupportedError
@@ -449,9 +451,13 @@ def _write(arr, region, block, comm, ownership) -> None:
         sendbuf, scounts, sdispls, expect = None, None, None, None
         try:
             send_offsets, scounts, sdispls = _layout(sends, lambda p: p.owner, arr.dtype.itemsize, size)
-            sendbuf = np.empty(int(scounts.sum()), dtype=np.uint8)
-            for p, off in zip(sends, send_offsets):
-                _segment(sendbuf, off, p, arr.dtype)[...] = data[to_slices(p.box, box)]
+            in_place = _send_in_place(sends, data, box, size)
+            if in_place is not None:  # each peer's piece is one run of the block: no packing
+                sendbuf, sdispls = in_place
+            else:
+                sendbuf = np.empty(int(scounts.sum()), dtype=np.uint8)
+                for p, off in zip(sends, send_offsets):
+                    _segment(sendbuf, off, p, arr.dtype)[...] = data[to_slices(p.box, box)]
             recv_offsets, expect, _ = _layout(received, lambda p: p.holder, arr.dtype.itemsize, size)
         except Exception as exc:  # noqa: BLE001
             error = exc
@@ -497,9 +503,51 @@ def _write_direct(arr, part: Partition, box: Box, data: np.ndarray, direct: list
     _pool_map(lambda p: arr.__setitem__(to_slices(p.box), data[to_slices(p.box, box)]), direct)
 
 
+def _send_in_place(sends: list[Piece], data: np.ndarray, box, size: int):
+    """``(bytes of the block, byte displacements)`` when every peer is sent at most one
+    piece and each is one contiguous run of the block (slab decompositions), else None."""
+    if not sends or not data.flags.c_contiguous or data.nbytes >= 2**31:
+        return None
+    displs = np.zeros(size, dtype=np.int64)
+    peers = set()
+    base = data.__array_interface__["data"][0]
+    for p in sends:
+        view = data[to_slices(p.box, box)]
+        if p.owner in peers or not view.flags.c_contiguous:
+            return None
+        peers.add(p.owner)
+        displs[p.owner] = view.__array_interface__["data"][0] - base if view.size else 0
+    return data.reshape(-1).view(np.uint8), displs
+
+
+def _raw_runs(arr, part: Partition, ubox, pieces):
+    """The pieces' bytes in stored order when together they are exactly the stored form of
+    the unit: an uncompressed chunk in native byte order, inside the array, tiled by slabs
+    along its first axis that are each contiguous. Else None."""
+    pipe = arr._pipeline
+    if (arr._sharding is not None or pipe.array_array or pipe.bytes_bytes or pipe.swap
+            or not isinstance(pipe.array_bytes, BytesCodec) or len(ubox) == 0
+            or box_shape(ubox) != tuple(arr.chunks)
+            or sum(p.nelems for p, _ in pieces) != box_size(ubox)):
+        return None
+    runs = sorted(pieces, key=lambda item: item[0].box[0][0])
+    for p, src in runs:
+        if p.box[1:] != ubox[1:] or not src.flags.c_contiguous:
+            return None
+    return [src for _, src in runs]
+
+
 def _assemble(arr, part: Partition, unit, pieces) -> None:
     """Build one whole unit from its pieces (and the stored data if they leave gaps); write it."""
     ubox = part.unit_box(unit)
+    runs = _raw_runs(arr, part, ubox, pieces)
+    if runs is not None:  # written as they are, one writev: no assembly copy
+        key = arr._chunk_key(unit)
+        if not arr._write_empty_chunks and all(is_fill_chunk(r, arr._fill_bytes) for r in runs):
+            arr._store.erase(key)
+        else:
+            arr._store.set_vectored(key, runs)
+        return
     if sum(p.nelems for p, _ in pieces) < box_size(ubox):
         buf = arr[to_slices(ubox)]  # the regions cover part of the unit: keep the rest
     else:  # from the block cache: a fresh unit-sized buffer would fault in every page

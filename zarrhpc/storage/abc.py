@@ -399,6 +399,19 @@ class Store(abc.ABC):
         self._check_writable(key, "set")
         self._set(key, as_byte_view(key, value))
 
+    def set_vectored(self, key: str, values: Iterable[Any]) -> None:
+        """Store the concatenation of ``values`` (buffers) under ``key``, as :meth:`set`.
+
+        Stores that can (LocalStore: one ``writev``) write the pieces without joining
+        them into one buffer first.
+        """
+        key = self._validate_key(key)
+        self._check_writable(key, "set")
+        self._set_vectored(key, [as_byte_view(key, v) for v in values])
+
+    def _set_vectored(self, key: str, views: list[memoryview]) -> None:
+        self._set(key, memoryview(b"".join(views)))
+
     def set_partial_values(self, key_start_values: Iterable[tuple[str, int, Any]]) -> None:
         """Write byte ranges into stored values.
 
