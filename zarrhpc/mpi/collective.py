@@ -591,10 +591,10 @@ def read(arr, region, comm, *, method: str = "direct", ownership: Ownership | No
     boundaries between regions are decoded twice, while going through owners adds a pack,
     a transfer and an unpack of every piece a rank does not own (the whole block when
     ownership is not the decomposition), and makes every rank wait for the slowest owner.
-    Measured (``mpiexec -n 4 python -m mpi4py -m zarrhpc.mpi.bench``, 1 GiB, unaligned
-    slabs, 2 cores): with blosc, direct 3.2-3.9 GB/s against owners 2.7-2.8; uncompressed
-    both 1.6-4.5 GB/s, owners ahead by up to 1.3x in those runs, within this shared
-    machine's noise.
+    Measured (``zarrhpc bench --mpi``: 4 ranks on 2 cores, 1 GiB, unaligned slabs), over
+    several runs neither method wins consistently: blosc, cubic chunks, direct 1.7-3.9
+    GB/s against owners 2.1-3.0; uncompressed 1.9-3.7 against 2.0-2.9. Direct stays the
+    default: no exchange, and no rank waits for another.
 
     ``method="owners"``: the owner of each chunk reads and decodes it once and sends the
     pieces (one all-to-all). It pays when many ranks want parts of the same chunks (small
