@@ -890,6 +890,7 @@ typedef struct {
     int64_t *len;     /* per inner chunk: their length, ZH_EMPTY_LEN when left out */
     size_t slot_cap, index_room, index_nbytes;
     int64_t nchunks; /* inner chunks per shard: the index's entries */
+    int64_t tail;    /* the first of the last shards done in turn, or -1 */
     pthread_mutex_t mu;
 } zh_shard_run;
 
@@ -992,14 +993,24 @@ static int shard_path(const zh_shard_run *run, int64_t s, char *path) {
 static void shard_task(void *arg, int64_t t) {
     zh_shard_run *run = (zh_shard_run *)arg;
     zh_job_t *job = run->job;
-    /* the shard: the last s with first_task[s] <= t */
-    int64_t lo = 0, hi = run->nshards - 1;
-    while (lo < hi) {
-        int64_t mid = (lo + hi + 1) / 2;
-        if (run->first_task[mid] <= t) lo = mid;
-        else hi = mid - 1;
+    int64_t s, j;
+    if (run->tail >= 0 && t >= run->first_task[run->tail]) {
+        /* the last shards, their inner chunks in turn: they finish together, and their
+         * writes run side by side instead of one thread writing while the others wait */
+        int64_t k = t - run->first_task[run->tail], n = run->nshards - run->tail;
+        s = run->tail + k % n;
+        j = k / n;
+    } else { /* the last s with first_task[s] <= t */
+        int64_t lo = 0, hi = run->nshards - 1;
+        while (lo < hi) {
+            int64_t mid = (lo + hi + 1) / 2;
+            if (run->first_task[mid] <= t) lo = mid;
+            else hi = mid - 1;
+        }
+        s = lo;
+        j = t - run->first_task[s];
     }
-    int64_t s = lo, j = t - run->first_task[s];
+    t = run->first_task[s] + j; /* this inner chunk's slot (ptr, len) in shard order */
     zh_shard_state *st = &run->st[s];
     char path[ZH_PATH_MAX];
     char msg[ZH_ERRLEN];
@@ -1118,6 +1129,12 @@ int zh_shard_write_run(zh_job_t *job, int nthreads) {
             run.first_task[s + 1] = run.first_task[s] + n;
         }
         run.ntasks = run.first_task[run.nshards];
+        /* interleave the last min(nthreads, nshards) shards when they are the same size */
+        int64_t n = nthreads < run.nshards ? nthreads : run.nshards;
+        run.tail = n > 1 ? run.nshards - n : -1;
+        for (int64_t s = run.nshards - n + 1; run.tail >= 0 && s < run.nshards; s++)
+            if (run.first_task[s + 1] - run.first_task[s] != run.first_task[s] - run.first_task[s - 1])
+                run.tail = -1;
         run.ptr = (const char **)malloc(sizeof(char *) * (size_t)(run.ntasks ? run.ntasks : 1));
         run.len = (int64_t *)malloc(sizeof(int64_t) * (size_t)(run.ntasks ? run.ntasks : 1));
     }
