@@ -61,9 +61,9 @@ def _whole_shards(draw, shape, shards):
 def test_native_shard_writes_match_numpy_and_the_python_path(
         data, geometry, chain, index_chain, location, threads, write_empty):
     shape, shards, chunks = geometry
-    kwargs = dict(shape=shape, dtype="i4", chunks=chunks, fill_value=-7,
-                  shards={"shape": shards, "index_location": location},
-                  compressors=CHAINS[chain], write_empty_chunks=write_empty)
+    kwargs = {"shape": shape, "dtype": "i4", "chunks": chunks, "fill_value": -7,
+              "shards": {"shape": shards, "index_location": location},
+              "compressors": CHAINS[chain], "write_empty_chunks": write_empty}
     with tempfile.TemporaryDirectory() as tmp:
         a = zarrhpc.create_array(os.path.join(tmp, "native.zarr"), **kwargs)
         b = zarrhpc.create_array(os.path.join(tmp, "python.zarr"), **kwargs)

@@ -42,10 +42,10 @@ import numpy as np
 from zarrhpc import config
 from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc.codecs import swap_size
-from zarrhpc.codecs.native import FALLBACK
-from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
+from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.core._read import _check_out, _has_ellipsis, native_target
 from zarrhpc.core._write import _prepare_value
 from zarrhpc.errors import CodecError, CorruptChunkError, StoreError

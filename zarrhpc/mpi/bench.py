@@ -217,7 +217,7 @@ def main(argv=None) -> int:
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
         for method in ("direct", "owners"):
             rows[f"zarrhpc read {method}"] = timed(
-                comm, lambda i, m=method: zmpi.read(arr, region, comm, method=m), args.repeat)
+                comm, lambda i, m=method, a=arr: zmpi.read(a, region, comm, method=m), args.repeat)
         del arr
         timed(comm, lambda i: None, 1, root)  # drop the array read above
         got = {k: nbytes / 1e9 / v for k, v in rows.items()}

@@ -29,8 +29,8 @@ import zarrhpc
 from zarrhpc import config
 from zarrhpc._kernels import alloc, copy_into
 from zarrhpc.codecs.bytes import BytesCodec
-from zarrhpc.core._write import is_fill_chunk
 from zarrhpc.core._nodes import meta_key, resolve_store
+from zarrhpc.core._write import is_fill_chunk
 from zarrhpc.core.array import Array
 from zarrhpc.errors import CollectiveError, ReadOnlyError, SelectionError, UnsupportedError
 from zarrhpc.metadata import ArrayMetadataV3, normalize_path
