@@ -12,7 +12,8 @@ Workloads (full size; ``--quick`` scales them down):
 - W3: read [100:400, 37:300, 5:500] of the W1 array
 - W4: 2000 random single-element reads and 2000 random (8, 8, 8) block reads
 - W5: sharded float32 (512, 512, 512), shards (256, 256, 256), inner chunks (32, 32, 32),
-  blosc lz4: write, read, the W3 sub-volume, 2000 random single elements
+  blosc lz4: write (the peers in rounds, one write each per round), read, the W3
+  sub-volume, 2000 random single elements
 - W6: open the W1 array 1000 times
 - W7: float64 (4096, 4096), chunks (64, 64), uncompressed: write and read
 """
@@ -118,6 +119,34 @@ class _Runner:
         except Unavailable as exc:
             return self.add(workload, codec, op, peer, "GB/s", [], str(exc))
         return self.add(workload, codec, op, peer, "GB/s", [nbytes / t / 1e9 for t in times])
+
+    def throughput_rounds(self, workload, codec, op, peers, nbytes, fn, setup) -> dict:
+        """Like :meth:`throughput` for several peers at once, in rounds: every peer runs
+        once per round, so that all see the same machine (a shared machine's load drifts
+        over a minute; peer after peer, the ratio would drift with it).
+
+        ``fn(peer)`` and ``setup(peer)`` give each peer's callables. Returns peer name ->
+        Result; a peer that raises Unavailable is skipped with its reason.
+        """
+        calls, samples, notes = {}, {p.name: [] for p in peers}, {}
+        for peer in peers:
+            try:
+                calls[peer.name] = (fn(peer), setup(peer))
+            except Unavailable as exc:
+                notes[peer.name] = str(exc)
+        for _ in range(self.repeat):
+            for name, (call, prepare) in list(calls.items()):
+                try:
+                    (t,), _ = _time(call, 1, prepare)
+                except Unavailable as exc:
+                    del calls[name]
+                    notes[name] = str(exc)
+                    continue
+                samples[name].append(nbytes / t / 1e9)
+        return {peer.name: self.add(workload, codec, op, peer, "GB/s",
+                                    [] if peer.name in notes else samples[peer.name],
+                                    notes.get(peer.name, ""))
+                for peer in peers}
 
     def per_op(self, workload, codec, op, peer, items, fn, check):
         """Median over repeats of the mean microseconds per item; checked once."""
@@ -232,18 +261,22 @@ def _run_w5(r: _Runner, sizes: Sizes) -> None:
     pts, _ = _points(sizes, sizes.shape, np.random.default_rng(55))
     pt_want = [data[p] for p in pts]
     codec = "blosc-lz4"
-    for peer in r.peers:
-        if "durable" in peer.name:
-            continue
-        path = os.path.join(r.root, f"{peer.name}-w5")
+    peers = [peer for peer in r.peers if "durable" not in peer.name]
+    paths = {peer.name: os.path.join(r.root, f"{peer.name}-w5") for peer in peers}
+
+    def writer(peer):
+        path = paths[peer.name]
+        return lambda: peer.write(path, data, sizes.w5_chunks, codec, shards=sizes.w5_shards)
+
+    # the writes in rounds (the target is a ratio of write speeds); then each peer's reads
+    writes = r.throughput_rounds("W5", codec, "write", peers, data.nbytes, writer,
+                                 lambda peer: lambda: peer.clear(paths[peer.name]))
+    for peer in peers:
+        path = paths[peer.name]
         try:
-            res = r.throughput("W5", codec, "write", peer, data.nbytes,
-                               lambda: peer.write(path, data, sizes.w5_chunks, codec,
-                                                  shards=sizes.w5_shards),
-                               setup=lambda: peer.clear(path))
-            if res.median is None:
+            if writes[peer.name].median is None:
                 continue
-            h = peer.open(path)
+            h = peer.open(path)  # what the last round wrote
             r.throughput("W5", codec, "read", peer, data.nbytes,
                          lambda: peer.read(h, Ellipsis), data)
             r.throughput("W5", codec, "subvolume", peer, region_want.nbytes,
