@@ -475,6 +475,14 @@ static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst,
     return rc == Z_STREAM_END ? ZH_OK : ZH_ERR_CODEC;
 }
 
+void zh_put_crc32c(unsigned char *dst, const void *data, size_t n) {
+    uint32_t c = zh_crc32c(0, data, n);
+    dst[0] = c & 0xff;
+    dst[1] = (c >> 8) & 0xff;
+    dst[2] = (c >> 16) & 0xff;
+    dst[3] = c >> 24;
+}
+
 /* Worst-case output of step s for n input bytes. */
 static size_t step_bound(const zh_bb *s, size_t n) {
     if (s->kind == ZH_BB_CRC32C) return n + 4;
@@ -508,9 +516,7 @@ int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
         size_t produced = 0;
         if (s->kind == ZH_BB_CRC32C) {
             memcpy(dst, cur, n);
-            uint32_t c = zh_crc32c(0, cur, n);
-            unsigned char *t = (unsigned char *)dst + n;
-            t[0] = c & 0xff; t[1] = (c >> 8) & 0xff; t[2] = (c >> 16) & 0xff; t[3] = c >> 24;
+            zh_put_crc32c((unsigned char *)dst + n, cur, n);
             produced = n + 4;
         } else if (s->kind == ZH_BB_ZSTD) {
             if (!w->zc && !(w->zc = ZSTD_createCCtx())) return ZH_ERR_NOMEM;

@@ -61,6 +61,9 @@ size_t zh_encode_bound(const zh_bb *steps, int nsteps, size_t n);
 /* CRC-32C (Castagnoli), hardware instruction when the CPU has SSE4.2. */
 uint32_t zh_crc32c(uint32_t crc, const void *data, size_t n);
 
+/* The crc32c of data[0:n], stored little-endian at dst (the crc32c codec's trailer). */
+void zh_put_crc32c(unsigned char *dst, const void *data, size_t n);
+
 /* c-blosc1's blosc_compress_ctx, looked up at run time (numcodecs' build of c-blosc1);
  * blosc encoding is only possible once it is set.  c-blosc2 writes a chunk format that
  * c-blosc1 readers (zarr-python, tensorstore) cannot read, so it is not used to encode. */

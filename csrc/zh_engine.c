@@ -963,11 +963,8 @@ static void finish_shard(zh_shard_run *run, int64_t s, const char *path) {
     if (cnt == (job->index_start ? 1 : 0)) {
         rc = erase_file(job, path, msg, sizeof(msg));
     } else {
-        if (job->index_crc) {
-            uint32_t c = zh_crc32c(0, index, (size_t)run->nchunks * 16);
-            unsigned char *t = index + run->nchunks * 16;
-            t[0] = c & 0xff; t[1] = (c >> 8) & 0xff; t[2] = (c >> 16) & 0xff; t[3] = c >> 24;
-        }
+        if (job->index_crc)
+            zh_put_crc32c(index + run->nchunks * 16, index, (size_t)run->nchunks * 16);
         int at = job->index_start ? 0 : cnt++;
         iov[at].iov_base = index;
         iov[at].iov_len = run->index_nbytes;

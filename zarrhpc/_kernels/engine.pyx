@@ -211,6 +211,23 @@ cdef class Engine:
         job.fill_stored = self.fill_stored
         job.fill_native = self.fill_native
 
+    cdef int _write_target(self, zh_job_t *job, list keep, array_shape, str path_prefix,
+                           int64_t root_len, int key_kind, str sep, bint write_empty_chunks,
+                           bint durable) except -1:
+        """Set where and how a write job stores its chunks; ``keep`` holds what the job
+        points into until it has run."""
+        cdef cnp.ndarray shape = _i64(array_shape, self.ndim, "array_shape")
+        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+        keep.extend([shape, prefix_b])
+        job.array_shape = _p(shape)
+        job.path_prefix = prefix_b
+        job.root_len = root_len
+        job.key_kind = key_kind
+        job.sep = ord(sep)
+        job.write_empty_chunks = write_empty_chunks
+        job.durable = durable
+        return 0
+
     cdef int _setup(self, zh_job_t *job, cnp.ndarray buf, tuple pieces, object step,
                     list keep) except -1:
         npieces, piece_off, p_chunk, p_first, p_count, p_out = pieces
@@ -385,18 +402,11 @@ cdef class Engine:
         cdef zh_job_t job
         cdef list keep = []
         cdef Py_ssize_t ntasks = self._setup(&job, buf, pieces, step, keep)
-        cdef cnp.ndarray shape = _i64(array_shape, self.ndim, "array_shape")
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
-        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
         cdef int rc
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
-        job.array_shape = _p(shape)
-        job.path_prefix = prefix_b
-        job.root_len = root_len
-        job.key_kind = key_kind
-        job.sep = ord(sep)
-        job.write_empty_chunks = write_empty_chunks
-        job.durable = durable
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
         with nogil:
             rc = zh_write_run(&job, nthreads)
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
@@ -423,12 +433,10 @@ cdef class Engine:
         garrays = [_i64(shard_ratio, self.ndim, "shard_ratio"), _i64(g_n, self.ndim, "g_n"),
                    _i64(g_off, self.ndim, "g_off"), _i64(g_piece, ngroups, "g_piece"),
                    _i64(g_count, ngroups, "g_count"), _i64(g_shard, ngroups, "g_shard")]
-        cdef cnp.ndarray shape = _i64(array_shape, self.ndim, "array_shape")
         nshards = 1
         for n in garrays[1]:
             nshards *= int(n)
         cdef cnp.ndarray status = np.zeros(max(1, nshards), dtype=np.uint8)
-        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
         cdef int rc
         job.shard_ratio = _p(garrays[0])
         job.g_n = _p(garrays[1])
@@ -439,13 +447,9 @@ cdef class Engine:
         job.index_start = index_start
         job.index_crc = index_crc
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
-        job.array_shape = _p(shape)
-        job.path_prefix = prefix_b
-        job.root_len = root_len
-        job.key_kind = key_kind
-        job.sep = ord(sep)
-        job.write_empty_chunks = write_empty_chunks
-        job.durable = durable
+        keep.append(garrays)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
         with nogil:
             rc = zh_shard_write_run(&job, nthreads)
         return status[:nshards], job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")

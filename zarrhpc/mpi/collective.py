@@ -520,7 +520,7 @@ def _send_in_place(sends: list[Piece], data: np.ndarray, box, size: int):
     return data.reshape(-1).view(np.uint8), displs
 
 
-def _raw_runs(arr, part: Partition, ubox, pieces):
+def _raw_runs(arr, ubox, pieces):
     """The pieces' bytes in stored order when together they are exactly the stored form of
     the unit: an uncompressed chunk in native byte order, inside the array, tiled by slabs
     along its first axis that are each contiguous. Else None."""
@@ -540,7 +540,7 @@ def _raw_runs(arr, part: Partition, ubox, pieces):
 def _assemble(arr, part: Partition, unit, pieces) -> None:
     """Build one whole unit from its pieces (and the stored data if they leave gaps); write it."""
     ubox = part.unit_box(unit)
-    runs = _raw_runs(arr, part, ubox, pieces)
+    runs = _raw_runs(arr, ubox, pieces)
     if runs is not None:  # written as they are, one writev: no assembly copy
         key = arr._chunk_key(unit)
         if not arr._write_empty_chunks and all(is_fill_chunk(r, arr._fill_bytes) for r in runs):
