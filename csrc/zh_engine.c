@@ -822,8 +822,14 @@ static struct {
     size_t cap;
 } g_arenas[ZH_ARENA_KEEP];
 
+/* A child forked while another thread held the lock would wait for it forever. */
+static void arena_atfork_child(void) { pthread_mutex_init(&g_arena_mu, NULL); }
+static pthread_once_t g_arena_once = PTHREAD_ONCE_INIT;
+static void arena_register(void) { pthread_atfork(NULL, NULL, arena_atfork_child); }
+
 static char *arena_get(size_t need, size_t *cap) {
     char *got = NULL;
+    pthread_once(&g_arena_once, arena_register);
     pthread_mutex_lock(&g_arena_mu);
     int best = -1;
     for (int i = 0; i < ZH_ARENA_KEEP; i++)

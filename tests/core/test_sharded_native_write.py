@@ -156,3 +156,26 @@ def test_zarr_python_reads_native_shards(tmp_path):
         with config.set(threads=2):
             a[...] = data
         assert np.array_equal(zarr.open_array(str(path), mode="r")[...], data)
+
+
+def _child_write(path, q):
+    b = zarrhpc.open_array(path, mode="r+")
+    with config.set(threads=2):
+        b[...] = np.arange(64 * 64, dtype="f4").reshape(64, 64)
+    q.put(bool(np.array_equal(b[...], np.arange(64 * 64, dtype="f4").reshape(64, 64))))
+
+
+def test_shard_writes_work_in_a_forked_child(tmp_path):
+    import multiprocessing
+
+    a = zarrhpc.create_array(tmp_path / "a.zarr", shape=(64, 64), dtype="f4", chunks=(8, 8),
+                             shards=(32, 32), compressors=CHAINS["blosc"])
+    with config.set(threads=2):
+        a[...] = 1  # the parent's pool threads and shard arenas exist before the fork
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_write, args=(str(tmp_path / "a.zarr"), q))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert q.get(timeout=5) is True
