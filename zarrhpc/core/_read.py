@@ -29,7 +29,8 @@ from zarrhpc.indexing import (
     point_index,
 )
 
-__all__ = ["decode_chunk_into", "native_target", "raise_engine_error", "read_selection"]
+__all__ = ["decode_chunk_into", "engine_error", "native_target", "raise_engine_error",
+           "read_selection"]
 
 # engine status codes (csrc/zh_status.h) -> exception class
 _CORRUPT, _IO, _NOMEM, _CODEC, _STORE = 5, 6, 8, 9, 10
@@ -48,14 +49,18 @@ def decode_chunk_into(array, key: str, dst: np.ndarray, chunk_selection) -> None
 
 def raise_engine_error(array, plan, task: int, code: int, msg: str):
     """Raise the exception for the engine's first failure (task ``task`` of ``plan``)."""
-    key = array._chunk_key(plan.coords(task))
+    raise engine_error(array, array._chunk_key(plan.coords(task)), code, msg)
+
+
+def engine_error(array, key: str, code: int, msg: str) -> Exception:
+    """The exception for an engine failure with status ``code`` at chunk (shard) ``key``."""
     if code == _CORRUPT:
-        raise CorruptChunkError(f"{key}: {msg}")
+        return CorruptChunkError(f"{key}: {msg}")
     if code == _NOMEM:
-        raise MemoryError(f"{key}: out of memory")
+        return MemoryError(f"{key}: out of memory")
     if code == _CODEC:
-        raise CodecError(f"{key}: {msg}")
-    raise StoreError(f"{key!r}: {msg} in {array._store!r}")
+        return CodecError(f"{key}: {msg}")
+    return StoreError(f"{key!r}: {msg} in {array._store!r}")
 
 
 def native_target(array):

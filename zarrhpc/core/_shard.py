@@ -46,9 +46,9 @@ from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
-from zarrhpc.core._read import _check_out, _has_ellipsis, native_target
+from zarrhpc.core._read import _check_out, _has_ellipsis, engine_error, native_target
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.errors import CodecError, CorruptChunkError, StoreError
+from zarrhpc.errors import CodecError, CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -67,7 +67,7 @@ __all__ = [
 
 
 # engine status codes (csrc/zh_status.h), as core/_read.py reads them
-_CORRUPT, _NOMEM, _CODEC = 5, 8, 9
+_CORRUPT, _NOMEM = 5, 8
 
 
 class InnerRead(NamedTuple):
@@ -522,12 +522,7 @@ def _write_native(array, sel, full, target) -> tuple[set, int]:
         nthreads=config.get("threads"))
     coords = list(itertools.product(*[g_shard[o:o + n] for o, n in zip(g_off, g_n)]))
     if code:
-        key = array._chunk_key(coords[err])
-        if code == _NOMEM:
-            raise MemoryError(f"{key}: out of memory")
-        if code == _CODEC:
-            raise CodecError(f"{key}: {msg}")
-        raise StoreError(f"{key!r}: {msg} in {array._store!r}")
+        raise engine_error(array, array._chunk_key(coords[err]), code, msg)
     return {sc for sc, st in zip(coords, status) if st != FALLBACK}, touched
 
 
