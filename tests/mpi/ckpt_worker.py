@@ -6,6 +6,8 @@ Modes
 - ``restart``: load the newest committed step (each rank its region), check it, save step 3.
 - ``loop``: save steps 0, 1, 2, ... (keep_last=2) until killed; ``DIR/pids/<rank>`` once
   step 0 is committed.
+- ``resume``: after a kill at any moment: check the newest committed step, if any (each
+  rank its region), then save the next two steps (keep_last=2), as a restarted job would.
 
 The data of step s is a pure function (`field`) so any process can check it.
 """
@@ -85,6 +87,19 @@ def main(mode: str, root: str) -> int:
         assert np.array_equal(snap["U"], field(2, "U")[reg])
         assert ck.uncommitted() == [3]
         save(ck, 3)
+        return 0
+    if mode == "resume":
+        latest = ck.latest()
+        if latest is not None:
+            snap = ck.load(region=reg)
+            assert snap.step == latest, (snap.step, latest)
+            assert snap.attrs == {"time": latest * 0.25}, snap.attrs
+            assert np.array_equal(snap["T"], field(latest)[reg])
+            assert np.array_equal(snap["U"], field(latest, "U")[reg])
+        start = 0 if latest is None else latest + 1
+        for step in (start, start + 1):
+            save(ck, step)
+        assert ck.latest() == start + 1 and ck.uncommitted() == [], (ck.steps(), ck.uncommitted())
         return 0
     if mode == "loop":
         step = 0

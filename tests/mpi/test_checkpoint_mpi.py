@@ -92,7 +92,7 @@ def test_sigkill_mid_checkpoint_restarts_from_previous_step(tmp_path, nranks, mp
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_sigkill_at_a_random_moment(tmp_path, seed, mpi_command, mpi_env):
+def test_sigkill_at_a_random_moment(tmp_path, seed, mpi_command, mpi_env, run_mpi):
     job = start_job(2, "loop", tmp_path, mpi_command, mpi_env)
     # the ranks announce themselves once step 0 is committed; the kill comes at a random
     # moment of the saving loop after that
@@ -107,3 +107,7 @@ def test_sigkill_at_a_random_moment(tmp_path, seed, mpi_command, mpi_env):
         np.testing.assert_array_equal(snap["T"], ck_worker.field(step))
         np.testing.assert_array_equal(snap["U"], ck_worker.field(step, "U"))
         assert snap.attrs == {"time": step * 0.25}
+    # a restarted job goes on from the newest committed step, over the half-written one
+    run_mpi(2, WORKER, "resume", str(tmp_path))
+    assert ck.steps() == [committed[-1] + 1, committed[-1] + 2] and ck.uncommitted() == []
+    np.testing.assert_array_equal(ck.load()["T"], ck_worker.field(committed[-1] + 2))
