@@ -728,31 +728,24 @@ static int write_runs(zh_job_t *job, zh_wctx *w, const zh_piece *p, int64_t t, c
     return 1;
 }
 
-static void write_task(void *arg, int64_t t) {
-    zh_job_t *job = (zh_job_t *)arg;
-    zh_piece p;
-    zh_wctx *w = task_begin(job, t, &p);
-    if (!w) return;
+/* Write the piece p of task t to its chunk at path: gather (merging with the stored chunk
+ * when the piece does not cover it), encode, write to a temporary file and rename; or
+ * erase the chunk when it is all fill. */
+static void write_piece(zh_job_t *job, zh_wctx *w, int64_t t, const zh_piece *p,
+                        const char *path) {
     int covers = 1, inside = 1;
     for (int d = 0; d < job->ndim; d++) {
         int64_t c = job->chunk_shape[d];
-        int64_t extent = job->array_shape[d] - p.coords[d] * c;
+        int64_t extent = job->array_shape[d] - p->coords[d] * c;
         if (extent > c) extent = c;
-        if (p.count[d] != extent) covers = 0;
+        if (p->count[d] != extent) covers = 0;
         if (extent != c) inside = 0;
     }
-    char path[ZH_PATH_MAX];
     char msg[ZH_ERRLEN];
     msg[0] = 0;
-    if (chunk_path(job, p.coords, path, sizeof(path)) < 0) {
-        fail(job, t, ZH_ERR_IO, "path too long");
-        return;
-    }
-    if (job->nsteps == 0 && p.whole && job->swap == 0 && write_runs(job, w, &p, t, path))
-        return;
     const char *chunk;
-    if (p.whole && job->direct_ok && job->swap <= 1) {
-        chunk = p.bufp; /* straight from the caller's buffer */
+    if (p->whole && job->direct_ok && job->swap <= 1) {
+        chunk = p->bufp; /* straight from the caller's buffer */
     } else {
         char *buf = zh_scratch(w, 0, (size_t)job->decoded_size);
         if (!buf) {
@@ -772,7 +765,7 @@ static void write_task(void *arg, int64_t t) {
         } else if (!inside) {
             fill_chunk(job, buf);
         }
-        gather(job, &p, buf);
+        gather(job, p, buf);
         chunk = buf;
     }
     int rc;
@@ -795,6 +788,162 @@ static void write_task(void *arg, int64_t t) {
         return;
     }
     job->task_status[t] = ZH_TASK_DONE;
+}
+
+/* Row groups.  Uncompressed whole chunks side by side along the last axis share the rows
+ * of the caller's buffer: gathering them together reads every source row once, front to
+ * back, where chunk by chunk reads a short run out of every long row, once per chunk.
+ * Measured on tmpfs (64^3 float64 chunks, 512-byte rows, 2 processes on 2 cores): 0.10-0.12
+ * s of CPU per 256 MiB, against 0.15-0.20 s chunk by chunk; one contiguous write of the
+ * same bytes takes 0.10-0.13 s.  Each chunk is still its own temporary file and rename. */
+#define ZH_RG_MAX 8                        /* chunks per group */
+#define ZH_RG_BYTES ((int64_t)1 << 20)     /* gather buffer per group: L2-sized */
+
+/* The row length in bytes when the job's whole chunks can be written in row groups, else 0:
+ * uncompressed, native byte order, C-order chunks, rows contiguous in the caller's buffer
+ * and shorter than a zero-copy run (those are written as iovecs by write_runs). */
+static int64_t rowgroup_run(const zh_job_t *job) {
+    int nd = job->ndim, last = nd - 1;
+    if (nd < 2 || job->nsteps != 0 || job->swap != 0 || job->npieces[last] < 2) return 0;
+    if (job->step[last] != 1 || job->buf_strides[last] != job->itemsize ||
+        job->chunk_lstrides[last] != job->itemsize)
+        return 0;
+    for (int d = last - 1; d >= 0; d--)
+        if (job->chunk_lstrides[d] != job->chunk_lstrides[d + 1] * job->chunk_shape[d + 1]) return 0;
+    int64_t run = job->chunk_shape[last] * job->itemsize;
+    return run < ZH_ZC_MIN_RUN ? run : 0;
+}
+
+/* Piece k of the last dimension spans a whole chunk along it. */
+static int rowgroup_member(const zh_job_t *job, int64_t k) {
+    int last = job->ndim - 1;
+    int64_t i = job->piece_off[last] + k;
+    return job->p_first[i] == 0 && job->p_count[i] == job->chunk_shape[last];
+}
+
+static int write_all(int fd, const char *data, size_t n) {
+    struct iovec one = {(void *)data, n};
+    return writev_all(fd, &one, 1);
+}
+
+/* Task t's whole chunk in a row group.  Returns 0 when row groups do not apply (the caller
+ * writes the chunk), 1 when it is done here or by the task that leads its group: the
+ * group's first whole chunk writes them all; a member whose first row is all fill may be
+ * all fill, and is written (or erased) on its own, by write_piece. */
+static int write_rowgroup(zh_job_t *job, zh_wctx *w, int64_t t, const zh_piece *p) {
+    int64_t run = p->whole ? rowgroup_run(job) : 0;
+    if (!run) return 0;
+    int last = job->ndim - 1;
+    int64_t np = job->npieces[last], k = t % np; /* the last dimension is the fastest */
+    int64_t gs = k / ZH_RG_MAX * ZH_RG_MAX, ge = gs + ZH_RG_MAX < np ? gs + ZH_RG_MAX : np;
+    int64_t lead = gs;
+    while (!rowgroup_member(job, lead)) lead++; /* stops at k at the latest */
+    if (lead != k) return 1;
+
+    int64_t ts[ZH_RG_MAX], nrows = job->decoded_size / run;
+    zh_piece mp[ZH_RG_MAX];
+    int fds[ZH_RG_MAX], n = 0, solo[ZH_RG_MAX], nsolo = 0;
+    char *names = zh_scratch(w, 2, (size_t)2 * ZH_RG_MAX * ZH_PATH_MAX);
+    if (!names) {
+        fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return 1;
+    }
+    char msg[ZH_ERRLEN];
+    msg[0] = 0;
+    int rc = ZH_OK;
+    int64_t bad = t;
+    for (int64_t kk = k; kk < ge && rc == ZH_OK; kk++) {
+        if (!rowgroup_member(job, kk)) continue;
+        int64_t tk = t + (kk - k);
+        zh_piece *q = &mp[n];
+        make_piece(job, tk, q);
+        char *path = names + (size_t)(2 * n) * ZH_PATH_MAX, *tmp = path + ZH_PATH_MAX;
+        if (chunk_path(job, q->coords, path, ZH_PATH_MAX) < 0) {
+            rc = ZH_ERR_IO, bad = tk;
+            snprintf(msg, sizeof(msg), "path too long");
+            break;
+        }
+        if (!job->write_empty_chunks && is_fill(q->bufp, run, job->fill_stored, job->itemsize)) {
+            solo[nsolo++] = n; /* maybe all fill: write_piece checks the whole chunk */
+            ts[n++] = tk;
+            fds[n - 1] = -1;
+            continue;
+        }
+        rc = tmp_open(job, path, tmp, &fds[n], msg, sizeof(msg));
+        if (rc != ZH_OK) bad = tk;
+        else ts[n++] = tk;
+    }
+    int active = n - nsolo;
+    int64_t rows = active ? ZH_RG_BYTES / (run * active) : 1;
+    if (rows < 1) rows = 1;
+    char *buf = rc == ZH_OK && active ? zh_scratch(w, 0, (size_t)(rows * run * active)) : NULL;
+    if (rc == ZH_OK && active && !buf) rc = ZH_ERR_NOMEM, bad = t;
+    int e = 0;
+    int64_t idx[ZH_MAX_DIMS] = {0}, off = 0; /* odometer over the outer dimensions */
+    for (int64_t r0 = 0; rc == ZH_OK && active && r0 < nrows && !e; r0 += rows) {
+        int64_t nr = nrows - r0 < rows ? nrows - r0 : rows;
+        for (int64_t r = 0; r < nr; r++) {
+            char *dst = buf + r * run;
+            for (int m = 0; m < n; m++)
+                if (fds[m] >= 0) {
+                    memcpy(dst, mp[m].bufp + off, (size_t)run);
+                    dst += rows * run;
+                }
+            for (int d = last - 1; d >= 0; d--) {
+                off += job->buf_strides[d];
+                if (++idx[d] < job->chunk_shape[d]) break;
+                off -= job->buf_strides[d] * job->chunk_shape[d];
+                idx[d] = 0;
+            }
+        }
+        const char *src = buf;
+        for (int m = 0; m < n && !e; m++)
+            if (fds[m] >= 0) {
+                if ((e = write_all(fds[m], src, (size_t)(nr * run)))) bad = ts[m];
+                src += rows * run;
+            }
+    }
+    if (e) {
+        rc = ZH_ERR_IO;
+        snprintf(msg, sizeof(msg), "cannot set: [Errno %d] %s", e, strerror(e));
+    }
+    for (int m = 0; m < n; m++) { /* commit every file, or after a failure remove them */
+        if (fds[m] < 0) continue;
+        char *path = names + (size_t)(2 * m) * ZH_PATH_MAX, *tmp = path + ZH_PATH_MAX;
+        if (rc != ZH_OK) {
+            close(fds[m]);
+            unlink(tmp);
+        } else if ((rc = tmp_commit(job, fds[m], tmp, path, 0, msg, sizeof(msg))) != ZH_OK) {
+            bad = ts[m];
+        } else {
+            job->task_status[ts[m]] = ZH_TASK_DONE;
+        }
+    }
+    if (rc != ZH_OK) {
+        fail(job, bad, rc, rc == ZH_ERR_NOMEM ? "out of memory" : msg);
+        return 1;
+    }
+    for (int i = 0; i < nsolo; i++) {
+        char *path = names + (size_t)(2 * solo[i]) * ZH_PATH_MAX;
+        write_piece(job, w, ts[solo[i]], &mp[solo[i]], path);
+    }
+    return 1;
+}
+
+static void write_task(void *arg, int64_t t) {
+    zh_job_t *job = (zh_job_t *)arg;
+    zh_piece p;
+    zh_wctx *w = task_begin(job, t, &p);
+    if (!w) return;
+    char path[ZH_PATH_MAX];
+    if (write_rowgroup(job, w, t, &p)) return;
+    if (chunk_path(job, p.coords, path, sizeof(path)) < 0) {
+        fail(job, t, ZH_ERR_IO, "path too long");
+        return;
+    }
+    if (job->nsteps == 0 && p.whole && job->swap == 0 && write_runs(job, w, &p, t, path))
+        return;
+    write_piece(job, w, t, &p, path);
 }
 
 int zh_write_run(zh_job_t *job, int nthreads) {
