@@ -474,7 +474,7 @@ def test_row_group_failure_names_the_chunk_and_leaves_no_temporary_file(tmp_path
 def test_row_groups_match_numpy_and_the_python_path(tmp_path_factory, data, dtype, ndim):
     # uncompressed chunks with short rows, several whole chunks across the last axis
     itemsize = np.dtype(dtype).itemsize
-    last = data.draw(st.integers(1, max(1, 1023 // itemsize)), label="row")
+    last = data.draw(st.integers(1, max(1, 2047 // itemsize)), label="row")
     chunks = tuple(data.draw(st.integers(1, 3)) for _ in range(ndim - 1)) + (last,)
     shape = tuple(c * data.draw(st.integers(1, 2)) + data.draw(st.sampled_from([0, 1]))
                   for c in chunks[:-1]) + (
