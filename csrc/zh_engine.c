@@ -926,7 +926,8 @@ static int write_rowgroup(zh_job_t *job, zh_wctx *w, int64_t t, const zh_piece *
         return 1;
     }
     for (int i = 0; i < nsolo; i++) {
-        char *path = names + (size_t)(2 * solo[i]) * ZH_PATH_MAX;
+        char path[ZH_PATH_MAX]; /* own copy: write_piece may use every scratch buffer */
+        memcpy(path, names + (size_t)(2 * solo[i]) * ZH_PATH_MAX, ZH_PATH_MAX);
         write_piece(job, w, ts[solo[i]], &mp[solo[i]], path);
     }
     return 1;
