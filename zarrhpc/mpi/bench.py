@@ -165,7 +165,8 @@ def main(argv=None) -> int:
 
     results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30,
                "chunks": {name: layouts[name] for name in wanted},
-               "rows": {name: {} for name in wanted}, "speedup": {name: {} for name in wanted}}
+               "rows": {name: {} for name in wanted}, "speedup": {name: {} for name in wanted},
+               "round_seconds": {name: {} for name in wanted}}
 
     def bench_mode(layout, mode):
         chunks = layouts[layout]
@@ -227,6 +228,7 @@ def main(argv=None) -> int:
                    for name, theirs in times.items() if name != "zarrhpc collective"}
         results["rows"][layout][mode] = got
         results["speedup"][layout][mode] = speedup
+        results["round_seconds"][layout][mode] = times
         if rank == 0:
             print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
                   f"{chunks} ({layout}), compressors: {mode}; median of {args.repeat}")
