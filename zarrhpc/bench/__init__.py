@@ -123,7 +123,8 @@ class _Runner:
     def throughput_rounds(self, workload, codec, op, peers, nbytes, fn, setup) -> dict:
         """Like :meth:`throughput` for several peers at once, in rounds: every peer runs
         once per round, so that all see the same machine (a shared machine's load drifts
-        over a minute; peer after peer, the ratio would drift with it).
+        over a minute; peer after peer, the ratio would drift with it), and the order
+        turns from round to round.
 
         ``fn(peer)`` and ``setup(peer)`` give each peer's callables. Returns peer name ->
         Result; a peer that raises Unavailable is skipped with its reason.
@@ -134,8 +135,10 @@ class _Runner:
                 calls[peer.name] = (fn(peer), setup(peer))
             except Unavailable as exc:
                 notes[peer.name] = str(exc)
-        for _ in range(self.repeat):
-            for name, (call, prepare) in list(calls.items()):
+        for i in range(self.repeat):
+            names = list(calls)  # each round starts with the next peer: none always goes first
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                call, prepare = calls[name]
                 try:
                     (t,), _ = _time(call, 1, prepare)
                 except Unavailable as exc:

@@ -80,15 +80,22 @@ def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "") -> di
     Interleaved, so that a method and its peers see the same machine (on a shared
     machine the load drifts over a minute); each time is from a barrier to the slowest
     rank. After each round, outside the timing, rank 0 deletes what it wrote except
-    names starting with ``keep``.
+    names starting with ``keep``. Round ``i`` starts with the ``i``-th method (in turn):
+    the first writer after a deletion gets the memory just freed, which on a virtual
+    machine can be slower to touch again. An untimed round comes first (imports, MPI
+    connections, first touches of memory), with ``i = -1``.
     """
     times = {name: [] for name in fns}
-    for i in range(repeat):
-        for name, fn in fns.items():
+    names = list(fns)
+    for i in range(-1, repeat):
+        for name in names[i % len(names):] + names[:i % len(names)]:
+            fn = fns[name]
             comm.Barrier()
             t0 = time.perf_counter()
             fn(i)
-            times[name].append(comm.allreduce(time.perf_counter() - t0, op=_max()))
+            dt = comm.allreduce(time.perf_counter() - t0, op=_max())
+            if i >= 0:
+                times[name].append(dt)
         _clean(comm, root, keep)
     return times
 
