@@ -136,8 +136,9 @@ class Partition:
     policy : "block", "cyclic" or "decomposition"
         ``block``: the units in C order are cut into ``nranks`` contiguous runs of equal
         length (within one). ``cyclic``: unit ``i`` (C order) goes to rank ``i % nranks``.
-        ``decomposition``: a unit goes to the rank whose box covers most of it (ties go to
-        the lowest rank); units no box touches fall back to ``block``.
+        ``decomposition``: a unit goes to the rank whose box covers most of it (a tie to
+        the least loaded of the tied ranks, the lowest when equal: units cut in half by a
+        rank boundary are shared out); units no box touches fall back to ``block``.
     boxes : every rank's box (None for a rank holding nothing); needed for "decomposition".
     """
 
@@ -167,15 +168,32 @@ class Partition:
             table = flat * self.nranks // max(self.nunits, 1)
         table = table.astype(np.int32).reshape(self.grid_shape)
         if self.policy == "decomposition":
-            best = np.zeros(self.grid_shape, dtype=np.int64)
-            for rank, box in enumerate(boxes):
-                if not box_size(box):
-                    continue
-                cover = self._coverage(box)
-                better = cover > best  # strict: ties keep the lower rank
-                best[better] = cover[better]
-                table[better] = rank
+            covers = {rank: self._coverage(box) for rank, box in enumerate(boxes) if box_size(box)}
+            if covers:
+                self._assign_by_cover(table, covers)
         return table
+
+    def _assign_by_cover(self, table: np.ndarray, covers: dict) -> None:
+        """Each unit to the rank covering most of it. A tie (a rank boundary through the
+        middle of units) goes to the least loaded of the tied ranks, units in C order, so
+        that both sides of such a boundary get half its units instead of the lower rank
+        all of them (the compression work would be uneven)."""
+        ranks = sorted(covers)
+        stack = np.stack([covers[r] for r in ranks])
+        best = stack.max(axis=0)
+        top = (stack == best) & (best > 0)
+        single = top.sum(axis=0) == 1
+        table[single] = np.asarray(ranks, dtype=np.int32)[stack.argmax(axis=0)[single]]
+        tied = np.argwhere(~single & (best > 0))
+        if not len(tied):
+            return
+        sizes = self._coverage(tuple((0, n) for n in self.shape))
+        load = {r: int(sizes[(table == r) & single].sum()) for r in ranks}
+        for coords in map(tuple, tied):
+            candidates = [r for i, r in enumerate(ranks) if top[(i, *coords)]]
+            owner = min(candidates, key=lambda r: (load[r], r))
+            table[coords] = owner
+            load[owner] += int(sizes[coords])
 
     def _coverage(self, box: Box) -> np.ndarray:
         """How many elements of each unit ``box`` covers (an array of the grid's shape)."""
