@@ -13,7 +13,8 @@ Life cycle of a step (`Checkpointer.save`): rank 0 creates the step group marked
 `zarrhpc.mpi.write`); after every rank has finished (the write's closing agreement is a
 barrier), rank 0 rewrites the group's ``zarr.json`` with ``committed: true`` (one atomic
 file replace: this is the commit), then updates the root attribute, then applies the
-retention policy. A job killed at any moment leaves either the previous state or a step
+retention policy (rank 0 un-commits the steps it retires; every rank erases a share of
+their chunks). A job killed at any moment leaves either the previous state or a step
 without the marker, which `latest`/`load` ignore and report (`uncommitted`). The marker,
 not the root attribute, is the truth: the root attribute may lag by one step if the job
 dies between the two writes. Deleting a step un-commits it first.
@@ -208,8 +209,10 @@ class Checkpointer:
         for name, (value, reg, shp, chk) in jobs.items():
             self._write_array(f"{group}/{name}", value, reg, shp, chk, compressors)
         # every rank's data is stored (the writes end with an agreement): commit
-        self._on_root(lambda: self._commit(group, dict(info, committed=True), attrs),
-                      f"checkpoint {group}")
+        retired = self._on_root(lambda: self._commit(group, dict(info, committed=True), attrs),
+                                f"checkpoint {group}")
+        if retired:
+            self._erase_steps(retired)
 
     def _check_save(self, step, arrays, attrs, region, shape, chunks):
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
@@ -263,25 +266,55 @@ class Checkpointer:
             region = tuple(slice(0, n) for n in a.shape)
         zmpi.write(a, region, value, self.comm)
 
-    def _commit(self, group: str, info: dict, attrs: dict) -> None:
+    def _commit(self, group: str, info: dict, attrs: dict) -> list[str]:
+        """Commit ``group``; returns the groups the retention policy retires, un-committed
+        already (`_erase_steps` removes them)."""
         node = zarrhpc.open_group(self.store, path=group, mode="r+")
         node.attrs.put({ATTR: info, **attrs})  # the commit: one atomic zarr.json replace
         committed, partial = self._scan()
         zarrhpc.open_group(self.store, mode="r+").attrs[ATTR] = {"latest": committed[-1], "format": 1}
-        if self.keep_last is not None:
-            newest = committed[-1]
-            for old in committed[:-self.keep_last]:
-                self._delete(step_name(old))
-            for old in partial:
-                if old < newest:
-                    self._delete(step_name(old))
+        if self.keep_last is None:
+            return []
+        newest = committed[-1]
+        retired = [step_name(s) for s in committed[:-self.keep_last]]
+        retired += [step_name(s) for s in partial if s < newest]
+        for old in retired:
+            self._uncommit(old)
+        return retired
 
-    def _delete(self, group: str) -> None:
-        """Un-commit first, then remove: a crash half-way leaves an ignored step."""
+    def _erase_steps(self, groups: list[str]) -> None:
+        """Remove retired (un-committed) step groups; every rank erases a share of their
+        chunks, then rank 0 the rest. On a parallel file system unlinking a large step from
+        one rank would take about as long as writing it did from all."""
+        size = self._c.Get_size()
+        if size > 1:
+            keys = self._on_root(
+                lambda: [k for g in groups for k in self.store.list_prefix(f"{g}/")
+                         if not k.endswith("zarr.json")], "checkpoint retention")
+            error = None
+            try:
+                self.store.erase_values(keys[self._c.Get_rank()::size])
+            except Exception as exc:  # noqa: BLE001 - agreed below: every rank raises
+                error = exc
+            msgs = self._c.allgather(None if error is None else f"{type(error).__name__}: {error}")
+            if error is not None:
+                raise error
+            for rank, msg in enumerate(msgs):
+                if msg is not None:
+                    raise CollectiveError(f"checkpoint retention: rank {rank} failed: {msg}")
+        self._on_root(lambda: [self.store.erase_prefix(f"{g}/") for g in groups],
+                      "checkpoint retention")
+
+    def _uncommit(self, group: str) -> None:
+        """Mark a step not committed: from here on it is ignored, whatever is left of it."""
         md = read_node(self.store, group)
         if isinstance(md, GroupMetadataV3) and md.attributes.get(ATTR, {}).get("committed"):
             info = dict(md.attributes[ATTR], committed=False)
             self.store.set(meta_key(group), md.with_attributes({**md.attributes, ATTR: info}).to_bytes())
+
+    def _delete(self, group: str) -> None:
+        """Un-commit first, then remove: a crash half-way leaves an ignored step."""
+        self._uncommit(group)
         self.store.erase_prefix(f"{group}/")
 
     # -- load --------------------------------------------------------------------------

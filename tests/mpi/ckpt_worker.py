@@ -6,6 +6,8 @@ Modes
 - ``restart``: load the newest committed step (each rank its region), check it, save step 3.
 - ``loop``: save steps 0, 1, 2, ... (keep_last=2) until killed; ``DIR/pids/<rank>`` once
   step 0 is committed.
+- ``retention``: save steps 0..3 with keep_last=1 through a store that records, in
+  ``DIR/erased/<rank>``, how many chunk keys of retired steps this rank erased.
 - ``resume``: after a kill at any moment: check the newest committed step, if any (each
   rank its region), then save the next two steps (keep_last=2), as a restarted job would.
 
@@ -78,6 +80,21 @@ def main(mode: str, root: str) -> int:
         save(ck, 3)
         return 1  # not reached: every rank stops inside step 3
 
+    if mode == "retention":
+        erased = []
+
+        class Recording(zarrhpc.LocalStore):
+            def _erase(self, key):
+                erased.append(key)
+                super()._erase(key)
+
+        ck = Checkpointer(Recording(root), comm, keep_last=1)
+        for step in range(4):
+            save(ck, step)
+        Path(root, "erased").mkdir(exist_ok=True)
+        chunks = [k for k in erased if "/c/" in k]
+        Path(root, "erased", str(rank)).write_text(str(len(chunks)))
+        return 0
     ck = Checkpointer(root, comm, keep_last=2)
     if mode == "restart":
         snap = ck.load(region=reg)

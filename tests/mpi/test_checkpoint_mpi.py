@@ -111,3 +111,14 @@ def test_sigkill_at_a_random_moment(tmp_path, seed, mpi_command, mpi_env, run_mp
     run_mpi(2, WORKER, "resume", str(tmp_path))
     assert ck.steps() == [committed[-1] + 1, committed[-1] + 2] and ck.uncommitted() == []
     np.testing.assert_array_equal(ck.load()["T"], ck_worker.field(committed[-1] + 2))
+
+
+def test_retention_erases_retired_steps_from_every_rank(tmp_path, run_mpi):
+    run_mpi(3, WORKER, "retention", str(tmp_path))
+    ck = Checkpointer(tmp_path)
+    assert ck.steps() == [3] and ck.uncommitted() == []
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("step_")) == ["step_00000003"]
+    np.testing.assert_array_equal(ck.load()["T"], ck_worker.field(3))
+    erased = [int((tmp_path / "erased" / str(r)).read_text()) for r in range(3)]
+    # steps 0, 1, 2 retired: 2 arrays x 5 x 5 x 1 chunks each, shared out between the ranks
+    assert sum(erased) == 3 * 2 * 25 and all(n > 0 for n in erased), erased
