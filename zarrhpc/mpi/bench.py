@@ -11,7 +11,8 @@ per-repetition ratios (the machine's load drifts; interleaving keeps the pairs f
 - ``h5py gathered``: ``Gatherv`` to rank 0, which writes one HDF5 file;
 - ``zarr-python gathered``: the same with zarr-python (one writer: the lock-free way to
   avoid its lost updates on shared chunks);
-- reads: `zarrhpc.mpi.read` with ``method="direct"`` and ``method="owners"``.
+- reads: `zarrhpc.mpi.read` with ``method="direct"`` and ``method="owners"``, into a
+  buffer allocated once.
 
 Compressed runs use blosc lz4 + shuffle everywhere (h5py through hdf5plugin when
 installed, else its compressed rows are skipped).
@@ -223,9 +224,13 @@ def main(argv=None) -> int:
         times = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr")
         rows = {name: statistics.median(t) for name, t in times.items()}
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
+        # into one buffer, touched already: a new one per read would time the allocator
+        # (fresh memory on this VM is slow to touch, and varies run to run)
+        out = np.zeros_like(block)
         for method in ("direct", "owners"):
             rows[f"zarrhpc read {method}"] = timed(
-                comm, lambda i, m=method, a=arr: zmpi.read(a, region, comm, method=m), args.repeat)
+                comm, lambda i, m=method, a=arr: zmpi.read(a, region, comm, method=m, out=out),
+                args.repeat)
         del arr
         timed(comm, lambda i: None, 1, root)  # drop the array read above
         got = {k: nbytes / 1e9 / v for k, v in rows.items()}
