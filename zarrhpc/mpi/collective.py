@@ -362,7 +362,7 @@ def _start_exchange(comm, sendbuf, scounts, sdispls, expect, what: str, error=No
         )
     rdispls = np.zeros(size, dtype=np.int64)
     np.cumsum(rcounts[:-1], out=rdispls[1:])
-    recvbuf = np.empty(int(rcounts.sum()), dtype=np.uint8)
+    recvbuf = alloc.empty((int(rcounts.sum()),), np.uint8)  # pages already touched
     request = comm.Ialltoallv(
         [sendbuf, (scounts.tolist(), sdispls.tolist()), MPI.BYTE],
         [recvbuf, (rcounts.tolist(), rdispls.tolist()), MPI.BYTE],
@@ -455,7 +455,7 @@ def _write(arr, region, block, comm, ownership) -> None:
             if in_place is not None:  # each peer's piece is one run of the block: no packing
                 sendbuf, sdispls = in_place
             else:
-                sendbuf = np.empty(int(scounts.sum()), dtype=np.uint8)
+                sendbuf = alloc.empty((int(scounts.sum()),), np.uint8)
                 for p, off in zip(sends, send_offsets):
                     _segment(sendbuf, off, p, arr.dtype)[...] = data[to_slices(p.box, box)]
             recv_offsets, expect, _ = _layout(received, lambda p: p.holder, arr.dtype.itemsize, size)
