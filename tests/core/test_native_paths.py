@@ -38,6 +38,14 @@ CHAINS = {
 WAYS = ["local", "memory", "python"]
 
 
+def assert_same_files(mine: pathlib.Path, theirs: pathlib.Path) -> None:
+    """The same files under both roots, byte for byte (the engine against the Python path)."""
+    stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
+    assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+    for rel in stored:
+        assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+
+
 def make(way, tmp_path, **kwargs):
     store = zarrhpc.MemoryStore() if way == "memory" else zarrhpc.LocalStore(tmp_path / "d")
     a = zarrhpc.create_array(store, overwrite=True, **kwargs)
@@ -395,11 +403,7 @@ def test_uncompressed_rows_written_without_a_copy_match_numpy(tmp_path_factory, 
         ref = make("python", tmp_path_factory.mktemp("ref"), shape=shape, chunks=chunks,
                    dtype=dtype, fill_value=0, **ROW_CHAINS[chain])
         ref[...] = expected
-        mine, theirs = tmp / "d", pathlib.Path(ref.store.root)
-        stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
-        assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
-        for rel in stored:  # byte for byte what the Python path stores
-            assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+        assert_same_files(tmp / "d", pathlib.Path(ref.store.root))
 
 
 @pytest.mark.parametrize("chain", sorted(ROW_CHAINS))
@@ -418,11 +422,7 @@ def test_whole_chunks_from_the_callers_rows(tmp_path, chain, dtype):
     ref = make("python", tmp_path / "ref", shape=shape, chunks=chunks, dtype=dtype,
                fill_value=0, **ROW_CHAINS[chain])
     ref[...] = value
-    mine, theirs = tmp_path / "d", pathlib.Path(ref.store.root)
-    stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
-    assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
-    for rel in stored:
-        assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+    assert_same_files(tmp_path / "d", pathlib.Path(ref.store.root))
 
 
 def test_row_groups_of_short_rows(tmp_path):
@@ -452,9 +452,7 @@ def test_row_groups_of_short_rows(tmp_path):
              fill_value=0, compressors=None)
     b[...] = np.flip(np.flip(value, 0).copy(), 0)
     np.testing.assert_array_equal(b[...], value)
-    files = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
-    other = tmp_path / "flipped" / "d"
-    assert files == sorted(p.relative_to(other) for p in other.rglob("*") if p.is_file())
+    assert_same_files(root, tmp_path / "flipped" / "d")
 
 
 def test_row_group_failure_names_the_chunk_and_leaves_no_temporary_file(tmp_path):
@@ -499,8 +497,4 @@ def test_row_groups_match_numpy_and_the_python_path(tmp_path_factory, data, dtyp
     ref = make("python", tmp_path_factory.mktemp("ref"), shape=shape, chunks=chunks,
                dtype=dtype, fill_value=0, compressors=None)
     ref[...] = expected
-    mine, theirs = tmp / "d", pathlib.Path(ref.store.root)
-    stored = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
-    assert stored == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
-    for rel in stored:
-        assert (mine / rel).read_bytes() == (theirs / rel).read_bytes(), rel
+    assert_same_files(tmp / "d", pathlib.Path(ref.store.root))

@@ -77,7 +77,7 @@ def make_case(seed: int, index: int, nranks: int) -> dict:
     rng = np.random.default_rng([seed, index, nranks])
     ndim = int(rng.integers(1, 5))
     budget = int(rng.integers(200, 30000))
-    edge = max(1, int(round(budget ** (1 / ndim))))
+    edge = max(1, round(budget ** (1 / ndim)))
     shape = [int(rng.integers(1, 2 * edge + 1)) for _ in range(ndim)]
     chunks = [int(rng.integers(1, n + 2)) for n in shape]  # may exceed the edge
     zarr_format = 2 if rng.random() < 0.2 else 3
