@@ -36,6 +36,7 @@ import zarrhpc
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.errors import CheckpointError, CollectiveError, ContainsGroupError
 from zarrhpc.metadata import ArrayMetadataV3, GroupMetadataV3
+from zarrhpc.mpi.collective import _agree
 from zarrhpc.mpi.partition import normalize_region
 
 __all__ = ["Checkpointer", "Snapshot"]
@@ -133,16 +134,6 @@ class Checkpointer:
             raise CollectiveError(f"{what}: rank 0 failed: {remote}")
         return result
 
-    def _agree(self, error: BaseException | None, what: str) -> None:
-        """Every rank learns whether any failed: the failing rank raises its own exception,
-        the others `CollectiveError` naming it."""
-        msgs = self._c.allgather(None if error is None else f"{type(error).__name__}: {error}")
-        if error is not None:
-            raise error
-        for rank, msg in enumerate(msgs):
-            if msg is not None:
-                raise CollectiveError(f"{what}: rank {rank} failed: {msg}")
-
     def _init_root(self) -> None:
         md = read_node(self.store, "")
         if isinstance(md, ArrayMetadataV3):
@@ -207,7 +198,7 @@ class Checkpointer:
             step, attrs, jobs = self._check_save(step, arrays, attrs, region, shape, chunks)
         except Exception as exc:  # noqa: BLE001
             error = exc
-        self._agree(error, "checkpoint save")
+        _agree(self._c, error, "checkpoint save")
         group = step_name(step)
         info = {"step": step, "committed": False, "arrays": list(arrays)}
         self._on_root(lambda: self._begin(group, info, attrs, overwrite), f"checkpoint {group}")
@@ -301,7 +292,7 @@ class Checkpointer:
                 self.store.erase_values(keys[self._c.Get_rank()::size])
             except Exception as exc:  # noqa: BLE001 - agreed below: every rank raises
                 error = exc
-            self._agree(error, "checkpoint retention")
+            _agree(self._c, error, "checkpoint retention")
         self._on_root(lambda: [self.store.erase_prefix(f"{g}/") for g in groups],
                       "checkpoint retention")
 
