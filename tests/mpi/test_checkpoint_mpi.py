@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -122,3 +123,14 @@ def test_retention_erases_retired_steps_from_every_rank(tmp_path, run_mpi):
     erased = [int((tmp_path / "erased" / str(r)).read_text()) for r in range(3)]
     # steps 0, 1, 2 retired: 2 arrays x 5 x 5 x 1 chunks each, shared out between the ranks
     assert sum(erased) == 3 * 2 * 25 and all(n > 0 for n in erased), erased
+
+
+@pytest.mark.parametrize("nranks", [2, 3, 5])
+def test_random_checkpoints_load_what_was_saved(tmp_path, run_mpi, nranks):
+    # tests/mpi/ckpt_fuzz_worker.py: random arrays, regions and keep_last, random loads
+    worker = str(Path(__file__).with_name("ckpt_fuzz_worker.py"))
+    run_mpi(nranks, worker, str(tmp_path), str(nranks), "12", timeout=300)
+    report = json.loads((tmp_path / "fuzz.json").read_text())
+    assert len(report) == 12
+    failed = [r for r in report if r["failures"]]
+    assert not failed, json.dumps(failed[:3], indent=1)
