@@ -5,7 +5,6 @@ by the engine), the engine fed by a MemoryStore's buffers, and the Python per-ch
 (the engine switched off). All three must equal numpy, chunk by chunk, bit for bit.
 """
 
-import multiprocessing
 import os
 import pathlib
 import threading
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 import zarrhpc
 from zarrhpc import config
 from zarrhpc.errors import CorruptChunkError, ReadOnlyError, StoreError
+from zarrhpc.testing.fork import in_forked_child
 from zarrhpc.testing.gil import progress_during
 from zarrhpc.testing.strategies import basic_selections, shapes_and_chunks
 
@@ -224,13 +224,7 @@ def test_engine_works_in_a_forked_child(tmp_path):
     a[...] = 1.0
     with config.set(threads=2):
         a[...]  # start the pool's threads in the parent
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child_read, args=(str(tmp_path / "d"), q))
-    p.start()
-    p.join(60)
-    assert p.exitcode == 0
-    assert q.get(timeout=5) == 64 * 64
+    assert in_forked_child(_child_read, str(tmp_path / "d")) == 64 * 64
 
 
 def test_engine_read_and_write_release_the_gil(tmp_path):

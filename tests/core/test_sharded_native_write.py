@@ -14,6 +14,7 @@ import zarrhpc
 from zarrhpc import config
 from zarrhpc.core import _shard
 from zarrhpc.errors import StoreError
+from zarrhpc.testing.fork import in_forked_child
 from zarrhpc.testing.strategies import basic_selections
 
 from .test_sharded_array import assert_storage_minimal, sharded_geometry
@@ -166,16 +167,8 @@ def _child_write(path, q):
 
 
 def test_shard_writes_work_in_a_forked_child(tmp_path):
-    import multiprocessing
-
     a = zarrhpc.create_array(tmp_path / "a.zarr", shape=(64, 64), dtype="f4", chunks=(8, 8),
                              shards=(32, 32), compressors=CHAINS["blosc"])
     with config.set(threads=2):
         a[...] = 1  # the parent's pool threads and shard arenas exist before the fork
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child_write, args=(str(tmp_path / "a.zarr"), q))
-    p.start()
-    p.join(60)
-    assert p.exitcode == 0
-    assert q.get(timeout=5) is True
+    assert in_forked_child(_child_write, str(tmp_path / "a.zarr")) is True
