@@ -76,7 +76,7 @@ def _bench_mpi(args) -> int:
         print("zarrhpc bench --mpi: no mpiexec found (pip install 'zarrhpc[mpi]')", file=sys.stderr)
         return 2
     cmd = [mpiexec, "-n", str(args.ranks), sys.executable, "-m", "mpi4py", "-m",
-           "zarrhpc.mpi.bench", "--repeat", str(args.repeat)]
+           "zarrhpc.mpi.bench", "--repeat", str(args.repeat or 6)]
     if args.quick:
         cmd += ["--size-mib", "64"]
     from zarrhpc.bench import default_dir
@@ -104,7 +104,7 @@ def _cmd_bench(args) -> int:
 
     with config.set(threads=args.threads) if args.threads else config.set():
         results = run(quick=args.quick, peers=split(args.peers), codecs=split(args.codecs),
-                      workloads=split(args.workloads), repeat=args.repeat,
+                      workloads=split(args.workloads), repeat=args.repeat or 3,
                       directory=args.dir, durable=args.durable, log=log)
     if args.json:
         print(json.dumps({"threads": config.get("threads"), "results": results_json(results)},
@@ -148,7 +148,8 @@ def main(argv=None) -> int:
                    "tensorstore,h5py,raw (default: all installed)")
     b.add_argument("--codecs", help="comma-separated: none,blosc-lz4,zstd-1,gzip-1")
     b.add_argument("--workloads", help="comma-separated: W1,W2,W3,W4,W5,W6,W7")
-    b.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    b.add_argument("--repeat", type=int, default=None,
+                   help="runs per measurement (median; default 3, and 6 rounds for --mpi)")
     b.add_argument("--dir", help="where the data goes (default /dev/shm)")
     b.add_argument("--threads", type=int, help="zarrhpc worker threads")
     b.add_argument("--durable", action="store_true",

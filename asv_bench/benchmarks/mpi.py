@@ -15,7 +15,7 @@ from pathlib import Path
 
 RANKS, SIZE_MIB = 4, 256
 METHODS = ["zarrhpc collective", "zarrhpc read direct", "zarrhpc read owners",
-           "h5py per rank (a)", "h5py gathered (b)", "zarr-python gathered (c)"]
+           "h5py per rank (a)", "h5py per rank, same chunks (a')", "h5py gathered (b)", "zarr-python gathered (c)"]
 
 
 class CollectiveIO:

@@ -2,13 +2,26 @@
 
 import json
 
-from zarrhpc.mpi.bench import slabs
+from zarrhpc.mpi.bench import round_order, slabs
 
 
 def test_slab_boundaries_fall_inside_chunks():
     cuts = slabs(2048, 4, 64)
     assert [s.start for s in cuts] == [0, 533, 1045, 1557]
     assert all(s.start % 64 for s in cuts[1:]) and cuts[-1].stop == 2048
+
+
+def test_round_order_keeps_the_close_comparisons_together_and_takes_turns():
+    names = ["zh", "a", "a2", "b", "c"]
+    slow = {"b", "c"}
+    orders = [round_order(names, slow, i) for i in range(-1, 6)]
+    for order in orders:
+        assert sorted(order) == sorted(names)
+        assert set(order[:3]) == {"zh", "a", "a2"}  # the fast ones never follow a slow one
+    heads = [o[0] for o in orders[1:]]
+    assert heads == ["zh", "a", "a2", "zh", "a", "a2"]  # each leads equally often
+    assert [o[3] for o in orders[1:3]] == ["b", "c"]
+    assert round_order(["zh"], set(), 3) == ["zh"] and round_order([], set(), 0) == []
 
 
 def test_bench_reports_both_layouts(run_mpi, tmp_path):
@@ -30,6 +43,8 @@ def test_bench_reports_both_layouts(run_mpi, tmp_path):
                        "zarr-python gathered (c)"]
             if mode == "none" or h5_blosc:
                 methods += ["h5py per rank (a)", "h5py gathered (b)"]
+            if mode == "none":
+                methods += ["h5py per rank, same chunks (a')"]
             for method in methods:
                 assert rows[method] > 0, (layout, mode, method)
             peers = set(got["speedup"][layout][mode])

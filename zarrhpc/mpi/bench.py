@@ -3,11 +3,15 @@
 Every rank holds a slab of a float64 field (slab boundaries not on chunk boundaries);
 each method is timed from a barrier to the last rank's finish, repeated, and the median
 aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, saved. The
-write methods run in turn within each repetition, and each speedup is the median of the
-per-repetition ratios (the machine's load drifts; interleaving keeps the pairs fair).
+write methods run in turn within each repetition (`round_order`), and each speedup is the
+median of the per-repetition ratios (the machine's load drifts; interleaving keeps the
+pairs fair).
 
 - ``zarrhpc collective``: `zarrhpc.mpi.write` (two-phase, each chunk written once);
-- ``h5py per rank``: every rank writes its slab to its own HDF5 file;
+- ``h5py per rank (a)``: every rank writes its slab to its own HDF5 file: contiguous when
+  uncompressed (h5py's default and its fastest: one write), else chunked like the array;
+- ``h5py per rank, same chunks (a')``: uncompressed only, chunked like the array, for
+  what the chunk layout itself costs (h5py then reorganises the bytes too);
 - ``h5py gathered``: ``Gatherv`` to rank 0, which writes one HDF5 file;
 - ``zarr-python gathered``: the same with zarr-python (one writer: the lock-free way to
   avoid its lost updates on shared chunks);
@@ -75,21 +79,35 @@ def timed(comm, fn, repeat: int, root: Path | None = None, keep: str = "") -> fl
     return statistics.median(times)
 
 
-def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "") -> dict:
+def round_order(names: list, slow: set, i: int) -> list:
+    """The order of round ``i``: the fast methods first, taking turns at the head, then
+    the slow ones (``slow``), taking turns too: so the close comparisons (zarrhpc
+    against per-rank files) never follow a long single-rank phase, and each method leads
+    equally often over ``len(fast)`` rounds."""
+    def turn(group):
+        k = i % len(group) if group else 0
+        return group[k:] + group[:k]
+
+    return turn([n for n in names if n not in slow]) + turn([n for n in names if n in slow])
+
+
+def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "",
+                 slow: frozenset = frozenset()) -> dict:
     """Wall times of every method in ``fns``, run in turn in each of ``repeat`` rounds.
 
     Interleaved, so that a method and its peers see the same machine (on a shared
     machine the load drifts over a minute); each time is from a barrier to the slowest
-    rank. After each round, outside the timing, rank 0 deletes what it wrote except
-    names starting with ``keep``. Round ``i`` starts with the ``i``-th method (in turn):
-    the first writer after a deletion gets the memory just freed, which on a virtual
-    machine can be slower to touch again. An untimed round comes first (imports, MPI
+    rank. The order changes from round to round (`round_order`; ``slow`` names the
+    methods that go last). After each method, outside the timing, rank 0 deletes what it
+    wrote except names starting with ``keep``: every method then writes into memory just
+    freed, as on a node that checkpoints over its previous files. (With a whole round's
+    files left in place on this 2-core VM, the second gathered write of 1 GiB took 6-9 s
+    instead of 1-3 s, whichever peer it was.) An untimed round comes first (imports, MPI
     connections, first touches of memory), with ``i = -1``.
     """
     times = {name: [] for name in fns}
-    names = list(fns)
     for i in range(-1, repeat):
-        for name in names[i % len(names):] + names[:i % len(names)]:
+        for name in round_order(list(fns), set(slow), i):
             fn = fns[name]
             comm.Barrier()
             t0 = time.perf_counter()
@@ -97,7 +115,7 @@ def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "") -> di
             dt = comm.allreduce(time.perf_counter() - t0, op=_max())
             if i >= 0:
                 times[name].append(dt)
-        _clean(comm, root, keep)
+            _clean(comm, root, keep)
     return times
 
 
@@ -191,9 +209,9 @@ def main(argv=None) -> int:
             hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE)
             if hdf5plugin is not None else None)
         if h5py is not None and h5_kwargs is not None:
-            def per_rank(i):
+            def per_rank(i, chunked=comp is not None):
                 with h5py.File(root / f"h5_{mode}_{i}_{rank}.h5", "w") as f:
-                    if comp is None or block.size == 0:
+                    if not chunked or block.size == 0:
                         f.create_dataset("T", data=block)
                     else:
                         f.create_dataset("T", data=block, **h5_kwargs,
@@ -208,6 +226,8 @@ def main(argv=None) -> int:
                                          **h5_kwargs)
 
             writers["h5py per rank (a)"] = per_rank
+            if comp is None:  # (a) is contiguous then: the same chunks too, for the layout's cost
+                writers["h5py per rank, same chunks (a')"] = lambda i: per_rank(f"{i}c", True)
             writers["h5py gathered (b)"] = h5_gathered
         if zarr is not None:
             def zarr_gathered(i):
@@ -221,7 +241,8 @@ def main(argv=None) -> int:
                     z[...] = gathered
 
             writers["zarr-python gathered (c)"] = zarr_gathered
-        times = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr")
+        times = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr",
+                             slow=frozenset(n for n in writers if "gathered" in n))
         rows = {name: statistics.median(t) for name, t in times.items()}
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
         # into one buffer, touched already: a new one per read would time the allocator
@@ -246,7 +267,7 @@ def main(argv=None) -> int:
                   f"{chunks} ({layout}), compressors: {mode}; median of {args.repeat}")
             for name, gbps in got.items():
                 ratio = f"  (zarrhpc collective: {speedup[name]:.2f}x)" if name in speedup else ""
-                print(f"  {name:26s} {gbps:7.2f} GB/s{ratio}")
+                print(f"  {name:32s} {gbps:7.2f} GB/s{ratio}")
             sys.stdout.flush()
 
     modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
