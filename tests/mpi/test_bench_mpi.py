@@ -1,6 +1,7 @@
 """The MPI benchmark runs end to end on real ranks and reports every method and layout."""
 
 import json
+import os
 
 from zarrhpc.mpi.bench import round_order, slabs
 
@@ -49,4 +50,12 @@ def test_bench_reports_both_layouts(run_mpi, tmp_path):
                 assert rows[method] > 0, (layout, mode, method)
             peers = set(got["speedup"][layout][mode])
             assert peers == {m for m in methods if not m.startswith("zarrhpc")}
+            # CPU per rank, for every write method: spent, and no more than the cores
+            # could give in the method's wall time
+            cpu = got["cpu_seconds_per_rank"][layout][mode]
+            writes = {m for m in methods if "read" not in m}
+            assert set(cpu) == writes
+            for method in writes:
+                wall = got["GiB"] * 2**30 / 1e9 / rows[method]
+                assert 0 < cpu[method] <= wall * os.cpu_count() * 1.05, (layout, mode, method)
     assert not (tmp_path / "data").exists()  # rank 0 cleans up

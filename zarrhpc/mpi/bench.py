@@ -5,7 +5,8 @@ each method is timed from a barrier to the last rank's finish, repeated, and the
 aggregate bandwidth (global bytes / wall time) printed and, with ``--json``, saved. The
 write methods run in turn within each repetition (`round_order`), and each speedup is the
 median of the per-repetition ratios (the machine's load drifts; interleaving keeps the
-pairs fair).
+pairs fair). Each write row also shows the median CPU time per rank: with more ranks than
+cores the wall time follows it, and it tells what a method costs apart from waiting.
 
 - ``zarrhpc collective``: `zarrhpc.mpi.write` (two-phase, each chunk written once);
 - ``h5py per rank (a)``: every rank writes its slab to its own HDF5 file: contiguous when
@@ -92,8 +93,9 @@ def round_order(names: list, slow: set, i: int) -> list:
 
 
 def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "",
-                 slow: frozenset = frozenset()) -> dict:
-    """Wall times of every method in ``fns``, run in turn in each of ``repeat`` rounds.
+                 slow: frozenset = frozenset()) -> tuple[dict, dict]:
+    """Wall times and CPU times of every method in ``fns``, run in turn in each of
+    ``repeat`` rounds: ``(times, cpu)``, each a list per method name.
 
     Interleaved, so that a method and its peers see the same machine (on a shared
     machine the load drifts over a minute); each time is from a barrier to the slowest
@@ -104,19 +106,27 @@ def timed_rounds(comm, fns: dict, repeat: int, root: Path, keep: str = "",
     files left in place on this 2-core VM, the second gathered write of 1 GiB took 6-9 s
     instead of 1-3 s, whichever peer it was.) An untimed round comes first (imports, MPI
     connections, first touches of memory), with ``i = -1``.
+
+    The CPU time is the mean over ranks of each process's CPU seconds (all its threads)
+    while it ran the method. With ranks outnumbering cores the wall time follows it;
+    blocking MPI collectives spin, so a rank waiting in ``Gatherv`` adds CPU too.
     """
     times = {name: [] for name in fns}
+    cpu = {name: [] for name in fns}
     for i in range(-1, repeat):
         for name in round_order(list(fns), set(slow), i):
             fn = fns[name]
             comm.Barrier()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             fn(i)
-            dt = comm.allreduce(time.perf_counter() - t0, op=_max())
+            dt = time.perf_counter() - t0
+            dc = time.process_time() - c0
+            dt, dc = comm.allreduce(dt, op=_max()), comm.allreduce(dc) / comm.Get_size()
             if i >= 0:
                 times[name].append(dt)
+                cpu[name].append(dc)
             _clean(comm, root, keep)
-    return times
+    return times, cpu
 
 
 def _clean(comm, root: Path, keep: str) -> None:
@@ -192,7 +202,8 @@ def main(argv=None) -> int:
     results = {"ranks": size, "shape": shape, "GiB": nbytes / 2**30,
                "chunks": {name: layouts[name] for name in wanted},
                "rows": {name: {} for name in wanted}, "speedup": {name: {} for name in wanted},
-               "round_seconds": {name: {} for name in wanted}}
+               "round_seconds": {name: {} for name in wanted},
+               "cpu_seconds_per_rank": {name: {} for name in wanted}}
 
     def bench_mode(layout, mode):
         chunks = layouts[layout]
@@ -241,7 +252,7 @@ def main(argv=None) -> int:
                     z[...] = gathered
 
             writers["zarr-python gathered (c)"] = zarr_gathered
-        times = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr",
+        times, cpu = timed_rounds(comm, writers, args.repeat, root, keep=f"zh_{mode}_0.zarr",
                              slow=frozenset(n for n in writers if "gathered" in n))
         rows = {name: statistics.median(t) for name, t in times.items()}
         arr = zmpi.open_array(comm, root / f"zh_{mode}_0.zarr", mode="r")
@@ -262,12 +273,16 @@ def main(argv=None) -> int:
         results["rows"][layout][mode] = got
         results["speedup"][layout][mode] = speedup
         results["round_seconds"][layout][mode] = times
+        results["cpu_seconds_per_rank"][layout][mode] = {
+            name: statistics.median(c) for name, c in cpu.items()}
         if rank == 0:
             print(f"{size} ranks, {shape} float64 = {nbytes / 2**30:.2f} GiB, chunks "
                   f"{chunks} ({layout}), compressors: {mode}; median of {args.repeat}")
             for name, gbps in got.items():
+                used = (f"  cpu {1e3 * statistics.median(cpu[name]):6.1f} ms/rank"
+                        if name in cpu else "")
                 ratio = f"  (zarrhpc collective: {speedup[name]:.2f}x)" if name in speedup else ""
-                print(f"  {name:32s} {gbps:7.2f} GB/s{ratio}")
+                print(f"  {name:32s} {gbps:7.2f} GB/s{used}{ratio}")
             sys.stdout.flush()
 
     modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
