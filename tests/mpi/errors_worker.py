@@ -117,7 +117,28 @@ def main(root: str) -> int:
         own = zmpi.Ownership(arr, comm, "cyclic" if rank == 0 else "block")
         zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm, ownership=own)
 
+    def write_fails_late():
+        from zarrhpc.mpi import collective
+
+        real = collective._write_direct
+
+        def broken(*args):
+            raise OSError("no space left on device (test)")
+
+        if rank == 1:  # after the exchange started: reported by the closing agreement
+            collective._write_direct = broken
+        try:
+            zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm)
+        finally:
+            collective._write_direct = real
+
+    def read_bad_out():
+        reg = (slice(0, 4),)
+        out = np.empty((3, 10) if rank == 2 else (4, 10), dtype="i4")
+        return zmpi.read(arr, reg, comm, out=out).shape[0]
+
     for name, fn in [("threads_shared", threads_shared), ("pack_fails", pack_fails),
+                     ("write_fails_late", write_fails_late), ("read_bad_out", read_bad_out),
                      ("ownership_differs", ownership_differs),
                      ("checkpoint_missing_region", checkpoint_missing_region), ("wrong_block_shape", wrong_block_shape), ("overlapping_regions", overlapping_regions),
                      ("bad_region", bad_region), ("open_missing", open_missing),

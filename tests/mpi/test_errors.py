@@ -92,3 +92,16 @@ def test_ranks_that_disagree_on_ownership_all_raise(outcomes):
         assert not got["ok"] and got["type"] == "CollectiveError", (r, got)
     assert any("do all ranks pass the same array and ownership" in outcomes[r]["ownership_differs"]["msg"]
                for r in range(NRANKS))
+
+
+@pytest.mark.parametrize(("scenario", "failing", "error", "text"), [
+    ("write_fails_late", 1, "OSError", "no space left on device"),  # after the exchange
+    ("read_bad_out", 2, "SelectionError", "out: expected an ndarray (4, 10)"),
+])
+def test_a_failure_in_the_last_phase_reaches_every_rank(outcomes, scenario, failing, error, text):
+    got = outcomes[failing][scenario]
+    assert not got["ok"] and got["type"] == error and text in got["msg"], got
+    for r in set(range(NRANKS)) - {failing}:
+        got = outcomes[r][scenario]
+        assert not got["ok"] and got["type"] == "CollectiveError", (r, got)
+        assert f"rank {failing} failed: {error}: " in got["msg"] and text in got["msg"], (r, got)

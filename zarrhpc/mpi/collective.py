@@ -10,8 +10,9 @@ what is stored only when the pieces do not cover a unit, and writes each unit ex
 once. ``read`` gives every rank its region.
 
 Failures never leave ranks waiting for each other: each phase ends with an agreement
-(an allgather of "ok or error"), and when any rank failed every rank raises, the failing
-rank its own exception and the others `CollectiveError` naming it.
+(whether any rank failed, then the messages only if one did), and when any rank failed
+every rank raises, the failing rank its own exception and the others `CollectiveError`
+naming it.
 """
 
 from __future__ import annotations
@@ -73,8 +74,22 @@ def _wait_quietly(comm) -> None:
     _wait_request(comm.Ibarrier())
 
 
+_SPIN = 2e-4  # seconds of polling (yielding the core) before a wait starts to sleep
+
+
 def _wait_request(request) -> None:
-    """``request.Wait()``, sleeping between polls (see `_wait_quietly`)."""
+    """``request.Wait()``, sleeping between polls (see `_wait_quietly`).
+
+    The first `_SPIN` seconds poll and yield the core in between: when the others are
+    about to arrive, that saves a sleep's wake-up delay.
+    """
+    if request.Test():
+        return
+    end = time.perf_counter() + _SPIN
+    while time.perf_counter() < end:
+        os.sched_yield()
+        if request.Test():
+            return
     delay = 1e-5
     while not request.Test():
         time.sleep(delay)
@@ -103,9 +118,18 @@ def _share_node(comm):
 
 
 def _agree(comm, error: BaseException | None, what: str, quiet: bool = False) -> None:
-    """Every rank learns whether any rank failed; then all raise or all go on."""
-    if quiet:
-        _wait_quietly(comm)
+    """Every rank learns whether any rank failed; then all raise or all go on.
+
+    ``quiet``: ranks wait sleeping (see `_wait_quietly`), for one allreduce of "failed?";
+    the messages travel only when some rank failed.
+    """
+    if quiet and comm.Get_size() > 1 and hasattr(comm, "Iallreduce"):
+        MPI = _mpi()
+        failed = np.zeros(1, dtype=np.int32)
+        _wait_request(comm.Iallreduce([np.array([error is not None], dtype=np.int32), MPI.INT],
+                                      [failed, MPI.INT], op=MPI.MAX))
+        if not failed[0]:
+            return
     msgs = comm.allgather(None if error is None else f"{type(error).__name__}: {error}")
     if error is not None:
         raise error
