@@ -55,14 +55,33 @@ def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
     time.sleep(delay)
     if job.poll() is not None:
         raise AssertionError(f"job ended early ({job.returncode}):\n{job.stdout.read().decode()}")
-    for f in pids.glob("[0-9]*"):
+    ranks = [int(f.read_text()) for f in pids.glob("[0-9]*")]
+    segments = _shm_segments(ranks)
+    for pid in ranks:
         try:
-            os.kill(int(f.read_text()), signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     os.killpg(job.pid, signal.SIGKILL)
     job.wait(timeout=30)
     job.stdout.close()
+    for seg in segments:  # a killed job cannot remove them: 2-4 MiB of RAM each, per run
+        Path(seg).unlink(missing_ok=True)
+
+
+def _shm_segments(pids) -> set[str]:
+    """The MPI shared-memory files (MPICH's, in /dev/shm) mapped by these processes."""
+    found = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        for line in maps.splitlines():
+            fields = line.split(None, 5)
+            if len(fields) == 6 and fields[5].startswith("/dev/shm/mpich_shm_"):
+                found.add(fields[5].strip())
+    return found
 
 
 @pytest.mark.parametrize("nranks", [2, 3])
