@@ -126,6 +126,11 @@ def worker(args) -> int:
             if kill_step is not None and key.startswith(f"step_{kill_step:08d}/") and "/c/" in key:
                 CrashingStore.stored += 1
                 if CrashingStore.stored == 3:
+                    if comm is not None:  # for the driver to remove after the kill
+                        from zarrhpc.testing import killed_jobs
+
+                        Path(args.dir + ".shm").write_text(
+                            "\n".join(killed_jobs.shm_segments([os.getpid()])))
                     os.kill(os.getpid(), signal.SIGKILL)
 
     ck = Checkpointer(CrashingStore(args.dir), comm, keep_last=3)
@@ -221,6 +226,12 @@ def main(argv=None) -> int:
     if first.returncode == 0:
         print("FAILED: the run was not killed", file=sys.stderr)
         return 1
+    shm = Path(args.dir + ".shm")
+    if shm.exists():  # MPI's shared memory of the killed job
+        from zarrhpc.testing import killed_jobs
+
+        killed_jobs.remove(shm.read_text().split())
+        shm.unlink()
     ck = Checkpointer(args.dir)
     print(f"  killed (exit status {first.returncode}); committed steps {ck.steps()}, "
           f"uncommitted {ck.uncommitted()}")

@@ -16,6 +16,7 @@ import pytest
 import zarrhpc
 from zarrhpc.checkpoint import Checkpointer
 from zarrhpc.errors import CheckpointError
+from zarrhpc.testing import killed_jobs
 
 pytestmark = pytest.mark.mpi
 
@@ -41,8 +42,9 @@ def start_job(nranks: int, mode: str, root: Path, mpi_command, mpi_env) -> subpr
 
 
 def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
-             timeout: float = 60) -> None:
-    """Wait until every rank has announced itself (and ``delay``), then SIGKILL every rank."""
+             timeout: float = 60) -> set[str]:
+    """Wait until every rank has announced itself (and ``delay``), then SIGKILL every rank;
+    returns the MPI shared-memory files it removed after the kill."""
     pids = root / "pids"
     deadline = time.monotonic() + timeout
     while len(list(pids.glob("[0-9]*"))) < nranks if pids.exists() else True:
@@ -56,7 +58,7 @@ def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
     if job.poll() is not None:
         raise AssertionError(f"job ended early ({job.returncode}):\n{job.stdout.read().decode()}")
     ranks = [int(f.read_text()) for f in pids.glob("[0-9]*")]
-    segments = _shm_segments(ranks)
+    segments = killed_jobs.shm_segments(ranks)
     for pid in ranks:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -65,30 +67,19 @@ def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
     os.killpg(job.pid, signal.SIGKILL)
     job.wait(timeout=30)
     job.stdout.close()
-    for seg in segments:  # a killed job cannot remove them: 2-4 MiB of RAM each, per run
-        Path(seg).unlink(missing_ok=True)
-
-
-def _shm_segments(pids) -> set[str]:
-    """The MPI shared-memory files (MPICH's, in /dev/shm) mapped by these processes."""
-    found = set()
-    for pid in pids:
-        try:
-            maps = Path(f"/proc/{pid}/maps").read_text()
-        except OSError:
-            continue
-        for line in maps.splitlines():
-            fields = line.split(None, 5)
-            if len(fields) == 6 and fields[5].startswith("/dev/shm/mpich_shm_"):
-                found.add(fields[5].strip())
-    return found
+    killed_jobs.remove(segments)  # a killed job cannot: 2-4 MiB of RAM each time
+    return segments
 
 
 @pytest.mark.parametrize("nranks", [2, 3])
 def test_sigkill_mid_checkpoint_restarts_from_previous_step(tmp_path, nranks, mpi_command, mpi_env,
                                                             run_mpi, caplog):
     job = start_job(nranks, "hang", tmp_path, mpi_command, mpi_env)
-    kill_job(job, tmp_path, nranks)
+    segments = kill_job(job, tmp_path, nranks)
+    from mpi4py import MPI
+
+    if "MPICH" in MPI.Get_library_version():  # its shared memory was found and removed
+        assert segments and not any(Path(s).exists() for s in segments)
 
     ck = Checkpointer(tmp_path)
     with caplog.at_level("WARNING", logger="zarrhpc.checkpoint"):
