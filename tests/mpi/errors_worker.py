@@ -98,39 +98,31 @@ def main(root: str) -> int:
 
     unaligned = (slice(0, 5),) if rank == 0 else (slice(5, 12),) if rank == 1 else None
 
-    def pack_fails():
+    def write_with_failing(step: str, failing_rank: int, exc: Exception):
+        """The unaligned write, with ``collective.<step>`` raising ``exc`` on one rank."""
         from zarrhpc.mpi import collective
 
-        real = collective._segment
+        real = getattr(collective, step)
 
         def broken(*args):
-            raise MemoryError("no room to pack the pieces")
+            raise exc
 
-        if rank == 0:  # rank 0 sends a piece to rank 1; packing it fails
-            collective._segment = broken
+        if rank == failing_rank:
+            setattr(collective, step, broken)
         try:
             zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm)
         finally:
-            collective._segment = real
+            setattr(collective, step, real)
+
+    def pack_fails():  # rank 0 sends a piece to rank 1; packing it fails
+        write_with_failing("_segment", 0, MemoryError("no room to pack the pieces"))
 
     def ownership_differs():
         own = zmpi.Ownership(arr, comm, "cyclic" if rank == 0 else "block")
         zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm, ownership=own)
 
-    def write_fails_late():
-        from zarrhpc.mpi import collective
-
-        real = collective._write_direct
-
-        def broken(*args):
-            raise OSError("no space left on device (test)")
-
-        if rank == 1:  # after the exchange started: reported by the closing agreement
-            collective._write_direct = broken
-        try:
-            zmpi.write(arr, unaligned, None if unaligned is None else g[unaligned], comm)
-        finally:
-            collective._write_direct = real
+    def write_fails_late():  # after the exchange started: reported by the closing agreement
+        write_with_failing("_write_direct", 1, OSError("no space left on device (test)"))
 
     def read_bad_out():
         reg = (slice(0, 4),)
