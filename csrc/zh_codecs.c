@@ -107,6 +107,27 @@ char *zh_scratch(zh_wctx *w, int which, size_t n) {
     return w->buf[which];
 }
 
+
+/* The calling thread's blosc decoder context.  A context that failed, or that decoded a
+ * chunk in the blosc2 (extended header) format, keeps state that makes later c-blosc1
+ * chunks decode to wrong bytes without an error (seen with c-blosc2 2.x), so such a
+ * context is never reused: blosc_dctx_done() discards it. */
+static blosc2_context *blosc_dctx(zh_wctx *w) {
+    if (!w->bd) {
+        blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+        dp.nthreads = 1;
+        w->bd = blosc2_create_dctx(dp);
+    }
+    return w->bd;
+}
+
+static void blosc_dctx_done(zh_wctx *w, const char *chunk, int failed) {
+    if (w->bd && (failed || ((unsigned char)chunk[2] & 0x05) == 0x05)) {
+        blosc2_free_ctx(w->bd);
+        w->bd = NULL;
+    }
+}
+
 void zh_set_blosc1_compress(zh_blosc1_compress_fn fn) { g_blosc1_compress = fn; }
 int zh_have_blosc1_compress(void) { return g_blosc1_compress != NULL; }
 
@@ -389,13 +410,11 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             int rc = inflate_z(wbits, cur, n, dst, (size_t)expect, &produced, err, errlen);
             if (rc != ZH_OK) return rc;
         } else if (s->kind == ZH_BB_BLOSC) {
-            if (!w->bd) {
-                blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-                dp.nthreads = 1;
-                if (!(w->bd = blosc2_create_dctx(dp))) return ZH_ERR_NOMEM;
-            }
             if (expect > 0) {
-                int r = blosc2_decompress_ctx(w->bd, cur, (int32_t)n, dst, (int32_t)expect);
+                blosc2_context *bd = blosc_dctx(w);
+                if (!bd) return ZH_ERR_NOMEM;
+                int r = blosc2_decompress_ctx(bd, cur, (int32_t)n, dst, (int32_t)expect);
+                blosc_dctx_done(w, cur, r != (int)expect);
                 if (r < 0) {
                     snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
                     return ZH_ERR_CORRUPT;
@@ -438,13 +457,11 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     int64_t start = lo / ts, end = (hi + ts - 1) / ts;
     char *dst = zh_scratch(w, 1, (size_t)((end - start) * ts));
     if (!dst) return ZH_ERR_NOMEM;
-    if (!w->bd) {
-        blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-        dp.nthreads = 1;
-        if (!(w->bd = blosc2_create_dctx(dp))) return ZH_ERR_NOMEM;
-    }
-    int r = blosc2_getitem_ctx(w->bd, src, (int32_t)n, (int)start, (int)(end - start), dst,
+    blosc2_context *bd = blosc_dctx(w);
+    if (!bd) return ZH_ERR_NOMEM;
+    int r = blosc2_getitem_ctx(bd, src, (int32_t)n, (int)start, (int)(end - start), dst,
                                (int32_t)((end - start) * ts));
+    blosc_dctx_done(w, src, r != (end - start) * ts);
     if (r != (end - start) * ts) {
         snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
         return ZH_ERR_CORRUPT;
