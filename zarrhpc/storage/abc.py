@@ -299,6 +299,31 @@ class Store(abc.ABC):
         self._check_open()
         return self._get(self._validate_key(key))
 
+    def get_values(self, keys: Iterable[str]) -> list[Optional[Buffer]]:
+        """Return the values of several keys, in order (``None`` for a missing key).
+
+        The batched form of `get` that the read path uses for every chunk of a request
+        that the native engine does not open itself. Remote stores override the
+        ``_get_values`` hook to fetch concurrently; the fallback reads one key at a time.
+
+        Parameters
+        ----------
+        keys : iterable of str
+
+        Returns
+        -------
+        list of bytes or memoryview or None
+
+        Raises
+        ------
+        InvalidKeyError
+            If a key is malformed.
+        StoreError
+            If the store is closed or a read fails.
+        """
+        self._check_open()
+        return self._get_values([self._validate_key(k) for k in keys])
+
     def get_partial_values(
         self, key_ranges: Iterable[tuple[str, int, Optional[int]]]
     ) -> list[Optional[Buffer]]:
@@ -538,6 +563,9 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def _get(self, key: str) -> Optional[Buffer]:
         """Return the value of a valid key, or ``None``."""
+
+    def _get_values(self, keys: list[str]) -> list[Optional[Buffer]]:
+        return [self._get(k) for k in keys]
 
     @abc.abstractmethod
     def _set(self, key: str, data: memoryview) -> None:

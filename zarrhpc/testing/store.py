@@ -294,6 +294,16 @@ class StoreTests:
                 assert _bytes(got) == expected_range(values[key], offset, length)
         assert store.get_partial_values([]) == []
 
+    def test_get_values(self, store: Store) -> None:
+        store.set("a/x", b"one")
+        store.set("b", b"")
+        keys = ["a/x", "missing", "b", "a/x"]
+        got = store.get_values(k for k in keys)  # a one-shot generator works
+        assert [None if v is None else _bytes(v) for v in got] == [b"one", None, b"", b"one"]
+        assert store.get_values([]) == []
+        with pytest.raises(InvalidKeyError):
+            store.get_values(["a/x", "../up"])
+
     def test_getsize(self, store: Store, large_size: int) -> None:
         store.set("a/b", b"12345")
         store.set("big", self.random_bytes(large_size))
