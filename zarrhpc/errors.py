@@ -31,6 +31,10 @@ __all__ = [
     "CollectiveError",
     "CheckpointError",
     "raise_for_status",
+    "BoundsCheckError",
+    "NegativeStepError",
+    "VindexInvalidSelectionError",
+    "ArrayIndexError",
 ]
 
 
@@ -125,3 +129,21 @@ def raise_for_status(status: int, context: str) -> None:
         return
     cls, what = _STATUS.get(status, (KernelError, f"unknown kernel status {status}"))
     raise cls(f"{context}: {what}")
+
+
+# -- selection errors under zarr-python 3's names (zarr.errors); each is an IndexError, as
+# there. Raised by zarrhpc.indexing for the same bad selections zarr-python rejects.
+class BoundsCheckError(SelectionError):
+    """An index lies outside its dimension (zarr-python's ``BoundsCheckError``)."""
+
+
+class NegativeStepError(SelectionError):
+    """A slice step below 1 where zarr-python allows none (``NegativeStepError``)."""
+
+
+class VindexInvalidSelectionError(SelectionError):
+    """A vectorised selection that is neither coordinates nor a full-shape mask."""
+
+
+class ArrayIndexError(SelectionError):
+    """An integer array where only one index per dimension is allowed."""
