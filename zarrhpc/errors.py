@@ -35,6 +35,7 @@ __all__ = [
     "NegativeStepError",
     "VindexInvalidSelectionError",
     "ArrayIndexError",
+    "ShapeError",
 ]
 
 
@@ -147,3 +148,7 @@ class VindexInvalidSelectionError(SelectionError):
 
 class ArrayIndexError(SelectionError):
     """An integer array where only one index per dimension is allowed."""
+
+
+class ShapeError(ZarrhpcError, ValueError):
+    """A new shape (resize) or appended data does not fit the array (ValueError there)."""

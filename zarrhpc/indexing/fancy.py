@@ -62,6 +62,11 @@ class OrthogonalProjection:
     out_shape: tuple[int, ...]
 
     @property
+    def expand_index(self) -> tuple:
+        """Index turning an ``out_shape`` array into a ``full_shape`` view."""
+        return tuple(None if d.dropped else slice(None) for d in self.dims) + (Ellipsis,)
+
+    @property
     def ntasks(self) -> int:
         n = 1
         for d in self.dims:
@@ -220,7 +225,7 @@ def coordinate_projection(selection: tuple, shape: tuple[int, ...],
         b = np.broadcast_arrays(*arrays)
     except ValueError as exc:
         raise SelectionError(f"coordinate selection: the index arrays do not broadcast: {exc}")
-    out_shape = b[0].shape if b else ()
+    out_shape = (b[0].shape if b else ()) or (1,)  # zarr-python: 0-d indices give (1,)
     coords = tuple(np.ascontiguousarray(x).reshape(-1) for x in b)
     return _points(coords, shape, chunk_shape, tuple(out_shape))
 
