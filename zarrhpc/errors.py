@@ -36,6 +36,7 @@ __all__ = [
     "VindexInvalidSelectionError",
     "ArrayIndexError",
     "ShapeError",
+    "BroadcastError",
 ]
 
 
@@ -152,3 +153,8 @@ class ArrayIndexError(SelectionError):
 
 class ShapeError(ZarrhpcError, ValueError):
     """A new shape (resize) or appended data does not fit the array (ValueError there)."""
+
+
+class BroadcastError(SelectionError, ValueError):
+    """Index arrays, or a value and its selection, do not broadcast together (zarr-python
+    raises numpy's ValueError there; numpy's own indexing an IndexError: this is both)."""

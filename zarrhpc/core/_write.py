@@ -20,7 +20,7 @@ from zarrhpc import config
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core._prepared import is_fill_chunk
 from zarrhpc.core._read import native_target, raise_engine_error
-from zarrhpc.errors import SelectionError
+from zarrhpc.errors import BroadcastError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
 __all__ = ["broadcast_value", "is_fill_chunk", "write_selection"]
@@ -41,7 +41,7 @@ def broadcast_value(prep, value, shape) -> np.ndarray:
     try:
         return np.broadcast_to(arr, tuple(shape))
     except ValueError:
-        raise SelectionError(
+        raise BroadcastError(
             f"value of shape {arr.shape} cannot be broadcast to the selection's shape "
             f"{tuple(shape)}"
         ) from None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zarrhpc.errors import BoundsCheckError, SelectionError
+from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError
 
 __all__ = [
     "DimIndex",
@@ -224,7 +224,8 @@ def coordinate_projection(selection: tuple, shape: tuple[int, ...],
     try:
         b = np.broadcast_arrays(*arrays)
     except ValueError as exc:
-        raise SelectionError(f"coordinate selection: the index arrays do not broadcast: {exc}")
+        raise BroadcastError(
+            f"coordinate selection: the index arrays do not broadcast: {exc}") from None
     out_shape = (b[0].shape if b else ()) or (1,)  # zarr-python: 0-d indices give (1,)
     coords = tuple(np.ascontiguousarray(x).reshape(-1) for x in b)
     return _points(coords, shape, chunk_shape, tuple(out_shape))
