@@ -18,13 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from zarrhpc._kernels import alloc, copy_into, fill
+from zarrhpc._kernels.engine import KEY_KINDS
 from zarrhpc.codecs import swap_size
 from zarrhpc.indexing import RegularChunkGrid
 
-__all__ = ["KEY_KINDS", "Prepared", "is_fill_chunk", "new_empty"]
-
-# chunk key encoding name -> the engine's key kind (csrc/zh_status.h)
-KEY_KINDS = {"default": 0, "v2": 1}
+__all__ = ["Prepared", "is_fill_chunk", "new_empty"]
 
 
 def byte_kernels_ok(dtype: np.dtype) -> bool:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from zarrhpc import config
+from zarrhpc import config, errors
 from zarrhpc.codecs.native import FALLBACK
-from zarrhpc.errors import CodecError, CorruptChunkError, SelectionError, StoreError
+from zarrhpc.errors import SelectionError, StoreError, status_class
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -30,8 +30,6 @@ from zarrhpc.indexing import (
 __all__ = ["check_out", "decode_chunk_into", "engine_error", "native_target", "raise_engine_error",
            "read_selection"]
 
-# engine status codes (csrc/zh_status.h) -> exception class
-_CORRUPT, _IO, _NOMEM, _CODEC, _STORE = 5, 6, 8, 9, 10
 
 
 def decode_chunk_into(prep, key: str, dst: np.ndarray, chunk_selection) -> None:
@@ -50,14 +48,14 @@ def raise_engine_error(prep, plan, task: int, code: int, msg: str):
 
 
 def engine_error(prep, key: str, code: int, msg: str) -> Exception:
-    """The exception for an engine failure with status ``code`` at chunk (shard) ``key``."""
-    if code == _CORRUPT:
-        return CorruptChunkError(f"{key}: {msg}")
-    if code == _NOMEM:
-        return MemoryError(f"{key}: out of memory")
-    if code == _CODEC:
-        return CodecError(f"{key}: {msg}")
-    return StoreError(f"{key!r}: {msg} in {prep.store!r}")
+    """The exception for an engine failure with status ``code`` at chunk (shard) ``key``
+    (the class from zarrhpc.errors' one status table)."""
+    cls, _ = status_class(code)
+    if cls is MemoryError:
+        return errors.engine_error(code, key)
+    if issubclass(cls, StoreError):
+        return errors.engine_error(code, f"{key!r} in {prep.store!r}", msg)
+    return errors.engine_error(code, key, msg)
 
 
 def native_target(prep):

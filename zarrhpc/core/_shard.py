@@ -46,7 +46,8 @@ from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import check_out, _has_ellipsis, engine_error, native_target
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc import errors
+from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -64,8 +65,6 @@ __all__ = [
 ]
 
 
-# engine status codes (csrc/zh_status.h), as core/_read.py reads them
-_CORRUPT, _NOMEM = 5, 8
 
 
 class InnerRead(NamedTuple):
@@ -298,10 +297,7 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
         c = coords[err_task]
         key = keys[tuple(i // r for i, r in zip(c, ratio))]
         where = f"{key}: inner chunk {_local(c, ratio)}"
-        if code == _NOMEM:
-            raise MemoryError(f"{where}: out of memory")
-        cls = CorruptChunkError if code == _CORRUPT else CodecError
-        raise cls(f"{where}: {msg}")
+        raise errors.engine_error(code, where, msg)
     for t in np.flatnonzero(status == FALLBACK):
         t = int(t)
         p = plan.projection(t)
