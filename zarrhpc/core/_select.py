@@ -143,18 +143,27 @@ def _native_points(prep, proj, flat: np.ndarray):
 
 
 def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
-    """Tasks left to Python after the engine's ``read_orthogonal``, or None."""
+    """Tasks left to Python after the engine's ``read_orthogonal``, or None.
+
+    The engine gets ``full`` and the dimensions' tables concatenated: ``(nchunks (ndim,),
+    chunks (sum nd,), offsets (sum nd+1,), in_chunk, out)``; dimension ``d``'s entries
+    start at ``sum(nchunks[:d])`` in ``chunks`` and at that plus ``d`` in ``offsets``,
+    whose values index the concatenated ``in_chunk``/``out`` directly. Task ``t`` is the
+    ``t``-th chunk of the product over the dimensions, last dimension fastest.
+    """
     engine = _native_engine(prep)
     if engine is None or not hasattr(engine, "read_orthogonal"):
         return None
     dims = proj.dims
-    nchunks = np.array([len(d.chunks) for d in dims], dtype=np.int64)
+    base = np.cumsum([0] + [d.count for d in dims[:-1]]).astype(np.int64)
+    cat = (lambda parts: np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+           if parts else np.zeros(0, np.int64))
     tables = (
-        nchunks,
-        np.concatenate([d.chunks for d in dims]) if dims else np.zeros(0, np.int64),
-        np.concatenate([d.offsets for d in dims]) if dims else np.zeros(0, np.int64),
-        np.concatenate([d.in_chunk for d in dims]) if dims else np.zeros(0, np.int64),
-        np.concatenate([d.out for d in dims]) if dims else np.zeros(0, np.int64),
+        np.array([len(d.chunks) for d in dims], dtype=np.int64),
+        cat([d.chunks for d in dims]),
+        cat([d.offsets + b for d, b in zip(dims, base)]),
+        cat([d.in_chunk for d in dims]),
+        cat([d.out for d in dims]),
     )
     return _engine_call(prep, engine.read_orthogonal, coords, full, tables)
 
