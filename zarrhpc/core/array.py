@@ -269,8 +269,9 @@ class Array(Node):
         shape = prep.shape
         if kind == "basic":
             return self._read(selection, out)
-        if kind == "block":
-            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape), out)
+        if kind == "block":  # an array always (the Ellipsis), as zarr-python
+            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape)
+                              + (Ellipsis,), out)
         if kind == "orthogonal":
             proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
                                          prep.chunks)
