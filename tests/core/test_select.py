@@ -18,6 +18,8 @@ from zarrhpc.testing.strategies_select import (
     block_selections,
     coordinate_selections,
     mask_selections,
+    numpy_oindex,
+    numpy_outer_index,
     orthogonal_selections,
 )
 
@@ -65,25 +67,6 @@ def values(shape, dtype, seed=1):
     return np.random.default_rng(seed).integers(0, 9, size=shape).astype(dtype)
 
 
-def ix(sel, shape):
-    """numpy's orthogonal index for ``sel``: (index for reading/writing, dropped axes)."""
-    idx = []
-    for s, n in zip(sel, shape):
-        if isinstance(s, slice):
-            idx.append(np.arange(n)[s])
-        elif isinstance(s, np.ndarray) and s.dtype == bool:
-            idx.append(np.flatnonzero(s))
-        else:
-            idx.append(np.atleast_1d(np.asarray(s)))
-    return np.ix_(*idx), [isinstance(s, (int, np.integer)) for s in sel]
-
-
-def np_oindex(ref, sel):
-    index, dropped = ix(sel, ref.shape)
-    out = ref[index]
-    return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
-
-
 @SETTINGS
 @given(layout=layouts(), data=st.data())
 def test_orthogonal_read_write(layout, data):
@@ -91,9 +74,9 @@ def test_orthogonal_read_write(layout, data):
         a, ref = make(layout, tmp)
         sel = data.draw(orthogonal_selections(ref.shape))
         got = a.oindex[sel]
-        np.testing.assert_array_equal(got, np_oindex(ref, sel))
+        np.testing.assert_array_equal(got, numpy_oindex(ref, sel))
         assert got.dtype == a.dtype
-        index, dropped = ix(sel, ref.shape)
+        index, dropped = numpy_outer_index(sel, ref.shape)
         full = tuple(len(np.ravel(i)) for i in index)
         out_shape = tuple(n for n, d in zip(full, dropped) if not d)
         v = values(out_shape, ref.dtype)

@@ -20,6 +20,7 @@ import numpy as np
 from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc._kernels.engine import KEY_KINDS
 from zarrhpc.codecs import swap_size
+from zarrhpc.codecs.sharding import is_fill_chunk as bits_equal_fill
 from zarrhpc.indexing import RegularChunkGrid
 
 __all__ = ["Prepared", "is_fill_chunk", "new_empty"]
@@ -119,18 +120,11 @@ def new_empty(shape, dtype: np.dtype, order: str = "C") -> np.ndarray:
 
 
 def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes, fill_value=None) -> bool:
-    """True when every element equals the fill value (bit for bit for plain dtypes)."""
-    if chunk.size == 0:
-        return True
-    dtype = chunk.dtype
-    if not byte_kernels_ok(dtype):
+    """True when every element equals the fill value: bit for bit for plain dtypes (the
+    sharding codec's test), by ``==`` for object and string chunks."""
+    if not byte_kernels_ok(chunk.dtype):
+        if chunk.size == 0:
+            return True
         fv = fill_value[()] if isinstance(fill_value, np.ndarray) else fill_value
         return bool(np.all(chunk == fv))
-    itemsize = dtype.itemsize
-    if chunk[(0,) * chunk.ndim].tobytes() != fill_bytes:
-        return False
-    if itemsize in (1, 2, 4, 8):
-        bits = np.frombuffer(fill_bytes, dtype=f"u{itemsize}")[0]
-        return bool((chunk.view(f"u{itemsize}") == bits).all())
-    flat = np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).reshape(-1, itemsize)
-    return bool((flat == np.frombuffer(fill_bytes, dtype=np.uint8)).all())
+    return bits_equal_fill(chunk, fill_bytes)

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 __all__ = ["block_selections", "coordinate_selections", "mask_selections",
-           "orthogonal_selections"]
+           "numpy_oindex", "numpy_outer_index", "orthogonal_selections"]
 
 
 def _ortho_item(draw, n: int):
@@ -70,3 +70,27 @@ def block_selections(draw, shape: tuple[int, ...], chunks: tuple[int, ...]):
             b = draw(st.integers(a, nb + 1))
             sel.append(slice(a, b))
     return tuple(sel)
+
+
+def numpy_outer_index(sel, shape):
+    """numpy's form of an orthogonal selection: ``(np.ix_ index, dropped axes)``.
+
+    The oracle of the orthogonal tests: ``a[index]`` reads (or assigns) the selection
+    with integer-indexed axes kept as length 1; ``dropped[i]`` marks those axes.
+    """
+    idx = []
+    for s, n in zip(sel, shape):
+        if isinstance(s, slice):
+            idx.append(np.arange(n)[s])
+        elif isinstance(s, np.ndarray) and s.dtype == bool:
+            idx.append(np.flatnonzero(s))
+        else:
+            idx.append(np.atleast_1d(np.asarray(s)))
+    return np.ix_(*idx), [isinstance(s, (int, np.integer)) for s in sel]
+
+
+def numpy_oindex(a: np.ndarray, sel) -> np.ndarray:
+    """``a.oindex[sel]`` computed with numpy alone."""
+    index, dropped = numpy_outer_index(sel, a.shape)
+    out = a[index] if sel else a[()]
+    return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
