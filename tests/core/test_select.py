@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.codecs import ShardingCodec
-from zarrhpc.storage import LocalStore, MemoryStore
+from zarrhpc.storage import MemoryStore
 from zarrhpc.testing.strategies_select import (
+    layouts,
+    make_array,
     block_selections,
     coordinate_selections,
     mask_selections,
@@ -25,42 +26,6 @@ from zarrhpc.testing.strategies_select import (
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-DTYPES = ["i2", "<f8", ">u4", "bool", "c8", "u1"]
-
-
-@st.composite
-def layouts(draw, min_len=0):
-    ndim = draw(st.integers(1, 4))
-    shape = tuple(draw(st.integers(min_len, 7 if ndim < 3 else 4)) for _ in range(ndim))
-    kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
-    fmt = 2 if kind == "plain" and draw(st.booleans()) else 3
-    inner = tuple(draw(st.integers(1, 2)) for _ in range(ndim))
-    chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
-    shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
-    return dict(shape=shape, chunks=chunks, shards=shards, kind=kind, fmt=fmt, inner=inner,
-                dtype=draw(st.sampled_from(DTYPES)), order=draw(st.sampled_from("CF")),
-                compressed=draw(st.booleans()), local=draw(st.booleans()))
-
-
-def make(layout, tmp):
-    store = LocalStore(tmp) if layout["local"] else MemoryStore()
-    kw = dict(shape=layout["shape"], chunks=layout["chunks"], dtype=layout["dtype"],
-              order=layout["order"], zarr_format=layout["fmt"], fill_value=0)
-    if layout["fmt"] == 3:
-        kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
-                             if layout["compressed"] else None)
-    else:
-        kw["compressors"] = ({"id": "zstd", "level": 1} if layout["compressed"] else None)
-    if layout["shards"] is not None:
-        kw["shards"] = layout["shards"]
-    if layout["kind"] == "nested":
-        kw["serializer"] = ShardingCodec(layout["inner"])
-        kw["compressors"] = None
-    a = zarrhpc.create_array(store, **kw)
-    rng = np.random.default_rng(0)
-    ref = rng.integers(0, 5, size=layout["shape"]).astype(layout["dtype"])
-    a[...] = ref
-    return a, ref
 
 
 def values(shape, dtype, seed=1):
@@ -71,7 +36,7 @@ def values(shape, dtype, seed=1):
 @given(layout=layouts(), data=st.data())
 def test_orthogonal_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         sel = data.draw(orthogonal_selections(ref.shape))
         got = a.oindex[sel]
         np.testing.assert_array_equal(got, numpy_oindex(ref, sel))
@@ -92,7 +57,7 @@ def test_orthogonal_read_write(layout, data):
 @given(layout=layouts(min_len=1), data=st.data())
 def test_coordinate_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         sel = data.draw(coordinate_selections(ref.shape))
         key = sel if isinstance(sel, tuple) else (sel,)
         expected = ref[key]
@@ -110,7 +75,7 @@ def test_coordinate_read_write(layout, data):
 @given(layout=layouts(), data=st.data())
 def test_mask_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         mask = data.draw(mask_selections(ref.shape))
         np.testing.assert_array_equal(a.vindex[mask], ref[mask])
         np.testing.assert_array_equal(a.get_mask_selection(mask), ref[mask])
@@ -128,7 +93,7 @@ def test_mask_read_write(layout, data):
 @given(layout=layouts(min_len=1), data=st.data())
 def test_block_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         blocks = layout["shards"] or layout["chunks"]  # zarr-python: blocks are shards
         sel = data.draw(block_selections(ref.shape, blocks))
         region = []
@@ -152,7 +117,7 @@ def test_block_read_write(layout, data):
 def test_getitem_dispatch_matches_numpy(layout, data):
     """``a[...]`` with pure integer arrays or a mask: numpy's vectorised semantics."""
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         if data.draw(st.booleans()):
             sel = data.draw(coordinate_selections(ref.shape))
             sel = sel if isinstance(sel, tuple) else (sel,)

@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+import zarrhpc
+from zarrhpc.codecs import ShardingCodec
+from zarrhpc.storage import LocalStore, MemoryStore
+
 __all__ = ["block_selections", "coordinate_selections", "mask_selections",
-           "numpy_oindex", "numpy_outer_index", "orthogonal_selections"]
+           "layouts", "make_array", "numpy_oindex", "numpy_outer_index",
+           "orthogonal_selections"]
+
+DTYPES = ["i2", "<f8", ">u4", "bool", "c8", "u1"]
 
 
 def _ortho_item(draw, n: int):
@@ -94,3 +101,42 @@ def numpy_oindex(a: np.ndarray, sel) -> np.ndarray:
     index, dropped = numpy_outer_index(sel, a.shape)
     out = a[index] if sel else a[()]
     return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
+
+
+@st.composite
+def layouts(draw, min_len=0):
+    """An array layout: 1-4-D shape (edge chunks, size-0 axes unless ``min_len``), dtype,
+    order, v2/v3, plain/sharded/nested sharding, compressed or not, memory or local."""
+    ndim = draw(st.integers(1, 4))
+    shape = tuple(draw(st.integers(min_len, 7 if ndim < 3 else 4)) for _ in range(ndim))
+    kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
+    fmt = 2 if kind == "plain" and draw(st.booleans()) else 3
+    inner = tuple(draw(st.integers(1, 2)) for _ in range(ndim))
+    chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
+    shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
+    return dict(shape=shape, chunks=chunks, shards=shards, kind=kind, fmt=fmt, inner=inner,
+                dtype=draw(st.sampled_from(DTYPES)), order=draw(st.sampled_from("CF")),
+                compressed=draw(st.booleans()), local=draw(st.booleans()))
+
+
+def make_array(layout, tmp):
+    """A zarrhpc array for ``layout`` (from :func:`layouts`) holding random small ints,
+    and a numpy copy of its contents."""
+    store = LocalStore(tmp) if layout["local"] else MemoryStore()
+    kw = dict(shape=layout["shape"], chunks=layout["chunks"], dtype=layout["dtype"],
+              order=layout["order"], zarr_format=layout["fmt"], fill_value=0)
+    if layout["fmt"] == 3:
+        kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
+                             if layout["compressed"] else None)
+    else:
+        kw["compressors"] = ({"id": "zstd", "level": 1} if layout["compressed"] else None)
+    if layout["shards"] is not None:
+        kw["shards"] = layout["shards"]
+    if layout["kind"] == "nested":
+        kw["serializer"] = ShardingCodec(layout["inner"])
+        kw["compressors"] = None
+    a = zarrhpc.create_array(store, **kw)
+    rng = np.random.default_rng(0)
+    ref = rng.integers(0, 5, size=layout["shape"]).astype(layout["dtype"])
+    a[...] = ref
+    return a, ref
