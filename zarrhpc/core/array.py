@@ -273,8 +273,10 @@ class Array(Node):
             return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape)
                               + (Ellipsis,), out)
         if kind == "orthogonal":
-            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
-                                         prep.chunks)
+            norm = normalize_orthogonal(selection, shape)
+            if _is_plain_basic(norm):  # ints and slices: the basic path (an array always)
+                return self._read(norm + (Ellipsis,), out)
+            proj = orthogonal_projection(norm, shape, prep.chunks)
             result = self._result(proj.out_shape, out)
             read_orthogonal(prep, proj, result[proj.expand_index])
             return result
@@ -302,8 +304,11 @@ class Array(Node):
             return
         self._check_writable()
         if kind == "orthogonal":
-            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
-                                         prep.chunks)
+            norm = normalize_orthogonal(selection, shape)
+            if _is_plain_basic(norm):
+                self._write(norm, value)
+                return
+            proj = orthogonal_projection(norm, shape, prep.chunks)
             full = broadcast_value(prep, value, proj.out_shape)[proj.expand_index]
             write_orthogonal(prep, proj, full)
             return
