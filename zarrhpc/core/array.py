@@ -378,7 +378,28 @@ class Array(Node):
         self._set("basic", selection, value, fields)
 
     def get_orthogonal_selection(self, selection, *, out=None, fields=None):
-        """Outer indexing: ints, slices, integer and boolean arrays, each on its own axis."""
+        """Outer indexing: ints, slices, integer and boolean arrays, each on its own axis.
+
+        Parameters
+        ----------
+        selection
+            One item per dimension: int, slice (any step), integer array (unsorted,
+            repeated, negative) or boolean array of the dimension's length.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            Integer-indexed dimensions dropped; the others as long as their index.
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("orthogonal", selection, out, fields)
 
     def set_orthogonal_selection(self, selection, value, *, fields=None) -> None:
@@ -386,7 +407,27 @@ class Array(Node):
         self._set("orthogonal", selection, value, fields)
 
     def get_coordinate_selection(self, selection, *, out=None, fields=None):
-        """Points: one integer array per dimension, broadcast; result shaped as they are."""
+        """Points: one integer array per dimension, broadcast; result shaped as they are.
+
+        Parameters
+        ----------
+        selection
+            A tuple of one integer (array) per dimension; the arrays broadcast.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shaped as the broadcast index arrays ((1,) for integers alone).
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("coordinate", selection, out, fields)
 
     def set_coordinate_selection(self, selection, value, *, fields=None) -> None:
@@ -394,7 +435,27 @@ class Array(Node):
         self._set("coordinate", selection, value, fields)
 
     def get_mask_selection(self, mask, *, out=None, fields=None):
-        """The elements where the full-shape boolean ``mask`` is True (C order)."""
+        """The elements where the full-shape boolean ``mask`` is True (C order).
+
+        Parameters
+        ----------
+        mask
+            A boolean array of the array's shape (the parameter is ``mask``).
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            One-dimensional, the selected elements in C order.
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("mask", mask, out, fields)
 
     def set_mask_selection(self, mask, value, *, fields=None) -> None:
@@ -402,7 +463,27 @@ class Array(Node):
         self._set("mask", mask, value, fields)
 
     def get_block_selection(self, selection, *, out=None, fields=None):
-        """Whole chunks (shards when sharded): block indices or step-1 slices of blocks."""
+        """Whole chunks (shards when sharded): block indices or step-1 slices of blocks.
+
+        Parameters
+        ----------
+        selection
+            Per dimension a block index or a slice of blocks with step 1.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            The region the blocks cover (the last block may be partial).
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("block", selection, out, fields)
 
     def set_block_selection(self, selection, value, *, fields=None) -> None:
@@ -430,6 +511,18 @@ class Array(Node):
 
         Chunks wholly outside the new shape are erased; chunks cut in part keep their
         bytes. The metadata document is rewritten atomically.
+
+        Parameters
+        ----------
+        new_shape : int or tuple of int
+            Same number of dimensions as the array.
+
+        Raises
+        ------
+        ShapeError
+            Another number of dimensions, or a negative size (a ValueError).
+        ReadOnlyError
+            The array was opened read-only.
         """
         self._check_writable()
         md = resize_array(self._prep, self._metadata, new_shape)
@@ -437,7 +530,25 @@ class Array(Node):
         self._prepare()
 
     def append(self, data, axis: int = 0) -> tuple[int, ...]:
-        """Grow ``axis`` by ``data``'s extent and store ``data`` there; the new shape."""
+        """Grow ``axis`` by ``data``'s extent and store ``data`` there.
+
+        Parameters
+        ----------
+        data : array_like
+            Same shape as the array except along ``axis``.
+        axis : int, default 0
+            Negative counts from the end.
+
+        Returns
+        -------
+        tuple of int
+            The new shape.
+
+        Raises
+        ------
+        ShapeError
+            ``data`` does not fit (a ValueError, with zarr-python's message).
+        """
         self._check_writable()
         data = np.asanyarray(data)
         new_shape, region = append_data(self.shape, data.shape, axis)
