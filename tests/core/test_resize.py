@@ -10,9 +10,9 @@ import zarrhpc
 from zarrhpc.errors import ReadOnlyError, ShapeError
 
 LAYOUTS = {
-    "v3": dict(zarr_format=3),
-    "v2": dict(zarr_format=2),
-    "sharded": dict(zarr_format=3),
+    "v3": {"zarr_format": 3},
+    "v2": {"zarr_format": 2},
+    "sharded": {"zarr_format": 3},
 }
 
 

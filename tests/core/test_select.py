@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 import zarrhpc
 from zarrhpc.storage import MemoryStore
 from zarrhpc.testing.strategies_select import (
-    layouts,
-    make_array,
     block_selections,
     coordinate_selections,
+    layouts,
+    make_array,
     mask_selections,
     numpy_oindex,
     numpy_outer_index,

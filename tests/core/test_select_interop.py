@@ -22,12 +22,12 @@ from zarrhpc.testing.strategies_select import (
 )
 
 LAYOUTS = {
-    "v3": dict(zarr_format=3),
-    "v3-zstd": dict(zarr_format=3, compressors={"name": "zstd", "configuration": {"level": 1}}),
-    "v2": dict(zarr_format=2, compressors={"id": "zstd", "level": 1}),
-    "sharded": dict(zarr_format=3, shards=(6, 6)),
-    "nested": dict(zarr_format=3, shards=(6, 6), serializer=ShardingCodec((1, 3)),
-                   compressors=None),
+    "v3": {"zarr_format": 3},
+    "v3-zstd": {"zarr_format": 3, "compressors": {"name": "zstd", "configuration": {"level": 1}}},
+    "v2": {"zarr_format": 2, "compressors": {"id": "zstd", "level": 1}},
+    "sharded": {"zarr_format": 3, "shards": (6, 6)},
+    "nested": {"zarr_format": 3, "shards": (6, 6), "serializer": ShardingCodec((1, 3)),
+                   "compressors": None},
 }
 
 

@@ -9,9 +9,16 @@ import zarrhpc
 from zarrhpc.codecs import ShardingCodec
 from zarrhpc.storage import LocalStore, MemoryStore
 
-__all__ = ["block_selections", "coordinate_selections", "mask_selections",
-           "layouts", "make_array", "numpy_oindex", "numpy_outer_index",
-           "orthogonal_selections"]
+__all__ = [
+    "block_selections",
+    "coordinate_selections",
+    "layouts",
+    "make_array",
+    "mask_selections",
+    "numpy_oindex",
+    "numpy_outer_index",
+    "orthogonal_selections",
+]
 
 DTYPES = ["i2", "<f8", ">u4", "bool", "c8", "u1"]
 
@@ -114,17 +121,17 @@ def layouts(draw, min_len=0):
     inner = tuple(draw(st.integers(1, 2)) for _ in range(ndim))
     chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
     shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
-    return dict(shape=shape, chunks=chunks, shards=shards, kind=kind, fmt=fmt, inner=inner,
-                dtype=draw(st.sampled_from(DTYPES)), order=draw(st.sampled_from("CF")),
-                compressed=draw(st.booleans()), local=draw(st.booleans()))
+    return {"shape": shape, "chunks": chunks, "shards": shards, "kind": kind, "fmt": fmt, "inner": inner,
+                "dtype": draw(st.sampled_from(DTYPES)), "order": draw(st.sampled_from("CF")),
+                "compressed": draw(st.booleans()), "local": draw(st.booleans())}
 
 
 def make_array(layout, tmp):
     """A zarrhpc array for ``layout`` (from :func:`layouts`) holding random small ints,
     and a numpy copy of its contents."""
     store = LocalStore(tmp) if layout["local"] else MemoryStore()
-    kw = dict(shape=layout["shape"], chunks=layout["chunks"], dtype=layout["dtype"],
-              order=layout["order"], zarr_format=layout["fmt"], fill_value=0)
+    kw = {"shape": layout["shape"], "chunks": layout["chunks"], "dtype": layout["dtype"],
+              "order": layout["order"], "zarr_format": layout["fmt"], "fill_value": 0}
     if layout["fmt"] == 3:
         kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
                              if layout["compressed"] else None)
