@@ -24,6 +24,8 @@ The native engine seam: when the prepared engine has ``read_points`` /
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from zarrhpc import config
@@ -98,16 +100,27 @@ def _decode(prep, buf, name: str) -> np.ndarray:
     return prep.sharding.inner.decode(buf, name)
 
 
-def _chunk_loader(prep, coords: np.ndarray):
+# fewer wanted elements than 1 in _SPARSE of the touched chunks' (measured: below that a
+# view of mapped bytes beats copying whole uncompressed chunks; above, the copy wins)
+_SPARSE = 1000
+
+
+def _chunk_loader(prep, coords: np.ndarray, nelements: int = 0):
     """``load(i) -> decoded chunk i (array) or None (not stored)`` for reads.
 
     With a native engine each chunk is decoded whole by one engine call (GIL released,
     so the executor's threads decode in parallel): LocalStore files are opened by the
     engine itself, other stores' bytes come from the one ``fetch_chunks`` call. Edge
     chunks are decoded for their in-array part only (the rest is never indexed).
-    Otherwise the Python codecs decode the fetched bytes.
+    Otherwise the Python codecs decode the fetched bytes. So do uncompressed chunks
+    when the request wants few of their elements (``nelements`` in all): the decoded
+    chunk is then a view of the stored bytes (LocalStore maps large files) and only the
+    pages holding wanted elements are touched.
     """
     engine = _native_engine(prep)
+    if (engine is not None and prep.sharding is None and not prep.pipeline.bytes_bytes
+            and nelements * _SPARSE < len(coords) * math.prod(prep.chunks)):
+        engine = None
     target = prep.native_target() if prep.sharding is None else None
     bufs = names = None
     if engine is None or target is None:
@@ -235,7 +248,7 @@ def read_orthogonal(prep, proj, full: np.ndarray) -> None:
         tasks = np.arange(len(coords))
     if len(tasks) == 0:
         return
-    load = _chunk_loader(prep, coords[tasks])
+    load = _chunk_loader(prep, coords[tasks], math.prod(proj.full_shape))
 
     def one(i):
         cidx, oidx = proj.task_parts(int(tasks[i]))
@@ -259,7 +272,7 @@ def read_points(prep, proj, flat: np.ndarray) -> None:
         tasks = np.arange(n)
     if len(tasks) == 0:
         return
-    load = _chunk_loader(prep, proj.chunk_coords[tasks])
+    load = _chunk_loader(prep, proj.chunk_coords[tasks], proj.npoints)
 
     def one(i):
         k = tasks[i]
