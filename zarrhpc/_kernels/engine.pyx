@@ -91,6 +91,28 @@ cdef extern from "zh_engine.h":
     int zh_write_run(zh_job_t *job, int nthreads) nogil
     int zh_shard_write_run(zh_job_t *job, int nthreads) nogil
 
+cdef extern from "zh_select.h":
+    ctypedef struct zh_points_t:
+        zh_job_t *job
+        int64_t nchunks
+        int64_t npoints
+        const int64_t *chunk_coords
+        const int64_t *offsets
+        const int64_t *in_chunk
+        const int64_t *out_index
+        char *out
+        int64_t out_size
+    ctypedef struct zh_ortho_t:
+        zh_job_t *job
+        const int64_t *q_start
+        const int64_t *q_count
+        const int64_t *q_in
+        const int64_t *q_out
+        int64_t nq
+        const int64_t *full_shape
+    int zh_points_run(zh_points_t *pj, int nthreads) nogil
+    int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
 #: LocalStore's temporary file names, as csrc/zh_engine.c writes them
@@ -125,6 +147,60 @@ cdef cnp.ndarray _i64(obj, Py_ssize_t n, str what):
 
 cdef inline const int64_t *_p(cnp.ndarray a):
     return <const int64_t *> cnp.PyArray_DATA(a)
+
+
+cdef cnp.ndarray _i64_2d(obj, Py_ssize_t cols, str what):
+    cdef cnp.ndarray a = np.ascontiguousarray(obj, dtype=np.int64)
+    if a.ndim == 1 and a.shape[0] == 0:
+        a = a.reshape(0, cols)
+    if a.ndim != 2 or a.shape[1] != cols:
+        raise ValueError(f"engine: {what}: expected shape (n, {cols}), got {(<object> a).shape}")
+    return a
+
+
+cdef class _Sources:
+    """The stored bytes of every task, held (buffer views) while the engine reads them."""
+    cdef Py_buffer *views
+    cdef const char **ptrs
+    cdef int64_t *lens
+    cdef Py_ssize_t n
+    cdef list objs
+
+    def __cinit__(self, sources, Py_ssize_t n):
+        self.views = NULL
+        self.n = 0
+        if sources is None or len(sources) != n:
+            raise ValueError(f"engine: expected {n} sources")
+        self.objs = list(sources)
+        self.views = <Py_buffer *> calloc(max(1, n), sizeof(Py_buffer))
+        self.ptrs = <const char **> calloc(max(1, n), sizeof(char *))
+        self.lens = <int64_t *> calloc(max(1, n), sizeof(int64_t))
+        if self.views == NULL or self.ptrs == NULL or self.lens == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        for i in range(n):
+            src = self.objs[i]
+            if src is None:
+                continue
+            PyObject_GetBuffer(src, &self.views[i], PyBUF_SIMPLE)
+            self.n = i + 1
+            self.ptrs[i] = <const char *> self.views[i].buf if self.views[i].len else <const char *> ""
+            self.lens[i] = self.views[i].len
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.views != NULL:
+            for i in range(self.n):
+                if self.ptrs[i] != NULL:
+                    PyBuffer_Release(&self.views[i])
+        free(self.views)
+        free(self.ptrs)
+        free(self.lens)
+
+
+cdef _dim_field(dim, str name, int pos):
+    value = getattr(dim, name, None)
+    return dim[pos] if value is None else value
 
 
 cdef class Engine:
@@ -390,6 +466,145 @@ cdef class Engine:
                         rc = zh_read_run(&job, 1)
                 finally:
                     PyBuffer_Release(&view)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef object _store_target(self, zh_job_t *job, path_prefix, int64_t root_len,
+                              int key_kind, str sep, sources, Py_ssize_t ntasks):
+        """Point ``job`` at a directory or at per-task sources; returns what must stay
+        alive while the job runs."""
+        cdef bytes prefix_b
+        cdef _Sources src
+        if path_prefix is not None:
+            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+            job.path_prefix = prefix_b
+            job.root_len = root_len
+            job.key_kind = key_kind
+            job.sep = ord(sep)
+            return prefix_b
+        src = _Sources(sources, ntasks)
+        job.mem_ptr = src.ptrs
+        job.mem_len = src.lens
+        return src
+
+    def read_points(self, cnp.ndarray out not None, chunk_coords, offsets, in_chunk,
+                    out_index, *, path_prefix=None, int64_t root_len=0, int key_kind=0,
+                    str sep="/", sources=None, int nthreads=1):
+        """Read scattered elements (a PointProjection) into ``out`` (contiguous).
+
+        Chunk ``k`` (grid coordinates ``chunk_coords[k]``) holds the points
+        ``offsets[k]:offsets[k+1]``; point ``i`` is element ``in_chunk[i]`` of its chunk
+        and goes to ``out.flat[out_index[i]]``. One task per chunk, each chunk decoded
+        once (or only the bytes / blosc blocks its points need). ``sources`` (when no
+        ``path_prefix``) are the stored bytes per chunk. Returns ``(task_status,
+        err_task, err_code, err_msg)``, tasks being chunks.
+        """
+        if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
+            raise ValueError("engine: read_points: out must be writable and C-contiguous")
+        if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
+            raise ValueError("engine: read_points: out has the wrong itemsize")
+        cdef int nd = self.ndim
+        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
+        cdef Py_ssize_t nchunks = cc.shape[0]
+        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
+        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
+        cdef Py_ssize_t npoints = inc.shape[0]
+        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
+        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_points_t pj
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        memset(&pj, 0, sizeof(pj))
+        pj.job = &job
+        pj.nchunks = nchunks
+        pj.npoints = npoints
+        pj.chunk_coords = _p(cc)
+        pj.offsets = _p(offs)
+        pj.in_chunk = _p(inc)
+        pj.out_index = _p(oi)
+        pj.out = <char *> cnp.PyArray_DATA(out)
+        pj.out_size = cnp.PyArray_SIZE(out)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
+        with nogil:
+            rc = zh_points_run(&pj, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def read_orthogonal(self, cnp.ndarray full not None, dims, *, path_prefix=None,
+                        int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
+                        int nthreads=1):
+        """Read an orthogonal selection (an OrthogonalProjection) into ``full``.
+
+        ``dims``: per dimension a DimIndex (or a tuple ``(chunks, offsets, in_chunk,
+        out)``): the touched chunk indices, where each one's index list starts, the
+        indices inside the chunk and their positions along that dimension of ``full``
+        (the result with integer-indexed dimensions kept as length 1; any strides).
+        Tasks are the product of the per-dimension chunks, last dimension fastest;
+        ``sources`` (when no ``path_prefix``) are the stored bytes per task. Returns
+        ``(task_status, err_task, err_code, err_msg)``.
+        """
+        if not cnp.PyArray_ISWRITEABLE(full):
+            raise ValueError("engine: the result buffer is read-only")
+        cdef int nd = self.ndim, d
+        if cnp.PyArray_NDIM(full) != nd or len(dims) != nd:
+            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions")
+        if cnp.PyArray_ITEMSIZE(full) != self.itemsize:
+            raise ValueError("engine: read_orthogonal: the result has the wrong itemsize")
+        chunks, starts, counts, ins, outs = [], [], [], [], []
+        npieces, piece_off = [], []
+        cdef Py_ssize_t base = 0, npc = 0, ntasks = 1
+        for d in range(nd):
+            dim = dims[d]
+            ch = np.ascontiguousarray(_dim_field(dim, "chunks", 0), dtype=np.int64)
+            of = np.ascontiguousarray(_dim_field(dim, "offsets", 1), dtype=np.int64)
+            ic = np.ascontiguousarray(_dim_field(dim, "in_chunk", 2), dtype=np.int64)
+            ou = np.ascontiguousarray(_dim_field(dim, "out", 3), dtype=np.int64)
+            if ch.ndim != 1 or of.shape != (ch.shape[0] + 1,) or ic.ndim != 1 or ou.shape != ic.shape:
+                raise ValueError(f"engine: read_orthogonal: dimension {d}: inconsistent index arrays")
+            if of[0] != 0 or of[-1] != ic.shape[0] or (ch.shape[0] and (np.diff(of) < 0).any()):
+                raise ValueError(f"engine: read_orthogonal: dimension {d}: bad offsets")
+            npieces.append(ch.shape[0])
+            piece_off.append(npc)
+            npc += ch.shape[0]
+            ntasks *= ch.shape[0]
+            chunks.append(ch)
+            starts.append(of[:-1] + base)
+            counts.append(np.diff(of))
+            ins.append(ic)
+            outs.append(ou)
+            base += ic.shape[0]
+        arrays = [_i64(npieces, nd, "npieces"), _i64(piece_off, nd, "piece_off"),
+                  _i64(np.concatenate(chunks) if nd else [], npc, "chunks"),
+                  _i64(np.concatenate(starts) if nd else [], npc, "starts"),
+                  _i64(np.concatenate(counts) if nd else [], npc, "counts"),
+                  _i64(np.concatenate(ins) if nd else [], base, "in_chunk"),
+                  _i64(np.concatenate(outs) if nd else [], base, "out"),
+                  _i64([full.shape[d] for d in range(nd)], nd, "full_shape"),
+                  _i64([full.strides[d] for d in range(nd)], nd, "strides")]
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        job.npieces = _p(arrays[0])
+        job.piece_off = _p(arrays[1])
+        job.p_chunk = _p(arrays[2])
+        job.buf = <char *> cnp.PyArray_DATA(full)
+        job.buf_strides = _p(arrays[8])
+        memset(&oj, 0, sizeof(oj))
+        oj.job = &job
+        oj.q_start = _p(arrays[3])
+        oj.q_count = _p(arrays[4])
+        oj.q_in = _p(arrays[5])
+        oj.q_out = _p(arrays[6])
+        oj.nq = base
+        oj.full_shape = _p(arrays[7])
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads)
+        del keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
