@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["copy_into_oracle", "fill_oracle", "raw_bytes"]
+__all__ = ["copy_into_oracle", "fill_oracle", "raw_bytes", "read_orthogonal_oracle",
+           "read_points_oracle"]
 
 
 def raw_bytes(arr: np.ndarray) -> np.ndarray:
@@ -43,3 +44,31 @@ def fill_oracle(dst: np.ndarray, value: bytes) -> None:
     """Reference for :func:`zarrhpc._kernels.fill`: every element of ``dst`` gets the
     ``itemsize``-byte pattern ``value``."""
     raw_bytes(dst)[...] = np.frombuffer(bytes(value), dtype=np.uint8)
+
+
+def read_points_oracle(data: np.ndarray, chunk_shape, chunk_coords, offsets, in_chunk,
+                       out_index, out: np.ndarray) -> None:
+    """Reference for :meth:`Engine.read_points`: ``data`` is the whole array as the
+    engine should see it (fill value where a chunk is missing); point ``i`` of chunk
+    ``k`` is ``data[chunk_coords[k] * chunk_shape + in_chunk[i]]`` and goes to
+    ``out.flat[out_index[i]]``."""
+    flat = out.reshape(-1)
+    cs = np.asarray(chunk_shape, dtype=np.int64)
+    for k in range(len(chunk_coords)):
+        for i in range(offsets[k], offsets[k + 1]):
+            flat[out_index[i]] = data[tuple(np.asarray(chunk_coords[k]) * cs + in_chunk[i])]
+
+
+def read_orthogonal_oracle(data: np.ndarray, chunk_shape, dims, full: np.ndarray) -> None:
+    """Reference for :meth:`Engine.read_orthogonal`: per dimension ``(chunks, offsets,
+    in_chunk, out)``; every combination of one index per dimension is copied from
+    ``data`` (global index ``chunk * chunk_len + in_chunk``) to ``full`` at its ``out``
+    positions."""
+    glob, outs = [], []
+    for (chunks, offsets, in_chunk, out), c in zip(dims, chunk_shape):
+        g = np.asarray(in_chunk, dtype=np.int64).copy()
+        for k, ch in enumerate(chunks):
+            g[offsets[k]:offsets[k + 1]] += ch * c
+        glob.append(g)
+        outs.append(np.asarray(out, dtype=np.int64))
+    full[np.ix_(*outs)] = data[np.ix_(*glob)]
