@@ -13,7 +13,9 @@
 #define ZH_PATH_MAX 4096
 /* Bytes worth one system call: runs closer than this are read as one, and a sparse
  * read must save more than this per run over reading the whole chunk. */
+#ifndef ZH_RUN_GAP
 #define ZH_RUN_GAP 8192
+#endif
 
 typedef struct {
     int64_t lo, hi;
@@ -32,7 +34,9 @@ static int32_t le32(const unsigned char *p) {
 /* Sort ranges by start and merge those closer than gap; returns the new count. */
 static int64_t coalesce(zh_rng *rg, int64_t nr, int64_t gap) {
     if (nr <= 1) return nr;
-    qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
+    int sorted = 1;
+    for (int64_t i = 1; i < nr && sorted; i++) sorted = rg[i].lo >= rg[i - 1].lo;
+    if (!sorted) qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
     int64_t k = 0;
     for (int64_t i = 1; i < nr; i++) {
         if (rg[i].lo <= rg[k].hi + gap) {
@@ -187,6 +191,17 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         for (int64_t i = 0; i < nr; i++)
             if (rg[i].lo < 0 || rg[i].hi > dsize || rg[i].lo >= rg[i].hi) goto whole;
         nr = coalesce(rg, nr, 0);
+        /* one decode per block: ranges that start in a block the previous one reaches
+         * are decoded together (blosc decompresses whole blocks) */
+        int64_t k = 0;
+        for (int64_t i = 1; i < nr; i++) {
+            if (rg[i].lo / bs <= (rg[k].hi - 1) / bs) {
+                if (rg[i].hi > rg[k].hi) rg[k].hi = rg[i].hi;
+            } else {
+                rg[++k] = rg[i];
+            }
+        }
+        if (nr > 0) nr = k + 1;
         int64_t touched = 0, last = -1;
         for (int64_t i = 0; i < nr; i++) {
             int64_t k0 = rg[i].lo / bs, k1 = (rg[i].hi - 1) / bs;
@@ -346,7 +361,7 @@ static void point_task(void *arg, int64_t k) {
         job->task_status[k] = ZH_TASK_DONE;
     } else if (rv == VIEW_MISSING) {
         for (int64_t i = 0; i < m; i++)
-            memcpy(pj->out + pj->out_index[p0 + i] * isz, job->fill_native, (size_t)isz);
+            put_elem(pj->out + pj->out_index[p0 + i] * isz, job->fill_native, isz, 0);
         job->task_status[k] = ZH_TASK_DONE;
     } else if (rv == VIEW_FALLBACK) {
         job->task_status[k] = ZH_TASK_FALLBACK;
@@ -437,7 +452,7 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
         }
         char *dst = job->buf + dof;
         if (!src) {
-            for (int64_t j = 0; j < n_l; j++) memcpy(dst + out_l[j] * bs[last], job->fill_native, (size_t)isz);
+            for (int64_t j = 0; j < n_l; j++) put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
         } else if (run) {
             memcpy(dst + out_l[0] * isz, src + so + in_l[0] * isz, (size_t)(n_l * isz));
         } else {

@@ -269,3 +269,45 @@ def test_read_orthogonal_releases_the_gil(big_array):
                                   key_kind=kind, sep=sep)
 
     assert progress_during(call, repeats=3) > 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=arrays(), nthreads=st.sampled_from([1, 4]), data_st=st.data())
+def test_read_small_matches_numpy(case, nthreads, data_st, tmp_path):
+    """The lean path of small basic reads: ints and step-1 slices, any geometry."""
+    case = (*case[:5], "dir", case[6])
+    a, data, rng = make(case, tmp_path)
+    sel = []
+    for n in a.shape:
+        lo = data_st.draw(st.integers(-n, n - 1))
+        if data_st.draw(st.booleans()):
+            sel.append(lo)
+        else:
+            hi = data_st.draw(st.integers(lo % n + 1, n))
+            sel.append(slice(lo % n - (n if lo < 0 else 0), hi))
+    sel = tuple(sel)
+    got = a._engine.read_small(sel, a.shape, a.dtype, *native_target(a), nthreads=nthreads)
+    want = data[sel]
+    if all(isinstance(s, int) for s in sel):
+        assert got is None  # single elements take read_point
+    else:
+        assert got is not None
+        assert got.dtype == a.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a[sel], want)
+
+
+def test_read_small_declines_what_it_does_not_do(tmp_path):
+    a = zarrhpc.create_array(str(tmp_path / "a"), shape=(20, 20), chunks=(8, 8), dtype="f4",
+                             compressors=None)
+    a[...] = np.arange(400, dtype="f4").reshape(20, 20)
+    target = native_target(a)
+    for sel in [(slice(0, 10, 2), 1), (Ellipsis, 1), (slice(0, 5),), (20, slice(None)),
+                (slice(5, 5), slice(None)), ([1, 2], slice(None))]:
+        assert a._engine.read_small(sel, a.shape, a.dtype, *target) is None, sel
+    assert a._engine.read_small((slice(None), slice(None)), a.shape, a.dtype, *target,
+                                max_items=100) is None
+    a.store.set("c/0/0", b"short")  # corrupt: the general path raises the error
+    assert a._engine.read_small((slice(0, 2), 1), a.shape, a.dtype, *target) is None
+    with pytest.raises(CorruptChunkError, match="c/0/0"):
+        a[0:2, 1]

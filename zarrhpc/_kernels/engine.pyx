@@ -607,6 +607,134 @@ cdef class Engine:
         del keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
+    def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,
+                   int key_kind=0, str sep="/", int nthreads=1, int64_t max_items=32768):
+        """The lean path of a small basic read (ints and step-1 slices, one entry per
+        dimension) from a directory: the chunk plan is made here, each chunk read through
+        the orthogonal kernel (only the byte runs or blosc blocks the box touches).
+
+        Returns the result (C order), or None when the selection is not of this kind,
+        larger than ``max_items`` elements, or anything but a clean read happened: the
+        caller then takes the general path, which raises the right error.
+        """
+        cdef int nd = self.ndim, d
+        cdef int64_t start[64]
+        cdef int64_t count[64]
+        cdef int64_t npc[64]
+        cdef int64_t poff[64]
+        cdef int64_t full_shape[64]
+        cdef int64_t bstrides[64]
+        cdef int64_t n, i, total = 1, npieces = 0, nq = 0, cs, c0, k, j, pos
+        if type(selection) is not tuple:
+            selection = (selection,)
+        if nd == 0 or nd > 64 or len(selection) != nd:
+            return None
+        out_shape = []
+        for d in range(nd):
+            sel = selection[d]
+            n = shape[d]
+            if type(sel) is slice:
+                if sel.step is not None and sel.step != 1:
+                    return None
+                a, b, _ = sel.indices(n)
+                start[d] = a
+                count[d] = b - a if b > a else 0
+                out_shape.append(count[d])
+            elif type(sel) is int or isinstance(sel, np.integer):
+                i = sel
+                if i < 0:
+                    i += n
+                if i < 0 or i >= n:
+                    return None
+                start[d] = i
+                count[d] = 1
+            else:
+                return None
+            if count[d] == 0:
+                return None
+            total *= count[d]
+            cs = self.chunk_shape[d]
+            npc[d] = (start[d] + count[d] - 1) // cs - start[d] // cs + 1
+            poff[d] = npieces
+            npieces += npc[d]
+            nq += count[d]
+            full_shape[d] = count[d]
+        if not out_shape or total > max_items or npieces > 256:
+            return None
+        cdef cnp.ndarray out = np.empty(out_shape, dtype=dtype)
+        cdef int64_t stride = self.itemsize
+        for d in range(nd - 1, -1, -1):
+            bstrides[d] = stride
+            stride *= count[d]
+        cdef int64_t *mem = <int64_t *> malloc(sizeof(int64_t) * (3 * npieces + 2 * nq))
+        if mem == NULL:
+            raise MemoryError()
+        cdef int64_t *p_chunk = mem
+        cdef int64_t *q_start = mem + npieces
+        cdef int64_t *q_count = mem + 2 * npieces
+        cdef int64_t *q_in = mem + 3 * npieces
+        cdef int64_t *q_out = q_in + nq
+        cdef int64_t q = 0, first, last
+        k = 0
+        for d in range(nd):
+            cs = self.chunk_shape[d]
+            pos = 0
+            c0 = start[d] // cs
+            for j in range(npc[d]):
+                first = start[d] if j == 0 else (c0 + j) * cs
+                last = min(start[d] + count[d], (c0 + j + 1) * cs)
+                p_chunk[k] = c0 + j
+                q_start[k] = q
+                q_count[k] = last - first
+                for i in range(first, last):
+                    q_in[q] = i - (c0 + j) * cs
+                    q_out[q] = pos
+                    q += 1
+                    pos += 1
+                k += 1
+        cdef int64_t ntasks = 1
+        for d in range(nd):
+            ntasks *= npc[d]
+        cdef uint8_t status_small[64]
+        cdef uint8_t *status = &status_small[0]
+        if ntasks > 64:
+            status = <uint8_t *> calloc(ntasks, 1)
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+        cdef int rc
+        if status == NULL:
+            free(mem)
+            raise MemoryError()
+        self._fill_common(&job)
+        job.task_status = status
+        job.npieces = npc
+        job.piece_off = poff
+        job.p_chunk = p_chunk
+        job.buf = <char *> cnp.PyArray_DATA(out)
+        job.buf_strides = bstrides
+        job.path_prefix = prefix_b
+        job.root_len = root_len
+        job.key_kind = key_kind
+        job.sep = ord(sep)
+        memset(&oj, 0, sizeof(oj))
+        oj.job = &job
+        oj.q_start = q_start
+        oj.q_count = q_count
+        oj.q_in = q_in
+        oj.q_out = q_out
+        oj.nq = nq
+        oj.full_shape = full_shape
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads if ntasks > 1 else 1)
+            for k in range(ntasks):
+                if status[k] != ZH_TASK_DONE:
+                    rc = -1
+        free(mem)
+        if ntasks > 64:
+            free(status)
+        return out if rc == 0 else None
+
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
               str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
               bint write_empty_chunks=False, bint durable=False, int nthreads=1):

@@ -162,6 +162,14 @@ def read_selection(array, selection, out=None):
             value = _read_point(array, engine, idx)
             if value is not None:
                 return value
+        if array._order == "C":
+            # a small box (ints and step-1 slices) from a directory: planned natively
+            target = native_target(array)
+            if target is not None:
+                value = engine.read_small(selection, array.shape, array.dtype, *target,
+                                          nthreads=config.get("threads"))
+                if value is not None:
+                    return value
     sel = normalize_basic_selection(selection, array.shape)
     dtype = array.dtype
     if out is None:
