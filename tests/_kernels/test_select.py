@@ -13,7 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.bench._driver import engine_oindex, engine_vindex, ortho_plan, point_plan
+from zarrhpc.bench._driver import (
+    engine_oindex,
+    engine_vindex,
+    ortho_plan,
+    ortho_tables,
+    point_plan,
+)
 from zarrhpc.codecs.native import DONE, FALLBACK
 from zarrhpc.core._read import native_target
 from zarrhpc.errors import CorruptChunkError
@@ -127,7 +133,7 @@ def test_read_orthogonal_matches_oracle(case, nthreads, data_st, tmp_path):
     else:
         keys = [a._chunk_key(c) for c in itertools.product(*[d[0] for d in dims])]
         kw = dict(sources=a.store.get_values(keys))
-    status, err, code, msg = a._engine.read_orthogonal(full, dims, nthreads=nthreads, **kw)
+    status, err, code, msg = a._engine.read_orthogonal(full, ortho_tables(dims), nthreads=nthreads, **kw)
     assert code == 0, msg
     assert (status == DONE).all()
     np.testing.assert_array_equal(full, want)
@@ -145,7 +151,7 @@ def test_orthogonal_into_a_strided_result(tmp_path):
     dims = [ortho_plan(i, c) for i, c in zip(idx, a.chunks)]
     full = np.zeros((20, 4)).T
     prefix, root_len, kind, sep = native_target(a)
-    status, _, code, msg = a._engine.read_orthogonal(full, dims, path_prefix=prefix,
+    status, _, code, msg = a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix,
                                                      root_len=root_len, key_kind=kind, sep=sep)
     assert code == 0 and (status == DONE).all()
     np.testing.assert_array_equal(full, data[np.ix_(*idx)])
@@ -188,12 +194,16 @@ def test_bad_indices_are_errors_not_crashes(tmp_path):
     with pytest.raises(ValueError):
         a._engine.read_points(out, [[0]], [0, 2, 3], [[0], [1]], [0, 1], **kw)
     full = np.zeros(2, "f4")
-    _, _, code, _ = a._engine.read_orthogonal(full, [([0], [0, 2], [0, 9], [0, 1])], **kw)
+    _, _, code, _ = a._engine.read_orthogonal(full, ([1], [0], [0, 2], [0, 9], [0, 1]), **kw)
     assert code == 3
-    _, _, code, _ = a._engine.read_orthogonal(full, [([0], [0, 2], [0, 1], [0, 2])], **kw)
+    _, _, code, _ = a._engine.read_orthogonal(full, ([1], [0], [0, 2], [0, 1], [0, 2]), **kw)
+    assert code == 3
+    _, _, code, _ = a._engine.read_orthogonal(full, ([1], [0], [0, 3], [0, 1], [0, 1]), **kw)
+    assert code == 3
+    _, _, code, _ = a._engine.read_orthogonal(full, ([1], [0], [1, 0], [0, 1], [0, 1]), **kw)
     assert code == 3
     with pytest.raises(ValueError):
-        a._engine.read_orthogonal(full, [([0], [0, 3], [0, 1], [0, 1])], **kw)
+        a._engine.read_orthogonal(full, ([1], [0], [0, 1, 2], [0, 1], [0, 1]), **kw)
 
 
 def _rchar() -> int:
@@ -262,10 +272,11 @@ def test_read_orthogonal_releases_the_gil(big_array):
     a = big_array
     dims = [ortho_plan(np.arange(0, n, 2), c) for n, c in zip(a.shape, a.chunks)]
     full = np.empty([len(d[2]) for d in dims], "f4")
+    tables = ortho_tables(dims)
     prefix, root_len, kind, sep = native_target(a)
 
     def call():
-        a._engine.read_orthogonal(full, dims, path_prefix=prefix, root_len=root_len,
+        a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix, root_len=root_len,
                                   key_kind=kind, sep=sep)
 
     assert progress_during(call, repeats=3) > 0

@@ -198,9 +198,6 @@ cdef class _Sources:
         free(self.lens)
 
 
-cdef _dim_field(dim, str name, int pos):
-    value = getattr(dim, name, None)
-    return dim[pos] if value is None else value
 
 
 cdef class Engine:
@@ -531,57 +528,55 @@ cdef class Engine:
         del keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
-    def read_orthogonal(self, cnp.ndarray full not None, dims, *, path_prefix=None,
+    def read_orthogonal(self, cnp.ndarray full not None, tuple tables, *, path_prefix=None,
                         int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
                         int nthreads=1):
         """Read an orthogonal selection (an OrthogonalProjection) into ``full``.
 
-        ``dims``: per dimension a DimIndex (or a tuple ``(chunks, offsets, in_chunk,
-        out)``): the touched chunk indices, where each one's index list starts, the
-        indices inside the chunk and their positions along that dimension of ``full``
-        (the result with integer-indexed dimensions kept as length 1; any strides).
-        Tasks are the product of the per-dimension chunks, last dimension fastest;
-        ``sources`` (when no ``path_prefix``) are the stored bytes per task. Returns
-        ``(task_status, err_task, err_code, err_msg)``.
+        ``tables`` is ``(nchunks, chunks, offsets, in_chunk, out)``, the dimensions'
+        DimIndex tables concatenated: ``nchunks[d]`` touched chunks of dimension ``d``,
+        whose indices start at ``sum(nchunks[:d])`` in ``chunks`` and at that plus ``d``
+        in ``offsets`` (``nchunks[d] + 1`` entries, values indexing the concatenated
+        ``in_chunk``/``out`` directly): the indices inside the chunk and their positions
+        along that dimension of ``full`` (the result with integer-indexed dimensions kept
+        as length 1; any strides). Tasks are the product of the per-dimension chunks,
+        last dimension fastest; ``sources`` (when no ``path_prefix``) are the stored
+        bytes per task. Returns ``(task_status, err_task, err_code, err_msg)``.
         """
         if not cnp.PyArray_ISWRITEABLE(full):
             raise ValueError("engine: the result buffer is read-only")
         cdef int nd = self.ndim, d
-        if cnp.PyArray_NDIM(full) != nd or len(dims) != nd:
-            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions")
+        if cnp.PyArray_NDIM(full) != nd or len(tables) != 5:
+            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions and 5 tables")
         if cnp.PyArray_ITEMSIZE(full) != self.itemsize:
             raise ValueError("engine: read_orthogonal: the result has the wrong itemsize")
-        chunks, starts, counts, ins, outs = [], [], [], [], []
-        npieces, piece_off = [], []
-        cdef Py_ssize_t base = 0, npc = 0, ntasks = 1
+        nchunks_t, chunks_t, offsets_t, in_t, out_t = tables
+        cdef cnp.ndarray nch = _i64(nchunks_t, nd, "nchunks")
+        if (nch < 0).any():
+            raise ValueError("engine: read_orthogonal: negative chunk count")
+        cdef Py_ssize_t npc = int(nch.sum()) if nd else 0
+        cdef cnp.ndarray chunks = _i64(chunks_t, npc, "chunks")
+        cdef cnp.ndarray offs = _i64(offsets_t, npc + nd, "offsets")
+        in_a = np.ascontiguousarray(in_t, dtype=np.int64)
+        cdef Py_ssize_t nq = in_a.shape[0] if in_a.ndim == 1 else -1
+        if nq < 0:
+            raise ValueError("engine: read_orthogonal: in_chunk must be one-dimensional")
+        starts, counts, piece_off = [], [], []
+        cdef Py_ssize_t ntasks = 1, base = 0
         for d in range(nd):
-            dim = dims[d]
-            ch = np.ascontiguousarray(_dim_field(dim, "chunks", 0), dtype=np.int64)
-            of = np.ascontiguousarray(_dim_field(dim, "offsets", 1), dtype=np.int64)
-            ic = np.ascontiguousarray(_dim_field(dim, "in_chunk", 2), dtype=np.int64)
-            ou = np.ascontiguousarray(_dim_field(dim, "out", 3), dtype=np.int64)
-            if ch.ndim != 1 or of.shape != (ch.shape[0] + 1,) or ic.ndim != 1 or ou.shape != ic.shape:
-                raise ValueError(f"engine: read_orthogonal: dimension {d}: inconsistent index arrays")
-            if of[0] != 0 or of[-1] != ic.shape[0] or (ch.shape[0] and (np.diff(of) < 0).any()):
-                raise ValueError(f"engine: read_orthogonal: dimension {d}: bad offsets")
-            npieces.append(ch.shape[0])
-            piece_off.append(npc)
-            npc += ch.shape[0]
-            ntasks *= ch.shape[0]
-            chunks.append(ch)
-            starts.append(of[:-1] + base)
-            counts.append(np.diff(of))
-            ins.append(ic)
-            outs.append(ou)
-            base += ic.shape[0]
-        arrays = [_i64(npieces, nd, "npieces"), _i64(piece_off, nd, "piece_off"),
-                  _i64(np.concatenate(chunks) if nd else [], npc, "chunks"),
+            o = offs[base + d: base + d + nch[d] + 1]
+            starts.append(o[:-1])
+            counts.append(np.diff(o))
+            piece_off.append(base)
+            base += nch[d]
+            ntasks *= nch[d]
+        arrays = [nch, _i64(piece_off, nd, "piece_off"), chunks,
                   _i64(np.concatenate(starts) if nd else [], npc, "starts"),
                   _i64(np.concatenate(counts) if nd else [], npc, "counts"),
-                  _i64(np.concatenate(ins) if nd else [], base, "in_chunk"),
-                  _i64(np.concatenate(outs) if nd else [], base, "out"),
+                  _i64(in_a, nq, "in_chunk"), _i64(out_t, nq, "out"),
                   _i64([full.shape[d] for d in range(nd)], nd, "full_shape"),
                   _i64([full.strides[d] for d in range(nd)], nd, "strides")]
+        base = nq
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         cdef zh_job_t job
         cdef zh_ortho_t oj

@@ -15,7 +15,7 @@ from zarrhpc import config
 from zarrhpc.core._read import decode_chunk_into, engine_error, native_target
 from zarrhpc.codecs.native import FALLBACK
 
-__all__ = ["engine_oindex", "engine_vindex", "ortho_plan", "point_plan"]
+__all__ = ["engine_oindex", "engine_vindex", "ortho_plan", "ortho_tables", "point_plan"]
 
 
 def point_plan(coords: tuple, shape, chunk_shape):
@@ -50,6 +50,19 @@ def ortho_plan(indices, chunk_len: int):
     starts = np.flatnonzero(np.r_[True, chs[1:] != chs[:-1]]) if len(idx) else np.zeros(0, np.int64)
     return (chs[starts], np.r_[starts, len(idx)].astype(np.int64),
             (idx - ch * chunk_len)[order], order.astype(np.int64))
+
+
+def ortho_tables(dims) -> tuple:
+    """The engine's ``read_orthogonal`` tables from per-dimension ``(chunks, offsets,
+    in_chunk, out)``: concatenated, offsets shifted to index the concatenated lists."""
+    base = np.cumsum([0] + [len(d[2]) for d in dims[:-1]]).astype(np.int64)
+
+    def cat(parts):
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+    return (np.array([len(d[0]) for d in dims], dtype=np.int64), cat([d[0] for d in dims]),
+            cat([d[1] + b for d, b in zip(dims, base)]), cat([d[2] for d in dims]),
+            cat([d[3] for d in dims]))
 
 
 def _run(array, call, coords_of, ntasks):
@@ -106,7 +119,7 @@ def engine_oindex(array, indices, *, nthreads=None) -> np.ndarray:
         return [int(d[0][p]) for d, p in zip(dims, pos)]
 
     def call(**kw):
-        return engine.read_orthogonal(out, dims, nthreads=nthreads, **kw)
+        return engine.read_orthogonal(out, ortho_tables(dims), nthreads=nthreads, **kw)
 
     for t in _run(array, call, coords_of, int(np.prod(grid))):
         pos = np.unravel_index(t, grid)
