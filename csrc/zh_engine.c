@@ -18,9 +18,6 @@
 #include "zh_pool.h"
 #include "zh_strided.h"
 
-/* LocalStore's temporary file names (zarrhpc/storage/local.py _TEMP_PREFIX/_SUFFIX) */
-#define ZH_TMP_PREFIX ".zhtmp-"
-#define ZH_TMP_SUFFIX ".partial"
 #define ZH_PATH_MAX 4096
 #define ZH_ERRLEN 256
 #ifndef IOV_MAX

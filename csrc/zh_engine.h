@@ -40,7 +40,7 @@ typedef struct {
     /* the store: a directory (path_prefix: root + "/" + array path + "/"), or memory */
     const char *path_prefix;
     int64_t root_len;               /* length of the store root in path_prefix (pruning) */
-    int key_kind;                   /* 0: default encoding ("c" + sep + ...), 1: v2 */
+    int key_kind;                   /* ZH_KEY_DEFAULT or ZH_KEY_V2 (zh_status.h) */
     char sep;
     const char *const *mem_ptr;     /* reads without a directory: per task (NULL: missing) */
     const int64_t *mem_len;

@@ -1,4 +1,6 @@
-/* Status codes of the csrc/ kernels. zarrhpc/errors.py maps them to exceptions. */
+/* Status codes of the csrc/ kernels, the temporary-file name pattern and the chunk key
+ * kinds: the one place for these facts. zarrhpc/_kernels/engine.pyx exposes them to
+ * Python (cdef extern); zarrhpc/errors.py maps the status codes to exceptions. */
 #ifndef ZH_STATUS_H
 #define ZH_STATUS_H
 
@@ -15,5 +17,13 @@
 #define ZH_ERR_STORE 10    /* the store's layout is in the way (a value where a prefix is) */
 
 #define ZH_MAX_DIMS 64
+
+/* LocalStore's temporary file names: ZH_TMP_PREFIX <unique> ZH_TMP_SUFFIX, then rename */
+#define ZH_TMP_PREFIX ".zhtmp-"
+#define ZH_TMP_SUFFIX ".partial"
+
+/* chunk key kinds the engine builds file names for (zh_job_t.key_kind) */
+#define ZH_KEY_DEFAULT 0   /* v3 "default": "c" sep c0 sep c1 ... */
+#define ZH_KEY_V2 1        /* v2: c0 sep c1 ... ("0" for 0-d) */
 
 #endif

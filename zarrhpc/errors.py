@@ -30,7 +30,15 @@ __all__ = [
     "KernelError",
     "CollectiveError",
     "CheckpointError",
+    "engine_error",
     "raise_for_status",
+    "status_class",
+    "BoundsCheckError",
+    "NegativeStepError",
+    "VindexInvalidSelectionError",
+    "ArrayIndexError",
+    "ShapeError",
+    "BroadcastError",
 ]
 
 
@@ -110,18 +118,68 @@ class CheckpointError(ZarrhpcError, RuntimeError):
     """A checkpoint step is missing, uncommitted, or inconsistent."""
 
 
-# Status codes returned by csrc/ (ZH_OK == 0). Keep in sync with csrc/zh_status.h.
-_STATUS = {
-    1: (KernelError, "shape or stride mismatch"),
-    2: (KernelError, "unsupported item size or swap size"),
-    3: (KernelError, "buffer too small for the given shape and strides"),
-    4: (KernelError, "too many dimensions"),
+# The one table from the kernels' status codes (csrc/zh_status.h, read through the
+# compiled engine: zarrhpc._kernels.engine.STATUS) to exception classes. Built on first
+# use: the kernels import this module.
+_STATUS_CLASSES = {
+    "ERR_SHAPE": (KernelError, "shape or stride mismatch"),
+    "ERR_ITEMSIZE": (KernelError, "unsupported item size or swap size"),
+    "ERR_BOUNDS": (KernelError, "buffer too small for the given shape and strides"),
+    "ERR_NDIM": (KernelError, "too many dimensions"),
+    "ERR_CORRUPT": (CorruptChunkError, "corrupt chunk"),
+    "ERR_IO": (StoreError, "I/O error"),
+    "ERR_NOMEM": (MemoryError, "out of memory"),
+    "ERR_CODEC": (CodecError, "encoding failed"),
+    "ERR_STORE": (StoreError, "the store's layout is in the way"),
 }
+_STATUS: dict = {}
+
+
+def status_class(status: int) -> tuple[type, str]:
+    """``(exception class, what it means)`` for a non-zero kernel status code."""
+    if not _STATUS:
+        from zarrhpc._kernels.engine import STATUS
+
+        _STATUS.update({STATUS[name]: entry for name, entry in _STATUS_CLASSES.items()})
+    return _STATUS.get(status, (KernelError, f"unknown kernel status {status}"))
 
 
 def raise_for_status(status: int, context: str) -> None:
     """Turn a non-zero kernel status code into an exception naming ``context``."""
     if status == 0:
         return
-    cls, what = _STATUS.get(status, (KernelError, f"unknown kernel status {status}"))
+    cls, what = status_class(status)
     raise cls(f"{context}: {what}")
+
+
+def engine_error(status: int, where: str, msg: str = "") -> Exception:
+    """The exception for an engine failure with ``status`` at ``where`` (a key, or a
+    key and an inner chunk), carrying the engine's message ``msg``."""
+    cls, what = status_class(status)
+    return cls(f"{where}: {msg or what}")
+
+# -- selection errors under zarr-python 3's names (zarr.errors); each is an IndexError, as
+# there. Raised by zarrhpc.indexing for the same bad selections zarr-python rejects.
+class BoundsCheckError(SelectionError):
+    """An index lies outside its dimension (zarr-python's ``BoundsCheckError``)."""
+
+
+class NegativeStepError(SelectionError):
+    """A slice step below 1 where zarr-python allows none (``NegativeStepError``)."""
+
+
+class VindexInvalidSelectionError(SelectionError):
+    """A vectorised selection that is neither coordinates nor a full-shape mask."""
+
+
+class ArrayIndexError(SelectionError):
+    """An integer array where only one index per dimension is allowed."""
+
+
+class ShapeError(ZarrhpcError, ValueError):
+    """A new shape (resize) or appended data does not fit the array (ValueError there)."""
+
+
+class BroadcastError(SelectionError, ValueError):
+    """Index arrays, or a value and its selection, do not broadcast together (zarr-python
+    raises numpy's ValueError there; numpy's own indexing an IndexError: this is both)."""

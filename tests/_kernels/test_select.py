@@ -71,7 +71,7 @@ def make(case, tmp_path):
 
 
 def run_engine(a, method, *args, nthreads):
-    target = native_target(a)
+    target = native_target(a._prep)
     if target is not None:
         prefix, root_len, kind, sep = target
         return method(*args, path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
@@ -87,7 +87,7 @@ def test_read_points_matches_oracle(case, npoints, nthreads, tmp_path):
     cc, offsets, in_chunk, out_index = point_plan(coords, a.shape, a.chunks)
     out = np.full(npoints, 99, dtype=a.dtype)
     kw = {}
-    target = native_target(a)
+    target = native_target(a._prep)
     if target is not None:
         prefix, root_len, kind, sep = target
         kw = dict(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
@@ -126,7 +126,7 @@ def test_read_orthogonal_matches_oracle(case, nthreads, data_st, tmp_path):
     full = np.full([len(i) for i in indices], 99, dtype=a.dtype)
     want = full.copy()
     read_orthogonal_oracle(data, a.chunks, dims, want)
-    target = native_target(a)
+    target = native_target(a._prep)
     if target is not None:
         prefix, root_len, kind, sep = target
         kw = dict(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
@@ -150,7 +150,7 @@ def test_orthogonal_into_a_strided_result(tmp_path):
     idx = (np.array([3, 1, 19, 1]), np.arange(5, 25))
     dims = [ortho_plan(i, c) for i, c in zip(idx, a.chunks)]
     full = np.zeros((20, 4)).T
-    prefix, root_len, kind, sep = native_target(a)
+    prefix, root_len, kind, sep = native_target(a._prep)
     status, _, code, msg = a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix,
                                                      root_len=root_len, key_kind=kind, sep=sep)
     assert code == 0 and (status == DONE).all()
@@ -182,7 +182,7 @@ def test_bad_indices_are_errors_not_crashes(tmp_path):
     a = zarrhpc.create_array(str(tmp_path / "a"), shape=(16,), chunks=(8,), dtype="f4",
                              compressors=None)
     a[...] = np.arange(16, dtype="f4")
-    prefix, root_len, kind, sep = native_target(a)
+    prefix, root_len, kind, sep = native_target(a._prep)
     kw = dict(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
     out = np.zeros(2, "f4")
     for in_chunk, out_index in [([[8], [0]], [0, 1]), ([[-1], [0]], [0, 1]),
@@ -257,7 +257,7 @@ def test_read_points_releases_the_gil(big_array):
     coords = tuple(np.random.default_rng(2).integers(0, n, 200_000) for n in a.shape)
     cc, offsets, in_chunk, out_index = point_plan(coords, a.shape, a.chunks)
     out = np.empty(len(out_index), "f4")
-    prefix, root_len, kind, sep = native_target(a)
+    prefix, root_len, kind, sep = native_target(a._prep)
 
     def call():
         a._engine.read_points(out, cc, offsets, in_chunk, out_index, path_prefix=prefix,
@@ -273,7 +273,7 @@ def test_read_orthogonal_releases_the_gil(big_array):
     dims = [ortho_plan(np.arange(0, n, 2), c) for n, c in zip(a.shape, a.chunks)]
     full = np.empty([len(d[2]) for d in dims], "f4")
     tables = ortho_tables(dims)
-    prefix, root_len, kind, sep = native_target(a)
+    prefix, root_len, kind, sep = native_target(a._prep)
 
     def call():
         a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix, root_len=root_len,
@@ -297,7 +297,7 @@ def test_read_small_matches_numpy(case, nthreads, data_st, tmp_path):
             hi = data_st.draw(st.integers(lo % n + 1, n))
             sel.append(slice(lo % n - (n if lo < 0 else 0), hi))
     sel = tuple(sel)
-    got = a._engine.read_small(sel, a.shape, a.dtype, *native_target(a), nthreads=nthreads)
+    got = a._engine.read_small(sel, a.shape, a.dtype, *native_target(a._prep), nthreads=nthreads)
     want = data[sel]
     if all(isinstance(s, int) for s in sel):
         assert got is None  # single elements take read_point
@@ -312,7 +312,7 @@ def test_read_small_declines_what_it_does_not_do(tmp_path):
     a = zarrhpc.create_array(str(tmp_path / "a"), shape=(20, 20), chunks=(8, 8), dtype="f4",
                              compressors=None)
     a[...] = np.arange(400, dtype="f4").reshape(20, 20)
-    target = native_target(a)
+    target = native_target(a._prep)
     for sel in [(slice(0, 10, 2), 1), (Ellipsis, 1), (slice(0, 5),), (20, slice(None)),
                 (slice(5, 5), slice(None)), ([1, 2], slice(None))]:
         assert a._engine.read_small(sel, a.shape, a.dtype, *target) is None, sel

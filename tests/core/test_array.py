@@ -14,7 +14,6 @@ from zarrhpc.errors import (
     CorruptChunkError,
     ReadOnlyError,
     SelectionError,
-    UnsupportedError,
 )
 from zarrhpc.testing.strategies import basic_selections, shapes_and_chunks
 
@@ -169,8 +168,10 @@ def test_out_of_bounds_and_fancy_index_errors(store):
         a[4]
     with pytest.raises(IndexError):
         a[0, 0]
-    with pytest.raises(UnsupportedError):
-        a[[0, 1]]
+    a[:] = [5, 6, 7, 8]
+    np.testing.assert_array_equal(a[[3, 0]], [8, 5])  # fancy: a coordinate selection
+    with pytest.raises(IndexError, match="unsupported selection item for basic indexing"):
+        a[1.5]
     with pytest.raises(SelectionError, match="broadcast"):
         a[:2] = np.arange(3)
 

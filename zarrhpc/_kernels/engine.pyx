@@ -115,9 +115,26 @@ cdef extern from "zh_select.h":
 
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
+cdef extern from "zh_status.h":
+    enum:
+        ZH_OK, ZH_ERR_SHAPE, ZH_ERR_ITEMSIZE, ZH_ERR_BOUNDS, ZH_ERR_NDIM, ZH_ERR_CORRUPT,
+        ZH_ERR_IO, ZH_FALLBACK, ZH_ERR_NOMEM, ZH_ERR_CODEC, ZH_ERR_STORE,
+        ZH_KEY_DEFAULT, ZH_KEY_V2
+    const char *ZH_TMP_PREFIX
+    const char *ZH_TMP_SUFFIX
+
+#: status codes of the kernels (csrc/zh_status.h); zarrhpc.errors maps them to exceptions
+STATUS = {
+    "ERR_SHAPE": ZH_ERR_SHAPE, "ERR_ITEMSIZE": ZH_ERR_ITEMSIZE, "ERR_BOUNDS": ZH_ERR_BOUNDS,
+    "ERR_NDIM": ZH_ERR_NDIM, "ERR_CORRUPT": ZH_ERR_CORRUPT, "ERR_IO": ZH_ERR_IO,
+    "FALLBACK": ZH_FALLBACK, "ERR_NOMEM": ZH_ERR_NOMEM, "ERR_CODEC": ZH_ERR_CODEC,
+    "ERR_STORE": ZH_ERR_STORE,
+}
+#: chunk key encoding name -> the key kind the engine builds file names for
+KEY_KINDS = {"default": ZH_KEY_DEFAULT, "v2": ZH_KEY_V2}
 #: LocalStore's temporary file names, as csrc/zh_engine.c writes them
-TEMP_PREFIX = ".zhtmp-"
-TEMP_SUFFIX = ".partial"
+TEMP_PREFIX = (<bytes>ZH_TMP_PREFIX).decode("ascii")
+TEMP_SUFFIX = (<bytes>ZH_TMP_SUFFIX).decode("ascii")
 
 
 def set_blosc1_compress(uintptr_t address):

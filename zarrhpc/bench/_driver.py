@@ -66,16 +66,17 @@ def ortho_tables(dims) -> tuple:
 
 
 def _run(array, call, coords_of, ntasks):
-    target = native_target(array)
+    prep = array._prep
+    target = native_target(prep)
     if target is not None:
         prefix, root_len, kind, sep = target
         status, err, code, msg = call(path_prefix=prefix, root_len=root_len, key_kind=kind,
                                       sep=sep)
     else:
-        keys = [array._chunk_key(coords_of(t)) for t in range(ntasks)]
-        status, err, code, msg = call(sources=array._store.get_values(keys))
+        keys = [prep.chunk_key(coords_of(t)) for t in range(ntasks)]
+        status, err, code, msg = call(sources=prep.store.get_values(keys))
     if code:
-        raise engine_error(array, array._chunk_key(coords_of(err)), code, msg)
+        raise engine_error(prep, prep.chunk_key(coords_of(err)), code, msg)
     return np.flatnonzero(status == FALLBACK)
 
 
@@ -98,7 +99,7 @@ def engine_vindex(array, coords, *, nthreads=None) -> np.ndarray:
         lo = [c * s for c, s in zip(cc, cs)]
         hi = [min(n, c + s) for c, s, n in zip(lo, cs, array.shape)]
         block = np.empty([h - l for l, h in zip(lo, hi)], dtype=array.dtype)
-        decode_chunk_into(array, array._chunk_key(cc), block,
+        decode_chunk_into(array._prep, array._chunk_key(cc), block,
                           tuple(slice(0, h - l) for l, h in zip(lo, hi)))
         out.reshape(-1)[out_index[a:b]] = block[tuple(in_chunk[a:b].T)]
     return out
@@ -128,7 +129,7 @@ def engine_oindex(array, indices, *, nthreads=None) -> np.ndarray:
         lo = [c * s for c, s in zip(cc, cs)]
         hi = [min(n, c + s) for c, s, n in zip(lo, cs, array.shape)]
         block = np.empty([h - l for l, h in zip(lo, hi)], dtype=array.dtype)
-        decode_chunk_into(array, array._chunk_key(cc), block,
+        decode_chunk_into(array._prep, array._chunk_key(cc), block,
                           tuple(slice(0, h - l) for l, h in zip(lo, hi)))
         sl = [slice(d[1][p], d[1][p + 1]) for d, p in zip(dims, pos)]
         ins = [d[2][s] for d, s in zip(dims, sl)]

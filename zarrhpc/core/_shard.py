@@ -40,15 +40,14 @@ from typing import NamedTuple
 import numpy as np
 
 from zarrhpc import config
-from zarrhpc._kernels import alloc, copy_into, fill
-from zarrhpc.codecs import swap_size
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
-from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
-from zarrhpc.core._read import _check_out, _has_ellipsis, engine_error, native_target
+from zarrhpc.codecs.sharding import EMPTY
+from zarrhpc.core._read import check_out, _has_ellipsis, engine_error, native_target
 from zarrhpc.core._write import _prepare_value
-from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc import errors
+from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -66,8 +65,6 @@ __all__ = [
 ]
 
 
-# engine status codes (csrc/zh_status.h), as core/_read.py reads them
-_CORRUPT, _NOMEM = 5, 8
 
 
 class InnerRead(NamedTuple):
@@ -100,16 +97,16 @@ def _local(coords, ratio) -> tuple:
     return tuple(c % r for c, r in zip(coords, ratio))
 
 
-def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
-    """The jobs that fill ``full`` (the full-shape output view) with ``sel`` of ``array``.
+def plan_inner_reads(prep, sel, full: np.ndarray) -> list[InnerRead]:
+    """The jobs that fill ``full`` (the full-shape output view) with ``sel`` of ``prep``.
 
     Does the small reads the plan needs: the length and the index of every touched shard.
     """
-    layout = array._sharding
-    store = array._store
+    layout = prep.sharding
+    store = prep.store
     ratio = layout.grid_shape
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
-    keys = {sc: array._chunk_key(sc) for sc in by_shard}
+    keys = {sc: prep.chunk_key(sc) for sc in by_shard}
     sizes: dict = {}
     indexes: dict = {}
     for sc, key in keys.items():
@@ -140,18 +137,18 @@ def plan_inner_reads(array, sel, full: np.ndarray) -> list[InnerRead]:
     return jobs
 
 
-# (key prefix, shard coords) -> key; the chunk key encoding of an array never changes
+# (key prefix, shard coords) -> key; the chunk key encoding of an prep never changes
 _shard_keys: dict = {}
 
 
-def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
+def plan_point_read(prep, point: tuple, dst: np.ndarray) -> list[InnerRead]:
     """The one job reading the element at ``point`` (non-negative, in range) into ``dst``.
 
     The lean path of a single-element read: no selection object, no projection; one
     reader gives the shard's size, its index and the inner chunk's bytes (two small
     reads), which the job carries in ``data``.
     """
-    layout = array._sharding
+    layout = prep.sharding
     shard = []
     local = []
     within = []
@@ -161,15 +158,15 @@ def plan_point_read(array, point: tuple, dst: np.ndarray) -> list[InnerRead]:
         local.append(r // c)
         within.append(slice(r % c, r % c + 1))
     shard = tuple(shard)
-    key = _shard_keys.get((array._key_prefix, shard))
+    key = _shard_keys.get((prep.key_prefix, shard))
     if key is None:
-        key = array._chunk_key(shard)
+        key = prep.chunk_key(shard)
         if len(_shard_keys) > 4096:
             _shard_keys.clear()
-        _shard_keys[(array._key_prefix, shard)] = key
+        _shard_keys[(prep.key_prefix, shard)] = key
     local = tuple(local)
     csel = (*within, Ellipsis)
-    reader = array._store.open_reader(key)
+    reader = prep.store.open_reader(key)
     if reader is None:
         return [InnerRead(key, -1, 0, local, csel, dst, 0)]
     with reader:
@@ -195,7 +192,7 @@ def _fetch(store, jobs: list[InnerRead]) -> list:
     return store.get_partial_values([(key, j.offset, j.length) for j in jobs])
 
 
-def _decode_into(array, job: InnerRead, buf) -> None:
+def _decode_into(prep, job: InnerRead, buf) -> None:
     where = f"{job.key}: inner chunk {job.inner_coords}"
     if buf is None:
         raise CorruptChunkError(f"{where}: the shard vanished while it was being read")
@@ -203,46 +200,45 @@ def _decode_into(array, job: InnerRead, buf) -> None:
         raise CorruptChunkError(
             f"{where}: expected {job.length} bytes at offset {job.offset}, got "
             f"{len(buf)} (the shard changed or is truncated)")
-    decoded = array._sharding.inner.decode(buf, where)
+    decoded = prep.sharding.inner.decode(buf, where)
     src = decoded[job.chunk_selection]
-    copy_into(job.dst, src, swap_size(src.dtype))
+    prep.copy(job.dst, src)
 
 
-def run_inner_reads(array, jobs: list[InnerRead]) -> None:
+def run_inner_reads(prep, jobs: list[InnerRead]) -> None:
     """Execute read jobs: fetch the bytes wanted per shard, decode, copy into ``dst``."""
-    fill_bytes = array._fill_bytes
     by_key: dict[str, list[InnerRead]] = {}
     for job in jobs:
         if job.offset < 0:
-            fill(job.dst, fill_bytes)
+            prep.fill(job.dst)
         elif job.data is not None:
-            _decode_into(array, job, job.data)
+            _decode_into(prep, job, job.data)
         else:
             by_key.setdefault(job.key, []).append(job)
     if not by_key:
         return
-    store = array._store
+    store = prep.store
     groups = list(by_key.values())
     pool = config.executor() if len(jobs) > 1 else None
     if pool is None:
         for group in groups:
             for job, buf in zip(group, _fetch(store, group)):
-                _decode_into(array, job, buf)
+                _decode_into(prep, job, buf)
         return
     fetched = list(pool.map(lambda g: _fetch(store, g), groups))
     pairs = [pair for group, bufs in zip(groups, fetched) for pair in zip(group, bufs)]
-    list(pool.map(lambda pair: _decode_into(array, *pair), pairs))
+    list(pool.map(lambda pair: _decode_into(prep, *pair), pairs))
 
 
-def _shard_sources(array, key: str, locals_: list, whole: bool) -> list:
+def _shard_sources(prep, key: str, locals_: list, whole: bool) -> list:
     """Encoded bytes of the inner chunks ``locals_`` of one shard (None: not stored).
 
     ``whole``: most of the shard is wanted, so it is fetched whole (LocalStore maps it)
     and the index is taken from those same bytes; otherwise one reader gives the length,
     the index and only the inner chunks wanted, all from one version of the file.
     """
-    layout = array._sharding
-    store = array._store
+    layout = prep.sharding
+    store = prep.store
     if whole:
         raw = store.get(key)
         if raw is None:
@@ -276,9 +272,9 @@ def _shard_sources(array, key: str, locals_: list, whole: bool) -> list:
         return out
 
 
-def _read_native(array, engine, sel, full: np.ndarray) -> None:
+def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     """Read with the native engine: sources gathered per shard, decoded without the GIL."""
-    layout = array._sharding
+    layout = prep.sharding
     plan = plan_chunks(sel, layout.chunk_shape)
     if plan.ntasks == 0:
         return
@@ -290,10 +286,10 @@ def _read_native(array, engine, sel, full: np.ndarray) -> None:
     sources: list = [None] * plan.ntasks
     keys = {}
     for sc, tasks in by_shard.items():
-        key = keys[sc] = array._chunk_key(sc)
+        key = keys[sc] = prep.chunk_key(sc)
         locals_ = [_local(coords[t], ratio) for t in tasks]
         whole = 2 * len(tasks) >= layout.nchunks
-        for t, buf in zip(tasks, _shard_sources(array, key, locals_, whole)):
+        for t, buf in zip(tasks, _shard_sources(prep, key, locals_, whole)):
             sources[t] = buf
     status, err_task, code, msg = engine.read(
         full, plan.arrays(), plan.steps, sources=sources, nthreads=config.get("threads"))
@@ -301,10 +297,7 @@ def _read_native(array, engine, sel, full: np.ndarray) -> None:
         c = coords[err_task]
         key = keys[tuple(i // r for i, r in zip(c, ratio))]
         where = f"{key}: inner chunk {_local(c, ratio)}"
-        if code == _NOMEM:
-            raise MemoryError(f"{where}: out of memory")
-        cls = CorruptChunkError if code == _CORRUPT else CodecError
-        raise cls(f"{where}: {msg}")
+        raise errors.engine_error(code, where, msg)
     for t in np.flatnonzero(status == FALLBACK):
         t = int(t)
         p = plan.projection(t)
@@ -313,47 +306,47 @@ def _read_native(array, engine, sel, full: np.ndarray) -> None:
         local = _local(c, ratio)
         src = sources[t]
         if src is None:  # pragma: no cover - the engine fills missing chunks itself
-            fill(full[p.out_selection], array._fill_bytes)
+            prep.fill(full[p.out_selection])
             continue
         job = InnerRead(key, 0, len(src), local, p.chunk_selection, full[p.out_selection], 0)
-        _decode_into(array, job, src)
+        _decode_into(prep, job, src)
 
 
-def _read_point(array, point: tuple):
+def _read_point(prep, point: tuple):
     """One element: two small reads, then the engine's one-task decode (or Python's)."""
-    result = np.empty((1,) * len(point), dtype=array.dtype)
-    (job,) = plan_point_read(array, point, result)
+    result = np.empty((1,) * len(point), dtype=prep.dtype)
+    (job,) = plan_point_read(prep, point, result)
     if job.data is None:
-        fill(result, array._fill_bytes)
+        prep.fill(result)
         return result.reshape(())[()]
-    engine = array._sharding.inner_engine
+    engine = prep.sharding.inner_engine
     if engine is not None:
-        out = np.empty((), dtype=array.dtype)
+        out = np.empty((), dtype=prep.dtype)
         within = [s.start for s in job.chunk_selection[:-1]]
         status, _, code, _ = engine.read_point(out, job.inner_coords, within, source=job.data)
         if not code and status != FALLBACK:
             return out[()]
-    _decode_into(array, job, job.data)  # decodes in Python, or raises the error
+    _decode_into(prep, job, job.data)  # decodes in Python, or raises the error
     return result.reshape(())[()]
 
 
-def read_sharded(array, selection, out=None):
-    """``array[selection]`` for a sharded array (see the module docstring)."""
+def read_sharded(prep, selection, out=None):
+    """``prep[selection]`` for a sharded prep (see the module docstring)."""
     if out is None:
-        point = point_index(selection, array.shape)
+        point = point_index(selection, prep.shape)
         if point is not None:
-            return _read_point(array, point)
-    sel = normalize_basic_selection(selection, array.shape)
+            return _read_point(prep, point)
+    sel = normalize_basic_selection(selection, prep.shape)
     if out is None:
-        result = alloc.empty(sel.out_shape, array.dtype, array._order)
+        result = prep.empty(sel.out_shape)
     else:
-        result = _check_out(out, sel.out_shape, array.dtype)
+        result = check_out(out, sel.out_shape, prep.dtype)
     full = result[sel.expand_index]
-    engine = array._sharding.inner_engine
+    engine = prep.sharding.inner_engine
     if engine is not None:
-        _read_native(array, engine, sel, full)
+        _read_native(prep, engine, sel, full)
     else:
-        run_inner_reads(array, plan_inner_reads(array, sel, full))
+        run_inner_reads(prep, plan_inner_reads(prep, sel, full))
     if out is None and result.ndim == 0 and not _has_ellipsis(selection):
         return result[()]
     return result
@@ -373,21 +366,21 @@ class _ShardWrite:
         self.pieces: dict[int, object] = {}
 
 
-def _needs_existing(array, sc, projections) -> bool:
-    """False when the selection covers every inner chunk of the shard inside the array."""
-    layout = array._sharding
+def _needs_existing(prep, sc, projections) -> bool:
+    """False when the selection covers every inner chunk of the shard inside the prep."""
+    layout = prep.sharding
     if not all(p.covers_chunk for p in projections):
         return True
-    region = array._grid.chunk_region(sc)
+    region = prep.grid.chunk_region(sc)
     inside = 1
     for r, c in zip(region, layout.chunk_shape):
         inside *= -(-(r.stop - r.start) // c)
     return len(projections) != inside
 
 
-def _load_existing(array, sw: _ShardWrite) -> None:
-    layout = array._sharding
-    raw = array._store.get(sw.key)
+def _load_existing(prep, sw: _ShardWrite) -> None:
+    layout = prep.sharding
+    raw = prep.store.get(sw.key)
     if raw is None:
         return
     sw.raw = memoryview(raw)
@@ -398,28 +391,28 @@ def _load_existing(array, sw: _ShardWrite) -> None:
             sw.pieces[flat] = sw.raw[off:off + length]
 
 
-def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
+def _encode_inner(prep, sw: _ShardWrite, p, src: np.ndarray):
     """Encode one touched inner chunk; returns (flat index, bytes or None)."""
-    layout = array._sharding
+    layout = prep.sharding
     flat = 0
     inside = True
     local = []
-    for c, r, n, size in zip(p.chunk_coords, layout.grid_shape, layout.chunk_shape, array.shape):
+    for c, r, n, size in zip(p.chunk_coords, layout.grid_shape, layout.chunk_shape, prep.shape):
         flat = flat * r + c % r
         local.append(c % r)
         inside = inside and (c + 1) * n <= size
     if p.covers_chunk and inside and all(s.step == 1 for s in p.chunk_selection[:-1]):
         chunk = src
     else:
-        chunk = np.empty(layout.chunk_shape, dtype=array.dtype)
+        chunk = prep.empty(layout.chunk_shape, "C")
         old = sw.pieces.get(flat) if not p.covers_chunk else None
         if old is None:
-            fill(chunk, array._fill_bytes)
+            prep.fill(chunk)
         else:
             decoded = layout.inner.decode(old, f"{sw.key}: inner chunk {tuple(local)}")
-            copy_into(chunk, decoded, swap_size(decoded.dtype))
-        copy_into(chunk[p.chunk_selection], src)
-    if not array._write_empty_chunks and is_fill_chunk(chunk, layout.fill_bytes):
+            prep.copy(chunk, decoded)
+        prep.copy(chunk[p.chunk_selection], src)
+    if not prep.write_empty_chunks and prep.is_fill(chunk):
         return flat, None
     return flat, layout.inner.encode(chunk, sw.key)
 
@@ -427,16 +420,16 @@ def _encode_inner(array, sw: _ShardWrite, p, src: np.ndarray):
 _scratch = threading.local()  # per-thread shard buffer, reused across writes
 
 
-def _store_shard(array, sw: _ShardWrite) -> None:
+def _store_shard(prep, sw: _ShardWrite) -> None:
     if not sw.pieces:
-        array._store.erase(sw.key)
+        prep.store.erase(sw.key)
         return
-    total = sum(memoryview(p).nbytes for p in sw.pieces.values()) + array._sharding.index_nbytes
+    total = sum(memoryview(p).nbytes for p in sw.pieces.values()) + prep.sharding.index_nbytes
     buf = getattr(_scratch, "buf", None)
     if buf is None or len(buf) < total:
         buf = _scratch.buf = bytearray(max(total, 2 * len(buf) if buf is not None else 0))
     # store.set copies (writes) the bytes before returning, so the buffer can be reused
-    array._store.set(sw.key, array._sharding.assemble(sw.pieces, out=buf))
+    prep.store.set(sw.key, prep.sharding.assemble(sw.pieces, out=buf))
 
 
 def _map(pool, fn, items) -> list:
@@ -496,13 +489,13 @@ def _shard_groups(layout, plan, shape):
     return g_n, g_off, g_piece, g_count, g_shard
 
 
-def _write_native(array, sel, full, target) -> tuple[set, int]:
+def _write_native(prep, sel, full, target) -> tuple[set, int]:
     """Write the shards ``sel`` wholly covers with the engine.
 
     Returns the coordinates of the shards written (those handed back excluded) and how
     many shards ``sel`` touches in all.
     """
-    layout = array._sharding
+    layout = prep.sharding
     engine = layout.inner_engine
     form = _index_form(layout)
     if engine is None or form is None or any(d.step != 1 for d in sel.dims):
@@ -510,34 +503,33 @@ def _write_native(array, sel, full, target) -> tuple[set, int]:
     plan = plan_chunks(sel, layout.chunk_shape)
     touched = math.prod(len({p.chunk_index // r for p in pieces})
                         for pieces, r in zip(plan.per_dim, layout.grid_shape))
-    groups = _shard_groups(layout, plan, array.shape) if plan.ntasks else None
+    groups = _shard_groups(layout, plan, prep.shape) if plan.ntasks else None
     if groups is None:
         return set(), touched
     g_n, g_off, _, _, g_shard = groups
     prefix, root_len, kind, sep = target
     status, err, code, msg = engine.write_shards(
-        full, plan.arrays(), array.shape, layout.grid_shape, groups, index_start=form[0],
+        full, plan.arrays(), prep.shape, layout.grid_shape, groups, index_start=form[0],
         index_crc=form[1], path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
-        write_empty_chunks=array._write_empty_chunks, durable=array._store.durable,
+        write_empty_chunks=prep.write_empty_chunks, durable=prep.store.durable,
         nthreads=config.get("threads"))
     coords = list(itertools.product(*[g_shard[o:o + n] for o, n in zip(g_off, g_n)]))
     if code:
-        raise engine_error(array, array._chunk_key(coords[err]), code, msg)
+        raise engine_error(prep, prep.chunk_key(coords[err]), code, msg)
     return {sc for sc, st in zip(coords, status) if st != FALLBACK}, touched
 
 
-def write_sharded(array, selection, value) -> None:
-    """``array[selection] = value`` for a sharded array (see the module docstring)."""
-    array._check_writable()
-    sel = normalize_basic_selection(selection, array.shape)
-    full = _prepare_value(array, value, sel)
-    layout = array._sharding
-    target = native_target(array) if not array._store.read_only else None
-    done, touched = _write_native(array, sel, full, target) if target else (set(), -1)
+def write_sharded(prep, selection, value) -> None:
+    """``prep[selection] = value`` for a sharded prep (see the module docstring)."""
+    sel = normalize_basic_selection(selection, prep.shape)
+    full = _prepare_value(prep, value, sel)
+    layout = prep.sharding
+    target = native_target(prep) if not prep.store.read_only else None
+    done, touched = _write_native(prep, sel, full, target) if target else (set(), -1)
     if len(done) == touched:
         return
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
-    shards = {sc: _ShardWrite(array._chunk_key(sc), ps) for sc, ps in by_shard.items()
+    shards = {sc: _ShardWrite(prep.chunk_key(sc), ps) for sc, ps in by_shard.items()
               if sc not in done}
     if not shards:
         return
@@ -545,29 +537,29 @@ def write_sharded(array, selection, value) -> None:
     if pool is None or len(shards) >= config.get("threads"):
         # enough shards to keep every thread busy: one task per shard, so that shards
         # are stored while others are still being encoded
-        _map(pool, lambda item: _write_shard(array, *item, full), list(shards.items()))
+        _map(pool, lambda item: _write_shard(prep, *item, full), list(shards.items()))
         return
-    loads = [sw for sc, sw in shards.items() if _needs_existing(array, sc, sw.projections)]
-    _map(pool, lambda sw: _load_existing(array, sw), loads)
+    loads = [sw for sc, sw in shards.items() if _needs_existing(prep, sc, sw.projections)]
+    _map(pool, lambda sw: _load_existing(prep, sw), loads)
     jobs = [(sw, p) for sw in shards.values() for p in sw.projections]
-    results = _map(pool, lambda job: _encode_inner(array, job[0], job[1],
+    results = _map(pool, lambda job: _encode_inner(prep, job[0], job[1],
                                                    full[job[1].out_selection]), jobs)
     for (sw, _), (flat, enc) in zip(jobs, results):
         if enc is None:
             sw.pieces.pop(flat, None)
         else:
             sw.pieces[flat] = enc
-    _map(pool, lambda sw: _store_shard(array, sw), list(shards.values()))
+    _map(pool, lambda sw: _store_shard(prep, sw), list(shards.values()))
 
 
-def _write_shard(array, sc, sw: _ShardWrite, full: np.ndarray) -> None:
+def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray) -> None:
     """Rebuild and store one shard, its inner chunks encoded in this thread."""
-    if _needs_existing(array, sc, sw.projections):
-        _load_existing(array, sw)
+    if _needs_existing(prep, sc, sw.projections):
+        _load_existing(prep, sw)
     for p in sw.projections:
-        flat, enc = _encode_inner(array, sw, p, full[p.out_selection])
+        flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
         if enc is None:
             sw.pieces.pop(flat, None)
         else:
             sw.pieces[flat] = enc
-    _store_shard(array, sw)
+    _store_shard(prep, sw)

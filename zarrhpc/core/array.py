@@ -4,14 +4,22 @@ Life cycle: ``create_array``/``open_array`` parse or build the metadata of any f
 (v3, v2, the 2022 draft), which ``to_spec()`` turns into one ``ArraySpec`` with a
 v3-shaped codec chain; ``Array`` prepares once from it what every chunk needs (codec
 pipeline for the chunk shape and dtype, chunk key encoder, fill value bytes), so every
-format runs the same read and write path. Indexing builds a plan per request and
-hands it to _read/_write.
+format runs the same read and write path. The prepared form (core/_prepared.py, one frozen object,
+rebuilt when the shape changes) is all the read and write paths see.
+
+Selections dispatch as zarr-python's do: ``a[...]`` sends pure fancy selections to
+``vindex`` and pure orthogonal ones to ``oindex``, the rest to basic indexing (any step);
+``oindex``/``vindex``/``blocks`` and the ``get_*``/``set_*_selection`` methods carry
+zarr-python's names, ``out=`` and ``fields=``. Basic selections run on _read/_write
+(and _shard when sharded); orthogonal and point selections on _select; block selections
+become basic ones; resize and append live in _resize.
 """
 
 from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,12 +27,32 @@ from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
 from zarrhpc.core.formats import doc_key
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.core._read import read_selection
+from zarrhpc.core._prepared import Prepared
+from zarrhpc.core._read import check_out, read_selection
+from zarrhpc.core._resize import append_data, resize_array
+from zarrhpc.core._select import read_orthogonal, read_points, write_orthogonal, write_points
 from zarrhpc.core._shard import read_sharded, write_sharded
-from zarrhpc.core._write import write_selection
-from zarrhpc.indexing import RegularChunkGrid
+from zarrhpc.core._write import broadcast_value, write_selection
+from zarrhpc.core.formats import read_node
+from zarrhpc.errors import ArrayNotFoundError, SelectionError
+from zarrhpc.indexing import (
+    RegularChunkGrid,
+    block_to_basic,
+    check_coordinate,
+    check_fields,
+    check_mask,
+    check_no_multi_fields,
+    coordinate_projection,
+    is_pure_fancy_indexing,
+    is_pure_orthogonal_indexing,
+    mask_projection,
+    normalize_orthogonal,
+    normalize_vindex,
+    orthogonal_projection,
+    pop_fields,
+)
 
-__all__ = ["Array"]
+__all__ = ["Array", "BlockIndex", "OIndex", "VIndex"]
 
 
 def _human(nbytes: int) -> str:
@@ -65,7 +93,7 @@ class Array(Node):
     def __init__(self, store, path: str, metadata, *, read_only: bool = False,
                  write_empty_chunks: bool = False, order: str = "C"):
         super().__init__(store, path, metadata, read_only)
-        self._write_empty_chunks = bool(write_empty_chunks)
+        self.__dict__["_wec"] = bool(write_empty_chunks)
         if order not in ("C", "F"):
             raise ValueError(f"order: expected 'C' or 'F', got {order!r}")
         self._order = order
@@ -73,25 +101,56 @@ class Array(Node):
 
     def _prepare(self) -> None:
         md = self._spec = self._metadata.to_spec()
-        self._grid = RegularChunkGrid(md.shape, md.chunk_shape)
-        self._pipeline, self._engine = _prepared(
-            self._metadata, md, doc_key(self._path, self._metadata)
-        )
-        self._fill_bytes = md.fill_value.tobytes()
+        grid = RegularChunkGrid(md.shape, md.chunk_shape)
+        pipeline, engine = _prepared(self._metadata, md, doc_key(self._path, self._metadata))
         # as zarr-python: an array is sharded when its chain is one sharding codec
-        codecs = self._pipeline.codecs
-        self._sharding = None
+        codecs = pipeline.codecs
+        sharding = None
         if len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
             spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
-            self._sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata),
-                                              "codecs[0]")
+            sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata), "codecs[0]")
         if md.chunk_prefix is not None:
-            self._key_prefix = md.chunk_prefix
+            prefix = md.chunk_prefix
         else:
-            self._key_prefix = f"{self._path}/" if self._path else ""
+            prefix = f"{self._path}/" if self._path else ""
+        self._prep = Prepared(
+            store=self._store, path=self._path, key_prefix=prefix,
+            key_encoding=md.chunk_key_encoding, pipeline=pipeline, engine=engine,
+            fill_value=np.asarray(md.fill_value, dtype=md.data_type.dtype),
+            fill_bytes=md.fill_value.tobytes(), dtype=md.data_type.dtype, shape=md.shape,
+            grid=grid, sharding=sharding, write_empty_chunks=self._write_empty_chunks,
+            order=self._order)
+
+    def _evolve(self, **changes) -> None:
+        self._prep = replace(self._prep, **changes)
+
+    # the prepared form's parts under their former names (other layers' helpers use them)
+    _grid = property(lambda self: self._prep.grid)
+    _pipeline = property(lambda self: self._prep.pipeline)
+    _sharding = property(lambda self: self._prep.sharding)
+    _fill_bytes = property(lambda self: self._prep.fill_bytes)
+    _key_prefix = property(lambda self: self._prep.key_prefix)
+
+    @property
+    def _engine(self):
+        return self._prep.engine
+
+    @_engine.setter
+    def _engine(self, engine) -> None:
+        self._evolve(engine=engine)
+
+    @property
+    def _write_empty_chunks(self) -> bool:
+        return self.__dict__.get("_wec", False)
+
+    @_write_empty_chunks.setter
+    def _write_empty_chunks(self, value: bool) -> None:
+        self.__dict__["_wec"] = bool(value)
+        if "_prep" in self.__dict__:
+            self._evolve(write_empty_chunks=bool(value))
 
     def _chunk_key(self, coords) -> str:
-        return self._key_prefix + self._spec.chunk_key_encoding.encode(coords)
+        return self._prep.chunk_key(coords)
 
     # -- properties, named as zarr-python names them --------------------------------
     @property
@@ -105,14 +164,14 @@ class Array(Node):
     @property
     def chunks(self) -> tuple[int, ...]:
         """The chunk shape; the inner chunk shape when the array is sharded."""
-        if self._sharding is not None:
-            return self._sharding.chunk_shape
+        if self._prep.sharding is not None:
+            return self._prep.sharding.chunk_shape
         return self._spec.chunk_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
         """The shard shape, or None when the array is not sharded."""
-        if self._sharding is not None:
+        if self._prep.sharding is not None:
             return self._spec.chunk_shape
         return None
 
@@ -136,9 +195,9 @@ class Array(Node):
     @property
     def cdata_shape(self) -> tuple[int, ...]:
         """Chunks along each dimension (inner chunks when sharded, as zarr-python)."""
-        if self._sharding is not None:
+        if self._prep.sharding is not None:
             return tuple(-(-n // c) for n, c in zip(self.shape, self.chunks))
-        return self._grid.grid_shape
+        return self._prep.grid.grid_shape
 
     @property
     def fill_value(self):
@@ -159,13 +218,14 @@ class Array(Node):
 
         Sharded: stored shards times inner chunks per shard, as zarr-python counts.
         """
-        keys = set(self._store.list_prefix(self._key_prefix))
-        n = sum(1 for c in self._grid.all_chunk_coords() if self._chunk_key(c) in keys)
-        return n * (self._sharding.nchunks if self._sharding is not None else 1)
+        prep = self._prep
+        keys = set(self._store.list_prefix(prep.key_prefix))
+        n = sum(1 for c in prep.grid.all_chunk_coords() if prep.chunk_key(c) in keys)
+        return n * (self._prep.sharding.nchunks if self._prep.sharding is not None else 1)
 
     @property
     def info(self) -> NodeInfo:
-        p = self._pipeline
+        p = self._prep.pipeline
         rows = [
             ("Type", "Array"),
             ("Zarr format", self._format_text),
@@ -173,7 +233,7 @@ class Array(Node):
             ("Fill value", repr(self.fill_value)),
             ("Shape", str(self.shape)),
             ("Chunk shape", str(self.chunks)),
-            *([("Shard shape", str(self.shards))] if self._sharding is not None else []),
+            *([("Shard shape", str(self.shards))] if self._prep.sharding is not None else []),
             ("Order", self._order),
             ("Read-only", str(self._read_only)),
             ("Store type", type(self._store).__name__),
@@ -188,31 +248,204 @@ class Array(Node):
 
     # -- data -----------------------------------------------------------------------
     def _read(self, selection, out=None):
-        if self._sharding is not None:
-            return read_sharded(self, selection, out=out)
-        return read_selection(self, selection, out=out)
+        if self._prep.sharding is not None:
+            return read_sharded(self._prep, selection, out=out)
+        return read_selection(self._prep, selection, out=out)
 
     def _write(self, selection, value) -> None:
-        if self._sharding is not None:
-            write_sharded(self, selection, value)
+        self._check_writable()
+        if self._prep.sharding is not None:
+            write_sharded(self._prep, selection, value)
         else:
-            write_selection(self, selection, value)
+            write_selection(self._prep, selection, value)
+
+    def _result(self, shape, out, order=None) -> np.ndarray:
+        if out is None:
+            return self._prep.empty(shape, order)
+        return check_out(out, tuple(shape), self.dtype)
+
+    def _get_raw(self, kind: str, selection, out):
+        prep = self._prep
+        shape = prep.shape
+        if kind == "basic":
+            return self._read(selection, out)
+        if kind == "block":
+            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape), out)
+        if kind == "orthogonal":
+            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
+                                         prep.chunks)
+            result = self._result(proj.out_shape, out)
+            read_orthogonal(prep, proj, result[proj.expand_index])
+            return result
+        if kind == "coordinate":
+            proj = coordinate_projection(check_coordinate(selection, shape), shape,
+                                         prep.chunks)
+        else:
+            proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
+        result = self._result(proj.out_shape, out, "C")
+        flat = result.reshape(-1) if result.flags.c_contiguous else prep.empty(
+            (proj.npoints,), "C")
+        read_points(prep, proj, flat)
+        if not np.shares_memory(flat, result):
+            result[...] = flat.reshape(proj.out_shape)
+        return result
+
+    def _set_raw(self, kind: str, selection, value) -> None:
+        prep = self._prep
+        shape = prep.shape
+        if kind == "basic":
+            self._write(selection, value)
+            return
+        if kind == "block":
+            self._write(block_to_basic(selection, shape, prep.grid.chunk_shape), value)
+            return
+        self._check_writable()
+        if kind == "orthogonal":
+            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
+                                         prep.chunks)
+            full = broadcast_value(prep, value, proj.out_shape)[proj.expand_index]
+            write_orthogonal(prep, proj, full)
+            return
+        if kind == "coordinate":
+            proj = coordinate_projection(check_coordinate(selection, shape), shape,
+                                         prep.chunks)
+        else:
+            proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
+        write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
+
+    def _get(self, kind: str, selection, out=None, fields=None):
+        if isinstance(selection, Array):  # as zarr-python: a zarr array is read first
+            selection = _index_array(selection)
+        dtype = check_fields(fields, self.dtype)
+        if not fields:
+            return self._get_raw(kind, selection, out)
+        data = self._get_raw(kind, selection, None)
+        part = data[fields] if isinstance(fields, str) else data[list(fields)]
+        if out is None:
+            return part
+        check_out(out, np.shape(part), dtype)[...] = part
+        return out
+
+    def _set(self, kind: str, selection, value, fields=None) -> None:
+        if fields:
+            self._check_writable()
+            field = check_no_multi_fields(fields)
+            check_fields(field, self.dtype)
+            # structured arrays: the records are read, the field replaced, written back
+            records = np.array(self._get_raw(kind, selection, None))
+            records[field] = value
+            value = records
+        self._set_raw(kind, selection, value)
 
     def __getitem__(self, selection):
-        return self._read(selection)
+        if _is_plain_basic(selection):
+            return self._read(selection)
+        fields, pure = pop_fields(selection)
+        if is_pure_fancy_indexing(pure, self.ndim):
+            return self.vindex[selection]
+        if is_pure_orthogonal_indexing(pure, self.ndim):
+            return self.get_orthogonal_selection(pure, fields=fields)
+        return self.get_basic_selection(pure, fields=fields)
 
     def __setitem__(self, selection, value) -> None:
-        self._write(selection, value)
+        if _is_plain_basic(selection):
+            self._write(selection, value)
+            return
+        fields, pure = pop_fields(selection)
+        if is_pure_fancy_indexing(pure, self.ndim):
+            self.vindex[selection] = value
+        elif is_pure_orthogonal_indexing(pure, self.ndim):
+            self.set_orthogonal_selection(pure, value, fields=fields)
+        else:
+            self.set_basic_selection(pure, value, fields=fields)
 
     def read(self, selection=Ellipsis, *, out=None):
         """Read ``selection`` into ``out`` (a numpy array of the result shape) or a new array."""
         return self._read(selection, out=out)
 
-    def get_basic_selection(self, selection=Ellipsis, *, out=None):
-        return self._read(selection, out=out)
+    def get_basic_selection(self, selection=Ellipsis, *, out=None, fields=None):
+        """``a[selection]`` for ints, slices (any step) and Ellipsis."""
+        return self._get("basic", selection, out, fields)
 
-    def set_basic_selection(self, selection, value) -> None:
-        self._write(selection, value)
+    def set_basic_selection(self, selection, value, *, fields=None) -> None:
+        """``a[selection] = value`` for ints, slices (any step) and Ellipsis."""
+        self._set("basic", selection, value, fields)
+
+    def get_orthogonal_selection(self, selection, *, out=None, fields=None):
+        """Outer indexing: ints, slices, integer and boolean arrays, each on its own axis."""
+        return self._get("orthogonal", selection, out, fields)
+
+    def set_orthogonal_selection(self, selection, value, *, fields=None) -> None:
+        """Store ``value`` at the orthogonal (outer) selection."""
+        self._set("orthogonal", selection, value, fields)
+
+    def get_coordinate_selection(self, selection, *, out=None, fields=None):
+        """Points: one integer array per dimension, broadcast; result shaped as they are."""
+        return self._get("coordinate", selection, out, fields)
+
+    def set_coordinate_selection(self, selection, value, *, fields=None) -> None:
+        """Store ``value`` at the points (repeated points: the last value wins)."""
+        self._set("coordinate", selection, value, fields)
+
+    def get_mask_selection(self, mask, *, out=None, fields=None):
+        """The elements where the full-shape boolean ``mask`` is True (C order)."""
+        return self._get("mask", mask, out, fields)
+
+    def set_mask_selection(self, mask, value, *, fields=None) -> None:
+        """Store ``value`` where the full-shape boolean ``mask`` is True."""
+        self._set("mask", mask, value, fields)
+
+    def get_block_selection(self, selection, *, out=None, fields=None):
+        """Whole chunks (shards when sharded): block indices or step-1 slices of blocks."""
+        return self._get("block", selection, out, fields)
+
+    def set_block_selection(self, selection, value, *, fields=None) -> None:
+        """Store ``value`` in the blocks selected."""
+        self._set("block", selection, value, fields)
+
+    @property
+    def oindex(self) -> OIndex:
+        """Orthogonal (outer) indexing: ``a.oindex[[0, 2], 1:3]``."""
+        return OIndex(self)
+
+    @property
+    def vindex(self) -> VIndex:
+        """Vectorised (point) indexing: ``a.vindex[[0, 2], [1, 3]]`` or ``a.vindex[mask]``."""
+        return VIndex(self)
+
+    @property
+    def blocks(self) -> BlockIndex:
+        """Block indexing: ``a.blocks[1, :2]`` reads chunks (shards when sharded)."""
+        return BlockIndex(self)
+
+    # -- shape changes ----------------------------------------------------------------
+    def resize(self, new_shape) -> None:
+        """Change the shape (grow or shrink any axis), as zarr-python.
+
+        Chunks wholly outside the new shape are erased; chunks cut in part keep their
+        bytes. The metadata document is rewritten atomically.
+        """
+        self._check_writable()
+        md = resize_array(self._prep, self._metadata, new_shape)
+        self._metadata = md
+        self._prepare()
+
+    def append(self, data, axis: int = 0) -> tuple[int, ...]:
+        """Grow ``axis`` by ``data``'s extent and store ``data`` there; the new shape."""
+        self._check_writable()
+        data = np.asanyarray(data)
+        new_shape, region = append_data(self.shape, data.shape, axis)
+        self.resize(new_shape)
+        self[region] = data
+        return new_shape
+
+    def refresh(self) -> None:
+        """Re-read the metadata from the store (after another process resized it)."""
+        md = read_node(self._store, self._path)
+        if md is None or md.node_type != "array":
+            raise ArrayNotFoundError(f"{doc_key(self._path, md)}: no array at {self.name!r}")
+        self._metadata = md
+        self._prepare()
 
     def __array__(self, dtype=None, copy=None):
         data = self._read(Ellipsis)
@@ -226,3 +459,80 @@ class Array(Node):
 
     def __repr__(self) -> str:
         return f"<Array {type(self._store).__name__} {self.name!r} shape={self.shape} dtype={self.dtype}>"
+
+
+def _is_plain_basic(selection) -> bool:
+    """Ints, slices and Ellipsis only: basic indexing, no dispatch needed."""
+    if type(selection) is tuple:
+        return all(type(s) in (int, slice) or s is Ellipsis for s in selection)
+    return type(selection) in (int, slice) or selection is Ellipsis
+
+
+def _index_array(arr: Array) -> np.ndarray:
+    if arr.dtype.kind not in "iub":
+        raise SelectionError(
+            f"Invalid array dtype: {arr.dtype}. Arrays used as indices must be of integer "
+            "or boolean type")
+    return np.asarray(arr)
+
+
+class OIndex:
+    """``a.oindex[...]``: orthogonal selections (zarr-python's OIndex)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        self.array = array
+
+    def __getitem__(self, selection):
+        if isinstance(selection, Array):
+            selection = _index_array(selection)
+        fields, selection = pop_fields(selection)
+        return self.array.get_orthogonal_selection(selection, fields=fields)
+
+    def __setitem__(self, selection, value) -> None:
+        fields, selection = pop_fields(selection)
+        self.array.set_orthogonal_selection(selection, value, fields=fields)
+
+
+class VIndex:
+    """``a.vindex[...]``: coordinate or mask selections (zarr-python's VIndex)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        self.array = array
+
+    def __getitem__(self, selection):
+        if isinstance(selection, Array):
+            selection = _index_array(selection)
+        fields, selection = pop_fields(selection)
+        kind, norm = normalize_vindex(selection, self.array.shape)
+        if kind == "coordinate":
+            return self.array.get_coordinate_selection(norm, fields=fields)
+        return self.array.get_mask_selection(norm, fields=fields)
+
+    def __setitem__(self, selection, value) -> None:
+        fields, selection = pop_fields(selection)
+        kind, norm = normalize_vindex(selection, self.array.shape)
+        if kind == "coordinate":
+            self.array.set_coordinate_selection(norm, value, fields=fields)
+        else:
+            self.array.set_mask_selection(norm, value, fields=fields)
+
+
+class BlockIndex:
+    """``a.blocks[...]``: whole chunks by block index (zarr-python's BlockIndex)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Array):
+        self.array = array
+
+    def __getitem__(self, selection):
+        fields, selection = pop_fields(selection)
+        return self.array.get_block_selection(selection, fields=fields)
+
+    def __setitem__(self, selection, value) -> None:
+        fields, selection = pop_fields(selection)
+        self.array.set_block_selection(selection, value, fields=fields)

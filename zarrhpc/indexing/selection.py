@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zarrhpc.errors import SelectionError, UnsupportedError
+from zarrhpc.errors import BoundsCheckError, SelectionError
 
 __all__ = ["BasicSelection", "DimSelection", "normalize_basic_selection", "point_index"]
 
@@ -78,8 +78,9 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
     ------
     SelectionError
         An index out of range or too many indices (message names the dimension).
-    UnsupportedError
-        Fancy indexing (lists, arrays, booleans, None) — not basic indexing.
+        Also for fancy items (lists, arrays, booleans, None, floats): not basic indexing.
+    BoundsCheckError
+        An integer index out of range (a SelectionError).
     """
     ndim = len(shape)
     if not isinstance(selection, tuple):
@@ -106,7 +107,7 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
         idx = _as_index(sel)
         if idx is not None:
             if idx < -n or idx >= n:
-                raise SelectionError(
+                raise BoundsCheckError(
                     f"index {idx} is out of bounds for axis {axis} with size {n}"
                 )
             if idx < 0:
@@ -126,9 +127,10 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
                 start = 0
             dims.append(DimSelection(start, step, count, False))
         else:
-            raise UnsupportedError(
-                f"axis {axis}: index {sel!r} of type {type(sel).__name__} is not a basic "
-                "selection (integers, slices, Ellipsis); fancy indexing is not supported yet"
+            # zarr-python's text (BasicIndexer), naming the axis too
+            raise SelectionError(
+                "unsupported selection item for basic indexing; expected integer or slice, "
+                f"got {type(sel)!r} (axis {axis})"
             )
     return BasicSelection(tuple(dims), tuple(shape))
 

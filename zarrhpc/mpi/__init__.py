@@ -13,5 +13,7 @@ package. `zarrhpc.mpi.partition` holds the ownership arithmetic, testable withou
 
 from zarrhpc.mpi.collective import Ownership, create_array, open_array, read, write, write_owned
 from zarrhpc.mpi.partition import POLICIES
+from zarrhpc.mpi.resize import resize
 
-__all__ = ["POLICIES", "Ownership", "create_array", "open_array", "read", "write", "write_owned"]
+__all__ = ["POLICIES", "Ownership", "create_array", "open_array", "read", "resize", "write",
+           "write_owned"]

@@ -1,0 +1,125 @@
+"""The prepared form of an open array: everything a chunk read or write needs, frozen.
+
+Life cycle: ``Array`` builds one :class:`Prepared` when it is opened (and a new one when
+its shape changes: resize, append, refresh). Every read and write path (core/_read.py,
+_write.py, _shard.py, _select.py) takes this object and never the Array, so the paths
+share one view of the store, key encoder, codec chain, native engine, fill value, dtype,
+grid and sharding layout, and no module but core/array.py touches Array's internals.
+
+Also the dtype-generic element helpers of the Python path: chunks of object or numpy
+StringDType arrays (strings) are filled and copied by numpy assignment, never by the
+byte-level kernels, and never reach the native engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from zarrhpc._kernels import alloc, copy_into, fill
+from zarrhpc._kernels.engine import KEY_KINDS
+from zarrhpc.codecs import swap_size
+from zarrhpc.indexing import RegularChunkGrid
+
+__all__ = ["Prepared", "is_fill_chunk", "new_empty"]
+
+
+def byte_kernels_ok(dtype: np.dtype) -> bool:
+    """True when elements are plain bytes (the kernels may copy and fill them)."""
+    return not dtype.hasobject and dtype.kind not in "OT"
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """One open array's read/write context (see the module docstring)."""
+
+    store: object
+    path: str
+    key_prefix: str
+    key_encoding: object  # the spec's chunk key encoding (``encode(coords)``, ``separator``)
+    pipeline: object  # CodecPipeline for the stored (outer) chunk
+    engine: object  # native Engine for the outer chain, or None
+    fill_value: np.ndarray  # 0-d, the array's dtype
+    fill_bytes: bytes
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    grid: RegularChunkGrid  # the stored chunks (shards when sharded)
+    sharding: object  # ShardLayout, or None
+    write_empty_chunks: bool
+    order: str
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The chunks selections are projected on: inner chunks when sharded."""
+        return self.sharding.chunk_shape if self.sharding is not None else self.grid.chunk_shape
+
+    @property
+    def byte_kernels(self) -> bool:
+        return byte_kernels_ok(self.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def chunk_key(self, coords) -> str:
+        """The store key of the stored chunk (shard) at grid ``coords``."""
+        return self.key_prefix + self.key_encoding.encode(coords)
+
+    def native_target(self):
+        """``(path_prefix, root_len, key_kind, separator)`` when the engine opens the
+        store's files itself (LocalStore and the default or v2 key encodings), else None."""
+        root = getattr(self.store, "native_root", None)
+        if root is None:
+            return None
+        enc = self.key_encoding
+        kind = KEY_KINDS.get(getattr(enc, "name", None))
+        if kind is None:  # another key scheme (the 2022 draft's): keys come from Python
+            return None
+        return root + "/" + self.key_prefix, len(root), kind, enc.separator
+
+    # -- dtype-generic element helpers (the Python path) ----------------------------
+    def fill(self, dst: np.ndarray) -> None:
+        """Set every element of ``dst`` to the fill value."""
+        if self.byte_kernels:
+            fill(dst, self.fill_bytes)
+        else:
+            dst[...] = self.fill_value
+
+    def copy(self, dst: np.ndarray, src: np.ndarray) -> None:
+        """``dst[...] = src`` (src in any byte order; same shape)."""
+        if self.byte_kernels and not src.dtype.hasobject:
+            copy_into(dst, src, swap_size(src.dtype))
+        else:
+            dst[...] = src
+
+    def empty(self, shape, order: str | None = None) -> np.ndarray:
+        return new_empty(shape, self.dtype, order or self.order)
+
+    def is_fill(self, chunk: np.ndarray) -> bool:
+        return is_fill_chunk(chunk, self.fill_bytes, self.fill_value)
+
+
+def new_empty(shape, dtype: np.dtype, order: str = "C") -> np.ndarray:
+    """An uninitialised result (page-aligned through the kernels for plain dtypes)."""
+    if byte_kernels_ok(dtype):
+        return alloc.empty(tuple(shape), dtype, order)
+    return np.empty(tuple(shape), dtype=dtype, order=order)
+
+
+def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes, fill_value=None) -> bool:
+    """True when every element equals the fill value (bit for bit for plain dtypes)."""
+    if chunk.size == 0:
+        return True
+    dtype = chunk.dtype
+    if not byte_kernels_ok(dtype):
+        fv = fill_value[()] if isinstance(fill_value, np.ndarray) else fill_value
+        return bool(np.all(chunk == fv))
+    itemsize = dtype.itemsize
+    if chunk[(0,) * chunk.ndim].tobytes() != fill_bytes:
+        return False
+    if itemsize in (1, 2, 4, 8):
+        bits = np.frombuffer(fill_bytes, dtype=f"u{itemsize}")[0]
+        return bool((chunk.view(f"u{itemsize}") == bits).all())
+    flat = np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).reshape(-1, itemsize)
+    return bool((flat == np.frombuffer(fill_bytes, dtype=np.uint8)).all())

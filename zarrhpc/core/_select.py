@@ -1,0 +1,306 @@
+"""Reads and writes of orthogonal and point selections (oindex, vindex, masks).
+
+Life cycle: indexing/ has projected the selection (an OrthogonalProjection or a
+PointProjection: arrays only). Here every touched chunk is located once:
+
+- chunk source: a plain array's chunks come with ONE ``store.get_values(keys)`` call; a
+  sharded array's inner chunks are found through each touched shard's index (one reader
+  per shard: its length, then its index, checked) and fetched with ONE
+  ``store.get_partial_values`` call for all their byte ranges. Nested sharding needs
+  nothing more: the inner chain decodes a whole inner shard.
+- read: each chunk is decoded once, on ``config.executor()``, then numpy fancy indexing
+  moves the wanted elements into the result (``np.ix_`` per task for orthogonal, the
+  points' coordinates for point selections). Missing chunks give the fill value.
+- write: each touched chunk is read (if stored), decoded, scattered into, then encoded and
+  stored, or erased when it equals the fill value unless ``write_empty_chunks``; a shard
+  is rebuilt once with all its touched inner chunks (core/_shard.py's shard writer).
+  Points keep selection order within a chunk, so repeated coordinates end with the last
+  value, as numpy's assignment does.
+
+The native engine seam: when the prepared engine has ``read_points`` /
+``read_orthogonal`` (the native engineer's kernels), :func:`_native_points` /
+:func:`_native_orthogonal` hand it the projection; tasks it reports as FALLBACK run here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zarrhpc import config
+from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.codecs.sharding import EMPTY
+from zarrhpc.core._read import engine_error
+from zarrhpc.core._shard import _load_existing, _ShardWrite, _store_shard
+from zarrhpc.errors import CorruptChunkError
+
+__all__ = ["fetch_chunks", "read_orthogonal", "read_points", "write_orthogonal",
+           "write_points"]
+
+
+# ------------------------------------------------------------------ chunk source
+
+
+def _shard_split(prep, coords: np.ndarray):
+    ratio = np.asarray(prep.sharding.grid_shape, dtype=np.int64)
+    return coords // ratio, coords % ratio
+
+
+def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
+    """Encoded bytes (or None) and a name (key) of every chunk at ``coords`` (n, ndim).
+
+    Plain arrays: one ``get_values`` call. Sharded: the inner chunks through the shard
+    indexes, one ``get_partial_values`` call for all of them.
+    """
+    store = prep.store
+    if prep.sharding is None:
+        keys = [prep.chunk_key(tuple(int(i) for i in c)) for c in coords]
+        return store.get_values(keys), keys
+    layout = prep.sharding
+    shards, local = _shard_split(prep, coords)
+    uniq, inv = np.unique(shards, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    skeys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
+    indexes = []
+    for key in skeys:
+        reader = store.open_reader(key)
+        if reader is None:
+            indexes.append(None)
+            continue
+        with reader:
+            nbytes = reader.size
+            buf = reader.read(*layout.index_range(nbytes))
+        indexes.append(layout.decode_index(buf, nbytes, key))
+    names, ranges, where = [], [], []
+    for i, (s, loc) in enumerate(zip(inv, local)):
+        loc = tuple(int(x) for x in loc)
+        names.append(f"{skeys[s]}: inner chunk {loc}")
+        index = indexes[s]
+        if index is None:
+            continue
+        off = int(index[loc + (0,)])
+        if off == EMPTY:
+            continue
+        ranges.append((skeys[s], off, int(index[loc + (1,)])))
+        where.append(i)
+    bufs: list = [None] * len(coords)
+    for i, rng, buf in zip(where, ranges, store.get_partial_values(ranges) if ranges else []):
+        if buf is None or len(buf) != rng[2]:
+            raise CorruptChunkError(
+                f"{names[i]}: expected {rng[2]} bytes at offset {rng[1]}, got "
+                f"{0 if buf is None else len(buf)} (the shard changed or is truncated)")
+        bufs[i] = buf
+    return bufs, names
+
+
+def _decode(prep, buf, name: str) -> np.ndarray:
+    if prep.sharding is None:
+        return prep.pipeline.decode(buf, name)
+    return prep.sharding.inner.decode(buf, name)
+
+
+def _run(fn, items) -> None:
+    pool = config.executor() if len(items) > 1 else None
+    if pool is None:
+        for item in items:
+            fn(item)
+    else:
+        list(pool.map(fn, items))  # re-raises the first worker exception
+
+
+# ------------------------------------------------------------------ native seam
+
+
+def _native_engine(prep):
+    if not prep.byte_kernels:
+        return None
+    return prep.engine if prep.sharding is None else prep.sharding.inner_engine
+
+
+def _engine_call(prep, method, coords: np.ndarray, *args):
+    """Call ``method`` with the store target or the chunks' sources; raise its error."""
+    target = prep.native_target() if prep.sharding is None else None
+    kwargs = {"nthreads": config.get("threads")}
+    names = None
+    if target is not None:
+        prefix, root_len, kind, sep = target
+        kwargs.update(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
+    else:
+        kwargs["sources"], names = fetch_chunks(prep, coords)
+    status, err_task, code, msg = method(*args, **kwargs)
+    if code:
+        name = names[err_task] if names else prep.chunk_key(tuple(coords[err_task]))
+        raise engine_error(prep, name, code, msg)
+    return np.flatnonzero(status == FALLBACK)
+
+
+def _native_points(prep, proj, flat: np.ndarray):
+    """Tasks left to Python after the engine's ``read_points``, or None (no engine)."""
+    engine = _native_engine(prep)
+    if engine is None or not hasattr(engine, "read_points"):
+        return None
+    return _engine_call(prep, engine.read_points, proj.chunk_coords, flat,
+                        proj.chunk_coords, proj.offsets, proj.in_chunk, proj.out_index)
+
+
+def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
+    """Tasks left to Python after the engine's ``read_orthogonal``, or None.
+
+    The engine gets ``full`` and the dimensions' tables concatenated: ``(nchunks (ndim,),
+    chunks (sum nd,), offsets (sum nd+1,), in_chunk, out)``; dimension ``d``'s entries
+    start at ``sum(nchunks[:d])`` in ``chunks`` and at that plus ``d`` in ``offsets``,
+    whose values index the concatenated ``in_chunk``/``out`` directly. Task ``t`` is the
+    ``t``-th chunk of the product over the dimensions, last dimension fastest.
+    """
+    engine = _native_engine(prep)
+    if engine is None or not hasattr(engine, "read_orthogonal"):
+        return None
+    dims = proj.dims
+    base = np.cumsum([0] + [d.count for d in dims[:-1]]).astype(np.int64)
+    cat = (lambda parts: np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+           if parts else np.zeros(0, np.int64))
+    tables = (
+        np.array([len(d.chunks) for d in dims], dtype=np.int64),
+        cat([d.chunks for d in dims]),
+        cat([d.offsets + b for d, b in zip(dims, base)]),
+        cat([d.in_chunk for d in dims]),
+        cat([d.out for d in dims]),
+    )
+    return _engine_call(prep, engine.read_orthogonal, coords, full, tables)
+
+
+# ------------------------------------------------------------------ reads
+
+
+def read_orthogonal(prep, proj, full: np.ndarray) -> None:
+    """Fill ``full`` (``proj.full_shape``) with the orthogonal selection ``proj``."""
+    if proj.ntasks == 0 or full.size == 0:
+        return
+    coords = proj.task_coords()
+    tasks = _native_orthogonal(prep, proj, full, coords)
+    if tasks is None:
+        tasks = np.arange(len(coords))
+    if len(tasks) == 0:
+        return
+    bufs, names = fetch_chunks(prep, coords[tasks])
+
+    def one(job):
+        t, buf, name = job
+        cidx, oidx = proj.task_parts(int(t))
+        dst = np.ix_(*oidx) if oidx else ()
+        if buf is None:
+            full[dst] = prep.fill_value
+        else:
+            chunk = _decode(prep, buf, name)
+            full[dst] = chunk[np.ix_(*cidx)] if cidx else chunk
+
+    _run(one, list(zip(tasks, bufs, names)))
+
+
+def read_points(prep, proj, flat: np.ndarray) -> None:
+    """Fill ``flat`` (the C-contiguous result, raveled) with the points of ``proj``."""
+    n = len(proj.chunk_coords)
+    if n == 0 or proj.npoints == 0:
+        return
+    tasks = _native_points(prep, proj, flat.reshape(proj.out_shape))
+    if tasks is None:
+        tasks = np.arange(n)
+    if len(tasks) == 0:
+        return
+    bufs, names = fetch_chunks(prep, proj.chunk_coords[tasks])
+
+    def one(job):
+        k, buf, name = job
+        lo, hi = proj.offsets[k], proj.offsets[k + 1]
+        dst = proj.out_index[lo:hi]
+        if buf is None:
+            flat[dst] = prep.fill_value
+        else:
+            chunk = _decode(prep, buf, name)
+            flat[dst] = chunk[tuple(proj.in_chunk[lo:hi].T)]
+
+    _run(one, list(zip(tasks, bufs, names)))
+
+
+# ------------------------------------------------------------------ writes
+
+
+def _update_chunks(prep, coords: np.ndarray, apply) -> None:
+    """Read-modify-write every chunk at ``coords``: ``apply(k, chunk)`` scatters into it."""
+    if len(coords) == 0:
+        return
+    chunk_shape = prep.chunks
+    wec = prep.write_empty_chunks
+
+    def fresh(old, name):
+        chunk = prep.empty(chunk_shape, "C")
+        if old is None:
+            prep.fill(chunk)
+        else:
+            prep.copy(chunk, _decode(prep, old, name))
+        return chunk
+
+    store = prep.store
+    if prep.sharding is None:
+        olds, keys = fetch_chunks(prep, coords)
+
+        def one(k):
+            chunk = fresh(olds[k], keys[k])
+            apply(k, chunk)
+            if not wec and prep.is_fill(chunk):
+                store.erase(keys[k])
+            else:
+                store.set(keys[k], prep.pipeline.encode(chunk, keys[k]))
+
+        _run(one, list(range(len(coords))))
+        return
+    layout = prep.sharding
+    shards, local = _shard_split(prep, coords)
+    uniq, inv = np.unique(shards, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    members = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[members], np.arange(len(uniq) + 1))
+    flat_local = np.ravel_multi_index(tuple(local.T), layout.grid_shape)
+
+    def shard(s):
+        sw = _ShardWrite(prep.chunk_key(tuple(int(i) for i in uniq[s])), [])
+        _load_existing(prep, sw)
+        for k in members[bounds[s]:bounds[s + 1]]:
+            f = int(flat_local[k])
+            chunk = fresh(sw.pieces.get(f), f"{sw.key}: inner chunk {tuple(local[k])}")
+            apply(int(k), chunk)
+            if not wec and prep.is_fill(chunk):
+                sw.pieces.pop(f, None)
+            else:
+                sw.pieces[f] = layout.inner.encode(chunk, sw.key)
+        _store_shard(prep, sw)
+
+    _run(shard, list(range(len(uniq))))
+
+
+def write_orthogonal(prep, proj, value: np.ndarray) -> None:
+    """Store ``value`` (broadcast to ``proj.full_shape``) at the orthogonal selection."""
+    if proj.ntasks == 0 or value.size == 0:
+        return
+    coords = proj.task_coords()
+
+    def apply(t, chunk):
+        cidx, oidx = proj.task_parts(t)
+        if not cidx:
+            chunk[...] = value
+            return
+        chunk[np.ix_(*cidx)] = value[np.ix_(*oidx)]
+
+    _update_chunks(prep, coords, apply)
+
+
+def write_points(prep, proj, flat_value: np.ndarray) -> None:
+    """Store ``flat_value`` (one value per point, result C order) at the points."""
+    if proj.npoints == 0:
+        return
+    ordered = flat_value[proj.out_index]  # grouped by chunk, selection order kept
+
+    def apply(k, chunk):
+        lo, hi = proj.offsets[k], proj.offsets[k + 1]
+        chunk[tuple(proj.in_chunk[lo:hi].T)] = ordered[lo:hi]
+
+    _update_chunks(prep, proj.chunk_coords, apply)
