@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["copy_into_oracle", "fill_oracle", "raw_bytes", "read_orthogonal_oracle",
-           "read_points_oracle"]
+           "point_groups_oracle", "read_points_oracle"]
 
 
 def raw_bytes(arr: np.ndarray) -> np.ndarray:
@@ -72,3 +72,20 @@ def read_orthogonal_oracle(data: np.ndarray, chunk_shape, dims, full: np.ndarray
         glob.append(g)
         outs.append(np.asarray(out, dtype=np.int64))
     full[np.ix_(*outs)] = data[np.ix_(*glob)]
+
+
+def point_groups_oracle(coords, shape, chunk_shape):
+    """Reference for :func:`zarrhpc._kernels.points.group_points`: points grouped by
+    chunk (chunks in C order, points of a chunk in selection order) with numpy's stable
+    argsort: ``(chunk_coords, offsets, in_chunk, out_index)``."""
+    pts = np.stack([np.asarray(c, dtype=np.int64).reshape(-1) for c in coords], axis=1)
+    cs = np.asarray(chunk_shape, dtype=np.int64)
+    grid = [max(-(-n // c), 1) for n, c in zip(shape, chunk_shape)]
+    chunk = pts // cs
+    lin = np.ravel_multi_index(tuple(chunk.T), grid) if len(pts) else np.zeros(0, np.int64)
+    order = np.argsort(lin, kind="stable")
+    uniq, starts = np.unique(lin[order], return_index=True)
+    chunk_coords = np.stack(np.unravel_index(uniq, grid), axis=1).astype(np.int64) \
+        if len(uniq) else np.zeros((0, len(shape)), np.int64)
+    offsets = np.append(starts, len(order)).astype(np.int64)
+    return chunk_coords, offsets, (pts - chunk * cs)[order], order.astype(np.int64)
