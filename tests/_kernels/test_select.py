@@ -13,13 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.bench._driver import (
-    engine_oindex,
-    engine_vindex,
-    ortho_plan,
-    ortho_tables,
-    point_plan,
-)
+from zarrhpc.indexing import coordinate_projection, normalize_orthogonal, orthogonal_projection
 from zarrhpc.codecs.native import DONE, FALLBACK
 from zarrhpc.core._read import native_target
 from zarrhpc.errors import CorruptChunkError
@@ -70,13 +64,28 @@ def make(case, tmp_path):
     return a, data, rng
 
 
-def run_engine(a, method, *args, nthreads):
-    target = native_target(a._prep)
-    if target is not None:
-        prefix, root_len, kind, sep = target
-        return method(*args, path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
-                      nthreads=nthreads)
-    return None
+def point_plan(coords, shape, chunks):
+    p = coordinate_projection(coords, shape, chunks)
+    return p.chunk_coords, p.offsets, p.in_chunk, p.out_index
+
+
+def ortho_plan(indices, shape, chunks):
+    """Per dimension ``(chunks, offsets, in_chunk, out)`` of an orthogonal selection."""
+    proj = orthogonal_projection(normalize_orthogonal(tuple(indices), shape), shape, chunks)
+    return [(d.chunks, d.offsets, d.in_chunk, d.out) for d in proj.dims]
+
+
+def ortho_tables(dims) -> tuple:
+    """Engine.read_orthogonal's tables: the dimensions' lists concatenated, offsets
+    shifted to index the concatenated in_chunk/out."""
+    base = np.cumsum([0] + [len(d[2]) for d in dims[:-1]]).astype(np.int64)
+
+    def cat(parts):
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+    return (np.array([len(d[0]) for d in dims], dtype=np.int64), cat([d[0] for d in dims]),
+            cat([d[1] + b for d, b in zip(dims, base)]), cat([d[2] for d in dims]),
+            cat([d[3] for d in dims]))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -105,7 +114,8 @@ def test_read_points_matches_oracle(case, npoints, nthreads, tmp_path):
     assert (status == DONE).all()  # every chain here is native
     np.testing.assert_array_equal(out[done], want[done])
     # and end to end (fallbacks included) against numpy
-    np.testing.assert_array_equal(engine_vindex(a, coords, nthreads=nthreads), data[coords])
+    with zarrhpc.config.set(threads=nthreads):
+        np.testing.assert_array_equal(a.vindex[coords], data[coords])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -122,7 +132,7 @@ def test_read_orthogonal_matches_oracle(case, nthreads, data_st, tmp_path):
             indices.append(np.arange(lo, int(rng.integers(lo + 1, n + 1))))
         else:
             indices.append(np.zeros(0, np.int64))
-    dims = [ortho_plan(i, c) for i, c in zip(indices, a.chunks)]
+    dims = ortho_plan(indices, a.shape, a.chunks)
     full = np.full([len(i) for i in indices], 99, dtype=a.dtype)
     want = full.copy()
     read_orthogonal_oracle(data, a.chunks, dims, want)
@@ -137,8 +147,8 @@ def test_read_orthogonal_matches_oracle(case, nthreads, data_st, tmp_path):
     assert code == 0, msg
     assert (status == DONE).all()
     np.testing.assert_array_equal(full, want)
-    np.testing.assert_array_equal(engine_oindex(a, indices, nthreads=nthreads),
-                                  data[np.ix_(*indices)])
+    with zarrhpc.config.set(threads=nthreads):
+        np.testing.assert_array_equal(a.oindex[tuple(indices)], data[np.ix_(*indices)])
 
 
 def test_orthogonal_into_a_strided_result(tmp_path):
@@ -148,7 +158,7 @@ def test_orthogonal_into_a_strided_result(tmp_path):
     data = np.arange(600, dtype="f8").reshape(20, 30)
     a[...] = data
     idx = (np.array([3, 1, 19, 1]), np.arange(5, 25))
-    dims = [ortho_plan(i, c) for i, c in zip(idx, a.chunks)]
+    dims = ortho_plan(idx, a.shape, a.chunks)
     full = np.zeros((20, 4)).T
     prefix, root_len, kind, sep = native_target(a._prep)
     status, _, code, msg = a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix,
@@ -173,9 +183,9 @@ def test_corrupt_chunk_names_the_key(comp, where, tmp_path):
     assert code == 0
     assert list(status) == [DONE, FALLBACK]  # the engine hands the bad chunk to Python
     with pytest.raises(CorruptChunkError, match="c/1/0"):
-        engine_vindex(a, coords)
+        a.vindex[coords]
     with pytest.raises(CorruptChunkError, match="c/1/0"):
-        engine_oindex(a, coords)
+        a.oindex[coords]
 
 
 def test_bad_indices_are_errors_not_crashes(tmp_path):
@@ -227,15 +237,15 @@ def test_few_points_in_a_large_chunk_read_few_bytes(comp, tmp_path):
     data = np.random.default_rng(0).standard_normal(a.shape).astype("f4")  # incompressible
     a[...] = data
     coords = tuple(np.random.default_rng(1).integers(0, s, 5) for s in a.shape)
-    engine_vindex(a, coords, nthreads=1)  # warm up (imports, thread contexts)
+    a.vindex[coords]  # warm up (imports, thread contexts)
     before = _rchar()
-    got = engine_vindex(a, coords, nthreads=1)
+    got = a.vindex[coords]
     read = _rchar() - before
     np.testing.assert_array_equal(got, data[coords])
     assert read < 1 << 20, read  # the chunk is 16 MiB
     idx = (np.array([3, 200]), np.array([7, 8]), np.array([1, 60]))
     before = _rchar()
-    got = engine_oindex(a, idx, nthreads=1)
+    got = a.oindex[idx]
     read = _rchar() - before
     np.testing.assert_array_equal(got, data[np.ix_(*idx)])
     assert read < 1 << 20, read
@@ -270,7 +280,7 @@ def test_read_orthogonal_releases_the_gil(big_array):
     from zarrhpc.testing.gil import progress_during
 
     a = big_array
-    dims = [ortho_plan(np.arange(0, n, 2), c) for n, c in zip(a.shape, a.chunks)]
+    dims = ortho_plan([np.arange(0, n, 2) for n in a.shape], a.shape, a.chunks)
     full = np.empty([len(d[2]) for d in dims], "f4")
     tables = ortho_tables(dims)
     prefix, root_len, kind, sep = native_target(a._prep)
