@@ -365,47 +365,11 @@ cdef class Engine:
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
         job.partial_ok = partial_ok
-        cdef bytes prefix_b
-        cdef Py_buffer *views = NULL
-        cdef const char **ptrs = NULL
-        cdef int64_t *lens = NULL
-        cdef Py_ssize_t i, acquired = 0
         cdef int rc
-        try:
-            if path_prefix is not None:
-                prefix_b = path_prefix.encode("utf-8", "surrogateescape")
-                job.path_prefix = prefix_b
-                job.root_len = root_len
-                job.key_kind = key_kind
-                job.sep = ord(sep)
-            else:
-                if sources is None or len(sources) != ntasks:
-                    raise ValueError(f"engine: expected {ntasks} sources")
-                views = <Py_buffer *> calloc(max(1, ntasks), sizeof(Py_buffer))
-                ptrs = <const char **> calloc(max(1, ntasks), sizeof(char *))
-                lens = <int64_t *> calloc(max(1, ntasks), sizeof(int64_t))
-                if views == NULL or ptrs == NULL or lens == NULL:
-                    raise MemoryError()
-                for i in range(ntasks):
-                    src = sources[i]
-                    if src is None:
-                        continue
-                    PyObject_GetBuffer(src, &views[i], PyBUF_SIMPLE)
-                    acquired = i + 1
-                    ptrs[i] = <const char *> views[i].buf if views[i].len else <const char *> ""
-                    lens[i] = views[i].len
-                job.mem_ptr = ptrs
-                job.mem_len = lens
-            with nogil:
-                rc = zh_read_run(&job, nthreads)
-        finally:
-            if views != NULL:
-                for i in range(acquired):
-                    if sources[i] is not None:
-                        PyBuffer_Release(&views[i])
-            free(views)
-            free(ptrs)
-            free(lens)
+        target = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        with nogil:
+            rc = zh_read_run(&job, nthreads)
+        del target, keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
@@ -458,11 +422,7 @@ cdef class Engine:
         job.direct_ok = 0
         job.task_status = &status
         if path_prefix is not None:
-            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
-            job.path_prefix = prefix_b
-            job.root_len = root_len
-            job.key_kind = key_kind
-            job.sep = ord(sep)
+            target = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
             with nogil:
                 rc = zh_read_run(&job, 1)
         else:
@@ -713,7 +673,6 @@ cdef class Engine:
             status = <uint8_t *> calloc(ntasks, 1)
         cdef zh_job_t job
         cdef zh_ortho_t oj
-        cdef bytes prefix_b = path_prefix.encode("utf-8", "surrogateescape")
         cdef int rc
         if status == NULL:
             free(mem)
@@ -725,10 +684,7 @@ cdef class Engine:
         job.p_chunk = p_chunk
         job.buf = <char *> cnp.PyArray_DATA(out)
         job.buf_strides = bstrides
-        job.path_prefix = prefix_b
-        job.root_len = root_len
-        job.key_kind = key_kind
-        job.sep = ord(sep)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
         memset(&oj, 0, sizeof(oj))
         oj.job = &job
         oj.q_start = q_start

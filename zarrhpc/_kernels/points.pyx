@@ -126,6 +126,26 @@ cdef inline bint _zero8(const uint8_t *p) noexcept nogil:
     return v == 0
 
 
+cdef inline int64_t _row_base(int nd, const int64_t *idx, const int64_t *cs,
+                              const int64_t *gstride) noexcept nogil:
+    """The linear chunk index of the row's first chunk (the row's outer coordinates)."""
+    cdef int64_t base = 0
+    cdef int d
+    for d in range(nd - 1):
+        base += (idx[d] // cs[d]) * gstride[d]
+    return base
+
+
+cdef inline void _next_row(int nd, int64_t *idx, const int64_t *shp) noexcept nogil:
+    """Advance the outer coordinates to the next row (C order)."""
+    cdef int d
+    for d in range(nd - 2, -1, -1):
+        idx[d] += 1
+        if idx[d] < shp[d]:
+            return
+        idx[d] = 0
+
+
 def mask_points(mask, shape, chunk_shape):
     """``(chunk_coords, offsets, in_chunk, out_index)`` of the true elements of a
     full-shape boolean ``mask``, in C order (``out_index`` is their rank), or None."""
@@ -155,9 +175,7 @@ def mask_points(mask, shape, chunk_shape):
         for d in range(nd):
             idx[d] = 0
         for r in range(rows):
-            base = 0
-            for d in range(nd - 1):
-                base += (idx[d] // cs[d]) * gstride[d]
+            base = _row_base(nd, idx, cs, gstride)
             row = mp + r * L
             k = 0
             while k < L:
@@ -167,11 +185,7 @@ def mask_points(mask, shape, chunk_shape):
                 if row[k]:
                     counts[base + k // csl] += 1
                 k += 1
-            for d in range(nd - 2, -1, -1):
-                idx[d] += 1
-                if idx[d] < shp[d]:
-                    break
-                idx[d] = 0
+            _next_row(nd, idx, shp)
         for lin in range(nchunks):
             nxt[lin] = total
             total += counts[lin]
@@ -185,9 +199,7 @@ def mask_points(mask, shape, chunk_shape):
         for d in range(nd):
             idx[d] = 0
         for r in range(rows):
-            base = 0
-            for d in range(nd - 1):
-                base += (idx[d] // cs[d]) * gstride[d]
+            base = _row_base(nd, idx, cs, gstride)
             row = mp + r * L
             k = 0
             while k < L:
@@ -204,10 +216,6 @@ def mask_points(mask, shape, chunk_shape):
                     ov[pos] = rank
                     rank += 1
                 k += 1
-            for d in range(nd - 2, -1, -1):
-                idx[d] += 1
-                if idx[d] < shp[d]:
-                    break
-                idx[d] = 0
+            _next_row(nd, idx, shp)
     cc, offs = _finish(nd, nchunks, counts, grid)
     return cc, offs, in_chunk, order
