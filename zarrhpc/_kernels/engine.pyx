@@ -91,6 +91,28 @@ cdef extern from "zh_engine.h":
     int zh_write_run(zh_job_t *job, int nthreads) nogil
     int zh_shard_write_run(zh_job_t *job, int nthreads) nogil
 
+cdef extern from "zh_select.h":
+    ctypedef struct zh_points_t:
+        zh_job_t *job
+        int64_t nchunks
+        int64_t npoints
+        const int64_t *chunk_coords
+        const int64_t *offsets
+        const int64_t *in_chunk
+        const int64_t *out_index
+        char *out
+        int64_t out_size
+    ctypedef struct zh_ortho_t:
+        zh_job_t *job
+        const int64_t *q_start
+        const int64_t *q_count
+        const int64_t *q_in
+        const int64_t *q_out
+        int64_t nq
+        const int64_t *full_shape
+    int zh_points_run(zh_points_t *pj, int nthreads) nogil
+    int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
 cdef extern from "zh_status.h":
@@ -142,6 +164,57 @@ cdef cnp.ndarray _i64(obj, Py_ssize_t n, str what):
 
 cdef inline const int64_t *_p(cnp.ndarray a):
     return <const int64_t *> cnp.PyArray_DATA(a)
+
+
+cdef cnp.ndarray _i64_2d(obj, Py_ssize_t cols, str what):
+    cdef cnp.ndarray a = np.ascontiguousarray(obj, dtype=np.int64)
+    if a.ndim == 1 and a.shape[0] == 0:
+        a = a.reshape(0, cols)
+    if a.ndim != 2 or a.shape[1] != cols:
+        raise ValueError(f"engine: {what}: expected shape (n, {cols}), got {(<object> a).shape}")
+    return a
+
+
+cdef class _Sources:
+    """The stored bytes of every task, held (buffer views) while the engine reads them."""
+    cdef Py_buffer *views
+    cdef const char **ptrs
+    cdef int64_t *lens
+    cdef Py_ssize_t n
+    cdef list objs
+
+    def __cinit__(self, sources, Py_ssize_t n):
+        self.views = NULL
+        self.n = 0
+        if sources is None or len(sources) != n:
+            raise ValueError(f"engine: expected {n} sources")
+        self.objs = list(sources)
+        self.views = <Py_buffer *> calloc(max(1, n), sizeof(Py_buffer))
+        self.ptrs = <const char **> calloc(max(1, n), sizeof(char *))
+        self.lens = <int64_t *> calloc(max(1, n), sizeof(int64_t))
+        if self.views == NULL or self.ptrs == NULL or self.lens == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t i
+        for i in range(n):
+            src = self.objs[i]
+            if src is None:
+                continue
+            PyObject_GetBuffer(src, &self.views[i], PyBUF_SIMPLE)
+            self.n = i + 1
+            self.ptrs[i] = <const char *> self.views[i].buf if self.views[i].len else <const char *> ""
+            self.lens[i] = self.views[i].len
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.views != NULL:
+            for i in range(self.n):
+                if self.ptrs[i] != NULL:
+                    PyBuffer_Release(&self.views[i])
+        free(self.views)
+        free(self.ptrs)
+        free(self.lens)
+
+
 
 
 cdef class Engine:
@@ -292,47 +365,11 @@ cdef class Engine:
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
         job.partial_ok = partial_ok
-        cdef bytes prefix_b
-        cdef Py_buffer *views = NULL
-        cdef const char **ptrs = NULL
-        cdef int64_t *lens = NULL
-        cdef Py_ssize_t i, acquired = 0
         cdef int rc
-        try:
-            if path_prefix is not None:
-                prefix_b = path_prefix.encode("utf-8", "surrogateescape")
-                job.path_prefix = prefix_b
-                job.root_len = root_len
-                job.key_kind = key_kind
-                job.sep = ord(sep)
-            else:
-                if sources is None or len(sources) != ntasks:
-                    raise ValueError(f"engine: expected {ntasks} sources")
-                views = <Py_buffer *> calloc(max(1, ntasks), sizeof(Py_buffer))
-                ptrs = <const char **> calloc(max(1, ntasks), sizeof(char *))
-                lens = <int64_t *> calloc(max(1, ntasks), sizeof(int64_t))
-                if views == NULL or ptrs == NULL or lens == NULL:
-                    raise MemoryError()
-                for i in range(ntasks):
-                    src = sources[i]
-                    if src is None:
-                        continue
-                    PyObject_GetBuffer(src, &views[i], PyBUF_SIMPLE)
-                    acquired = i + 1
-                    ptrs[i] = <const char *> views[i].buf if views[i].len else <const char *> ""
-                    lens[i] = views[i].len
-                job.mem_ptr = ptrs
-                job.mem_len = lens
-            with nogil:
-                rc = zh_read_run(&job, nthreads)
-        finally:
-            if views != NULL:
-                for i in range(acquired):
-                    if sources[i] is not None:
-                        PyBuffer_Release(&views[i])
-            free(views)
-            free(ptrs)
-            free(lens)
+        target = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        with nogil:
+            rc = zh_read_run(&job, nthreads)
+        del target, keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
@@ -385,11 +422,7 @@ cdef class Engine:
         job.direct_ok = 0
         job.task_status = &status
         if path_prefix is not None:
-            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
-            job.path_prefix = prefix_b
-            job.root_len = root_len
-            job.key_kind = key_kind
-            job.sep = ord(sep)
+            target = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
             with nogil:
                 rc = zh_read_run(&job, 1)
         else:
@@ -408,6 +441,267 @@ cdef class Engine:
                 finally:
                     PyBuffer_Release(&view)
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef object _store_target(self, zh_job_t *job, path_prefix, int64_t root_len,
+                              int key_kind, str sep, sources, Py_ssize_t ntasks):
+        """Point ``job`` at a directory or at per-task sources; returns what must stay
+        alive while the job runs."""
+        cdef bytes prefix_b
+        cdef _Sources src
+        if path_prefix is not None:
+            prefix_b = path_prefix.encode("utf-8", "surrogateescape")
+            job.path_prefix = prefix_b
+            job.root_len = root_len
+            job.key_kind = key_kind
+            job.sep = ord(sep)
+            return prefix_b
+        src = _Sources(sources, ntasks)
+        job.mem_ptr = src.ptrs
+        job.mem_len = src.lens
+        return src
+
+    def read_points(self, cnp.ndarray out not None, chunk_coords, offsets, in_chunk,
+                    out_index, *, path_prefix=None, int64_t root_len=0, int key_kind=0,
+                    str sep="/", sources=None, int nthreads=1):
+        """Read scattered elements (a PointProjection) into ``out`` (contiguous).
+
+        Chunk ``k`` (grid coordinates ``chunk_coords[k]``) holds the points
+        ``offsets[k]:offsets[k+1]``; point ``i`` is element ``in_chunk[i]`` of its chunk
+        and goes to ``out.flat[out_index[i]]``. One task per chunk, each chunk decoded
+        once (or only the bytes / blosc blocks its points need). ``sources`` (when no
+        ``path_prefix``) are the stored bytes per chunk. Returns ``(task_status,
+        err_task, err_code, err_msg)``, tasks being chunks.
+        """
+        if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
+            raise ValueError("engine: read_points: out must be writable and C-contiguous")
+        if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
+            raise ValueError("engine: read_points: out has the wrong itemsize")
+        cdef int nd = self.ndim
+        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
+        cdef Py_ssize_t nchunks = cc.shape[0]
+        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
+        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
+        cdef Py_ssize_t npoints = inc.shape[0]
+        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
+        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_points_t pj
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        memset(&pj, 0, sizeof(pj))
+        pj.job = &job
+        pj.nchunks = nchunks
+        pj.npoints = npoints
+        pj.chunk_coords = _p(cc)
+        pj.offsets = _p(offs)
+        pj.in_chunk = _p(inc)
+        pj.out_index = _p(oi)
+        pj.out = <char *> cnp.PyArray_DATA(out)
+        pj.out_size = cnp.PyArray_SIZE(out)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
+        with nogil:
+            rc = zh_points_run(&pj, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def read_orthogonal(self, cnp.ndarray full not None, tuple tables, *, path_prefix=None,
+                        int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
+                        int nthreads=1):
+        """Read an orthogonal selection (an OrthogonalProjection) into ``full``.
+
+        ``tables`` is ``(nchunks, chunks, offsets, in_chunk, out)``, the dimensions'
+        DimIndex tables concatenated: ``nchunks[d]`` touched chunks of dimension ``d``,
+        whose indices start at ``sum(nchunks[:d])`` in ``chunks`` and at that plus ``d``
+        in ``offsets`` (``nchunks[d] + 1`` entries, values indexing the concatenated
+        ``in_chunk``/``out`` directly): the indices inside the chunk and their positions
+        along that dimension of ``full`` (the result with integer-indexed dimensions kept
+        as length 1; any strides). Tasks are the product of the per-dimension chunks,
+        last dimension fastest; ``sources`` (when no ``path_prefix``) are the stored
+        bytes per task. Returns ``(task_status, err_task, err_code, err_msg)``.
+        """
+        if not cnp.PyArray_ISWRITEABLE(full):
+            raise ValueError("engine: the result buffer is read-only")
+        cdef int nd = self.ndim, d
+        if cnp.PyArray_NDIM(full) != nd or len(tables) != 5:
+            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions and 5 tables")
+        if cnp.PyArray_ITEMSIZE(full) != self.itemsize:
+            raise ValueError("engine: read_orthogonal: the result has the wrong itemsize")
+        nchunks_t, chunks_t, offsets_t, in_t, out_t = tables
+        cdef cnp.ndarray nch = _i64(nchunks_t, nd, "nchunks")
+        if (nch < 0).any():
+            raise ValueError("engine: read_orthogonal: negative chunk count")
+        cdef Py_ssize_t npc = int(nch.sum()) if nd else 0
+        cdef cnp.ndarray chunks = _i64(chunks_t, npc, "chunks")
+        cdef cnp.ndarray offs = _i64(offsets_t, npc + nd, "offsets")
+        in_a = np.ascontiguousarray(in_t, dtype=np.int64)
+        cdef Py_ssize_t nq = in_a.shape[0] if in_a.ndim == 1 else -1
+        if nq < 0:
+            raise ValueError("engine: read_orthogonal: in_chunk must be one-dimensional")
+        starts, counts, piece_off = [], [], []
+        cdef Py_ssize_t ntasks = 1, base = 0
+        for d in range(nd):
+            o = offs[base + d: base + d + nch[d] + 1]
+            starts.append(o[:-1])
+            counts.append(np.diff(o))
+            piece_off.append(base)
+            base += nch[d]
+            ntasks *= nch[d]
+        arrays = [nch, _i64(piece_off, nd, "piece_off"), chunks,
+                  _i64(np.concatenate(starts) if nd else [], npc, "starts"),
+                  _i64(np.concatenate(counts) if nd else [], npc, "counts"),
+                  _i64(in_a, nq, "in_chunk"), _i64(out_t, nq, "out"),
+                  _i64([full.shape[d] for d in range(nd)], nd, "full_shape"),
+                  _i64([full.strides[d] for d in range(nd)], nd, "strides")]
+        base = nq
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        job.npieces = _p(arrays[0])
+        job.piece_off = _p(arrays[1])
+        job.p_chunk = _p(arrays[2])
+        job.buf = <char *> cnp.PyArray_DATA(full)
+        job.buf_strides = _p(arrays[8])
+        memset(&oj, 0, sizeof(oj))
+        oj.job = &job
+        oj.q_start = _p(arrays[3])
+        oj.q_count = _p(arrays[4])
+        oj.q_in = _p(arrays[5])
+        oj.q_out = _p(arrays[6])
+        oj.nq = base
+        oj.full_shape = _p(arrays[7])
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,
+                   int key_kind=0, str sep="/", int nthreads=1, int64_t max_items=32768):
+        """The lean path of a small basic read (ints and step-1 slices, one entry per
+        dimension) from a directory: the chunk plan is made here, each chunk read through
+        the orthogonal kernel (only the byte runs or blosc blocks the box touches).
+
+        Returns the result (C order), or None when the selection is not of this kind,
+        larger than ``max_items`` elements, or anything but a clean read happened: the
+        caller then takes the general path, which raises the right error.
+        """
+        cdef int nd = self.ndim, d
+        cdef int64_t start[64]
+        cdef int64_t count[64]
+        cdef int64_t npc[64]
+        cdef int64_t poff[64]
+        cdef int64_t full_shape[64]
+        cdef int64_t bstrides[64]
+        cdef int64_t n, i, total = 1, npieces = 0, nq = 0, cs, c0, k, j, pos
+        if type(selection) is not tuple:
+            selection = (selection,)
+        if nd == 0 or nd > 64 or len(selection) != nd:
+            return None
+        out_shape = []
+        for d in range(nd):
+            sel = selection[d]
+            n = shape[d]
+            if type(sel) is slice:
+                if sel.step is not None and sel.step != 1:
+                    return None
+                a, b, _ = sel.indices(n)
+                start[d] = a
+                count[d] = b - a if b > a else 0
+                out_shape.append(count[d])
+            elif type(sel) is int or isinstance(sel, np.integer):
+                i = sel
+                if i < 0:
+                    i += n
+                if i < 0 or i >= n:
+                    return None
+                start[d] = i
+                count[d] = 1
+            else:
+                return None
+            if count[d] == 0:
+                return None
+            total *= count[d]
+            cs = self.chunk_shape[d]
+            npc[d] = (start[d] + count[d] - 1) // cs - start[d] // cs + 1
+            poff[d] = npieces
+            npieces += npc[d]
+            nq += count[d]
+            full_shape[d] = count[d]
+        if not out_shape or total > max_items or npieces > 256:
+            return None
+        cdef cnp.ndarray out = np.empty(out_shape, dtype=dtype)
+        cdef int64_t stride = self.itemsize
+        for d in range(nd - 1, -1, -1):
+            bstrides[d] = stride
+            stride *= count[d]
+        cdef int64_t *mem = <int64_t *> malloc(sizeof(int64_t) * (3 * npieces + 2 * nq))
+        if mem == NULL:
+            raise MemoryError()
+        cdef int64_t *p_chunk = mem
+        cdef int64_t *q_start = mem + npieces
+        cdef int64_t *q_count = mem + 2 * npieces
+        cdef int64_t *q_in = mem + 3 * npieces
+        cdef int64_t *q_out = q_in + nq
+        cdef int64_t q = 0, first, last
+        k = 0
+        for d in range(nd):
+            cs = self.chunk_shape[d]
+            pos = 0
+            c0 = start[d] // cs
+            for j in range(npc[d]):
+                first = start[d] if j == 0 else (c0 + j) * cs
+                last = min(start[d] + count[d], (c0 + j + 1) * cs)
+                p_chunk[k] = c0 + j
+                q_start[k] = q
+                q_count[k] = last - first
+                for i in range(first, last):
+                    q_in[q] = i - (c0 + j) * cs
+                    q_out[q] = pos
+                    q += 1
+                    pos += 1
+                k += 1
+        cdef int64_t ntasks = 1
+        for d in range(nd):
+            ntasks *= npc[d]
+        cdef uint8_t status_small[64]
+        cdef uint8_t *status = &status_small[0]
+        if ntasks > 64:
+            status = <uint8_t *> calloc(ntasks, 1)
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        if status == NULL:
+            free(mem)
+            raise MemoryError()
+        self._fill_common(&job)
+        job.task_status = status
+        job.npieces = npc
+        job.piece_off = poff
+        job.p_chunk = p_chunk
+        job.buf = <char *> cnp.PyArray_DATA(out)
+        job.buf_strides = bstrides
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
+        memset(&oj, 0, sizeof(oj))
+        oj.job = &job
+        oj.q_start = q_start
+        oj.q_count = q_count
+        oj.q_in = q_in
+        oj.q_out = q_out
+        oj.nq = nq
+        oj.full_shape = full_shape
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads if ntasks > 1 else 1)
+            for k in range(ntasks):
+                if status[k] != ZH_TASK_DONE:
+                    rc = -1
+        free(mem)
+        if ntasks > 64:
+            free(status)
+        return out if rc == 0 else None
 
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
               str path_prefix, int64_t root_len, int key_kind=0, str sep="/",

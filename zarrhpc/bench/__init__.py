@@ -16,6 +16,7 @@ Workloads (full size; ``--quick`` scales them down):
   sub-volume, 2000 random single elements
 - W6: open the W1 array 1000 times
 - W7: float64 (4096, 4096), chunks (64, 64), uncompressed: write and read
+- W8-W11: vindex, oindex, mask and sharded vindex (zarrhpc.bench.selections)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from zarrhpc.bench.peers import CODECS, PEERS, Unavailable
+from zarrhpc.bench.selections import SELECTION_WORKLOADS, run_selections
 
 __all__ = ["Result", "Sizes", "default_dir", "format_table", "run"]
 
@@ -45,11 +47,15 @@ class Sizes:
     w7_chunks: tuple = (64, 64)
     w5_shards: tuple = (256, 256, 256)
     w5_chunks: tuple = (32, 32, 32)
+    vpoints: int = 100_000
+    oindex_n: int = 64
+    mask_frac: float = 0.01
 
     @classmethod
     def quick(cls) -> Sizes:
         return cls((128, 128, 128), (32, 32, 32), (slice(25, 100), slice(9, 75), slice(1, 125)),
-                   200, (8, 8, 8), 100, (1024, 1024), (32, 32), (64, 64, 64), (16, 16, 16))
+                   200, (8, 8, 8), 100, (1024, 1024), (32, 32), (64, 64, 64), (16, 16, 16),
+                   vpoints=10_000, oindex_n=16)
 
 
 @dataclass
@@ -183,7 +189,7 @@ def run(*, quick=False, peers=None, codecs=None, workloads=None, repeat=3, direc
     sizes = sizes or (Sizes.quick() if quick else Sizes())
     names = peers or list(PEERS)
     codecs = codecs or list(CODECS)
-    workloads = set(workloads or ["W1", "W2", "W3", "W4", "W5", "W6", "W7"])
+    workloads = set(workloads or ["W1", "W2", "W3", "W4", "W5", "W6", "W7", *SELECTION_WORKLOADS])
     instances = []
     for name in names:
         peer = PEERS[name]() if isinstance(name, str) else name
@@ -203,6 +209,7 @@ def run(*, quick=False, peers=None, codecs=None, workloads=None, repeat=3, direc
             _run_w5(r, sizes)
         if "W7" in workloads:
             _run_w7(r, sizes)
+        run_selections(r, sizes, codecs, workloads)
         _memcpy(r, sizes)
     finally:
         for p in instances:

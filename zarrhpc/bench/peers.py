@@ -55,6 +55,13 @@ class Peer:
     def read(self, handle, selection) -> np.ndarray:
         return np.asarray(handle[selection])
 
+    def select(self, handle, kind: str, selection) -> np.ndarray:
+        """A ``kind`` selection: "vindex" (coordinate arrays), "oindex" (one index array
+        per axis) or "mask" (a boolean array of the whole shape)."""
+        if kind == "mask":
+            return np.asarray(handle.vindex[selection])
+        return np.asarray(getattr(handle, kind)[selection])
+
     def clear(self, path: str) -> None:
         if os.path.isdir(path):
             shutil.rmtree(path)
@@ -142,6 +149,10 @@ class ZarrPython(Peer):
         with self._config():
             return np.asarray(handle[selection])
 
+    def select(self, handle, kind, selection):
+        with self._config():
+            return super().select(handle, kind, selection)
+
 
 class ZarrsPipeline(ZarrPython):
     name = "zarr-python+zarrs"
@@ -190,6 +201,11 @@ class Tensorstore(Peer):
     def read(self, handle, selection):
         return handle[selection].read().result()
 
+    def select(self, handle, kind, selection):
+        if kind == "mask":  # a boolean array indexes like its nonzero() coordinates
+            return handle[selection].read().result()
+        return getattr(handle, kind)[selection].read().result()
+
 
 class H5py(Peer):
     name = "h5py"
@@ -219,6 +235,9 @@ class H5py(Peer):
 
         return h5py.File(path, "r")["a"]
 
+    def select(self, handle, kind, selection):
+        raise Unavailable("h5py has no vindex/oindex over several index arrays")
+
 
 class Raw(Peer):
     """numpy tofile/readinto (and memmap for sub-reads) of the same bytes."""
@@ -240,6 +259,9 @@ class Raw(Peer):
 
     def read(self, handle, selection):
         return np.array(handle[selection])
+
+    def select(self, handle, kind, selection):
+        raise Unavailable("raw bytes only")
 
     def read_full(self, path, shape, dtype) -> np.ndarray:
         out = np.empty(shape, dtype)

@@ -149,6 +149,14 @@ def read_selection(prep, selection, out=None):
             value = _read_point(prep, engine, idx)
             if value is not None:
                 return value
+        if prep.order == "C":
+            # a small box (ints and step-1 slices) from a directory: planned natively
+            target = prep.native_target()
+            if target is not None:
+                value = engine.read_small(selection, prep.shape, prep.dtype, *target,
+                                          nthreads=config.get("threads"))
+                if value is not None:
+                    return value
     sel = normalize_basic_selection(selection, prep.shape)
     dtype = prep.dtype
     if out is None:

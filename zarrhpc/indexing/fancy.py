@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zarrhpc._kernels.points import group_points, mask_points
 from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError
 
 __all__ = [
@@ -193,6 +194,9 @@ def _points(coords: tuple[np.ndarray, ...], shape, chunk_shape,
     if ndim == 0:
         return PointProjection(np.zeros((1, 0), np.int64), np.array([0, n], np.int64),
                                np.zeros((n, 0), np.int64), np.zeros(n, np.int64), out_shape)
+    native = group_points(coords, shape, chunk_shape)  # one counting sort, no GIL
+    if native is not None:
+        return PointProjection(*native, out_shape)
     grid = tuple(max(-(-s // c), 1) for s, c in zip(shape, chunk_shape))
     cmulti = [c // cl for c, cl in zip(coords, chunk_shape)]
     flat = np.ravel_multi_index(cmulti, grid) if n else np.zeros(0, np.int64)
@@ -238,5 +242,8 @@ def mask_projection(mask: np.ndarray, shape: tuple[int, ...],
         n = int(bool(mask))
         return PointProjection(np.zeros((n, 0), np.int64), np.arange(n + 1, dtype=np.int64),
                                np.zeros((n, 0), np.int64), np.zeros(n, np.int64), (n,))
+    native = mask_points(mask, shape, chunk_shape)  # two scans of the mask, no GIL
+    if native is not None:
+        return PointProjection(*native, (len(native[3]),))
     coords = tuple(c.astype(np.int64) for c in np.nonzero(mask))
     return _points(coords, shape, chunk_shape, (len(coords[0]),))

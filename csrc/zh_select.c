@@ -1,0 +1,523 @@
+/* Point and orthogonal reads of the native engine.  See zh_select.h. */
+#define _GNU_SOURCE
+#include "zh_select.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zh_pool.h"
+
+#define ZH_PATH_MAX 4096
+/* Bytes worth one system call: runs closer than this are read as one, and a sparse
+ * read must save more than this per run over reading the whole chunk. */
+#ifndef ZH_RUN_GAP
+#define ZH_RUN_GAP 8192
+#endif
+
+typedef struct {
+    int64_t lo, hi;
+} zh_rng;
+
+static int cmp_rng(const void *a, const void *b) {
+    int64_t x = ((const zh_rng *)a)->lo, y = ((const zh_rng *)b)->lo;
+    return (x > y) - (x < y);
+}
+
+static int32_t le32(const unsigned char *p) {
+    return (int32_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                     ((uint32_t)p[3] << 24));
+}
+
+/* Sort ranges by start and merge those closer than gap; returns the new count. */
+static int64_t coalesce(zh_rng *rg, int64_t nr, int64_t gap) {
+    if (nr <= 1) return nr;
+    int sorted = 1;
+    for (int64_t i = 1; i < nr && sorted; i++) sorted = rg[i].lo >= rg[i - 1].lo;
+    if (!sorted) qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
+    int64_t k = 0;
+    for (int64_t i = 1; i < nr; i++) {
+        if (rg[i].lo <= rg[k].hi + gap) {
+            if (rg[i].hi > rg[k].hi) rg[k].hi = rg[i].hi;
+        } else {
+            rg[++k] = rg[i];
+        }
+    }
+    return k + 1;
+}
+
+/* What a task needs from its chunk: the byte ranges of the decoded chunk it reads,
+ * built only when a sparse read is possible (ranges may overlap; any order). */
+typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
+
+enum { VIEW_OK = 0, VIEW_MISSING = 1, VIEW_FALLBACK = 2, VIEW_FAILED = 3 };
+
+/* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
+ * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
+ * n bytes, each at its own offset.  NULL when the chunk is not a plain c-blosc1 chunk,
+ * anything in it is out of range, or the sparse read would not pay: read it all. */
+static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t n, int64_t expect,
+                                     const zh_rng *rg, int64_t nr) {
+    unsigned char h[16];
+    if (n < 16 || n > INT32_MAX || zh_pread_full(fd, (char *)h, 16, 0) != 0) return NULL;
+    int flags = h[2], ts = h[3];
+    int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
+    if ((flags & 0x05) == 0x05 || ts <= 0 || nbytes != expect || cbytes != n || blocksize <= 0 ||
+        h[0] == 0 || h[0] > 4)
+        return NULL;
+    char *buf = zh_scratch(w, 3, (size_t)n);
+    if (!buf) return NULL;
+    memcpy(buf, h, 16);
+    if (flags & 0x02) { /* memcpyed: the bytes follow the header as they are */
+        for (int64_t i = 0; i < nr; i++) {
+            int64_t a = (rg[i].lo / ts) * ts, b = ((rg[i].hi + ts - 1) / ts) * ts;
+            if (b > nbytes || 16 + b > n ||
+                zh_pread_full(fd, buf + 16 + a, (size_t)(b - a), 16 + a) != 0)
+                return NULL;
+        }
+        return buf;
+    }
+    int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
+    int64_t table_end = 16 + 4 * nblocks;
+    if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), 16) != 0) return NULL;
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    int64_t last = -1; /* the last block read */
+    for (int64_t i = 0; i < nr; i++) {
+        int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
+        for (int64_t k = k0 > last ? k0 : last + 1; k <= k1 && k < nblocks; k++) {
+            int64_t start = le32(bst + 4 * k), end = n;
+            if (start < table_end || start >= n) return NULL;
+            for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
+                int64_t o = le32(bst + 4 * j);
+                if (o > start && o < end) end = o;
+            }
+            if (zh_pread_full(fd, buf + start, (size_t)(end - start), start) != 0) return NULL;
+            last = k;
+        }
+    }
+    return buf;
+}
+
+/* A view of task t's decoded chunk in which every byte its ranges name is valid.
+ * On VIEW_OK *base is the chunk's first byte (only the wanted bytes may be valid);
+ * VIEW_FAILED has failed the task already. */
+static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                      zh_ranges_fn ranges, void *ctx, const char **base) {
+    const char *src = NULL;
+    int64_t n = 0;
+    int fd = -1, err;
+    zh_rng *rg = NULL;
+    int64_t nr = 0;
+    int rv = VIEW_OK;
+    if (job->path_prefix) {
+        char path[ZH_PATH_MAX];
+        if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
+            zh_fail(job, t, ZH_ERR_IO, "path too long");
+            return VIEW_FAILED;
+        }
+        int rc = zh_open_chunk(path, &fd, &n);
+        if (rc < 0) {
+            char msg[300];
+            snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
+            zh_fail(job, t, ZH_ERR_IO, msg);
+            return VIEW_FAILED;
+        }
+        if (rc == 0) return VIEW_MISSING;
+    } else {
+        src = job->mem_ptr[t];
+        if (!src) return VIEW_MISSING;
+        n = job->mem_len[t];
+    }
+    int64_t dsize = job->decoded_size;
+    char msg[256];
+    msg[0] = 0;
+    if (job->nsteps == 0) {
+        if (n != dsize) { /* corrupt: the Python codecs name the problem */
+            rv = VIEW_FALLBACK;
+            goto done;
+        }
+        if (fd < 0) {
+            *base = src;
+            goto done;
+        }
+        char *buf = zh_scratch(w, 3, (size_t)n);
+        if (!buf) {
+            zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        nr = ranges(ctx, &rg);
+        if (nr < 0) {
+            zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        nr = coalesce(rg, nr, ZH_RUN_GAP);
+        int64_t total = 0;
+        for (int64_t i = 0; i < nr; i++) total += rg[i].hi - rg[i].lo + ZH_RUN_GAP;
+        err = 0;
+        if (total < n) {
+            for (int64_t i = 0; i < nr && !err; i++)
+                err = zh_pread_full(fd, buf + rg[i].lo, (size_t)(rg[i].hi - rg[i].lo), rg[i].lo);
+        } else {
+            err = zh_pread_full(fd, buf, (size_t)n, 0);
+        }
+        if (err) {
+            zh_fail_read(job, t, err);
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        *base = buf;
+        goto done;
+    }
+    if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && n >= 16) {
+        /* which internal blocks the ranges touch: fewer than all, decode only those */
+        unsigned char h[16];
+        if (fd >= 0) {
+            if (zh_pread_full(fd, (char *)h, 16, 0) != 0) goto whole;
+        } else {
+            memcpy(h, src, 16);
+        }
+        int64_t bs = le32(h + 8);
+        if (bs <= 0 || bs >= dsize) goto whole;
+        nr = ranges(ctx, &rg);
+        if (nr < 0) {
+            zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        for (int64_t i = 0; i < nr; i++)
+            if (rg[i].lo < 0 || rg[i].hi > dsize || rg[i].lo >= rg[i].hi) goto whole;
+        nr = coalesce(rg, nr, 0);
+        /* one decode per block: ranges that start in a block the previous one reaches
+         * are decoded together (blosc decompresses whole blocks) */
+        int64_t k = 0;
+        for (int64_t i = 1; i < nr; i++) {
+            if (rg[i].lo / bs <= (rg[k].hi - 1) / bs) {
+                if (rg[i].hi > rg[k].hi) rg[k].hi = rg[i].hi;
+            } else {
+                rg[++k] = rg[i];
+            }
+        }
+        if (nr > 0) nr = k + 1;
+        int64_t touched = 0, last = -1;
+        for (int64_t i = 0; i < nr; i++) {
+            int64_t k0 = rg[i].lo / bs, k1 = (rg[i].hi - 1) / bs;
+            if (k0 <= last) k0 = last + 1;
+            if (k1 >= k0) touched += k1 - k0 + 1;
+            if (k1 > last) last = k1;
+        }
+        int64_t nblocks = (dsize + bs - 1) / bs;
+        if (2 * touched > nblocks) goto whole;
+        if (fd >= 0) {
+            src = read_blosc_blocks(w, fd, n, dsize, rg, nr);
+            if (!src) goto whole;
+        }
+        char *dst = zh_scratch(w, 0, (size_t)dsize);
+        if (!dst) {
+            zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        for (int64_t i = 0; i < nr; i++) {
+            const char *b;
+            int rc = zh_blosc_range(w, src, (size_t)n, dsize, rg[i].lo, rg[i].hi, &b, msg,
+                                    sizeof(msg));
+            if (rc == ZH_ERR_NOMEM) {
+                zh_fail(job, t, rc, "out of memory");
+                rv = VIEW_FAILED;
+                goto done;
+            }
+            if (rc != ZH_OK) { /* the Python codecs decode it or name the problem */
+                rv = VIEW_FALLBACK;
+                goto done;
+            }
+            memcpy(dst + rg[i].lo, b + rg[i].lo, (size_t)(rg[i].hi - rg[i].lo));
+        }
+        *base = dst;
+        goto done;
+    }
+whole:
+    if (fd >= 0) {
+        char *buf = zh_scratch(w, 3, (size_t)n);
+        err = buf ? zh_pread_full(fd, buf, (size_t)n, 0) : -1;
+        if (err) {
+            zh_fail_read(job, t, err);
+            rv = VIEW_FAILED;
+            goto done;
+        }
+        src = buf;
+    }
+    {
+        const char *out = NULL;
+        size_t out_n = 0;
+        int rc = zh_decode_bytes(w, job->steps, job->nsteps, src, (size_t)n, NULL, 0, &out,
+                                 &out_n, msg, sizeof(msg));
+        if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT || (rc == ZH_OK && (int64_t)out_n != dsize)) {
+            rv = VIEW_FALLBACK;
+        } else if (rc != ZH_OK) {
+            zh_fail(job, t, rc, "out of memory");
+            rv = VIEW_FAILED;
+        } else {
+            *base = out;
+        }
+    }
+done:
+    if (fd >= 0) close(fd);
+    free(rg);
+    return rv;
+}
+
+static inline void put_elem(char *dst, const char *src, int64_t itemsize, int swap) {
+    if (swap <= 1) {
+        if (itemsize == 4) memcpy(dst, src, 4);
+        else if (itemsize == 8) memcpy(dst, src, 8);
+        else memcpy(dst, src, (size_t)itemsize);
+        return;
+    }
+    for (int64_t c = 0; c < itemsize; c += swap)
+        for (int b = 0; b < swap; b++) dst[c + b] = src[c + swap - 1 - b];
+}
+
+static int begin(zh_job_t *job, int64_t t, zh_wctx **w) {
+    if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
+        job->task_status[t] = ZH_TASK_SKIPPED;
+        return 0;
+    }
+    *w = zh_wctx_get();
+    if (!*w) {
+        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- points */
+
+typedef struct {
+    const zh_points_t *pj;
+    const int64_t *offs; /* byte offset in the decoded chunk of each point */
+    int64_t m;
+} pt_ctx;
+
+static int64_t pt_ranges(void *arg, zh_rng **out) {
+    pt_ctx *c = (pt_ctx *)arg;
+    int64_t isz = c->pj->job->itemsize;
+    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(c->m ? c->m : 1));
+    if (!rg) return -1;
+    for (int64_t i = 0; i < c->m; i++) {
+        rg[i].lo = c->offs[i];
+        rg[i].hi = c->offs[i] + isz;
+    }
+    *out = rg;
+    return c->m;
+}
+
+static void point_task(void *arg, int64_t k) {
+    zh_points_t *pj = (zh_points_t *)arg;
+    zh_job_t *job = pj->job;
+    zh_wctx *w;
+    if (!begin(job, k, &w)) return;
+    int nd = job->ndim;
+    int64_t p0 = pj->offsets[k], p1 = pj->offsets[k + 1];
+    if (p0 < 0 || p1 < p0 || p1 > pj->npoints) {
+        zh_fail(job, k, ZH_ERR_BOUNDS, "point offsets out of range");
+        return;
+    }
+    int64_t m = p1 - p0, isz = job->itemsize;
+    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+    if (!offs) {
+        zh_fail(job, k, ZH_ERR_NOMEM, "out of memory");
+        return;
+    }
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t *c = pj->in_chunk + (p0 + i) * nd;
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) {
+            if (c[d] < 0 || c[d] >= job->chunk_shape[d]) {
+                zh_fail(job, k, ZH_ERR_BOUNDS, "a point lies outside its chunk");
+                free(offs);
+                return;
+            }
+            off += c[d] * job->chunk_lstrides[d];
+        }
+        int64_t o = pj->out_index[p0 + i];
+        if (o < 0 || o >= pj->out_size) {
+            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the result is out of range");
+            free(offs);
+            return;
+        }
+        offs[i] = off;
+    }
+    pt_ctx ctx = {pj, offs, m};
+    const char *base = NULL;
+    int rv = m ? chunk_view(job, w, k, pj->chunk_coords + k * nd, pt_ranges, &ctx, &base)
+               : VIEW_MISSING;
+    if (rv == VIEW_OK) {
+        for (int64_t i = 0; i < m; i++)
+            put_elem(pj->out + pj->out_index[p0 + i] * isz, base + offs[i], isz, job->swap);
+        job->task_status[k] = ZH_TASK_DONE;
+    } else if (rv == VIEW_MISSING) {
+        for (int64_t i = 0; i < m; i++)
+            put_elem(pj->out + pj->out_index[p0 + i] * isz, job->fill_native, isz, 0);
+        job->task_status[k] = ZH_TASK_DONE;
+    } else if (rv == VIEW_FALLBACK) {
+        job->task_status[k] = ZH_TASK_FALLBACK;
+    }
+    free(offs);
+}
+
+int zh_points_run(zh_points_t *pj, int nthreads) {
+    zh_job_t *job = pj->job;
+    job->err_task = -1;
+    job->err_code = ZH_OK;
+    job->failed = 0;
+    pthread_mutex_init(&job->err_mu, NULL);
+    zh_pool_run(point_task, pj, pj->nchunks, nthreads);
+    pthread_mutex_destroy(&job->err_mu);
+    return job->err_code;
+}
+
+/* ---------------------------------------------------------------- orthogonal */
+
+typedef struct {
+    const zh_ortho_t *oj;
+    const int64_t *start, *count; /* per dimension: this task's index lists */
+} or_ctx;
+
+/* One range per innermost row: the product of the outer dimensions' indices. */
+static int64_t or_ranges(void *arg, zh_rng **out) {
+    or_ctx *c = (or_ctx *)arg;
+    const zh_ortho_t *oj = c->oj;
+    const zh_job_t *job = oj->job;
+    int nd = job->ndim, last = nd - 1;
+    int64_t rows = 1;
+    for (int d = 0; d < last; d++) rows *= c->count[d];
+    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(rows ? rows : 1));
+    if (!rg) return -1;
+    int64_t lo = INT64_MAX, hi = 0;
+    if (nd > 0) {
+        for (int64_t j = 0; j < c->count[last]; j++) {
+            int64_t v = oj->q_in[c->start[last] + j] * job->chunk_lstrides[last];
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    } else {
+        lo = 0;
+    }
+    int64_t idx[ZH_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t base = 0;
+        for (int d = 0; d < last; d++)
+            base += oj->q_in[c->start[d] + idx[d]] * job->chunk_lstrides[d];
+        rg[r].lo = base + lo;
+        rg[r].hi = base + hi + job->itemsize;
+        for (int d = last - 1; d >= 0; d--) {
+            if (++idx[d] < c->count[d]) break;
+            idx[d] = 0;
+        }
+    }
+    *out = rg;
+    return rows;
+}
+
+/* Copy (src != NULL) or fill the task's elements into the caller's buffer. */
+static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *count,
+                    const char *src) {
+    const zh_job_t *job = oj->job;
+    int nd = job->ndim, last = nd - 1;
+    int64_t isz = job->itemsize;
+    const int64_t *bs = job->buf_strides, *ls = job->chunk_lstrides;
+    if (nd == 0) {
+        if (src) put_elem(job->buf, src, isz, job->swap);
+        else memcpy(job->buf, job->fill_native, (size_t)isz);
+        return;
+    }
+    const int64_t *in_l = oj->q_in + start[last], *out_l = oj->q_out + start[last];
+    int64_t n_l = count[last];
+    /* the innermost run is one memcpy when both sides are consecutive */
+    int run = job->swap <= 1 && ls[last] == isz && bs[last] == isz;
+    for (int64_t j = 1; j < n_l && run; j++)
+        if (in_l[j] != in_l[0] + j || out_l[j] != out_l[0] + j) run = 0;
+    int64_t rows = 1;
+    for (int d = 0; d < last; d++) rows *= count[d];
+    int64_t idx[ZH_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t so = 0, dof = 0;
+        for (int d = 0; d < last; d++) {
+            so += oj->q_in[start[d] + idx[d]] * ls[d];
+            dof += oj->q_out[start[d] + idx[d]] * bs[d];
+        }
+        char *dst = job->buf + dof;
+        if (!src) {
+            for (int64_t j = 0; j < n_l; j++) put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
+        } else if (run) {
+            memcpy(dst + out_l[0] * isz, src + so + in_l[0] * isz, (size_t)(n_l * isz));
+        } else {
+            for (int64_t j = 0; j < n_l; j++)
+                put_elem(dst + out_l[j] * bs[last], src + so + in_l[j] * ls[last], isz, job->swap);
+        }
+        for (int d = last - 1; d >= 0; d--) {
+            if (++idx[d] < count[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static void ortho_task(void *arg, int64_t t) {
+    zh_ortho_t *oj = (zh_ortho_t *)arg;
+    zh_job_t *job = oj->job;
+    zh_wctx *w;
+    if (!begin(job, t, &w)) return;
+    int nd = job->ndim;
+    int64_t piece[ZH_MAX_DIMS], coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
+    zh_task_pieces(job, t, piece);
+    int64_t nelem = 1;
+    for (int d = 0; d < nd; d++) {
+        int64_t k = piece[d];
+        coords[d] = job->p_chunk[k];
+        start[d] = oj->q_start[k];
+        count[d] = oj->q_count[k];
+        if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > oj->nq) {
+            zh_fail(job, t, ZH_ERR_BOUNDS, "index lists out of range");
+            return;
+        }
+        for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
+            if (oj->q_in[j] < 0 || oj->q_in[j] >= job->chunk_shape[d]) {
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index lies outside its chunk");
+                return;
+            }
+            if (oj->q_out[j] < 0 || oj->q_out[j] >= oj->full_shape[d]) {
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the result is out of range");
+                return;
+            }
+        }
+        nelem *= count[d];
+    }
+    if (nelem == 0) {
+        job->task_status[t] = ZH_TASK_DONE;
+        return;
+    }
+    or_ctx ctx = {oj, start, count};
+    const char *base = NULL;
+    int rv = chunk_view(job, w, t, coords, or_ranges, &ctx, &base);
+    if (rv == VIEW_OK || rv == VIEW_MISSING) {
+        or_copy(oj, start, count, rv == VIEW_OK ? base : NULL);
+        job->task_status[t] = ZH_TASK_DONE;
+    } else if (rv == VIEW_FALLBACK) {
+        job->task_status[t] = ZH_TASK_FALLBACK;
+    }
+}
+
+int zh_ortho_run(zh_ortho_t *oj, int nthreads) {
+    zh_job_t *job = oj->job;
+    job->err_task = -1;
+    job->err_code = ZH_OK;
+    job->failed = 0;
+    pthread_mutex_init(&job->err_mu, NULL);
+    zh_pool_run(ortho_task, oj, zh_job_ntasks(job), nthreads);
+    pthread_mutex_destroy(&job->err_mu);
+    return job->err_code;
+}

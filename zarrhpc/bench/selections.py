@@ -1,0 +1,126 @@
+"""W8-W11 of ``zarrhpc bench``: the selection workloads, zarrhpc and its peers side by side.
+
+Every peer writes the standard float32 array (``Sizes.shape``, chunks ``Sizes.chunks``)
+with each codec into its own directory; each selection is checked once against numpy,
+then timed in rounds (every peer once per round, the order turning from round to round,
+so that all see the same machine). Reported: the median milliseconds per selection.
+
+- W8 vindex: ``Sizes.vpoints`` random points (coordinate selection)
+- W9 oindex: ``Sizes.oindex_n`` random indices per axis (unsorted, no repeats)
+- W10 mask: a boolean mask of the whole shape with ``Sizes.mask_frac`` of it set
+- W11 sharded vindex: W8's points on W5's sharded array (shards ``Sizes.w5_shards``,
+  inner chunks ``Sizes.w5_chunks``, blosc lz4)
+
+Peers without a selection API for a case (h5py, raw file I/O) are skipped with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from zarrhpc.bench.peers import Unavailable
+
+__all__ = ["SELECTION_WORKLOADS", "run_selections"]
+
+SELECTION_WORKLOADS = ("W8", "W9", "W10", "W11")
+#: the codecs the selection workloads run with (issue 15: uncompressed and blosc lz4)
+SELECTION_CODECS = ("none", "blosc-lz4")
+
+
+def _cases(sizes, shape, rng, workloads):
+    cases = []
+    if "W8" in workloads:
+        coords = tuple(rng.integers(0, n, sizes.vpoints) for n in shape)
+        cases.append(("W8", "vindex", "vindex", coords))
+    if "W9" in workloads:
+        idx = tuple(rng.choice(n, min(n, sizes.oindex_n), replace=False) for n in shape)
+        cases.append(("W9", "oindex", "oindex", idx))
+    if "W10" in workloads:
+        mask = rng.random(shape, dtype=np.float32) < sizes.mask_frac
+        cases.append(("W10", "mask", "mask", mask))
+    return cases
+
+
+def _want(data, kind, sel):
+    if kind == "oindex":
+        return data[np.ix_(*sel)]
+    return data[sel]
+
+
+def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
+    """Check every peer's call once, then time them in turning rounds (ms per call)."""
+    samples, notes = {name: [] for name in calls}, {}
+    live = {}
+    for name, call in calls.items():
+        try:
+            got = call()
+            if not np.array_equal(np.asarray(got), want):
+                raise AssertionError(f"{name} {workload} {codec} {op}: wrong data read")
+            del got
+            live[name] = call
+        except Unavailable as exc:
+            notes[name] = str(exc)
+    names = list(live)
+    for i in range(r.repeat):
+        order = names[i % len(names):] + names[:i % len(names)] if names else []
+        for name in order:
+            t0 = time.perf_counter()
+            live[name]()
+            samples[name].append((time.perf_counter() - t0) * 1e3)
+    for name in calls:
+        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
+
+
+def run_selections(r, sizes, codecs, workloads) -> None:
+    """W8-W10 on the standard array for each codec, W11 on the sharded one."""
+    from zarrhpc.bench import _field
+
+    peers = [p for p in r.peers if "durable" not in p.name]
+    if workloads & {"W8", "W9", "W10"}:
+        data = _field(sizes.shape, np.float32, seed=8)
+        rng = np.random.default_rng(88)
+        cases = _cases(sizes, sizes.shape, rng, workloads)
+        for codec in [c for c in codecs if c in SELECTION_CODECS]:
+            handles, paths = {}, {}
+            try:
+                for peer in peers:
+                    path = paths[peer.name] = os.path.join(r.root, f"{peer.name}-sel-{codec}")
+                    try:
+                        peer.write(path, data, sizes.chunks, codec)
+                        handles[peer.name] = (peer, peer.open(path))
+                    except Unavailable as exc:
+                        r.log(f"  {peer.name} {codec}: skipped ({exc})")
+                for workload, op, kind, sel in cases:
+                    want = _want(data, kind, sel)
+                    calls = {name: (lambda p=p, h=h, k=kind, s=sel: p.select(h, k, s))
+                             for name, (p, h) in handles.items()}
+                    _time_rounds(r, workload, codec, op, calls, want)
+            finally:
+                for peer in peers:
+                    if peer.name in paths:
+                        peer.clear(paths[peer.name])
+        del data
+    if "W11" in workloads:
+        data = _field(sizes.shape, np.float32, seed=11)
+        rng = np.random.default_rng(111)
+        coords = tuple(rng.integers(0, n, sizes.vpoints) for n in sizes.shape)
+        want = data[coords]
+        handles, paths = {}, {}
+        try:
+            for peer in peers:
+                path = paths[peer.name] = os.path.join(r.root, f"{peer.name}-w11")
+                try:
+                    peer.write(path, data, sizes.w5_chunks, "blosc-lz4", shards=sizes.w5_shards)
+                    handles[peer.name] = (peer, peer.open(path))
+                except Unavailable as exc:
+                    r.log(f"  {peer.name} W11: skipped ({exc})")
+            calls = {name: (lambda p=p, h=h: p.select(h, "vindex", coords))
+                     for name, (p, h) in handles.items()}
+            _time_rounds(r, "W11", "blosc-lz4", "sharded-vindex", calls, want)
+        finally:
+            for peer in peers:
+                if peer.name in paths:
+                    peer.clear(paths[peer.name])
