@@ -58,7 +58,7 @@ def test_missing_member_raises_keyerror(store):
     with pytest.raises(KeyError, match="nope"):
         root["nope"]
     with pytest.raises(NodeNotFoundError):
-        zarrhpc.open_group(store, path="nope")
+        zarrhpc.open_group(store, path="nope", mode="r")
     root.create_array("arr", shape=(1,), chunks=(1,), dtype="i1")
     with pytest.raises(GroupNotFoundError):
         zarrhpc.open_group(store, path="arr")

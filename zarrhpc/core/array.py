@@ -18,6 +18,7 @@ import numpy as np
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
 from zarrhpc.core.formats import doc_key
+from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._read import read_selection
 from zarrhpc.core._shard import read_sharded, write_sharded
@@ -56,7 +57,7 @@ def _prepared(metadata, md, doc: str):
     return pipeline, engine
 
 
-class Array(Node):
+class Array(ArrayApiMixin, Node):
     """A Zarr array (v3, v2 or the 2022 draft) in a store. Create with
     ``zarrhpc.create_array``/``open_array``."""
 
