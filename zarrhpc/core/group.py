@@ -21,6 +21,8 @@ from zarrhpc.metadata import normalize_path
 
 __all__ = ["Group", "open_node"]
 
+_V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
+
 
 class TreeRepr(str):
     """``Group.tree()``'s result: the text itself, shown without quotes."""
@@ -211,6 +213,11 @@ class Group(Node):
         self._check_writable()
         self._consolidated = None  # now stale: list the store again
         kwargs.setdefault("zarr_format", self.zarr_format)
+        if kwargs["zarr_format"] == 2 and kwargs.get("compressors", "auto") == "auto" and \
+                kwargs.get("compressor", "auto") == "auto":
+            # zarr-python 3's Group.create_array defaults v2 arrays to numcodecs' Blosc
+            # (its top-level create_array to Zstd): the same bytes as zarr-python writes
+            kwargs["compressors"] = dict(_V2_GROUP_COMPRESSOR)
         return create_array(self._store, name=self._child(name), **kwargs)
 
     def create_group(self, name: str, **kwargs) -> Group:
