@@ -43,6 +43,15 @@ from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # zarrhpc.xarray imports xarray: loaded on first use, not with zarrhpc
+    if name == "xarray":
+        import importlib
+
+        return importlib.import_module("zarrhpc.xarray")
+    raise AttributeError(f"module 'zarrhpc' has no attribute {name!r}")
+
 __all__ = [
     "Array",
     "Group",
