@@ -18,6 +18,7 @@ from zarrhpc.codecs import (
     parse_codec,
 )
 from zarrhpc.core._create_args import guess_chunks
+from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import doc_key, empty_group, write_node
@@ -306,7 +307,7 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         chunk_key_encoding=cke,
         fill_value=fill,
         codecs=pipeline.to_json(),
-        attributes=dict(attributes or {}),
+        attributes=json_attributes(attributes),
         dimension_names=dimension_names,
     )
     md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
@@ -338,11 +339,11 @@ def create_group(store, *, path=None, zarr_format=None, overwrite=False, attribu
     store, path = resolve_store_path(store, path, "w", storage_options)
     if zarr_format == 2:
         path = normalize_path_v2(path)
-        md = empty_group(2).with_attributes(dict(attributes or {}))
+        md = empty_group(2).with_attributes(json_attributes(attributes))
         md.documents()  # refuses attributes that are not JSON before anything is written
     else:
         path = normalize_path(path or "")
-        md = GroupMetadataV3(attributes=dict(attributes or {}))
+        md = GroupMetadataV3(attributes=json_attributes(attributes))
         md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
     _prepare_path(store, path, overwrite, zarr_format)
     write_node(store, path, md)
