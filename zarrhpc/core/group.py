@@ -16,7 +16,12 @@ from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ContainsArrayError, NodeNotFoundError, NodeTypeValidationError
+from zarrhpc.errors import (
+    ContainsArrayError,
+    ContainsGroupError,
+    NodeNotFoundError,
+    NodeTypeValidationError,
+)
 from zarrhpc.metadata import normalize_path
 
 __all__ = ["Group", "open_node"]
@@ -192,13 +197,15 @@ class Group(Node):
     def get_array(self, name: str) -> Array:
         node = self[name]
         if not isinstance(node, Array):
-            raise TypeError(f"{self._child(name)}: a group, expected an array")
+            raise ContainsGroupError(f"{self._child(name)}: a group in {self._store!r}, "
+                                     f"expected an array")
         return node
 
     def get_group(self, name: str) -> Group:
         node = self[name]
         if not isinstance(node, Group):
-            raise TypeError(f"{self._child(name)}: an array, expected a group")
+            raise ContainsArrayError(f"{self._child(name)}: an array in {self._store!r}, "
+                                     f"expected a group")
         return node
 
     def __reduce__(self):
