@@ -42,11 +42,7 @@ def _named_memory(name: str, mode: str) -> MemoryStore:
 def _dict_store(data: dict, mode: str) -> MemoryStore:
     """A MemoryStore whose contents live in the caller's dict (as zarr-python's
     ``MemoryStore(store_dict=d)``): writes through the store show up in ``data``."""
-    for key, value in list(data.items()):
-        if not isinstance(value, bytes):
-            data[key] = bytes(memoryview(value.to_bytes() if hasattr(value, "to_bytes")
-                                         else value))
-    return MemoryStore._view(data, threading.RLock(), mode == "r")
+    return MemoryStore(data, read_only=(mode == "r"))
 
 
 def _url_store(url: str, scheme: str, mode: str, storage_options) -> Store:

@@ -44,7 +44,12 @@ from zarrhpc.metadata import (
 from zarrhpc.metadata.v2 import normalize_path_v2
 from zarrhpc.storage import Store, StorePath
 
-__all__ = ["create_array", "create_group", "open", "open_array", "open_group"]
+# zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
+# explicit None stores null)
+DEFAULT_FILL_VALUE = type("DefaultFillValue", (), {"__repr__": lambda self: "<default>"})()
+
+__all__ = ["DEFAULT_FILL_VALUE", "create_array", "create_group", "open", "open_array",
+           "open_group"]
 
 _MODES = ("r", "r+", "a", "w", "w-")
 
@@ -153,7 +158,7 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
 
 def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks="auto",
                  shards=None, filters="auto", compressors="auto", serializer="auto",
-                 fill_value=None, order=None, zarr_format=3, attributes=None,
+                 fill_value=DEFAULT_FILL_VALUE, order=None, zarr_format=3, attributes=None,
                  chunk_key_encoding=None, dimension_names=None, storage_options=None,
                  overwrite=False, config=None, write_data=True, write_empty_chunks=None,
                  compressor="auto") -> Array:
@@ -180,7 +185,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         The array->array, array->bytes and bytes->bytes codecs, as zarrhpc, zarr-python or
         numcodecs codec objects or dicts; ``"auto"`` gives no filters, ``bytes``
         little-endian and zstd; None gives none.
-    fill_value : scalar, optional (default: zero of the type)
+    fill_value : scalar or None, optional
+        Default: zero of the type (False, "" ...). For v2, None stores a null fill value
+        (as zarr-python: readers then choose); for v3 None means the default.
     order : "C" or "F", optional
         Memory layout of arrays returned by reads (default: config ``array.order``).
     chunk_key_encoding : dict, tuple, str or ChunkKeyEncoding, optional
@@ -230,6 +237,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             raise UnsupportedError("shards: Zarr v2 has no sharding")
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(_shape_tuple(shape), np.dtype(dtype).itemsize)
+        if fill_value is DEFAULT_FILL_VALUE:
+            dt = np.dtype(dtype)
+            fill_value = np.zeros((), dt)[()].item() if dt.kind in "biufcSUmM" else None
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
@@ -274,7 +284,8 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
     doc = meta_key(path)
     shape = _shape_tuple(shape)
     data_type = data_type_from_numpy(dtype)
-    fill = fill_value_from_user(data_type, fill_value)
+    fill = fill_value_from_user(data_type, None if fill_value is DEFAULT_FILL_VALUE
+                                else fill_value)
     if isinstance(shards, str) and shards == "auto":
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)

@@ -13,7 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc.core._nodes import resolve_store_path
-from zarrhpc.core.api import create_array, create_group, open, open_array, open_group
+from zarrhpc.core.api import (
+    DEFAULT_FILL_VALUE,
+    create_array,
+    create_group,
+    open,
+    open_array,
+    open_group,
+)
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedError
@@ -26,7 +33,8 @@ _NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "ob
              "meta_array", "read_only")
 
 
-def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=None, order=None,
+def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFAULT_FILL_VALUE,
+           order=None,
            store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
            write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
            chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
@@ -192,7 +200,8 @@ def array(data, **kwargs) -> Array:
 
 
 def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards="keep",
-               filters="keep", compressors="keep", serializer="keep", fill_value=None,
+               filters="keep", compressors="keep", serializer="keep",
+               fill_value=DEFAULT_FILL_VALUE,
                order=None, zarr_format=None, attributes=None, chunk_key_encoding=None,
                dimension_names=None, storage_options=None, overwrite=False,
                config=None) -> Array:
@@ -208,7 +217,7 @@ def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards
                 "serializer": (serializer, "auto" if src.zarr_format == 2 else src.serializer)}
         for key, (value, kept) in keep.items():
             kw[key] = kept if isinstance(value, str) and value == "keep" else value
-        kw["fill_value"] = src.fill_value if fill_value is None else fill_value
+        kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value
         kw["zarr_format"] = zarr_format or src.zarr_format
         if kw["zarr_format"] == 2:
             kw.pop("shards")

@@ -282,7 +282,8 @@ class Group(Node):
         return self.create_array(name, shape=shape, fill_value=fill_value, **kwargs)
 
     def empty(self, *, name: str, shape, **kwargs) -> Array:
-        return self._filled(name, shape, kwargs.pop("fill_value", None), kwargs)
+        kwargs.setdefault("dtype", "float64")
+        return self.create_array(name, shape=shape, **kwargs)
 
     def zeros(self, *, name: str, shape, **kwargs) -> Array:
         return self._filled(name, shape, 0, kwargs)
@@ -355,7 +356,7 @@ class Group(Node):
                     walk(node, indent + ("    " if last else "│   "), depth + 1)
 
         walk(self, "")
-        return TreeRepr("\n".join(lines))
+        return TreeRepr("\n".join(lines) + "\n")  # zarr-python's text ends with a newline
 
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
