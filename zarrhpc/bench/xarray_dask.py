@@ -76,7 +76,6 @@ def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=pri
     import dask
     import dask.array as da
     import xarray as xr
-    import zarr
 
     import zarrhpc
 
@@ -90,7 +89,7 @@ def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=pri
             nbytes = _write(path, codec, nz)
             log(f"{codec}: {nbytes / 2**30:.2f} GiB in 4 variables of ({nz}, 512, 512)")
 
-            def load(engine):
+            def load(engine, path=path):
                 return xr.open_dataset(path, engine=engine, chunks=None).load()
 
             ref, ours = load("zarr"), load("zarrhpc")
@@ -99,7 +98,7 @@ def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=pri
             times = {"zarrhpc": [], "zarr": []}
             for _ in range(repeat):
                 for engine in ("zarrhpc", "zarr"):
-                    times[engine].append(_time(lambda: load(engine)))
+                    times[engine].append(_time(lambda engine=engine: load(engine)))
             for engine, ts in times.items():
                 med = statistics.median(ts)
                 rows.append(("X1 open_dataset().load()", codec, engine, nbytes / med / 1e9, med))
@@ -107,10 +106,10 @@ def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=pri
             var = os.path.join(path, "t")
             ours_arr = zarrhpc.open_array(var, mode="r")
             with dask.config.set(scheduler="threads"):
-                def ours_sum():
-                    return da.from_array(ours_arr, chunks=ours_arr.chunks).sum().compute()
+                def ours_sum(a=ours_arr):
+                    return da.from_array(a, chunks=a.chunks).sum().compute()
 
-                def ref_sum():
+                def ref_sum(var=var):
                     return da.from_zarr(var).sum().compute()
 
                 assert np.isclose(ours_sum(), ref_sum(), rtol=1e-5)

@@ -21,8 +21,13 @@ import numpy as np
 from zarrhpc.errors import CodecError
 from zarrhpc.metadata import ChunkKeyEncoding
 
-__all__ = ["auto_shards", "codec_entry", "codec_entries", "guess_chunks",
-           "parse_chunk_key_encoding"]
+__all__ = [
+    "auto_shards",
+    "codec_entries",
+    "codec_entry",
+    "guess_chunks",
+    "parse_chunk_key_encoding",
+]
 
 _KIB = 1024
 

@@ -20,8 +20,15 @@ from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
 META = "zarr.json"
 
-__all__ = ["META", "resolve_store", "resolve_store_path", "meta_key", "child_path",
-           "read_node", "check_writable"]
+__all__ = [
+    "META",
+    "check_writable",
+    "child_path",
+    "meta_key",
+    "read_node",
+    "resolve_store",
+    "resolve_store_path",
+]
 
 # "memory://name" -> the data dict and lock of that named store (process-wide)
 _NAMED_MEMORY: dict[str, MemoryStore] = {}

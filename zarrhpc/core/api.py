@@ -6,7 +6,6 @@ create if missing; ``w`` create, replacing what is there; ``w-`` create, fail if
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from zarrhpc.codecs import (
@@ -18,24 +17,23 @@ from zarrhpc.codecs import (
     parse_codec,
 )
 from zarrhpc.core._create_args import guess_chunks
-from zarrhpc.core.attributes import json_attributes
-from zarrhpc.core._nodes import meta_key, read_node, resolve_store, resolve_store_path
+from zarrhpc.core._nodes import meta_key, read_node, resolve_store_path
 from zarrhpc.core.array import Array
+from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.formats import doc_key, empty_group, write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import (
     ArrayNotFoundError,
-    NotAGroupError,
-    NotAnArrayError,
     ContainsArrayError,
     ContainsGroupError,
     GroupNotFoundError,
     NodeNotFoundError,
+    NotAGroupError,
+    NotAnArrayError,
     UnsupportedError,
 )
 from zarrhpc.metadata import (
     ArrayMetadataV3,
-    ChunkKeyEncoding,
     GroupMetadataV3,
     data_type_from_numpy,
     fill_value_from_user,
@@ -389,7 +387,7 @@ def _array_open_options(kwargs: dict) -> dict:
     return {"order": order, "write_empty_chunks": wec}
 
 
-def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=None,  # noqa: A001
+def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=None,
          **kwargs):
     """Open the array or group at ``path``, creating it when the mode allows.
 

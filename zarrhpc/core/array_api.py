@@ -13,8 +13,6 @@ in a dask worker or a ``multiprocessing`` child reads and writes the same data.
 
 from __future__ import annotations
 
-import numpy as np
-
 __all__ = ["ArrayApiMixin"]
 
 

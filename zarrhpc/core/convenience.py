@@ -338,8 +338,8 @@ def create_hierarchy(*, store, nodes: dict, overwrite=False):
     ``nodes`` values are metadata (ours, or zarr-python's with ``to_dict()``) or plain
     metadata dicts; missing ancestors become groups.
     """
-    from zarrhpc.core.formats import read_node as read_any
     from zarrhpc.core._nodes import resolve_store
+    from zarrhpc.core.formats import read_node as read_any
     from zarrhpc.core.group import open_node
 
     store = resolve_store(store, "w")
