@@ -336,3 +336,12 @@ def test_create_hierarchy():
     nodes = dict(zarrhpc.create_hierarchy(store=store, nodes={"a/b/c": GroupMetadata()}))
     assert list(nodes) == ["a/b/c"]
     assert isinstance(zarrhpc.open_group(store, path="a/b", mode="r"), zarrhpc.Group)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "u1", "i2"])
+def test_zarr_python_blosc_defaults_resolved_as_zarr_python(dtype):
+    ours = zarrhpc.create_array({}, shape=(10,), dtype=dtype,
+                                compressors=zarr.codecs.BloscCodec())
+    theirs = zarr.create_array({}, shape=(10,), dtype=dtype,
+                               compressors=zarr.codecs.BloscCodec())
+    assert ours.compressors[0].to_json() == theirs.compressors[0].to_dict()

@@ -60,7 +60,7 @@ def auto_shards(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[int, .
     return tuple(c * 2 if n // c > 8 else c for n, c in zip(shape, chunks))
 
 
-def codec_entry(obj):
+def codec_entry(obj, itemsize: int | None = None):
     """One codec as our Codec or a JSON dict/name ``parse_codec`` understands."""
     from zarrhpc.codecs import Codec
 
@@ -75,7 +75,7 @@ def codec_entry(obj):
     if callable(to_dict):  # zarr-python's codecs and numcodecs.zarr3's
         data = to_dict()
         if isinstance(data, dict) and "name" in data:
-            return _plain(data)
+            return _tuned(_plain(data), getattr(obj, "_tunable_attrs", ()), itemsize)
     get_config = getattr(obj, "get_config", None)
     if callable(get_config) and hasattr(obj, "codec_id"):  # a numcodecs codec object
         conf = dict(get_config())
@@ -86,6 +86,19 @@ def codec_entry(obj):
         return {"name": f"numcodecs.{codec_id}", "configuration": conf}
     raise CodecError(f"codecs: {obj!r} is not a codec (expected a zarrhpc, zarr-python or "
                      f"numcodecs codec object, a dict or a name)")
+
+
+def _tuned(entry: dict, tunable, itemsize: int | None) -> dict:
+    """zarr-python's "tunable" Blosc settings (typesize, shuffle left unset by the user)
+    resolved as zarr-python resolves them for the array's item size."""
+    conf = entry.get("configuration")
+    if entry.get("name") != "blosc" or not isinstance(conf, dict):
+        return entry
+    if "typesize" in tunable:
+        conf.pop("typesize", None)  # filled from the dtype by our codec
+    if "shuffle" in tunable and itemsize is not None:
+        conf["shuffle"] = "bitshuffle" if itemsize == 1 else "shuffle"
+    return entry
 
 
 def _numcodecs_native(codec_id: str, conf: dict) -> dict:
@@ -116,14 +129,14 @@ def _plain(value):
     return value
 
 
-def codec_entries(value):
+def codec_entries(value, itemsize: int | None = None):
     """``filters``/``compressors``/``serializer`` in any accepted form -> "auto", None or
     a list of entries."""
     if value is None or (isinstance(value, str) and value == "auto"):
         return value
     if isinstance(value, (list, tuple)):
-        return [codec_entry(v) for v in value]
-    return [codec_entry(value)]
+        return [codec_entry(v, itemsize) for v in value]
+    return [codec_entry(value, itemsize)]
 
 
 def parse_chunk_key_encoding(value, doc: str) -> ChunkKeyEncoding:

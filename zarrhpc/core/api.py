@@ -246,8 +246,10 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             overwrite=overwrite)
     elif zarr_format == 3:
         # v2 keeps numcodecs dicts and objects as they are (codec_to_v2 reads them)
-        filters, compressors, serializer = (codec_entries(filters), codec_entries(compressors),
-                                            codec_entries(serializer))
+        size = data_type_from_numpy(dtype).itemsize
+        filters, compressors, serializer = (codec_entries(filters, size),
+                                            codec_entries(compressors, size),
+                                            codec_entries(serializer, size))
         if isinstance(serializer, list):
             if len(serializer) != 1:
                 raise ValueError(f"serializer: expected one array->bytes codec, got "
