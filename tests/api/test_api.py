@@ -345,3 +345,16 @@ def test_zarr_python_blosc_defaults_resolved_as_zarr_python(dtype):
     theirs = zarr.create_array({}, shape=(10,), dtype=dtype,
                                compressors=zarr.codecs.BloscCodec())
     assert ours.compressors[0].to_json() == theirs.compressors[0].to_dict()
+
+
+def test_open_mode_w_minus_refuses_existing_nodes(tmp_path):
+    for lib in (zarr, zarrhpc):
+        p = tmp_path / f"{lib.__name__}.zarr"
+        lib.create_group(p)
+        with pytest.raises(FileExistsError):  # zarr-python: the store refuses mode "w-"
+            lib.open(p, mode="w-")
+        lib.create_array(p, name="a", shape=(2,), dtype="i1")
+        with pytest.raises(FileExistsError):
+            lib.open(p, path="a", mode="w-", shape=(2,), dtype="i1")
+    with pytest.raises(zarrhpc.errors.ContainsGroupError):
+        zarrhpc.open(tmp_path / "zarrhpc.zarr", mode="w-")

@@ -406,8 +406,11 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
     if mode != "w" and _node_exists(store, path):
         options = _array_open_options(kwargs)
         node = _open_existing(store, path, mode, kwargs.get("use_consolidated"), **options)
-        if isinstance(node, Array) or mode != "w-":
-            return node
+        if mode == "w-":
+            cls = ContainsArrayError if isinstance(node, Array) else ContainsGroupError
+            raise cls(f"{meta_key(path)}: a node already exists at {path or '/'!r} in "
+                      f"{store!r} (mode='w-')")
+        return node
     if mode in ("r", "r+"):
         raise GroupNotFoundError(f"{meta_key(path)}: no array or group at path {path or '/'!r} "
                                 f"in {store!r}")
