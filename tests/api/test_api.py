@@ -358,3 +358,10 @@ def test_open_mode_w_minus_refuses_existing_nodes(tmp_path):
             lib.open(p, path="a", mode="w-", shape=(2,), dtype="i1")
     with pytest.raises(zarrhpc.errors.ContainsGroupError):
         zarrhpc.open(tmp_path / "zarrhpc.zarr", mode="w-")
+
+
+def test_group_info_complete_counts_every_depth():
+    g = zarrhpc.group()
+    g.create_group("a").create_group("b").create_array("c", shape=(1,), dtype="i1")
+    rows = dict(g.info_complete().rows)
+    assert rows["No. members"] == "1" and rows["No. members (all depths)"] == "3"

@@ -2,6 +2,14 @@
 
 Modes: ``r`` read-only, must exist; ``r+`` read/write, must exist; ``a`` read/write,
 create if missing; ``w`` create, replacing what is there; ``w-`` create, fail if exists.
+Defaults as zarr-python 3: ``open`` "a" ("r" for a read-only Store), ``open_group`` "a",
+``open_array`` opens an existing array read/write (creates only with a/w/w-).
+
+Life cycle of a call: the store argument (path, URL, dict, StorePath...) becomes a Store
+and a node path (``_nodes.resolve_store_path``); creation arguments in zarr-python's forms
+become canonical ones (``_create_args``); the metadata is built and validated before
+anything is written; then the node's ancestors are made explicit groups and its document
+written. The convenience functions (``zeros``, ``save``...) live in ``convenience``.
 """
 
 from __future__ import annotations

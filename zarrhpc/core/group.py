@@ -103,6 +103,11 @@ class Group(Node):
             ("No. members", str(len(self))),
         ])
 
+    def info_complete(self) -> NodeInfo:
+        """``info`` with the members counted at every depth (lists the hierarchy)."""
+        return NodeInfo(self.info.rows + [("No. members (all depths)",
+                                           str(self.nmembers(max_depth=None)))])
+
     def _empty_metadata(self):
         return empty_group(3)  # writing attrs makes an implicit group explicit
 
