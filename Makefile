@@ -14,7 +14,7 @@ all: build
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "setuptools>=69" wheel "Cython>=3.0" "numpy>=2.0" "blosc2>=3"
+	$(PIP) install -q "setuptools>=77" wheel "Cython>=3.0" "numpy>=2.0" "blosc2>=3"
 	touch $@
 
 venv: $(VENV)/.created

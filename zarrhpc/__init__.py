@@ -1,4 +1,9 @@
-"""zarrhpc: fast Zarr arrays and groups for HPC.
+"""zarrhpc: fast Zarr arrays and groups for HPC, a drop-in for zarr-python 3.
+
+``import zarrhpc as zarr`` runs zarr-python 3 code: the same top-level functions
+(``create_array``, ``open``, ``zeros``, ``group``, ``save``, ``load``...), the same
+submodules (``zarrhpc.codecs``, ``zarrhpc.storage``, ``zarrhpc.errors``, ``zarrhpc.config``)
+with the same names, arguments, defaults and error types.
 
 >>> import zarrhpc
 >>> a = zarrhpc.create_array("data.zarr", shape=(1000, 1000), chunks=(100, 100), dtype="f4")
@@ -7,13 +12,45 @@
 np.float32(1.0)
 """
 
-from zarrhpc import config, errors
+from zarrhpc import codecs, config, errors, storage
 from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
 from zarrhpc.core import consolidate_metadata, open_consolidated
+from zarrhpc.core.convenience import (
+    array,
+    copy,
+    copy_all,
+    create,
+    create_hierarchy,
+    empty,
+    empty_like,
+    from_array,
+    full,
+    full_like,
+    group,
+    load,
+    ones,
+    ones_like,
+    open_like,
+    save,
+    save_array,
+    save_group,
+    tree,
+    zeros,
+    zeros_like,
+)
 from zarrhpc.core.convert import convert
-from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
+from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # zarrhpc.xarray imports xarray: loaded on first use, not with zarrhpc
+    if name == "xarray":
+        import importlib
+
+        return importlib.import_module("zarrhpc.xarray")
+    raise AttributeError(f"module 'zarrhpc' has no attribute {name!r}")
 
 __all__ = [
     "Array",
@@ -21,15 +58,39 @@ __all__ = [
     "LocalStore",
     "MemoryStore",
     "Store",
+    "StorePath",
     "ZipStore",
+    "array",
+    "codecs",
     "config",
     "consolidate_metadata",
     "convert",
+    "copy",
+    "copy_all",
+    "create",
     "create_array",
     "create_group",
+    "create_hierarchy",
+    "empty",
+    "empty_like",
     "errors",
+    "from_array",
+    "full",
+    "full_like",
+    "group",
+    "load",
+    "ones",
+    "ones_like",
     "open",
     "open_array",
     "open_consolidated",
     "open_group",
+    "open_like",
+    "save",
+    "save_array",
+    "save_group",
+    "storage",
+    "tree",
+    "zeros",
+    "zeros_like",
 ]

@@ -92,6 +92,11 @@ def _cmd_bench(args) -> int:
 
     if args.mpi:
         return _bench_mpi(args)
+    if args.xarray:  # xarray/dask through zarrhpc vs zarr-python (zarrhpc/bench/xarray_dask.py)
+        from zarrhpc.bench.xarray_dask import main as xarray_main
+
+        return xarray_main(["--repeat", str(args.repeat or 3)] + (
+            ["--gib", "0.25"] if args.quick else []) + (["--dir", args.dir] if args.dir else []))
 
     from zarrhpc import config
     from zarrhpc.bench import format_table, results_json, run
@@ -143,6 +148,8 @@ def main(argv=None) -> int:
         sp.set_defaults(func=func)
     b = sub.add_parser("bench", help="run the standard workloads on zarrhpc and its peers")
     b.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
+    b.add_argument("--xarray", action="store_true",
+                   help="xr.open_dataset and dask sums: zarrhpc vs zarr-python")
     b.add_argument("--json", action="store_true", help="print results as JSON")
     b.add_argument("--peers", help="comma-separated: zarrhpc,zarr-python,zarr-python+zarrs,"
                    "tensorstore,h5py,raw (default: all installed)")

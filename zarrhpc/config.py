@@ -11,6 +11,13 @@ mapped for the next read of about the same size, so that repeated reads do not p
 kernel's page zeroing again (see zarrhpc/_kernels/alloc.pyx). Default: the environment
 variable ``ZARRHPC_BUFFER_CACHE`` (bytes), else 1 GiB or an eighth of the memory,
 whichever is smaller; 0 turns the cache off.
+
+zarr-python's dotted keys are accepted too, as a dict (``config.set({"array.order": "F"})``)
+or through ``get("array.order")``: ``array.order`` and ``array.write_empty_chunks`` (the
+defaults of new and opened arrays), ``default_zarr_format``, and ``async.concurrency`` /
+``threading.max_workers``, which both set ``threads`` (zarrhpc's one knob for parallelism).
+Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
+refused with a KeyError naming them.
 """
 
 from __future__ import annotations
@@ -62,7 +69,11 @@ def _buffer_cache_from_env() -> int:
     return min(1 << 30, memory // 8)
 
 
-_settings = {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env()}
+_settings = {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
+             "array.order": "C", "array.write_empty_chunks": False, "default_zarr_format": 3,
+             "json_indent": 2}
+# zarr-python's keys for zarrhpc's thread count
+_ALIASES = {"async.concurrency": "threads", "threading.max_workers": "threads"}
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 
@@ -73,11 +84,32 @@ def _alloc():
     return alloc
 
 
-def get(name: str):
-    """The current value of a setting (``"threads"``)."""
+def _flatten(mapping: dict, prefix: str = "") -> dict:
+    """``{"array": {"order": "F"}}`` -> ``{"array.order": "F"}`` (donfig's nesting)."""
+    out = {}
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and name not in _settings:
+            out.update(_flatten(value, name + "."))
+        else:
+            out[name] = value
+    return out
+
+
+_MISSING = object()
+
+
+def get(name: str, default=_MISSING):
+    """The current value of a setting (``"threads"``, or a zarr-python key such as
+    ``"array.order"``)."""
+    name = _ALIASES.get(name, name)
+    if name == "async" or name == "array":
+        return {k.split(".", 1)[1]: v for k, v in _settings.items() if k.startswith(name + ".")}
     try:
         return _settings[name]
     except KeyError:
+        if default is not _MISSING:
+            return default
         raise KeyError(f"zarrhpc.config: unknown setting {name!r}; known: {sorted(_settings)}") from None
 
 
@@ -95,8 +127,11 @@ class _Restore:
         return False
 
 
-def set(**kwargs) -> _Restore:
+def set(arg: dict | None = None, **kwargs) -> _Restore:
     """Change settings; usable as ``with zarrhpc.config.set(threads=1): ...``.
+
+    ``arg`` is zarr-python's form: a dict of dotted (or nested) keys,
+    ``{"array.order": "F", "async.concurrency": 4}``.
 
     Parameters
     ----------
@@ -106,8 +141,15 @@ def set(**kwargs) -> _Restore:
     buffer_cache : int
         Bytes of freed large results kept for reuse (0: none).
     """
+    if arg is not None:
+        if not isinstance(arg, dict):
+            raise TypeError(f"zarrhpc.config.set: expected a dict of settings, got {arg!r}")
+        kwargs = {**_flatten(arg), **kwargs}
     previous = {}
     for name, value in kwargs.items():
+        name = _ALIASES.get(name, name)
+        if name == "threads" and value is None:  # zarr-python's "no limit"
+            value = available_cpus()
         if name not in _settings:
             raise KeyError(f"zarrhpc.config: unknown setting {name!r}; known: {sorted(_settings)}")
         if name == "threads":
@@ -120,7 +162,13 @@ def set(**kwargs) -> _Restore:
                     f"zarrhpc.config: buffer_cache must be a number of bytes >= 0, got {value!r}"
                 )
             _alloc().set_limit(value)
-        previous[name] = _settings[name]
+        if name == "array.order" and value not in ("C", "F"):
+            raise ValueError(f"zarrhpc.config: array.order must be 'C' or 'F', got {value!r}")
+        if name == "default_zarr_format" and value not in (2, 3):
+            raise ValueError(f"zarrhpc.config: default_zarr_format must be 2 or 3, got {value!r}")
+        if name == "array.write_empty_chunks":
+            value = bool(value)
+        previous.setdefault(name, _settings[name])
         _settings[name] = value
     return _Restore(previous)
 

@@ -33,12 +33,15 @@ __all__ = [
     "engine_error",
     "raise_for_status",
     "status_class",
-    "BoundsCheckError",
-    "NegativeStepError",
-    "VindexInvalidSelectionError",
-    "ArrayIndexError",
     "ShapeError",
     "BroadcastError",
+    # zarr-python's names
+    "BaseZarrError", "MetadataValidationError", "NodeTypeValidationError", "NotAnArrayError",
+    "NotAGroupError",
+    "ContainsArrayAndGroupError", "UnknownCodecError", "ChunkNotFoundError",
+    "DataTypeValidationError", "VindexInvalidSelectionError", "NegativeStepError",
+    "BoundsCheckError", "ArrayIndexError", "ZarrFutureWarning", "UnstableSpecificationWarning",
+    "ZarrDeprecationWarning", "ZarrUserWarning", "ZarrRuntimeWarning",
 ]
 
 
@@ -50,11 +53,16 @@ class ZarrhpcError(Exception):
         return Exception.__str__(self)
 
 
-class MetadataError(ZarrhpcError, ValueError):
+class BaseZarrError(ZarrhpcError, ValueError):
+    """zarr-python 3's base error (a ValueError): the base of the errors both libraries
+    name alike, so ``except zarr.errors.BaseZarrError`` code keeps working."""
+
+
+class MetadataError(BaseZarrError):
     """A metadata document is missing, malformed, or uses something not understood."""
 
 
-class NodeNotFoundError(ZarrhpcError, KeyError, FileNotFoundError):
+class NodeNotFoundError(BaseZarrError, KeyError, FileNotFoundError):
     """No array or group at the requested path."""
 
 
@@ -66,7 +74,7 @@ class GroupNotFoundError(NodeNotFoundError):
     """No group at the requested path."""
 
 
-class NodeExistsError(ZarrhpcError, FileExistsError):
+class NodeExistsError(BaseZarrError, FileExistsError):
     """A node already exists where one was to be created."""
 
 
@@ -102,8 +110,9 @@ class InvalidKeyError(ZarrhpcError, ValueError):
     """A store key is malformed or would leave the store's root."""
 
 
-class ReadOnlyError(ZarrhpcError, PermissionError):
-    """A write was attempted on a read-only store or array."""
+class ReadOnlyError(ZarrhpcError, PermissionError, ValueError):
+    """A write was attempted on a read-only store or array (a ValueError too, as
+    zarr-python raises for a write to a read-only store)."""
 
 
 class KernelError(ZarrhpcError, ValueError):
@@ -116,6 +125,60 @@ class CollectiveError(ZarrhpcError, RuntimeError):
 
 class CheckpointError(ZarrhpcError, RuntimeError):
     """A checkpoint step is missing, uncommitted, or inconsistent."""
+
+
+# -- zarr-python 3's error names (zarr.errors), mapped onto the classes above ------------
+MetadataValidationError = MetadataError
+
+
+class NodeTypeValidationError(MetadataError):
+    """A node of the other kind was found (an array where a group was expected...)."""
+
+
+class NotAnArrayError(NodeTypeValidationError, ArrayNotFoundError):
+    """A group where an array was expected: zarr-python's NodeTypeValidationError, and
+    an ArrayNotFoundError as zarrhpc raised before."""
+
+
+class NotAGroupError(ContainsArrayError, GroupNotFoundError):
+    """An array where a group was expected: zarr-python's ContainsArrayError, and a
+    GroupNotFoundError as zarrhpc raised before."""
+
+
+class ContainsArrayAndGroupError(BaseZarrError):
+    """Both ``.zarray`` and ``.zgroup`` were found at one path (Zarr v2)."""
+
+
+class UnknownCodecError(CodecError):
+    """A codec name or id that no registered codec answers to."""
+
+
+class ChunkNotFoundError(BaseZarrError):
+    """A chunk expected in the store was not found."""
+
+
+class DataTypeValidationError(ZarrhpcError, ValueError):
+    """A data type that cannot be used (zarr-python's name)."""
+
+
+class ZarrFutureWarning(FutureWarning):
+    """A feature that will change (zarr-python's name)."""
+
+
+class UnstableSpecificationWarning(ZarrFutureWarning):
+    """A feature outside the Zarr specification."""
+
+
+class ZarrDeprecationWarning(DeprecationWarning):
+    """A feature that will be removed."""
+
+
+class ZarrUserWarning(UserWarning):
+    """A problem with user code."""
+
+
+class ZarrRuntimeWarning(RuntimeWarning):
+    """Dubious runtime behaviour."""
 
 
 # The one table from the kernels' status codes (csrc/zh_status.h, read through the

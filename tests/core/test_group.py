@@ -37,7 +37,7 @@ def test_members_and_tree(store):
     assert [n for n, _ in root.members(max_depth=None)] == ["a", "b", "b/c"]
     assert root.array_keys() == ("a",) and root.group_keys() == ("b",)
     assert "b/c" in root and "nope" not in root and len(root) == 2
-    assert root.tree() == "/\n├── a (3, 2) int16\n└── b\n    └── c (5,) uint8"
+    assert root.tree() == "/\n├── a (3, 2) int16\n└── b\n    └── c (5,) uint8\n"
 
 
 def test_implicit_group_is_read(store):
@@ -58,7 +58,7 @@ def test_missing_member_raises_keyerror(store):
     with pytest.raises(KeyError, match="nope"):
         root["nope"]
     with pytest.raises(NodeNotFoundError):
-        zarrhpc.open_group(store, path="nope")
+        zarrhpc.open_group(store, path="nope", mode="r")
     root.create_array("arr", shape=(1,), chunks=(1,), dtype="i1")
     with pytest.raises(GroupNotFoundError):
         zarrhpc.open_group(store, path="arr")

@@ -18,7 +18,7 @@ def test_create_and_open_by_path(tmp_path):
     a[...] = np.arange(24).reshape(6, 4)
     assert isinstance(a.store, ZipStore) and not a.store.read_only
     # opened again in the same process: sees the writes before any close
-    r = zarrhpc.open(path, path="t")
+    r = zarrhpc.open(path, path="t", mode="r")
     assert isinstance(r.store, ZipStore) and r.read_only
     assert np.array_equal(r[...], np.arange(24).reshape(6, 4))
     with pytest.raises(ReadOnlyError):

@@ -25,12 +25,16 @@ def test_values_are_stored_as_immutable_bytes():
     assert store.get("k") is value  # returned without copying
 
 
-def test_initial_dict_is_copied_and_validated():
-    source = {"a/b": bytearray(b"1"), "c": memoryview(b"2")}
+def test_initial_dict_backs_the_store_and_is_validated():
+    # as zarr-python's MemoryStore(dict): the dict is the store's data
+    buf = bytearray(b"1")
+    source = {"a/b": buf, "c": memoryview(b"2")}
     store = MemoryStore(source)
-    source["a/b"][:] = b"9"
-    assert store.get("a/b") == b"1"
+    buf[:] = b"9"  # values were made immutable bytes (a copy of the caller's buffer)
+    assert store.get("a/b") == b"1" and type(source["a/b"]) is bytes
     assert store.get("c") == b"2"
+    store.set("d", b"3")
+    assert source["d"] == b"3"
     with pytest.raises(InvalidKeyError, match="'../x'"):
         MemoryStore({"../x": b""})
 

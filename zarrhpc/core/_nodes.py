@@ -1,30 +1,120 @@
-"""Store resolution and node lookup shared by arrays and groups."""
+"""Store resolution and node lookup shared by arrays and groups.
+
+What users pass as ``store`` (zarr-python 3's ``StoreLike``) becomes a Store here, once:
+a Store; a :class:`StorePath` (store plus a path prefix); ``None`` or a ``dict`` (a
+MemoryStore, backed by that dict); a path or ``file://`` URL (a directory, or a ZipStore
+for ``*.zip``); ``memory://name`` (one in-memory store per name for the life of the
+process; bare ``memory://`` is a new one); any other URL scheme goes to the remote stores
+(``zarrhpc.storage.remote.open_url``), and never becomes a local directory.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import threading
+from urllib.parse import unquote, urlsplit
 
-from zarrhpc.errors import ReadOnlyError
-from zarrhpc.storage import LocalStore, MemoryStore, Store, ZipStore
+from zarrhpc.errors import ReadOnlyError, UnsupportedError
+from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
 META = "zarr.json"
 
-__all__ = ["META", "resolve_store", "meta_key", "child_path", "read_node", "check_writable"]
+__all__ = [
+    "META",
+    "check_writable",
+    "child_path",
+    "meta_key",
+    "read_node",
+    "resolve_store",
+    "resolve_store_path",
+]
+
+# "memory://name" -> the data dict and lock of that named store (process-wide)
+_NAMED_MEMORY: dict[str, MemoryStore] = {}
+_NAMED_LOCK = threading.Lock()
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+# which extra brings the remote stores for a scheme (the message of a missing install)
+_EXTRA = {"s3": "s3", "s3a": "s3"}
 
 
-def resolve_store(store, mode: str = "r") -> Store:
-    """A Store from what the user passed: a Store, a path (``*.zip``: a ZipStore), or
-    ``"memory://"``."""
+def _named_memory(name: str, mode: str) -> MemoryStore:
+    with _NAMED_LOCK:
+        store = _NAMED_MEMORY.get(name)
+        if store is None:
+            store = _NAMED_MEMORY[name] = MemoryStore()
+    return store.with_read_only(mode == "r")
+
+
+def _dict_store(data: dict, mode: str) -> MemoryStore:
+    """A MemoryStore whose contents live in the caller's dict (as zarr-python's
+    ``MemoryStore(store_dict=d)``): writes through the store show up in ``data``."""
+    return MemoryStore(data, read_only=(mode == "r"))
+
+
+def _url_store(url: str, scheme: str, mode: str, storage_options) -> Store:
+    if scheme == "memory":
+        if storage_options:
+            raise TypeError("storage_options: not used by memory:// stores")
+        name = url[len("memory://"):].strip("/")
+        return _named_memory(name, mode) if name else MemoryStore()
+    if scheme == "file":
+        path = unquote(urlsplit(url).path)
+        if not path:
+            raise ValueError(f"store: {url!r}: a file:// URL needs a path")
+        return _path_store(path, mode)
+    try:
+        from zarrhpc.storage.remote import open_url
+    except ImportError as exc:
+        extra = _EXTRA.get(scheme, "remote")
+        raise UnsupportedError(
+            f"store: {url!r}: the {scheme}:// scheme needs zarrhpc's remote stores "
+            f"(pip install 'zarrhpc[{extra}]'): {exc}") from None
+    return open_url(url, storage_options=storage_options, read_only=(mode == "r"))
+
+
+def _path_store(path, mode: str) -> Store:
+    if os.fspath(path).lower().endswith(".zip"):
+        return ZipStore(path, mode=_zip_mode(path, mode))
+    return LocalStore(path, read_only=(mode == "r"))
+
+
+def resolve_store_path(store, path: str | None = None, mode: str = "r",
+                       storage_options: dict | None = None) -> tuple[Store, str]:
+    """``(Store, path)`` from zarr-python's ``StoreLike`` and a node path; a StorePath's own
+    path is prefixed to ``path``."""
+    path = (path or "").strip("/")
+    if isinstance(store, StorePath):
+        joined = store / path if path else store
+        return joined.store, joined.path
+    return resolve_store(store, mode, storage_options), path
+
+
+def resolve_store(store, mode: str = "r", storage_options: dict | None = None) -> Store:
+    """A Store from what the user passed (see the module docstring)."""
     if isinstance(store, Store):
         return store
-    if isinstance(store, str) and store.startswith("memory://"):
-        return MemoryStore()
-    if isinstance(store, (str, os.PathLike)):
-        if os.fspath(store).lower().endswith(".zip"):
-            return ZipStore(store, mode=_zip_mode(store, mode))
-        return LocalStore(store, read_only=(mode == "r"))
+    if isinstance(store, StorePath):
+        if store.path:
+            raise TypeError(f"store: {store!r} has a path; this call takes a store only")
+        return store.store
+    if store is None:
+        return MemoryStore(read_only=False)
+    if isinstance(store, dict):
+        return _dict_store(store, mode)
+    if isinstance(store, os.PathLike):
+        store = os.fspath(store)
+    if isinstance(store, str):
+        match = _SCHEME.match(store)
+        if match:
+            return _url_store(store, match.group(1).lower(), mode, storage_options)
+        if storage_options:
+            raise TypeError(f"store: {store!r}: storage_options are for URLs (s3://...), "
+                            f"not local paths")
+        return _path_store(store, mode)
     raise TypeError(
-        f"store: expected a Store, a directory path or 'memory://', got {type(store).__name__}"
+        f"store: expected a Store, StorePath, dict, None, a directory path or a URL, got "
+        f"{type(store).__name__}"
     )
 
 

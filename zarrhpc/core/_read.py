@@ -86,7 +86,9 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     if plan.ntasks == 0:
         return
     target = native_target(prep)
-    nthreads = config.get("threads")
+    # no more threads than chunks: waking an idle worker for a one-chunk read (each dask
+    # task reads one) costs more than the read itself on a busy machine
+    nthreads = min(config.get("threads"), plan.ntasks)
     if target is not None:
         prefix, root_len, kind, sep = target
         status, err_task, code, msg = engine.read(

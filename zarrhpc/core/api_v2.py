@@ -15,6 +15,7 @@ import numpy as np
 from zarrhpc.codecs import BloscCodec, Codec, GzipCodec, ZlibCodec, ZstdCodec, parse_codec
 from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, NumcodecsFilterCodec
 from zarrhpc.core._nodes import resolve_store
+from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import write_node
 from zarrhpc.errors import CodecError, UnsupportedError
@@ -101,7 +102,7 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
     if len(compressors) > 1:
         raise UnsupportedError(
             f"compressors: Zarr v2 takes at most one compressor, got {len(compressors)}")
-    attributes = dict(attributes or {})
+    attributes = json_attributes(attributes)
     if dimension_names is not None:
         if len(dimension_names) != len(shape):
             raise ValueError(

@@ -29,6 +29,7 @@ from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
 from zarrhpc.core._select import read_orthogonal, read_points, write_orthogonal, write_points
+from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.formats import doc_key, read_node
@@ -83,7 +84,7 @@ def _prepared(metadata, md, doc: str):
     return pipeline, engine
 
 
-class Array(Node):
+class Array(ArrayApiMixin, Node):
     """A Zarr array (v3, v2 or the 2022 draft) in a store. Create with
     ``zarrhpc.create_array``/``open_array``."""
 

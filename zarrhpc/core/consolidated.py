@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from zarrhpc.core._nodes import resolve_store
+from zarrhpc.core._nodes import resolve_store_path
 from zarrhpc.core.formats import read_node, write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import GroupNotFoundError, MetadataError
@@ -80,7 +80,7 @@ def consolidate_metadata(store, path: str | None = None, zarr_format: int | None
     Group
         The group, opened with its new consolidated metadata.
     """
-    store = resolve_store(store, mode="r+")
+    store, path = resolve_store_path(store, path, mode="r+")
     path = normalize_path(path or "")
     group = open_node(store, path, read_only=False)
     if not isinstance(group, Group) or group.metadata is None:
@@ -100,9 +100,16 @@ def consolidate_metadata(store, path: str | None = None, zarr_format: int | None
     return Group(store, path, md, consolidated=load_consolidated(store, path, md))
 
 
-def open_consolidated(store, path: str | None = None, mode: str = "r") -> Group:
-    """Open a group through its consolidated metadata (an error when it has none)."""
-    store = resolve_store(store, mode)
+def open_consolidated(store=None, path: str | None = None, mode: str = "a",
+                      **kwargs) -> Group:
+    """Open a group through its consolidated metadata (an error when it has none).
+
+    As zarr-python 3 (``open_group(..., use_consolidated=True)``), the default mode is "a";
+    the other keywords of ``open_group`` are accepted.
+    """
+    if kwargs.pop("use_consolidated", True) is not True:
+        raise ValueError("open_consolidated: use_consolidated must be True")
+    store, path = resolve_store_path(store, path, mode, kwargs.pop("storage_options", None))
     path = normalize_path(path or "")
     md = read_node(store, path)
     cons = load_consolidated(store, path, md)

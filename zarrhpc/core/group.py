@@ -10,14 +10,37 @@ never lists the store. A v2 group's members are the children with a ``.zarray`` 
 
 from __future__ import annotations
 
+import numpy as np
+
 from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import NodeNotFoundError
+from zarrhpc.errors import (
+    ContainsArrayError,
+    ContainsGroupError,
+    NodeNotFoundError,
+    NodeTypeValidationError,
+)
 from zarrhpc.metadata import normalize_path
 
 __all__ = ["Group", "open_node"]
+
+_V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
+
+
+class TreeRepr(str):
+    """``Group.tree()``'s result: the text itself, shown without quotes."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _open_group_ref(store, path: str, read_only: bool) -> Group:
+    node = open_node(store, path, read_only=read_only)
+    if not isinstance(node, Group):
+        raise NodeTypeValidationError(f"{doc_key(path)}: no longer a group in {store!r}")
+    return node
 
 
 def _has_nodes_below(store, path: str) -> bool:
@@ -50,7 +73,8 @@ def open_node(store, path: str, *, read_only: bool, consolidated=None, **array_k
         return _node(store, path, md, read_only, draft_hierarchy(store, md), **array_kwargs)
     if _has_nodes_below(store, path):
         return Group(store, path, None, read_only=read_only)
-    raise NodeNotFoundError(f"{doc_key(path)}: no array or group at path {path or '/'!r}")
+    raise NodeNotFoundError(
+        f"{doc_key(path)}: no array or group at path {path or '/'!r} in {store!r}")
 
 
 class Group(Node):
@@ -78,6 +102,11 @@ class Group(Node):
             ("Store type", type(self._store).__name__),
             ("No. members", str(len(self))),
         ])
+
+    def info_complete(self) -> NodeInfo:
+        """``info`` with the members counted at every depth (lists the hierarchy)."""
+        return NodeInfo(self.info.rows + [("No. members (all depths)",
+                                           str(self.nmembers(max_depth=None)))])
 
     def _empty_metadata(self):
         return empty_group(3)  # writing attrs makes an implicit group explicit
@@ -128,6 +157,8 @@ class Group(Node):
         ``max_depth=0`` gives the direct children; ``None`` every descendant, named by
         their path relative to this group.
         """
+        if max_depth is not None and max_depth < 0:
+            raise ValueError(f"max_depth must be None or >= 0. Got '{max_depth}' instead")
         out = []
         for name in self._child_names():
             node = self[name]
@@ -146,6 +177,10 @@ class Group(Node):
     def __len__(self) -> int:
         return len(self._child_names())
 
+    def nmembers(self, max_depth: int | None = 0) -> int:
+        """How many members ``members(max_depth)`` has."""
+        return len(self.members(max_depth))
+
     def arrays(self):
         return tuple((n, m) for n, m in self.members() if isinstance(m, Array))
 
@@ -158,6 +193,30 @@ class Group(Node):
     def group_keys(self):
         return tuple(n for n, _ in self.groups())
 
+    def array_values(self):
+        return tuple(m for _, m in self.arrays())
+
+    def group_values(self):
+        return tuple(m for _, m in self.groups())
+
+    def get_array(self, name: str) -> Array:
+        node = self[name]
+        if not isinstance(node, Array):
+            raise ContainsGroupError(f"{self._child(name)}: a group in {self._store!r}, "
+                                     f"expected an array")
+        return node
+
+    def get_group(self, name: str) -> Group:
+        node = self[name]
+        if not isinstance(node, Group):
+            raise ContainsArrayError(f"{self._child(name)}: an array in {self._store!r}, "
+                                     f"expected a group")
+        return node
+
+    def __reduce__(self):
+        # by reference: the store (a MemoryStore carries its contents) and the path
+        return (_open_group_ref, (self._store, self._path, self._read_only))
+
     # -- creation ---------------------------------------------------------------------
     def create_array(self, name: str, **kwargs) -> Array:
         """Create an array under this group; keywords as ``zarrhpc.create_array``."""
@@ -166,6 +225,11 @@ class Group(Node):
         self._check_writable()
         self._consolidated = None  # now stale: list the store again
         kwargs.setdefault("zarr_format", self.zarr_format)
+        if kwargs["zarr_format"] == 2 and kwargs.get("compressors", "auto") == "auto" and \
+                kwargs.get("compressor", "auto") == "auto":
+            # zarr-python 3's Group.create_array defaults v2 arrays to numcodecs' Blosc
+            # (its top-level create_array to Zstd): the same bytes as zarr-python writes
+            kwargs["compressors"] = dict(_V2_GROUP_COMPRESSOR)
         return create_array(self._store, name=self._child(name), **kwargs)
 
     def create_group(self, name: str, **kwargs) -> Group:
@@ -178,10 +242,96 @@ class Group(Node):
         return create_group(self._store, path=self._child(name), **kwargs)
 
     def require_group(self, name: str, **kwargs) -> Group:
+        """The sub-group ``name``, created if missing (an array there is an error)."""
         node = self.get(name)
         if isinstance(node, Group):
             return node
+        if node is not None:
+            raise ContainsArrayError(f"{self._child(name)}: an array, expected a group")
         return self.create_group(name, **kwargs)
+
+    def require_groups(self, *names: str) -> tuple:
+        return tuple(self.require_group(name) for name in names)
+
+    def require_array(self, name: str, *, shape, dtype=None, exact: bool = False, **kwargs):
+        """The array ``name``, created if missing; an existing one must match ``shape``
+        and (cast-compatibly, or exactly with ``exact``) ``dtype``, as zarr-python."""
+        node = self.get(name)
+        if node is None:
+            return self.create_array(name, shape=shape, dtype=dtype or "float64", **kwargs)
+        if not isinstance(node, Array):
+            raise TypeError(f"Incompatible object ({type(node).__name__}) already exists")
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if shape != node.shape:
+            raise TypeError(f"Incompatible shape ({node.shape} vs {shape})")
+        dtype = np.dtype("float64" if dtype is None else dtype)
+        if (exact and node.dtype != dtype) or not np.can_cast(node.dtype, dtype):
+            raise TypeError(f"Incompatible dtype ({node.dtype} vs {dtype})")
+        return node
+
+    def create_dataset(self, name: str, *, shape=None, **kwargs) -> Array:
+        """h5py-style ``create_array`` (zarr-python keeps it; ``data`` gives the shape)."""
+        if kwargs.get("data") is not None and shape is None:
+            return self.create_array(name, **kwargs)
+        return self.create_array(name, shape=shape, **kwargs)
+
+    def require_dataset(self, name: str, *, shape, **kwargs) -> Array:
+        return self.require_array(name, shape=shape, **kwargs)
+
+    def create(self, name: str, **kwargs) -> Array:
+        """Same as ``create_array`` (zarr-python's alias)."""
+        return self.create_array(name, **kwargs)
+
+    def _filled(self, name, shape, fill_value, kwargs):
+        kwargs.setdefault("dtype", "float64")
+        return self.create_array(name, shape=shape, fill_value=fill_value, **kwargs)
+
+    def empty(self, *, name: str, shape, **kwargs) -> Array:
+        kwargs.setdefault("dtype", "float64")
+        return self.create_array(name, shape=shape, **kwargs)
+
+    def zeros(self, *, name: str, shape, **kwargs) -> Array:
+        return self._filled(name, shape, 0, kwargs)
+
+    def ones(self, *, name: str, shape, **kwargs) -> Array:
+        return self._filled(name, shape, 1, kwargs)
+
+    def full(self, *, name: str, shape, fill_value, **kwargs) -> Array:
+        return self._filled(name, shape, fill_value, kwargs)
+
+    def _like(self, name, data, fill, kwargs):
+        from zarrhpc.core.convenience import _like_args
+
+        like = _like_args(data)
+        like.pop("zarr_format", None)
+        for key in ("compressor", "codecs", "filters", "order"):
+            like.pop(key, None)
+        if fill is not None:
+            like["fill_value"] = fill
+        return self.create_array(name, **{**like, **kwargs})
+
+    def empty_like(self, *, name: str, data, **kwargs) -> Array:
+        return self._like(name, data, None, kwargs)
+
+    def zeros_like(self, *, name: str, data, **kwargs) -> Array:
+        return self._like(name, data, 0, kwargs)
+
+    def ones_like(self, *, name: str, data, **kwargs) -> Array:
+        return self._like(name, data, 1, kwargs)
+
+    def full_like(self, *, name: str, data, **kwargs) -> Array:
+        return self._like(name, data, None, kwargs)
+
+    def __setitem__(self, name: str, value) -> None:
+        """``g[name] = ndarray``: a new array holding a copy (replacing what is there)."""
+        self._check_writable()
+        self._consolidated = None
+        if isinstance(value, Array):
+            from zarrhpc.core.convenience import from_array
+
+            from_array(self._store, data=value, name=self._child(name), overwrite=True)
+            return
+        self.create_array(name, data=np.asanyarray(value), overwrite=True)
 
     def __delitem__(self, name: str) -> None:
         self._check_writable()
@@ -192,11 +342,14 @@ class Group(Node):
         self._store.erase_prefix(path + "/")
 
     # -- display --------------------------------------------------------------------
-    def tree(self) -> str:
-        """The hierarchy below this group as text, one node per line."""
+    def tree(self, expand=None, level: int | None = None, **kwargs) -> TreeRepr:
+        """The hierarchy below this group (``level`` levels deep when given), one node
+        per line; prints as text and compares equal to that text."""
         lines = [self.name if self._path else "/"]
 
-        def walk(group: Group, indent: str) -> None:
+        def walk(group: Group, indent: str, depth: int = 0) -> None:
+            if level is not None and depth >= level:
+                return
             members = group.members()
             for i, (name, node) in enumerate(members):
                 last = i == len(members) - 1
@@ -205,10 +358,10 @@ class Group(Node):
                     lines.append(f"{indent}{branch}{name} {node.shape} {node.dtype}")
                 else:
                     lines.append(f"{indent}{branch}{name}")
-                    walk(node, indent + ("    " if last else "│   "))
+                    walk(node, indent + ("    " if last else "│   "), depth + 1)
 
         walk(self, "")
-        return "\n".join(lines)
+        return TreeRepr("\n".join(lines) + "\n")  # zarr-python's text ends with a newline
 
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"

@@ -75,6 +75,11 @@ class Node:
     def attrs(self) -> Attributes:
         return Attributes(self)
 
+    def update_attributes(self, new_attributes: dict):
+        """Merge ``new_attributes`` into the attributes (one metadata write); returns self."""
+        self.attrs.update(new_attributes)
+        return self
+
     def _check_writable(self) -> None:
         if self._read_only:
             raise ReadOnlyError(f"{self._kind} {self.name!r}: opened read-only (mode='r')")

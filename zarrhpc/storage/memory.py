@@ -33,7 +33,8 @@ class MemoryStore(Store):
     Parameters
     ----------
     store_dict : mapping of str to buffer, optional
-        Initial contents, copied (keys validated, values converted to ``bytes``).
+        Initial contents (keys validated, values converted to ``bytes``). A ``dict`` is
+        used as the store's data itself, as zarr-python does: writes show up in it.
     read_only : bool, default False
         Refuse writes with `ReadOnlyError`.
 
@@ -51,12 +52,17 @@ class MemoryStore(Store):
         self, store_dict: Optional[Mapping[str, Any]] = None, *, read_only: bool = False
     ) -> None:
         super().__init__(read_only=read_only)
-        self._data: dict[str, bytes] = {}
         self._lock = threading.RLock()
-        if store_dict:
-            for key, value in store_dict.items():
-                key = validate_key(key)
-                self._data[key] = as_byte_view(key, value).tobytes()
+        # as zarr-python's MemoryStore(store_dict): a dict given is the store's own data
+        # (writes show up in it); its values are made immutable bytes in place
+        self._data: dict[str, bytes] = store_dict if isinstance(store_dict, dict) else {}
+        for key, value in list((store_dict or {}).items()):
+            if validate_key(key) != key:
+                raise ValueError(f"MemoryStore: key {key!r} is not in canonical form")
+            if type(value) is not bytes:
+                value = as_byte_view(key, value.to_bytes() if hasattr(value, "to_bytes")
+                                     else value).tobytes()
+            self._data[key] = value
 
     @classmethod
     def _view(cls, data: dict[str, bytes], lock: Any, read_only: bool) -> MemoryStore:

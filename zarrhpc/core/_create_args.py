@@ -1,0 +1,155 @@
+"""The arguments of array creation in every form zarr-python 3 accepts, made canonical.
+
+- chunks ``"auto"`` (and None/True): zarr-python's guess (h5py's rule: a target chunk size
+  growing with the array, between 128 KiB and 64 MiB, reached by halving the axes in
+  turn), so ``zarrhpc.zeros((10000, 10000)).chunks`` equals zarr-python's;
+- shards ``"auto"``: two chunks per shard along every axis holding more than 8 chunks;
+- codecs: our Codec objects, v3 JSON dicts and names, v2 numcodecs dicts
+  (``{"id": "zlib", "level": 1}``), numcodecs objects (``numcodecs.Zstd(level=3)``),
+  ``numcodecs.zarr3`` objects and zarr-python's codec objects (``zarr.codecs.BloscCodec``),
+  the last two through their own ``to_dict()`` (so zarrhpc never imports zarr);
+- chunk_key_encoding: a ChunkKeyEncoding (ours or zarr-python's), a v3 dict, zarr-python's
+  flat ``{"name": "default", "separator": "."}``, a name, or a ``(name, separator)`` pair.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zarrhpc.errors import CodecError
+from zarrhpc.metadata import ChunkKeyEncoding
+
+__all__ = [
+    "auto_shards",
+    "codec_entries",
+    "codec_entry",
+    "guess_chunks",
+    "parse_chunk_key_encoding",
+]
+
+_KIB = 1024
+
+
+def guess_chunks(shape: tuple[int, ...], itemsize: int, *, increment: int = 256 * _KIB,
+                 min_bytes: int = 128 * _KIB, max_bytes: int = 64 * _KIB * _KIB
+                 ) -> tuple[int, ...]:
+    """zarr-python's automatic chunk shape for ``shape`` and ``itemsize``."""
+    if itemsize == 0 or not shape:
+        return tuple(shape)
+    chunks = [float(max(n, 1)) for n in shape]
+    total = math.prod(chunks) * itemsize
+    # the target grows by ``increment`` per doubling of ten in size (PyTables' rule)
+    target = increment * 2 ** math.log10(total / (1024.0 * 1024))
+    target = min(max(target, min_bytes), max_bytes)
+    i = 0
+    while True:
+        nbytes = math.prod(chunks) * itemsize
+        close = nbytes < target or abs(nbytes - target) / target < 0.5
+        if (close and nbytes < max_bytes) or math.prod(chunks) == 1:
+            break
+        axis = i % len(chunks)
+        chunks[axis] = math.ceil(chunks[axis] / 2.0)
+        i += 1
+    return tuple(int(c) for c in chunks)
+
+
+def auto_shards(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[int, ...]:
+    """zarr-python's ``shards="auto"``: 2 chunks per shard on axes with more than 8."""
+    return tuple(c * 2 if n // c > 8 else c for n, c in zip(shape, chunks))
+
+
+def codec_entry(obj, itemsize: int | None = None):
+    """One codec as our Codec or a JSON dict/name ``parse_codec`` understands."""
+    from zarrhpc.codecs import Codec
+
+    if isinstance(obj, (Codec, str)):
+        return obj
+    if isinstance(obj, dict):
+        if "id" in obj and "name" not in obj:  # a v2 numcodecs dict used for v3
+            conf = {k: v for k, v in obj.items() if k != "id"}
+            return {"name": f"numcodecs.{obj['id']}", "configuration": conf}
+        return obj
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict):  # zarr-python's codecs and numcodecs.zarr3's
+        data = to_dict()
+        if isinstance(data, dict) and "name" in data:
+            return _tuned(_plain(data), getattr(obj, "_tunable_attrs", ()), itemsize)
+    get_config = getattr(obj, "get_config", None)
+    if callable(get_config) and hasattr(obj, "codec_id"):  # a numcodecs codec object
+        conf = dict(get_config())
+        codec_id = conf.pop("id", obj.codec_id)
+        native = {"zstd": "zstd", "gzip": "gzip", "blosc": "blosc"}
+        if codec_id in native:
+            return _numcodecs_native(codec_id, conf)
+        return {"name": f"numcodecs.{codec_id}", "configuration": conf}
+    raise CodecError(f"codecs: {obj!r} is not a codec (expected a zarrhpc, zarr-python or "
+                     f"numcodecs codec object, a dict or a name)")
+
+
+def _tuned(entry: dict, tunable, itemsize: int | None) -> dict:
+    """zarr-python's "tunable" Blosc settings (typesize, shuffle left unset by the user)
+    resolved as zarr-python resolves them for the array's item size."""
+    conf = entry.get("configuration")
+    if entry.get("name") != "blosc" or not isinstance(conf, dict):
+        return entry
+    if "typesize" in tunable:
+        conf.pop("typesize", None)  # filled from the dtype by our codec
+    if "shuffle" in tunable and itemsize is not None:
+        conf["shuffle"] = "bitshuffle" if itemsize == 1 else "shuffle"
+    return entry
+
+
+def _numcodecs_native(codec_id: str, conf: dict) -> dict:
+    """numcodecs Zstd/GZip/Blosc as the v3 codecs zarr-python maps them to."""
+    if codec_id == "zstd":
+        return {"name": "zstd", "configuration": {"level": conf.get("level", 0),
+                                                  "checksum": bool(conf.get("checksum", False))}}
+    if codec_id == "gzip":
+        return {"name": "gzip", "configuration": {"level": conf.get("level", 1)}}
+    shuffle = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle", -1: "shuffle"}
+    return {"name": "blosc", "configuration": {
+        "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
+        "shuffle": shuffle.get(conf.get("shuffle", 1), "shuffle"),
+        "blocksize": conf.get("blocksize", 0), "typesize": None}}
+
+
+def _plain(value):
+    """JSON values from ``to_dict()`` output (enums -> their values, tuples -> lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()
+                if not (k == "typesize" and v is None)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "value") and not isinstance(value, (int, float, str, bool)):
+        return value.value  # an Enum
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def codec_entries(value, itemsize: int | None = None):
+    """``filters``/``compressors``/``serializer`` in any accepted form -> "auto", None or
+    a list of entries."""
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [codec_entry(v, itemsize) for v in value]
+    return [codec_entry(value, itemsize)]
+
+
+def parse_chunk_key_encoding(value, doc: str) -> ChunkKeyEncoding:
+    """A ChunkKeyEncoding from any form zarr-python accepts (see the module docstring)."""
+    if value is None:
+        return ChunkKeyEncoding("default", "/")
+    if isinstance(value, ChunkKeyEncoding):
+        return value
+    if isinstance(value, tuple) and len(value) == 2:
+        value = {"name": value[0], "configuration": {"separator": value[1]}}
+    elif not isinstance(value, (dict, str)) and callable(getattr(value, "to_dict", None)):
+        value = _plain(value.to_dict())  # zarr-python's ChunkKeyEncoding objects
+    if isinstance(value, dict) and "separator" in value:
+        value = {"name": value.get("name", "default"),
+                 "configuration": {"separator": value["separator"]}}
+    return ChunkKeyEncoding.from_json(value, doc)

@@ -1,0 +1,122 @@
+"""What zarr-python 3's ``Array`` has beyond reading and writing: codec views
+(``filters``, ``serializer``, ``compressors``), storage figures (``nbytes_stored``,
+``info_complete``), iteration, and pickling by reference.
+
+A mixin of :class:`zarrhpc.core.array.Array` (``class Array(ArrayApiMixin, Node)``), kept
+apart so the data path in array.py stays small. It uses only the Array's prepared state
+(``_pipeline``, ``_sharding``, ``_store``, ``_path``, ``_key_prefix``, ``_metadata``).
+
+Pickling: an Array pickles as (store, path, open options); the store pickles by reference
+(a directory, a zip file, a URL; a MemoryStore carries its contents), so an unpickled Array
+in a dask worker or a ``multiprocessing`` child reads and writes the same data.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ArrayApiMixin"]
+
+
+def _open_array_ref(store, path: str, read_only: bool, write_empty_chunks: bool,
+                    order: str):
+    """Reopen an Array from its pickled reference (metadata read again from the store)."""
+    from zarrhpc.core.array import Array
+    from zarrhpc.core.formats import doc_key, read_node
+    from zarrhpc.errors import ArrayNotFoundError
+
+    md = read_node(store, path)
+    if md is None or md.node_type != "array":
+        raise ArrayNotFoundError(f"{doc_key(path, md)}: no array at path {path or '/'!r} in "
+                                 f"{store!r} (unpickling)")
+    return Array(store, path, md, read_only=read_only,
+                 write_empty_chunks=write_empty_chunks, order=order)
+
+
+def _v2_codecs(md) -> tuple[tuple, tuple]:
+    """(filters, compressors) of a v2 array as numcodecs objects, as zarr-python gives."""
+    import numcodecs
+
+    filters = tuple(numcodecs.get_codec(dict(f)) for f in (md.filters or ()))
+    comp = md.compressor
+    return filters, (() if comp is None else (numcodecs.get_codec(dict(comp)),))
+
+
+class ArrayApiMixin:
+    """zarr-python's Array attributes that are not data access (see the module docstring)."""
+
+    def __reduce__(self):
+        return (_open_array_ref, (self._store, self._path, self._read_only,
+                                  self._write_empty_chunks, self._order))
+
+    # -- codecs, as zarr-python 3 splits the chain ----------------------------------
+    def _inner_pipeline(self):
+        """The chain of one (inner) chunk: inside the shard when sharded."""
+        if self._sharding is not None:
+            return self._sharding.inner
+        return self._pipeline
+
+    @property
+    def filters(self) -> tuple:
+        """The array->array codecs (v2: numcodecs filter objects)."""
+        if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
+            return _v2_codecs(self._metadata)[0]
+        return tuple(self._inner_pipeline().array_array)
+
+    @property
+    def serializer(self):
+        """The array->bytes codec (None for v2)."""
+        if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
+            return None
+        return self._inner_pipeline().array_bytes
+
+    @property
+    def compressors(self) -> tuple:
+        """The bytes->bytes codecs (v2: the numcodecs compressor, if any)."""
+        if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
+            return _v2_codecs(self._metadata)[1]
+        return tuple(self._inner_pipeline().bytes_bytes)
+
+    @property
+    def compressor(self):
+        """zarr-python 2's single compressor (v2 arrays)."""
+        comps = self.compressors
+        if len(comps) > 1:
+            raise TypeError("compressor: the array has several compressors; use compressors")
+        return comps[0] if comps else None
+
+    # -- storage figures ------------------------------------------------------------
+    def nbytes_stored(self) -> int:
+        """Bytes the array takes in the store: its metadata documents and stored chunks
+        (or shards)."""
+        store = self._store
+        prefix = f"{self._path}/" if self._path else ""
+        total = sum(store.getsize(prefix + name) or 0
+                    for name in ("zarr.json", ".zarray", ".zattrs")
+                    if store.exists(prefix + name))
+        stored = set(store.list_prefix(self._key_prefix))
+        for coords in self._grid.all_chunk_coords():
+            key = self._chunk_key(coords)
+            if key in stored:
+                total += store.getsize(key) or 0
+        return total
+
+    def info_complete(self):
+        """``info`` plus what needs the store listed: stored bytes, chunks initialized."""
+        from zarrhpc.core.node import NodeInfo
+
+        info = self.info
+        stored = self.nbytes_stored()
+        rows = list(info.rows)
+        ratio = f"{self.nbytes / stored:.1f}" if stored else "-"
+        rows.append(("No. bytes stored", str(stored)))
+        rows.append(("Storage ratio", ratio))
+        rows.append(("Chunks Initialized", f"{self.nchunks_initialized}/{self.nchunks}"))
+        return NodeInfo(rows)
+
+    # -- python protocols -----------------------------------------------------------
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        step = self.chunks[0] if self.chunks else 1
+        for start in range(0, self.shape[0], max(1, step)):
+            block = self[start:min(self.shape[0], start + step)]
+            yield from block

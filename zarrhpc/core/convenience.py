@@ -1,0 +1,396 @@
+"""zarr-python 3's convenience functions: ``create``, ``zeros``/``ones``/``full``/``empty``
+and their ``_like`` forms, ``array``, ``from_array``, ``group``, ``save``/``load``,
+``copy``/``copy_all``, ``tree`` and ``create_hierarchy``.
+
+Each is a thin layer over ``create_array``/``open_*`` with zarr-python's names, arguments and
+defaults: ``create`` (zarr-python 2's signature, kept by 3) defaults to mode "a", dtype
+float64 and automatic chunks; the ``_like`` functions take shape, chunks, dtype, fill value
+and codecs from an Array (any array-like gives its shape, dtype and chunks if it has them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zarrhpc.core._nodes import resolve_store_path
+from zarrhpc.core.api import (
+    DEFAULT_FILL_VALUE,
+    create_array,
+    create_group,
+    open,
+    open_array,
+    open_group,
+)
+from zarrhpc.core.array import Array
+from zarrhpc.core.group import Group
+from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedError
+
+__all__ = ["array", "copy", "copy_all", "create", "create_hierarchy", "empty", "empty_like",
+           "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
+           "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like"]
+
+_NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "object_codec",
+             "meta_array", "read_only")
+
+
+def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFAULT_FILL_VALUE,
+           order=None,
+           store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
+           write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
+           chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
+           config=None, mode="a", **kwargs) -> Array:
+    """Create an array (zarr-python's ``create``: mode "a", dtype float64 by default).
+
+    ``codecs`` (v3) is the whole chain; ``compressor`` and ``filters`` are the v2-style
+    arguments; ``dimension_separator`` picks the chunk key separator.
+    """
+    unknown = sorted(set(kwargs) - set(_NOT_USED))
+    if unknown:
+        raise TypeError(f"create() got an unexpected keyword argument {unknown[0]!r}")
+    if kwargs.get("read_only"):
+        raise ValueError("read_only=True is no longer supported when creating new arrays")
+    if chunk_shape is not None:
+        chunks = chunk_shape
+    if chunks is None or chunks is True:
+        chunks = "auto"
+    elif chunks is False:
+        chunks = shape
+    mode_store, path = resolve_store_path(store, path, "w" if mode != "r" else "r",
+                                          storage_options)
+    if mode == "w":
+        overwrite = True
+    elif mode == "w-":
+        from zarrhpc.core._nodes import read_node
+
+        if read_node(mode_store, path) is not None:
+            raise ContainsArrayError(f"{path or '/'}: a node already exists in {mode_store!r}")
+    from zarrhpc import config as settings
+
+    fmt = zarr_format or settings.get("default_zarr_format")
+    if dimension_separator is not None and chunk_key_encoding is None:
+        chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
+    kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,
+              chunks=chunks, fill_value=fill_value, order=order, zarr_format=fmt,
+              attributes=attributes, chunk_key_encoding=chunk_key_encoding,
+              dimension_names=dimension_names, overwrite=overwrite, config=config,
+              write_empty_chunks=write_empty_chunks)
+    if codecs is not None:
+        if fmt == 2:
+            raise ValueError("codecs: Zarr v2 arrays take compressor and filters, not codecs")
+        kw.update(_split_codecs(codecs))
+    else:
+        if compressor != "auto":
+            kw["compressors"] = compressor
+        if filters is not None:
+            kw["filters"] = filters
+    return create_array(mode_store, **kw)
+
+
+def _split_codecs(codecs) -> dict:
+    """A whole v3 chain -> filters, serializer, compressors (as create_array takes them)."""
+    from zarrhpc.codecs import ArrayToArrayCodec, ArrayToBytesCodec, Codec, get_codec_class
+    from zarrhpc.core._create_args import codec_entry
+
+    filters, serializer, compressors = [], None, []
+    for entry in codecs:
+        entry = codec_entry(entry)
+        if isinstance(entry, Codec):
+            cls = type(entry)
+        else:
+            cls = get_codec_class(entry if isinstance(entry, str) else entry["name"])
+        if issubclass(cls, ArrayToArrayCodec):
+            filters.append(entry)
+        elif issubclass(cls, ArrayToBytesCodec):
+            serializer = entry
+        else:
+            compressors.append(entry)
+    return {"filters": filters, "serializer": serializer or "auto",
+            "compressors": compressors}
+
+
+def empty(shape, **kwargs) -> Array:
+    """An array with no chunks written (reads give the fill value)."""
+    return create(shape=shape, **kwargs)
+
+
+def zeros(shape, **kwargs) -> Array:
+    """An array of zeros (fill value 0)."""
+    return create(shape=shape, fill_value=0, **kwargs)
+
+
+def ones(shape, **kwargs) -> Array:
+    """An array of ones (fill value 1)."""
+    return create(shape=shape, fill_value=1, **kwargs)
+
+
+def full(shape, fill_value, **kwargs) -> Array:
+    """An array filled with ``fill_value``."""
+    return create(shape=shape, fill_value=fill_value, **kwargs)
+
+
+def _like_args(a) -> dict:
+    out: dict = {}
+    shape = getattr(a, "shape", None)
+    if isinstance(shape, tuple):
+        out["shape"] = shape
+        chunks = getattr(a, "chunks", None)
+        if isinstance(chunks, tuple) and len(chunks) == len(shape) and \
+                all(isinstance(c, (int, np.integer)) for c in chunks):
+            out["chunks"] = chunks
+    if hasattr(a, "dtype"):
+        out["dtype"] = a.dtype
+    if isinstance(a, Array):
+        out["fill_value"] = a.fill_value
+        if a.zarr_format == 2:
+            out["order"] = a.order
+            out["compressor"] = a.compressors[0] if a.compressors else None
+            out["filters"] = list(a.filters) or None
+        else:
+            out["codecs"] = list(a.metadata.codecs)
+        out["zarr_format"] = a.zarr_format
+    return out
+
+
+def empty_like(a, **kwargs) -> Array:
+    return empty(**{**_like_args(a), **kwargs})
+
+
+def zeros_like(a, **kwargs) -> Array:
+    like = _like_args(a)
+    like.pop("fill_value", None)
+    return zeros(**{**like, **kwargs})
+
+
+def ones_like(a, **kwargs) -> Array:
+    like = _like_args(a)
+    like.pop("fill_value", None)
+    return ones(**{**like, **kwargs})
+
+
+def full_like(a, **kwargs) -> Array:
+    return full(**{**_like_args(a), **kwargs})
+
+
+def open_like(a, path, **kwargs) -> Array:
+    """Open (or create, mode "a") an array shaped like ``a`` at ``path``."""
+    kw = {**_like_args(a), **kwargs}
+    kw.setdefault("mode", "a")
+    return open_array(path=path, **kw)
+
+
+def array(data, **kwargs) -> Array:
+    """An array holding a copy of ``data`` (keywords as ``create``)."""
+    if isinstance(data, Array):
+        return from_array(kwargs.pop("store", None), data=data, **kwargs)
+    if not hasattr(data, "shape") or not hasattr(data, "dtype"):
+        data = np.asanyarray(data)
+    if kwargs.get("dtype") is None:
+        kwargs["dtype"] = data.dtype
+    kwargs["shape"] = data.shape
+    if kwargs.get("chunks") is None:
+        chunks = getattr(data, "chunks", None)
+        if isinstance(chunks, tuple) and len(chunks) == len(data.shape) and \
+                all(isinstance(c, (int, np.integer)) for c in chunks):
+            kwargs["chunks"] = chunks
+    if kwargs.pop("read_only", False):
+        raise ValueError("read_only=True is no longer supported when creating new arrays")
+    z = create(**kwargs)
+    z[...] = data
+    return z
+
+
+def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards="keep",
+               filters="keep", compressors="keep", serializer="keep",
+               fill_value=DEFAULT_FILL_VALUE,
+               order=None, zarr_format=None, attributes=None, chunk_key_encoding=None,
+               dimension_names=None, storage_options=None, overwrite=False,
+               config=None) -> Array:
+    """A new array holding ``data`` (an Array: its settings are kept unless given)."""
+    kw = dict(name=name, order=order, attributes=attributes,
+              chunk_key_encoding=chunk_key_encoding, dimension_names=dimension_names,
+              storage_options=storage_options, overwrite=overwrite, config=config)
+    if isinstance(data, Array):
+        src = data
+        keep = {"chunks": (chunks, src.chunks), "shards": (shards, src.shards),
+                "filters": (filters, list(src.filters)),
+                "compressors": (compressors, list(src.compressors)),
+                "serializer": (serializer, "auto" if src.zarr_format == 2 else src.serializer)}
+        for key, (value, kept) in keep.items():
+            kw[key] = kept if isinstance(value, str) and value == "keep" else value
+        kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value
+        kw["zarr_format"] = zarr_format or src.zarr_format
+        if kw["zarr_format"] == 2:
+            kw.pop("shards")
+            if kw["compressors"] and kw["compressors"] != "auto":
+                kw["compressors"] = kw["compressors"][0]
+        if attributes is None:
+            kw["attributes"] = dict(src.attrs)
+        if dimension_names is None and src.zarr_format == 3:
+            kw["dimension_names"] = src.dimension_names
+        out = create_array(store, shape=src.shape, dtype=src.dtype, **kw)
+        if write_data:
+            for sl in _block_slices(src):
+                out[sl] = src[sl]
+        return out
+    for key, value in (("chunks", chunks), ("shards", shards), ("filters", filters),
+                       ("compressors", compressors), ("serializer", serializer)):
+        kw[key] = ("auto" if key != "shards" else None) if (
+            isinstance(value, str) and value == "keep") else value
+    return create_array(store, data=np.asanyarray(data), fill_value=fill_value,
+                        zarr_format=zarr_format or 3, write_data=write_data, **kw)
+
+
+def _block_slices(a: Array):
+    """Slices covering ``a`` one shard (or chunk) row at a time, to bound memory."""
+    step = a.shards or a.chunks
+    if not a.shape:
+        yield ()
+        return
+    n0 = max(1, step[0])
+    for start in range(0, a.shape[0], n0):
+        yield (slice(start, min(a.shape[0], start + n0)),)
+
+
+def group(store=None, *, overwrite=False, chunk_store=None, cache_attrs=None,
+          synchronizer=None, path=None, zarr_format=None, meta_array=None, attributes=None,
+          storage_options=None) -> Group:
+    """Open or create a group (mode "a"; "w" with ``overwrite=True``)."""
+    return open_group(store, mode="w" if overwrite else "a", path=path,
+                      zarr_format=zarr_format, attributes=attributes,
+                      storage_options=storage_options)
+
+
+def save_array(store, arr, *, zarr_format=None, path=None, storage_options=None,
+               **kwargs) -> None:
+    """Save one numpy array at ``path`` (replacing what is there)."""
+    arr = np.asanyarray(arr)
+    create_array(store, name=path, data=arr, zarr_format=zarr_format, overwrite=True,
+                 storage_options=storage_options, **kwargs)
+
+
+def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
+               **kwargs) -> None:
+    """Save several arrays in a group: positional ones as ``arr_0``..., keywords by name."""
+    if not args and not kwargs:
+        raise ValueError("at least one array must be provided")
+    store, path = resolve_store_path(store, path, "w", storage_options)
+    g = create_group(store, path=path, zarr_format=zarr_format, overwrite=True)
+    for i, arr in enumerate(args):
+        g.create_array(f"arr_{i}", data=np.asanyarray(arr))
+    for name, arr in kwargs.items():
+        g.create_array(name, data=np.asanyarray(arr))
+
+
+def save(store, *args, zarr_format=None, path=None, **kwargs) -> None:
+    """``save_array`` for one positional array, else ``save_group``."""
+    if len(args) == 0 and len(kwargs) == 0:
+        raise ValueError("at least one array must be provided")
+    if len(args) == 1 and not kwargs:
+        save_array(store, args[0], zarr_format=zarr_format, path=path)
+    else:
+        save_group(store, *args, zarr_format=zarr_format, path=path, **kwargs)
+
+
+def load(store, path=None, zarr_format=None):
+    """The array at ``path`` as numpy, or for a group a lazy ``{name: Array}`` mapping."""
+    node = open(store, path=path, mode="r", zarr_format=zarr_format)
+    if isinstance(node, Array):
+        return node[...]
+    return _LazyLoader(node)
+
+
+class _LazyLoader(dict):
+    """``load`` of a group: arrays read on access (as zarr-python's LazyLoader)."""
+
+    def __init__(self, grp: Group):
+        super().__init__((name, a) for name, a in grp.arrays())
+
+    def __getitem__(self, key):
+        return super().__getitem__(key)[...]
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+
+def copy(*args, **kwargs):
+    """Not in zarr-python 3 either: it raises NotImplementedError there too."""
+    raise UnsupportedError("copy: not implemented (as in zarr-python 3); use zarrhpc.convert "
+                           "or from_array")
+
+
+def copy_all(*args, **kwargs):
+    """Not in zarr-python 3 either: it raises NotImplementedError there too."""
+    raise UnsupportedError("copy_all: not implemented (as in zarr-python 3); use "
+                           "zarrhpc.convert")
+
+
+def tree(grp: Group, expand=None, level=None):
+    """The hierarchy below ``grp`` as text (``grp.tree()``)."""
+    return grp.tree(expand=expand, level=level)
+
+
+def create_hierarchy(*, store, nodes: dict, overwrite=False):
+    """Create the arrays and groups ``{path: metadata}`` and yield ``(path, node)``.
+
+    ``nodes`` values are metadata (ours, or zarr-python's with ``to_dict()``) or plain
+    metadata dicts; missing ancestors become groups.
+    """
+    from zarrhpc.core._nodes import resolve_store
+    from zarrhpc.core.formats import read_node as read_any
+    from zarrhpc.core.group import open_node
+
+    store = resolve_store(store, "w")
+    for path in sorted(nodes, key=lambda p: p.count("/")):
+        md = nodes[path]
+        doc = md if isinstance(md, dict) else (md.to_dict() if hasattr(md, "to_dict") else None)
+        if doc is None:
+            raise TypeError(f"create_hierarchy: {path!r}: expected metadata, got {md!r}")
+        doc = _json_doc(doc)
+        path = path.strip("/")
+        existing = read_any(store, path)
+        if existing is not None and not overwrite:
+            cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
+            raise cls(f"{path or '/'}: a node already exists in {store!r}")
+        _write_doc(store, path, doc, overwrite)
+        yield path, open_node(store, path, read_only=False)
+
+
+def _json_doc(doc: dict) -> dict:
+    import json
+
+    return json.loads(json.dumps(doc, default=_json_default))
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, set)):
+        return list(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "value"):
+        return value.value
+    raise TypeError(f"{value!r} is not JSON")
+
+
+def _write_doc(store, path: str, doc: dict, overwrite: bool) -> None:
+    import json
+
+    from zarrhpc.core.api import _prepare_path
+
+    fmt = doc.get("zarr_format", 3)
+    _prepare_path(store, path, overwrite, fmt)
+    if fmt == 3:
+        key = f"{path}/zarr.json" if path else "zarr.json"
+        store.set(key, json.dumps(doc, indent=2).encode())
+        return
+    attrs = doc.pop("attributes", None)
+    kind = ".zgroup" if doc.get("node_type") == "group" or "shape" not in doc else ".zarray"
+    doc.pop("node_type", None)
+    prefix = f"{path}/" if path else ""
+    store.set(prefix + kind, json.dumps(doc, indent=2).encode())
+    if attrs:
+        store.set(prefix + ".zattrs", json.dumps(attrs, indent=2).encode())
