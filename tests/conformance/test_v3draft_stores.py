@@ -56,7 +56,7 @@ def test_root_array_with_endian_codec(tmp_path):
         ({"chunk_memory_layout": "K"}, UnsupportedError, "chunk_memory_layout"),
         ({"extensions": [{"extension": "x:y", "must_understand": True}]}, UnsupportedError,
          "extensions[0]"),
-        ({"codecs": [{"type": "https://purl.org/zarr/spec/codecs/lzma/1.0"}]},
+        ({"codecs": [{"type": "https://example.org/my-lzma"}]},
          UnsupportedError, "not supported"),
         ({"dtype": "<f8"}, MetadataError, "unknown member"),
         ({"data_type": "float33"}, MetadataError, "unknown data type"),

@@ -68,6 +68,12 @@ class BytesCodec(ArrayToBytesCodec):
 
     name: ClassVar[str] = "bytes"
     aliases: ClassVar[tuple[str, ...]] = ("endian",)
+    draft_names: ClassVar[tuple[str, ...]] = ("endian",)
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """The draft's ``endian`` codec ``{"endian": "little" | "big"}``."""
+        return {"name": cls.name, "configuration": {"endian": conf.get("endian", "little")}}
 
     def __init__(self, endian: str | None = "little") -> None:
         if endian is not None:

@@ -15,6 +15,7 @@ Python (the engine reports them as fallbacks).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def engine_for(pipeline: CodecPipeline) -> Engine | None:
         step = codec.native_step()
         if step is None:
             return None
-        steps.append((*step, -1 if size is None else size))
+        steps.append(dataclasses.replace(step, decoded_size=-1 if size is None else size))
     spec = pipeline.spec
     stored = pipeline.encoded_spec
     # the decoded chunk's logical byte strides: the array->array codecs' views of a

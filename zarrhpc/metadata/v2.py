@@ -11,13 +11,11 @@ Life cycle: :func:`parse_array_v2` / :func:`parse_group_v2` read the documents o
 through the same pipeline as v3 ones:
 
 - ``order: "F"`` becomes a ``transpose`` codec reversing the dimensions;
-- each filter ``{"id": X, ...}`` becomes ``{"name": "numcodecs.X", "configuration": ...}``
-  (zarr-python 3's names for numcodecs codecs in v3);
+- each filter and the compressor become the v3 entry their codec class declares for its v2
+  id (:mod:`zarrhpc.metadata.codec_forms`: gzip, zstd, blosc... become the v3 codecs of
+  the same bytes); ids no class claims become zarr-python 3's ``numcodecs.<id>``;
 - the byte order of the dtype (or of the last filter's output) becomes the ``bytes``
   codec's ``endian``;
-- the compressor: ``gzip``, ``zstd`` and ``blosc`` become the v3 codecs of the same name
-  (same bytes; blosc's numeric ``shuffle`` becomes a name and ``typesize`` the itemsize
-  the compressor sees, as numcodecs does), others ``numcodecs.<id>``;
 - chunk keys are the v3 ``v2`` chunk key encoding with the ``dimension_separator``.
 
 Data types (``dtype``): numpy type strings with the byte order given (``"<f8"``,
@@ -46,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.metadata.codec_forms import v2_entry, v2_out_dtype
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little
 from zarrhpc.metadata.spec import ArraySpec
@@ -311,29 +310,10 @@ def fill_value_to_json_v2(npdt: np.dtype, value: np.ndarray | None) -> Any:
 # codecs: v2 filters/compressor -> v3-shaped chain
 # ---------------------------------------------------------------------------------------
 
-_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
-# where a v2 filter's encoded output type is named in its configuration
-_FILTER_OUT = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtype"),
-               "quantize": ("astype", "dtype"), "astype": ("encode_dtype",),
-               "categorize": ("astype",)}
-
-
 def _check_codec(obj: Any, doc: str, member: str) -> dict:
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
         raise _err(doc, member, f"expected an object with a string 'id', got {_show(obj)}")
     return obj
-
-
-def _filter_out_dtype(conf: dict, current: np.dtype) -> np.dtype:
-    if conf["id"] == "packbits":
-        return np.dtype("u1")
-    for key in _FILTER_OUT.get(conf["id"], ()):
-        if conf.get(key) is not None:
-            try:
-                return np.dtype(conf[key])
-            except TypeError:
-                return current
-    return current
 
 
 def _byte_order(npdt: np.dtype) -> str | None:
@@ -344,31 +324,6 @@ def _byte_order(npdt: np.dtype) -> str | None:
     return None
 
 
-def _numcodecs_entry(conf: dict) -> dict:
-    rest = {k: copy.deepcopy(v) for k, v in conf.items() if k != "id"}
-    return {"name": f"numcodecs.{conf['id']}", "configuration": rest}
-
-
-def _compressor_entry(conf: dict, itemsize: int, doc: str) -> dict:
-    cid = conf["id"]
-    if cid == "gzip":
-        return {"name": "gzip", "configuration": {"level": conf.get("level", 1)}}
-    if cid == "zstd":
-        return {"name": "zstd", "configuration": {
-            "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}}
-    if cid == "blosc":
-        shuffle = conf.get("shuffle", 1)
-        if shuffle == -1:  # numcodecs AUTOSHUFFLE
-            shuffle = 2 if itemsize == 1 else 1
-        if shuffle not in _SHUFFLE:
-            raise _err(doc, "compressor.shuffle", f"expected -1, 0, 1 or 2, got {_show(shuffle)}")
-        return {"name": "blosc", "configuration": {
-            "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-            "shuffle": _SHUFFLE[shuffle], "typesize": itemsize,
-            "blocksize": conf.get("blocksize", 0)}}
-    return _numcodecs_entry(conf)
-
-
 def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None,
                     compressor: dict | None, doc: str) -> list[dict]:
     """The v3-shaped codec chain that reads and writes the same chunk bytes as v2."""
@@ -377,13 +332,13 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
     current = dtype
     for conf in filters or []:
-        chain.append(_numcodecs_entry(conf))
-        current = _filter_out_dtype(conf, current)
+        chain.append(v2_entry(conf, current))
+        current = v2_out_dtype(conf, current)
     endian = _byte_order(current)
     chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
                  else {"name": "bytes"})
     if compressor is not None:
-        chain.append(_compressor_entry(compressor, current.itemsize, doc))
+        chain.append(v2_entry(compressor, current))
     return chain
 
 

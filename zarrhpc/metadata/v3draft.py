@@ -19,8 +19,8 @@ Array documents: ``shape``, ``data_type`` (``"float64"`` or numpy-style ``"<f8"`
 ``">i2"``; ``r*``), ``chunk_grid`` ``{"type": "regular", "chunk_shape", "separator"}``,
 ``chunk_memory_layout`` ``"C"``/``"F"``, ``fill_value`` (numbers, ``"NaN"``,
 ``"+Infinity"``/``"Infinity"``, ``"-Infinity"``, ``"0x..."``, and ``null`` as zarr-python 2
-wrote it), ``codecs`` (``{"type": URI, "configuration"}``; gzip, blosc, zstd and the
-``endian`` codec), or zarr-python 2's ``compressor`` ``{"codec": URI, "configuration"}``
+wrote it), ``codecs`` (``{"type": URI, "configuration"}``: the codecs that declare a draft
+name, such as gzip, blosc, zstd and ``endian``, and numcodecs ids), or zarr-python 2's ``compressor`` ``{"codec": URI, "configuration"}``
 and numcodecs-style ``filters``, ``extensions``, ``attributes``.
 
 ``to_spec()`` gives the v3-shaped chain: ``F`` becomes a transpose, the byte order (from
@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ import numpy as np
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.spec import ArraySpec
+from zarrhpc.metadata.codec_forms import draft_entry, draft_names
 from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2
 
 __all__ = [
@@ -55,8 +57,6 @@ DRAFT_FORMAT = "https://purl.org/zarr/spec/core/3.0"
 _ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
                "extensions", "attributes", "codecs", "storage_transformers", "compressor",
                "filters", "dimension_separator"}
-_CODEC_NAMES = ("gzip", "blosc", "zstd", "endian")
-_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
 
 
 def _err(doc: str, member: str, message: str) -> MetadataError:
@@ -214,10 +214,13 @@ def _codec_name(entry: dict, key: str, doc: str, where: str) -> str:
     uri = entry.get(key)
     if isinstance(uri, str):
         tail = uri.rstrip("/").split("/")
-        if len(tail) >= 2 and tail[-2] in _CODEC_NAMES:
+        # https://purl.org/zarr/spec/codec/<name>/<version>; any <name> that is not a
+        # declared draft name is numcodecs' (zarr-python 2 wrote numcodecs ids there)
+        if len(tail) >= 3 and tail[-3] in ("codec", "codecs") and re.match(r"^[a-z][a-z0-9_.-]*$", tail[-2]):
             return tail[-2]
     raise UnsupportedError(f"{doc}: {where}: codec {_show(uri)} is not supported "
-                           f"(gzip, blosc, zstd, endian are)")
+                           f"(expected https://purl.org/zarr/spec/codec/<name>/<version>; "
+                           f"known: {', '.join(draft_names())})")
 
 
 def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[dict]:
@@ -236,22 +239,11 @@ def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[di
                         comp.get("configuration") or {}, "compressor"))
     out = []
     for name, conf, _where in entries:
-        if name == "endian":
-            endian = conf.get("endian", "little")
+        entry = draft_entry(name, conf, dt.dtype)
+        if entry["name"] == "bytes":  # the draft's endian codec: the array->bytes step
+            endian = (entry.get("configuration") or {}).get("endian", endian)
             continue
-        if name == "gzip":
-            out.append({"name": "gzip", "configuration": {"level": conf.get("level", 1)}})
-        elif name == "zstd":
-            out.append({"name": "zstd", "configuration": {
-                "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}})
-        else:
-            shuffle = conf.get("shuffle", 1)
-            if shuffle == -1:
-                shuffle = 2 if dt.itemsize == 1 else 1
-            out.append({"name": "blosc", "configuration": {
-                "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-                "shuffle": _SHUFFLE.get(shuffle, shuffle), "typesize": dt.itemsize,
-                "blocksize": conf.get("blocksize", 0)}})
+        out.append(entry)
     if filters:  # zarr-python 2 stored numcodecs filters as v2 does
         pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc)[:-1]
     else:
