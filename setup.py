@@ -14,6 +14,7 @@ DEBUG = os.environ.get("ZARRHPC_DEBUG", "") not in ("", "0")
 KERNELS = [
     ("zarrhpc._kernels.strided", ["csrc/zh_strided.c"]),
     ("zarrhpc._kernels.alloc", []),
+    ("zarrhpc._kernels.vlen", []),
     ("zarrhpc._kernels.engine",
      ["csrc/zh_engine.c", "csrc/zh_pool.c", "csrc/zh_codecs.c", "csrc/zh_strided.c"]),
 ]

@@ -114,7 +114,7 @@ def test_structured_dtypes_from_the_spec():
         ("<M8", "M8[unit]"),
         ("<M8[xs]", "M8[unit]"),
         ("<i4[s]", "only M8/m8"),
-        ("|O", "object dtypes"),
+        ("|Q8", "with its byte order"),
         ([["a"]], "[name, type]"),
         ([["a", "<i4"], ["a", "<i2"]], "appears twice"),
         ([["a", "<i4", [0]]], "positive integers"),

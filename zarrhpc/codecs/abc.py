@@ -107,7 +107,7 @@ def component_size(dtype: np.dtype) -> int:
         (each of the two components is swapped on its own), else ``itemsize``.
     """
     dtype = np.dtype(dtype)
-    if dtype.itemsize <= 1 or dtype.kind in "VS":
+    if dtype.itemsize <= 1 or dtype.kind in "VSOT":  # OT: references, never raw bytes
         return 0
     if dtype.kind == "U":
         return 4

@@ -47,6 +47,7 @@ from zarrhpc.codecs.abc import (
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, numcodecs_class
 from zarrhpc.codecs.registry import parse_codec
+from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.codecs.zstd import ZstdCodec
 from zarrhpc.errors import CodecError, CorruptChunkError
 
@@ -75,7 +76,16 @@ def default_filters(dtype: Any) -> list[Codec]:
 
 
 def default_serializer(dtype: Any) -> Codec:
-    """Default array->bytes codec: ``bytes``, little-endian where a byte order applies."""
+    """Default array->bytes codec: ``bytes``, little-endian where a byte order applies;
+    ``vlen-utf8`` for strings (numpy StringDType, ``dtype=str``) and ``vlen-bytes`` for
+    object arrays, as zarr-python 3 writes."""
+    dtype = getattr(dtype, "dtype", dtype)  # a DataType
+    if dtype is str or (np.dtype(dtype).kind == "U" and np.dtype(dtype).itemsize == 0) or (
+            np.dtype(dtype).kind == "T"):
+        return VLenUTF8Codec()
+    if dtype is bytes or np.dtype(dtype).kind == "O" or (
+            np.dtype(dtype).kind == "S" and np.dtype(dtype).itemsize == 0):
+        return VLenBytesCodec()
     endian = None if component_size(np.dtype(dtype)) == 0 else "little"
     return BytesCodec(endian=endian)
 

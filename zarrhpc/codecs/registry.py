@@ -79,10 +79,16 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
         _REGISTRY[key] = cls
     if cls.v2_id and cls.v2_id not in _BY_V2:  # the first class of an id owns it
         _BY_V2[cls.v2_id] = cls
-        register_forms(CodecForms(cls.v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype))
+        register_forms(_forms(cls, cls.v2_id))
     elif cls.draft_names:
-        register_forms(CodecForms(None, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype))
+        register_forms(_forms(cls, None))
     return cls
+
+
+def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
+    return CodecForms(v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype,
+                      serializer=cls.kind == "array_to_bytes",
+                      object_type=getattr(cls, "object_type", None))
 
 
 def get_codec_class(name: str) -> type[Codec] | None:

@@ -16,6 +16,7 @@ from zarrhpc.codecs import (
     CodecPipeline,
     ShardingCodec,
     default_compressors,
+    default_serializer,
     parse_codec,
 )
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
@@ -90,8 +91,7 @@ def _codec_list(value, auto, field: str) -> list:
 def _build_codecs(filters, serializer, compressors, spec: ChunkSpec, doc: str):
     entries = (
         _codec_list(filters, [], "filters")
-        + _codec_list(serializer, [{"name": "bytes", "configuration": {"endian": "little"}}],
-                      "serializer")
+        + _codec_list(serializer, [default_serializer(spec.dtype)], "serializer")
         + _codec_list(compressors, default_compressors(spec.dtype), "compressors")
     )
     codecs = []

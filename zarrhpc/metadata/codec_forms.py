@@ -25,6 +25,9 @@ import numpy as np
 __all__ = [
     "CodecForms",
     "draft_entry",
+    "is_serializer",
+    "object_codec_id",
+    "object_type",
     "register_forms",
     "v2_entry",
     "v2_out_dtype",
@@ -57,22 +60,33 @@ class CodecForms:
     out_dtype : callable
         ``(conf, dtype) -> numpy.dtype``: the element type after this codec used as a v2
         filter (the type reaching the next codec).
+    serializer : bool
+        The codec turns the array into bytes itself (a v2 object codec such as
+        ``vlen-utf8`` given as the first filter): the chain then has no ``bytes`` codec.
+    object_type : str or None
+        For an object codec: the v3 data type of the elements it decodes (``"string"``,
+        ``"variable_length_bytes"``, ``"object"``); a v2 ``|O`` array takes it.
     """
 
     v2_id: str | None
     draft_names: tuple[str, ...] = ()
     v3_from_v2: Callable[[dict, np.dtype], dict] = _generic_v3
     out_dtype: Callable[[dict, np.dtype], np.dtype] = _same_dtype
+    serializer: bool = False
+    object_type: str | None = None
 
 
 _BY_V2: dict[str, CodecForms] = {}
 _BY_DRAFT: dict[str, CodecForms] = {}
+_BY_OBJECT_TYPE: dict[str, CodecForms] = {}
 
 
 def register_forms(forms: CodecForms) -> None:
     """Make ``forms`` known by its v2 id and draft names (later registrations win)."""
     if forms.v2_id:
         _BY_V2[forms.v2_id] = forms
+        if forms.object_type and forms.object_type not in _BY_OBJECT_TYPE:
+            _BY_OBJECT_TYPE[forms.object_type] = forms
     for name in forms.draft_names:
         _BY_DRAFT[name] = forms
 
@@ -104,3 +118,25 @@ def draft_entry(name: str, conf: dict, dtype: np.dtype) -> dict:
 def draft_names() -> list[str]:
     """Every known draft codec name (for error messages)."""
     return sorted(_BY_DRAFT)
+
+
+def is_serializer(conf: dict) -> bool:
+    """Whether the v2 filter ``conf`` serialises the array itself (an object codec)."""
+    forms = _BY_V2.get(conf.get("id"))
+    return bool(forms and forms.serializer)
+
+
+def object_type(filters: list | None) -> str | None:
+    """The v3 data type an ``|O`` array with these v2 ``filters`` holds (None: no object
+    codec among them)."""
+    for conf in filters or []:
+        forms = _BY_V2.get(conf.get("id")) if isinstance(conf, dict) else None
+        if forms and forms.object_type:
+            return forms.object_type
+    return None
+
+
+def object_codec_id(type_name: str) -> str | None:
+    """The v2 id of the object codec that writes elements of ``type_name`` (None: none)."""
+    forms = _BY_OBJECT_TYPE.get(type_name)
+    return forms.v2_id if forms else None

@@ -119,6 +119,7 @@ class DataType:
         return {
             "b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex",
             "S": "bytes", "U": "string", "M": "datetime", "m": "timedelta",
+            "O": "object", "T": "object",
         }.get(self.dtype.kind, "raw")
 
     @property
@@ -126,7 +127,7 @@ class DataType:
         """Size of the byte-swapped component: 0 for 1-byte, raw, byte-string and
         structured types, 4 for UTF-32 strings, itemsize/2 for complex types, else
         itemsize."""
-        if self.kind in ("raw", "bytes", "structured") or self.itemsize == 1:
+        if self.kind in ("raw", "bytes", "structured", "object") or self.itemsize == 1:
             return 0
         if self.kind == "string":
             return 4
@@ -211,6 +212,8 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             f"got {_show(obj)}"
         )
     dt = _lookup_name(name)
+    if dt is None and name in _ext.VLEN_NAMES:
+        name = _ext.VLEN_NAMES[name]
     if dt is None and name in _ext.EXTENSION_NAMES:
         return _ext.parse_ext_data_type(
             name, obj.get("configuration") if isinstance(obj, dict) else None, doc
@@ -255,10 +258,14 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
     if dtype_like is None:
         # np.dtype(None) is float64; a missing dtype is a caller's mistake, not a default.
         raise MetadataError("dtype: expected a numpy dtype or a Zarr v3 data type name, got None")
+    if dtype_like is str or dtype_like is bytes:  # zarr-python: variable-length types
+        return _ext.vlen_data_type("string" if dtype_like is str else "variable_length_bytes")
     if isinstance(dtype_like, str):
         dt = _lookup_name(dtype_like)
         if dt is not None:
             return dt
+        if dtype_like in ("str", "string", "variable_length_utf8", "variable_length_bytes"):
+            return _ext.vlen_data_type("string" if dtype_like == "str" else dtype_like)
     try:
         npdt = np.dtype(dtype_like)
     except (TypeError, ValueError) as exc:

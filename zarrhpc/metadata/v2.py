@@ -44,9 +44,15 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
-from zarrhpc.metadata.codec_forms import v2_entry, v2_out_dtype
+from zarrhpc.metadata.codec_forms import (
+    is_serializer,
+    object_codec_id,
+    object_type,
+    v2_entry,
+    v2_out_dtype,
+)
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
-from zarrhpc.metadata.dtypes_ext import little
+from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
@@ -109,13 +115,13 @@ def normalize_path_v2(path: str | None) -> str:
 def _simple_dtype(text: Any, doc: str, member: str) -> np.dtype:
     if not isinstance(text, str):
         raise _err(doc, member, f"expected a numpy type string such as '<f8', got {_show(text)}")
+    if text in ("|O", "O", "<O", ">O"):  # object arrays: the object codec says of what
+        return np.dtype(object)
     m = _SIMPLE_RE.match(text)
     if m is None:
-        hint = " (object dtypes, i.e. variable-length strings, are not supported)" if (
-            "O" in text) else ""
         raise _err(
             doc, member, f"expected a numpy type string with its byte order ('<f8', '>i2', "
-            f"'|b1', '|S12', '<U4', '<M8[ns]'), got {_show(text)}{hint}"
+            f"'|b1', '|S12', '<U4', '<M8[ns]', '|O'), got {_show(text)}"
         )
     order, kind, size, unit_part = m.group(1), m.group(2), int(m.group(3)), m.group(4)
     if kind in _NUMERIC_SIZES and size not in _NUMERIC_SIZES[kind]:
@@ -189,8 +195,15 @@ def dtype_to_json_v2(dtype: np.dtype) -> str | list:
     return [entry(n, dtype.fields[n][0]) for n in dtype.names]
 
 
-def _data_type(npdt: np.dtype) -> DataType:
-    """The internal DataType of a stored v2 dtype."""
+def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -> DataType:
+    """The internal DataType of a stored v2 dtype (``filters`` name an ``|O`` array's type)."""
+    if npdt.kind == "O":
+        name = object_type(filters)
+        if name is None:
+            raise UnsupportedError(
+                f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
+                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}")
+        return vlen_data_type(name)
     if npdt.fields is not None:
         return DataType("structured", npdt)  # fields keep their byte orders
     if npdt.kind == "V":
@@ -234,6 +247,10 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
         return None
     kind = npdt.kind
     out_dt = dt.dtype
+    if kind == "O":
+        return vlen_fill(dt, value, doc, json_form=True)
+    if kind in "SU" and value == 0 and not isinstance(value, bool):
+        return np.zeros((), dtype=out_dt)  # zarr-python 2 wrote 0 for string types
     if npdt.fields is not None or kind in "SV":
         raw = _base64(value, npdt, doc, pad=kind == "S")
         return np.frombuffer(raw, dtype=out_dt).reshape(()).copy()
@@ -287,6 +304,11 @@ def fill_value_to_json_v2(npdt: np.dtype, value: np.ndarray | None) -> Any:
     if value is None:
         return None
     kind = npdt.kind
+    if kind == "O":
+        v = np.asarray(value)[()]
+        if isinstance(v, bytes):
+            return base64.standard_b64encode(v).decode("ascii")
+        return None if v is None else str(v)
     if npdt.fields is not None or kind in "SV":
         raw = np.asarray(value).reshape(1).view(np.uint8).tobytes()
         if kind == "S":
@@ -331,12 +353,15 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
     if order == "F" and ndim > 1:
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
     current = dtype
+    serialized = False
     for conf in filters or []:
         chain.append(v2_entry(conf, current))
+        serialized = serialized or is_serializer(conf)  # an object codec: no bytes codec
         current = v2_out_dtype(conf, current)
-    endian = _byte_order(current)
-    chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
-                 else {"name": "bytes"})
+    if not serialized:
+        endian = _byte_order(current)
+        chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
+                     else {"name": "bytes"})
     if compressor is not None:
         chain.append(v2_entry(compressor, current))
     return chain
@@ -469,7 +494,7 @@ class ArrayMetadataV2(_DocumentV2):
     @property
     def data_type(self) -> DataType:
         """The internal data type (native byte order for simple types)."""
-        return _data_type(self.dtype)
+        return _data_type(self.dtype, self.filters)
 
     @property
     def ndim(self) -> int:
@@ -492,7 +517,10 @@ class ArrayMetadataV2(_DocumentV2):
     def to_spec(self) -> ArraySpec:
         """The internal ArraySpec: v2 chunk keys, v3-shaped codecs, null fill as zero."""
         dt = self.data_type
-        fill = self.fill_value if self.fill_value is not None else np.zeros((), dt.dtype)
+        fill = self.fill_value
+        if fill is None:
+            fill = vlen_fill(dt, None, ZARRAY, False) if dt.kind == "object" else np.zeros(
+                (), dt.dtype)
         return ArraySpec(
             shape=self.shape,
             data_type=dt,
@@ -553,7 +581,7 @@ class ArrayMetadataV2(_DocumentV2):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
         _check_members(shape, chunks, d["order"], d.get("dimension_separator", "."), filters,
                        d["compressor"], doc)
-        fill = parse_fill_value_v2(npdt, _data_type(npdt), d["fill_value"], doc)
+        fill = parse_fill_value_v2(npdt, _data_type(npdt, filters, doc), d["fill_value"], doc)
         attrs_doc = doc[: -len(ZARRAY)] + ZATTRS
         return cls(
             shape=shape, chunks=chunks, dtype=npdt, fill_value=fill, order=d["order"],
@@ -608,14 +636,23 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
     ``dtype`` is any numpy dtype-like; its byte order is kept (default: native, written
     explicitly). ``filters``/``compressor`` are numcodecs-style dicts (``{"id": ...}``).
     """
+    filters = list(filters or [])
     try:
         npdt = np.dtype(dtype)
     except TypeError as exc:
         raise MetadataError(f"dtype: expected a numpy dtype, got {dtype!r} ({exc})") from None
+    vlen = {"T": "string", "U": "string", "S": "variable_length_bytes"}.get(npdt.kind)
+    if npdt.kind == "O" or (vlen and npdt.itemsize == 0) or npdt.kind == "T":
+        # dtype=str / bytes / StringDType / object: an object array with its object codec
+        if object_type(filters) is None and vlen:
+            filters.insert(0, {"id": object_codec_id(vlen)})
+        npdt = np.dtype(object)
     npdt = dtype_from_json_v2(dtype_to_json_v2(npdt), doc)  # refuses what v2 cannot store
-    dt = _data_type(npdt)
+    dt = _data_type(npdt, filters, doc)
     fill = None
-    if fill_value is not None:
+    if npdt.kind == "O":
+        fill = vlen_fill(dt, fill_value, doc, json_form=False)
+    elif fill_value is not None:
         try:
             if npdt.fields is not None and isinstance(fill_value, (bytes, bytearray)):
                 fill = np.frombuffer(bytes(fill_value), dtype=dt.dtype).reshape(()).copy()
@@ -628,7 +665,7 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
             raise MetadataError(f"{doc}: fill_value: expected a scalar, got shape {fill.shape}")
     md = ArrayMetadataV2(
         shape=tuple(shape), chunks=tuple(chunks), dtype=npdt, fill_value=fill, order=order,
-        filters=list(filters) if filters else None, compressor=compressor,
+        filters=filters or None, compressor=compressor,
         dimension_separator=dimension_separator, attributes=dict(attributes or {}),
     )
     # round-trip through JSON: what we write must parse back
