@@ -82,6 +82,31 @@ def test_utf8_matches_numcodecs(items):
     assert dec.dtype == STRING and dec.tolist() == items
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=8), max_size=10))
+def test_string_kernel_validates_utf8_as_python_does(items):
+    # raw bytes as vlen-utf8 items: decodes exactly when every item is valid UTF-8
+    buf = numcodecs.VLenBytes().encode(np.array(items + [b""], dtype=object)[:-1])
+    try:
+        expected = [b.decode("utf-8") for b in items]
+    except UnicodeDecodeError:
+        expected = None
+    spec = ChunkSpec((len(items),), STRING)
+    if expected is None:
+        with pytest.raises(CorruptChunkError, match="UTF-8"):
+            VLenUTF8Codec().decode(buf, spec)
+    else:
+        assert VLenUTF8Codec().decode(buf, spec).tolist() == expected
+        assert list(kvlen.decode_utf8(buf, len(items))) == expected
+
+
+def test_string_na_encodes_empty():
+    na = np.dtypes.StringDType(na_object=None)
+    arr = np.array(["a", None, "b"], dtype=na)
+    ref = numcodecs.VLenUTF8().encode(np.array(["a", None, "b"], dtype=object))
+    assert bytes(VLenUTF8Codec().encode(arr, ChunkSpec((3,), na))) == bytes(ref)
+
+
 @settings(max_examples=150, deadline=None)
 @given(blobs)
 def test_bytes_match_numcodecs(items):

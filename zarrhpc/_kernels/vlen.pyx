@@ -25,6 +25,26 @@ cnp.import_array()
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
 
+cdef extern from "numpy/ndarraytypes.h":
+    ctypedef struct npy_string_allocator:
+        pass
+    ctypedef struct npy_packed_static_string:
+        pass
+    ctypedef struct npy_static_string:
+        size_t size
+        const char *buf
+    ctypedef struct PyArray_StringDTypeObject:
+        pass
+
+cdef extern from "numpy/arrayobject.h":
+    npy_string_allocator *NpyString_acquire_allocator(const PyArray_StringDTypeObject *descr) nogil
+    void NpyString_release_allocator(npy_string_allocator *allocator) nogil
+    int NpyString_pack(npy_string_allocator *allocator, npy_packed_static_string *packed,
+                       const char *buf, size_t size) nogil
+    int NpyString_load(npy_string_allocator *allocator, const npy_packed_static_string *packed,
+                       npy_static_string *unpacked) nogil
+
+
 cdef inline uint32_t _u32(const uint8_t *p) noexcept nogil:
     return (<uint32_t> p[0]) | (<uint32_t> p[1] << 8) | (<uint32_t> p[2] << 16) | (<uint32_t> p[3] << 24)
 
@@ -172,3 +192,147 @@ def encode_bytes(arr):
 cdef cnp.ndarray _objects(arr):
     a = np.ascontiguousarray(arr, dtype=object).reshape(-1)
     return a
+
+
+# ---------------------------------------------------------------------------------------
+# numpy StringDType: straight between the framing and numpy's packed strings, no str objects
+
+
+cdef bint _valid_utf8(const uint8_t *p, Py_ssize_t n) noexcept nogil:
+    """Strict UTF-8 (no overlongs, no surrogates, at most U+10FFFF), as Python decodes."""
+    cdef Py_ssize_t i = 0
+    cdef uint8_t c, c1
+    while i < n:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if c < 0xC2 or c > 0xF4:
+            return False
+        if c < 0xE0:
+            if i + 1 >= n or (p[i + 1] & 0xC0) != 0x80:
+                return False
+            i += 2
+            continue
+        if i + 2 >= n or (p[i + 1] & 0xC0) != 0x80 or (p[i + 2] & 0xC0) != 0x80:
+            return False
+        c1 = p[i + 1]
+        if c < 0xF0:
+            if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 >= 0xA0):
+                return False
+            i += 3
+            continue
+        if i + 3 >= n or (p[i + 3] & 0xC0) != 0x80:
+            return False
+        if (c == 0xF0 and c1 < 0x90) or (c == 0xF4 and c1 >= 0x90):
+            return False
+        i += 4
+    return True
+
+
+def decode_utf8_strings(buf, Py_ssize_t expected, dtype):
+    """Decode a vlen-utf8 buffer into a 1-d array of numpy ``StringDType`` ``dtype``.
+
+    Strings are packed into numpy's own storage: no Python object per element. Lengths
+    and UTF-8 are checked as :func:`decode_utf8` does (``ValueError`` on corruption).
+    """
+    cdef const uint8_t[::1] view = _view(buf)
+    cdef Py_ssize_t size = view.shape[0]
+    cdef const uint8_t *p
+    if size < 4:
+        raise ValueError(f"vlen buffer of {size} bytes is shorter than its 4-byte header")
+    p = &view[0]
+    cdef Py_ssize_t n = _u32(p)
+    if expected >= 0 and n != expected:
+        raise ValueError(f"vlen header declares {n} items, expected {expected}")
+    if n > (size - 4) // 4:
+        raise ValueError(f"vlen header declares {n} items, but only {size} bytes follow")
+    out = np.empty(n, dtype=dtype)
+    cdef cnp.ndarray arr = out
+    cdef char *data = <char *> cnp.PyArray_DATA(arr)
+    cdef Py_ssize_t itemsize = arr.descr.itemsize
+    cdef cnp.dtype descr = arr.descr
+    cdef npy_string_allocator *alloc = NpyString_acquire_allocator(
+        <const PyArray_StringDTypeObject *> <void *> descr)
+    cdef Py_ssize_t pos = 4, i = 0, length = 0
+    cdef int err = 0  # 1 truncated, 2 length, 3 utf-8, 4 memory
+    with nogil:
+        while i < n:
+            if size - pos < 4:
+                err = 1
+                break
+            length = _u32(p + pos)
+            pos += 4
+            if length > size - pos:
+                err = 2
+                break
+            if not _valid_utf8(p + pos, length):
+                err = 3
+                break
+            if NpyString_pack(alloc, <npy_packed_static_string *> (data + i * itemsize),
+                              <const char *> (p + pos), length) < 0:
+                err = 4
+                break
+            pos += length
+            i += 1
+        NpyString_release_allocator(alloc)
+    if err == 1:
+        raise ValueError(f"vlen buffer truncated at item {i} of {n} (offset {pos})")
+    if err == 2:
+        raise ValueError(
+            f"vlen item {i} declares {length} bytes, only {size - pos} left (offset {pos})")
+    if err == 3:
+        raise ValueError(f"vlen item {i}: invalid UTF-8 (offset {pos})")
+    if err == 4:
+        raise MemoryError()
+    return out
+
+
+def encode_utf8_strings(arr):
+    """Encode a numpy ``StringDType`` array (flattened in C order) as vlen-utf8 (uint8).
+
+    Missing values (the dtype's ``na_object``) are written as empty strings.
+    """
+    cdef cnp.ndarray a = np.ascontiguousarray(arr).reshape(-1)
+    cdef Py_ssize_t n = a.shape[0], i
+    if n > 0xFFFFFFFF:
+        raise ValueError(f"vlen: {n} items do not fit the 32-bit item count")
+    cdef char *data = <char *> cnp.PyArray_DATA(a)
+    cdef Py_ssize_t itemsize = a.descr.itemsize
+    cdef npy_static_string s
+    cdef Py_ssize_t total = 4
+    cdef int rc
+    cdef uint8_t *q
+    cdef cnp.dtype descr = a.descr
+    cdef npy_string_allocator *alloc = NpyString_acquire_allocator(
+        <const PyArray_StringDTypeObject *> <void *> descr)
+    try:
+        for i in range(n):
+            rc = NpyString_load(alloc, <const npy_packed_static_string *> (data + i * itemsize), &s)
+            if rc < 0:
+                raise ValueError(f"vlen-utf8: cannot read string {i}")
+            if rc == 0:
+                if s.size > 0xFFFFFFFF:
+                    raise ValueError(f"vlen: item {i} of {s.size} bytes exceeds 4 GiB")
+                total += 4 + s.size
+            else:
+                total += 4
+        out = np.empty(total, dtype=np.uint8)
+        q = <uint8_t *> cnp.PyArray_DATA(out)
+        _put_u32(q, <uint32_t> n)
+        q += 4
+        with nogil:
+            for i in range(n):
+                rc = NpyString_load(alloc, <const npy_packed_static_string *> (data + i * itemsize), &s)
+                if rc != 0:
+                    _put_u32(q, 0)
+                    q += 4
+                    continue
+                _put_u32(q, <uint32_t> s.size)
+                q += 4
+                if s.size:
+                    memcpy(q, s.buf, s.size)
+                    q += s.size
+        return out
+    finally:
+        NpyString_release_allocator(alloc)

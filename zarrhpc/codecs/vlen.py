@@ -16,7 +16,9 @@ Spec card
 - Decoded type: numpy ``StringDType`` for strings where numpy has it (numpy >= 2), as
   zarr-python 3 returns; object arrays of ``bytes`` / of 1-d arrays otherwise.
 - Speed: framing, length checks and object creation run in native code
-  (``zarrhpc._kernels.vlen``): one C call per element to build its ``str``/``bytes``.
+  (``zarrhpc._kernels.vlen``). Strings decode straight into numpy's ``StringDType``
+  storage (UTF-8 validated in C, no Python object at all, GIL released) and encode from
+  it; object arrays take one C call per element to build its ``str``/``bytes``.
 - Corrupt input: every length is checked before it is read; a short, inconsistent or
   non-UTF-8 buffer raises :class:`~zarrhpc.errors.CorruptChunkError`. Bytes after the
   last element are ignored, as numcodecs (hence zarr-python) does.
@@ -29,9 +31,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from zarrhpc._kernels import vlen as _vlen
 from zarrhpc.codecs.abc import ArrayToBytesCodec, ChunkSpec, config_dict
 from zarrhpc.errors import CodecError, CorruptChunkError
+
+try:  # built against numpy 2's StringDType C API: does not import under numpy 1.x
+    from zarrhpc._kernels import vlen as _vlen
+except ImportError:  # pragma: no cover - numpy 1.x
+    _vlen = None
 
 __all__ = ["VLenArrayCodec", "VLenBytesCodec", "VLenUTF8Codec"]
 
@@ -43,12 +49,33 @@ def _flat_objects(arr: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(arr).reshape(-1)
 
 
+def _numcodecs_fn(name: str, method: str):
+    def run(arg, n=None):  # numpy 1.x: numcodecs' own implementation
+        import numcodecs
+
+        codec = numcodecs.VLenUTF8() if name == "utf8" else numcodecs.VLenBytes()
+        if method == "encode":
+            return codec.encode(arg)
+        out = codec.decode(bytes(memoryview(arg).cast("B")))
+        if n is not None and out.shape[0] != n:
+            raise ValueError(f"vlen header declares {out.shape[0]} items, expected {n}")
+        return out
+    return run
+
+
+def _kernel(name: str, fallback: str, method: str):
+    if _vlen is not None:
+        return getattr(_vlen, name)
+    return _numcodecs_fn(fallback, method)
+
+
 class _VLenBase(ArrayToBytesCodec):
     """Shared parts: no configuration, element framing in native code."""
 
     object_type: ClassVar[str]
     _decode_fn: ClassVar[Any]
     _encode_fn: ClassVar[Any]
+    _string_kernels: ClassVar[bool] = False
 
     @classmethod
     def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):
@@ -72,7 +99,10 @@ class _VLenBase(ArrayToBytesCodec):
                              f"variable-length elements, not {spec.dtype}")
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        arr = np.asarray(arr)
         try:
+            if self._string_kernels and arr.dtype.kind == "T" and _vlen is not None:
+                return _vlen.encode_utf8_strings(arr)  # numpy's packed strings, no objects
             return type(self)._encode_fn(_flat_objects(arr))
         except TypeError as exc:
             raise CodecError(f"{self.name}: {exc}") from None
@@ -80,6 +110,8 @@ class _VLenBase(ArrayToBytesCodec):
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         n = int(np.prod(spec.shape, dtype=np.int64))
         try:
+            if self._string_kernels and spec.dtype.kind == "T" and _vlen is not None:
+                return _vlen.decode_utf8_strings(buf, n, spec.dtype).reshape(spec.shape)
             out = type(self)._decode_fn(buf, n)
         except (ValueError, UnicodeDecodeError) as exc:
             raise CorruptChunkError(f"{self.name}: {exc}") from None
@@ -95,8 +127,9 @@ class VLenUTF8Codec(_VLenBase):
     aliases: ClassVar[tuple[str, ...]] = ("numcodecs.vlen-utf8",)
     v2_id: ClassVar[str | None] = "vlen-utf8"
     object_type: ClassVar[str] = "string"
-    _decode_fn = staticmethod(_vlen.decode_utf8)
-    _encode_fn = staticmethod(_vlen.encode_utf8)
+    _decode_fn = staticmethod(_kernel("decode_utf8", "utf8", "decode"))
+    _encode_fn = staticmethod(_kernel("encode_utf8", "utf8", "encode"))
+    _string_kernels: ClassVar[bool] = True
 
 
 class VLenBytesCodec(_VLenBase):
@@ -106,8 +139,8 @@ class VLenBytesCodec(_VLenBase):
     aliases: ClassVar[tuple[str, ...]] = ("numcodecs.vlen-bytes",)
     v2_id: ClassVar[str | None] = "vlen-bytes"
     object_type: ClassVar[str] = "variable_length_bytes"
-    _decode_fn = staticmethod(_vlen.decode_bytes)
-    _encode_fn = staticmethod(_vlen.encode_bytes)
+    _decode_fn = staticmethod(_kernel("decode_bytes", "bytes", "decode"))
+    _encode_fn = staticmethod(_kernel("encode_bytes", "bytes", "encode"))
 
 
 class VLenArrayCodec(ArrayToBytesCodec):
