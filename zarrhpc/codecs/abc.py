@@ -107,8 +107,12 @@ def component_size(dtype: np.dtype) -> int:
         (each of the two components is swapped on its own), else ``itemsize``.
     """
     dtype = np.dtype(dtype)
-    if dtype.itemsize <= 1 or dtype.kind in "VSOT":  # OT: references, never raw bytes
+    if dtype.itemsize <= 1 or dtype.kind in "SOT":  # OT: references, never raw bytes
         return 0
+    if dtype.kind == "V":
+        # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
+        if dtype.fields is not None or dtype.type is np.void:
+            return 0
     if dtype.kind == "U":
         return 4
     if dtype.kind == "c":
