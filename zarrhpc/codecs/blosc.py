@@ -42,8 +42,9 @@ GIL
 
 Corrupt input
 -------------
-The header is checked before decompressing: at least 16 bytes, ``cbytes`` equal to the
-buffer's length, ``nbytes`` equal to the expected chunk size (``decompress2`` writes
+The header is checked before decompressing: at least 16 bytes, ``cbytes`` at most the
+buffer's length (bytes after the frame are padding and ignored, as c-blosc and
+zarr-python do), ``nbytes`` equal to the expected chunk size (``decompress2`` writes
 ``nbytes`` bytes into the destination whatever its length). c-blosc1 chunks carry no
 checksum: corruption inside a compressed block may decode to wrong data of the right size.
 """
@@ -261,10 +262,11 @@ class BloscCodec(BytesToBytesCodec):
                 f"blosc: expected at least {_HEADER} bytes (the header), got {data.nbytes}"
             )
         nbytes, cbytes, _ = blosc2.get_cbuffer_sizes(data[:_HEADER])
-        if cbytes != data.nbytes:
+        if cbytes < _HEADER or cbytes > data.nbytes:
             raise CorruptChunkError(
                 f"blosc: header declares {cbytes} compressed bytes, got {data.nbytes}"
             )
+        data = data[:cbytes]  # bytes after the frame (padding) are ignored, as c-blosc does
         if decoded_size is not None and nbytes != decoded_size:
             raise CorruptChunkError(
                 f"blosc: header declares {nbytes} decoded bytes, expected {decoded_size}"

@@ -142,6 +142,8 @@ def _check_extra(extra: Any, known: tuple[str, ...], doc: str) -> dict:
     for key, value in extra.items():
         if key in known:
             raise _err(doc, key, "is a core member and cannot be an extra member")
+        if key == "consolidated_metadata" and value is None:
+            continue  # zarr-python writes null for "not consolidated": nothing to keep
         if key == "extensions":
             out[key] = _optional_extensions(value, doc, key, "extension", empty_ok=False)
         elif isinstance(value, dict) and value.get("must_understand") is False:
@@ -588,10 +590,7 @@ class ArrayMetadataV3(_NodeDocument):
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
         attributes = _check_attributes(d.get("attributes", {}), doc)
-        if "dimension_names" in d and d["dimension_names"] is None:
-            raise _err(
-                doc, "dimension_names", "expected an array (omit the member when unnamed), got null"
-            )
+        # null means absent (read liberally, as zarr-python does; written as absent)
         dimension_names = _check_dimension_names(d.get("dimension_names"), len(shape), doc)
         storage_transformers = _optional_extensions(
             d.get("storage_transformers", []),
