@@ -41,8 +41,10 @@ import numpy as np
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.spec import ArraySpec
-from zarrhpc.metadata.codec_forms import draft_entry, draft_names
-from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2
+from zarrhpc.metadata.codec_forms import draft_entry, draft_names, is_serializer
+from zarrhpc.metadata.dtypes_ext import vlen_fill
+from zarrhpc.metadata.v2 import _data_type as v2_data_type
+from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2, parse_fill_value_v2
 
 __all__ = [
     "DRAFT_FORMAT",
@@ -54,6 +56,8 @@ __all__ = [
 ]
 
 DRAFT_FORMAT = "https://purl.org/zarr/spec/core/3.0"
+#: the draft's URI, and the one zarr-python 2's experimental v3 wrote
+DRAFT_FORMATS = (DRAFT_FORMAT, "https://purl.org/zarr/spec/protocol/core/3.0")
 _ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
                "extensions", "attributes", "codecs", "storage_transformers", "compressor",
                "filters", "dimension_separator"}
@@ -84,13 +88,33 @@ def _check_extensions(value: Any, doc: str) -> None:
                                    f"understood and zarrhpc implements none")
 
 
+def is_draft_entry(raw: Any) -> bool:
+    """Whether the bytes of a ``zarr.json`` are a draft entry point (its ``zarr_format`` is
+    one of :data:`DRAFT_FORMATS`), cheaply refusing ordinary v3 documents."""
+    data = bytes(raw)
+    if b"purl.org/zarr/spec/" not in data:
+        return False
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("zarr_format") in DRAFT_FORMATS
+
+
 def parse_entry_point(data: Any, doc: str = "zarr.json") -> str:
-    """Validate the entry point document; return the metadata key suffix (``".json"``)."""
+    """Validate the entry point document; return the metadata key suffix (``".json"``).
+
+    Both forms are read: the draft's (``metadata_encoding: {"type": "json",
+    "metadata_key_suffix": ".json"}``) and zarr-python 2's (``metadata_encoding`` the
+    protocol URI, ``metadata_key_suffix`` at the top level).
+    """
     d = _load(data, doc)
-    if d.get("zarr_format") != DRAFT_FORMAT:
+    if d.get("zarr_format") not in DRAFT_FORMATS:
         raise _err(doc, "zarr_format",
                    f"expected {DRAFT_FORMAT!r}, got {_show(d.get('zarr_format'))}")
     enc = d.get("metadata_encoding", {"type": "json", "metadata_key_suffix": ".json"})
+    if isinstance(enc, str) and enc in DRAFT_FORMATS:  # zarr-python 2: JSON, by the URI
+        enc = {"type": "json", "metadata_key_suffix": d.get("metadata_key_suffix", ".json")}
     if not isinstance(enc, dict) or enc.get("type") != "json" or "extension" in enc:
         raise UnsupportedError(
             f"{doc}: metadata_encoding: only JSON is supported, got {_show(enc)}")
@@ -157,23 +181,54 @@ class DraftChunkKeyEncoding:
         return "c" + self.separator.join(str(int(c)) for c in coords)
 
 
-def _data_type(obj: Any, doc: str) -> tuple[DataType, str | None]:
-    """The data type and the byte order its name implies (None: the default, little)."""
+def _data_type(obj: Any, doc: str, filters: list | None = None
+               ) -> tuple[DataType, str | None, np.dtype | None]:
+    """The data type, the byte order its name implies (None: the default, little) and,
+    for numpy-style names, the numpy type as written (fill values then read as in v2)."""
     if isinstance(obj, dict):
-        raise UnsupportedError(f"{doc}: data_type: extension data types are not supported, "
-                               f"got {_show(obj)}")
+        # zarr-python 2's extended types: {"extension": URL, "type": <numpy form>, ...}
+        if "type" not in obj:
+            raise UnsupportedError(f"{doc}: data_type: extension data types are not "
+                                   f"supported, got {_show(obj)}")
+        obj = obj["type"]
+        if isinstance(obj, list):  # a structured type's descr
+            npdt = dtype_from_json_v2(obj, doc, "data_type")
+            return v2_data_type(npdt, filters, doc), None, npdt
     if not isinstance(obj, str):
         raise _err(doc, "data_type", f"expected a data type name, got {_show(obj)}")
     if obj[:1] in "<>|" and len(obj) > 1:
         npdt = dtype_from_json_v2(obj, doc, "data_type")
         order = {"<": "little", ">": "big"}.get(obj[0])
-        return data_type_from_numpy(npdt.newbyteorder("=")), order
+        if npdt.kind in "biufc" and npdt.fields is None:
+            return data_type_from_numpy(npdt.newbyteorder("=")), order, npdt
+        return v2_data_type(npdt, filters, doc), order, npdt
     if obj in ("b1", "i1", "u1"):
-        return data_type_from_numpy(obj), None
+        return data_type_from_numpy(obj), None, None
     try:
-        return data_type_from_numpy(obj), None
+        return data_type_from_numpy(obj), None, None
     except (MetadataError, UnsupportedError):
         raise _err(doc, "data_type", f"unknown data type {obj!r}") from None
+
+
+def _codec_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) for c in value)
+
+
+def _fill_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> np.ndarray:
+    """A fill value of a numpy-named type: zarr-python 2 wrote v2's forms; the draft's
+    own forms ("+Infinity", "0x...") are read too."""
+    try:
+        fill = parse_fill_value_v2(npdt, dt, value, doc)
+    except MetadataError:
+        if dt.kind in ("object", "string", "bytes", "datetime", "timedelta", "structured",
+                       "raw"):
+            raise
+        return _fill(dt, value, doc)
+    if fill is None:
+        return vlen_fill(dt, None, doc, False) if dt.kind == "object" else np.zeros(
+            (), dt.dtype)
+    return fill
 
 
 def _fill(dt: DataType, value: Any, doc: str) -> np.ndarray:
@@ -244,14 +299,13 @@ def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[di
             endian = (entry.get("configuration") or {}).get("endian", endian)
             continue
         out.append(entry)
-    if filters:  # zarr-python 2 stored numcodecs filters as v2 does
-        pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc)[:-1]
-    else:
-        pre = []
+    pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc) if filters else []
+    if any(is_serializer(f) for f in filters):  # an object codec serialises the chunk
+        return pre + out
     bytes_entry = {"name": "bytes"}
     if dt.swap_size:
         bytes_entry["configuration"] = {"endian": endian or "little"}
-    return pre + [bytes_entry] + out
+    return pre[:-1] + [bytes_entry] + out  # zarr-python 2 stored filters as v2 does
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -315,17 +369,22 @@ class ArrayMetadataV3Draft:
         _check_extensions(d.get("extensions"), doc)
         if d.get("storage_transformers"):
             raise UnsupportedError(f"{doc}: storage_transformers: not supported")
-        dt, endian = _data_type(d["data_type"], doc)
-        codecs = _codec_chain(d, dt, endian, doc)
-        if layout_c == "F" and len(shape) > 1:
-            codecs = [{"name": "transpose",
-                       "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
         attrs = d.get("attributes", {})
         if not isinstance(attrs, dict):
             raise _err(doc, "attributes", f"expected an object, got {_show(attrs)}")
+        filters = d.get("filters")
+        if filters is None and _codec_list(attrs.get("filters")):
+            filters = attrs["filters"]  # zarr-python 2 kept its filters in the attributes
+        dt, endian, npdt = _data_type(d["data_type"], doc, filters)
+        codecs = _codec_chain({**d, "filters": filters}, dt, endian, doc)
+        if layout_c == "F" and len(shape) > 1:
+            codecs = [{"name": "transpose",
+                       "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
+        fill = _fill(dt, d.get("fill_value"), doc) if npdt is None else _fill_v2(
+            npdt, dt, d.get("fill_value"), doc)
         return cls(path=path, layout=layout, document=copy.deepcopy(d), shape=tuple(shape),
                    data_type=dt, chunk_shape=tuple(chunks), separator=sep,
-                   chunk_memory_layout=layout_c, fill_value=_fill(dt, d.get("fill_value"), doc),
+                   chunk_memory_layout=layout_c, fill_value=fill,
                    codecs=codecs, attributes=attrs)
 
     @property
