@@ -69,8 +69,8 @@ __all__ = [
 ZARRAY, ZGROUP, ZATTRS = ".zarray", ".zgroup", ".zattrs"
 _ARRAY_KEYS = ("shape", "chunks", "dtype", "fill_value", "order", "filters",
                "dimension_separator", "compressor", "zarr_format")
-_REQUIRED = ("shape", "chunks", "dtype", "compressor", "fill_value", "order", "filters",
-             "zarr_format")
+# zarr-python 3 reads documents without compressor/filters (None) and ignores other keys
+_REQUIRED = ("shape", "chunks", "dtype", "fill_value", "order", "zarr_format")
 _SIMPLE_RE = re.compile(r"^([<>|])([biufcSUVmM])(\d+)(\[(\d*)([A-Za-z]+)\])?$")
 _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
 _NUMERIC_SIZES = {"b": (1,), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8), "f": (2, 4, 8),
@@ -568,26 +568,24 @@ class ArrayMetadataV2(_DocumentV2):
         missing = [k for k in _REQUIRED if k not in d]
         if missing:
             raise _err(doc, missing[0], "missing required member")
-        unknown = sorted(set(d) - set(_ARRAY_KEYS))
-        if unknown:
-            raise _err(doc, unknown[0], "unknown member (the v2 spec allows no other keys)")
+        # members the v2 spec does not name are ignored (zarr-python 2 and 3 do the same)
         shape = _ints(d["shape"], doc, "shape", positive=False)
         chunks = _ints(d["chunks"], doc, "chunks", positive=True)
         npdt = dtype_from_json_v2(d["dtype"], doc)
         if npdt.kind == "V" and npdt.fields is None and npdt.subdtype is not None:
             raise UnsupportedError(f"{doc}: dtype: a sub-array type at the top level")
-        filters = d["filters"]
+        filters = d.get("filters")
         if filters is not None and not isinstance(filters, list):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
-        _check_members(shape, chunks, d["order"], d.get("dimension_separator", "."), filters,
-                       d["compressor"], doc)
+        separator = d.get("dimension_separator") or "."  # absent or null: "."
+        _check_members(shape, chunks, d["order"], separator, filters, d.get("compressor"), doc)
         fill = parse_fill_value_v2(npdt, _data_type(npdt, filters, doc), d["fill_value"], doc)
         attrs_doc = doc[: -len(ZARRAY)] + ZATTRS
         return cls(
             shape=shape, chunks=chunks, dtype=npdt, fill_value=fill, order=d["order"],
             filters=filters or None,
-            compressor=d["compressor"],
-            dimension_separator=d.get("dimension_separator", "."),
+            compressor=d.get("compressor"),
+            dimension_separator=separator,
             attributes=_attributes(zattrs, attrs_doc),
         )
 
