@@ -61,6 +61,7 @@ EXTENSION_NAMES = (
     "numpy.datetime64",
     "numpy.timedelta64",
     "structured",
+    "struct",
     "string",
     "variable_length_bytes",
     "object",
@@ -224,6 +225,7 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
         "numpy.datetime64": {"unit", "scale_factor"},
         "numpy.timedelta64": {"unit", "scale_factor"},
         "structured": {"fields"},
+        "struct": {"fields"},
     }[name]
     unknown = sorted(set(conf) - allowed)
     if unknown:
@@ -260,6 +262,8 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
 
     names, formats = [], []
     for i, item in enumerate(fields):
+        if name == "struct" and isinstance(item, dict) and set(item) == {"name", "data_type"}:
+            item = [item["name"], item["data_type"]]  # the struct form: field objects
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
             raise MetadataError(
                 f"{doc}: {field}.fields[{i}]: expected [name, data_type], got {_show(item)}"
@@ -269,7 +273,12 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
                 f"{doc}: {field}.fields[{i}]: field name {item[0]!r} is empty or repeated"
             )
         names.append(item[0])
-        formats.append(little(parse_data_type(item[1], doc).dtype))
+        fdt = parse_data_type(item[1], doc)
+        if fdt.dtype.kind in "OT":
+            raise MetadataError(f"{doc}: {field}.fields[{i}]: a variable-length type "
+                                f"({fdt.name}) cannot be a field")
+        formats.append(little(fdt.dtype))
+    # "struct" is read as zarr-python's "structured" (same bytes), which is what is written
     return _make("structured", np.dtype({"names": names, "formats": formats}))
 
 
@@ -308,6 +317,8 @@ def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
                 f"got {_show(obj)}"
             )
         return np.array(obj, dtype="i8").view(dt.dtype).reshape(())
+    if name == "structured" and isinstance(obj, dict):
+        return _struct_fill(dt, obj, doc)
     if not isinstance(obj, str):
         raise MetadataError(f"{doc}: fill_value: expected a string for {name}, got {_show(obj)}")
     if name == "fixed_length_utf32":
@@ -407,3 +418,24 @@ def vlen_fill(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
         return _object_scalar(bytes(value))
     raise MetadataError(f"{doc}: fill_value: expected a base64 string for {dt.name}, "
                         f"got {_show(value)}")
+
+
+def _struct_fill(dt, obj: dict, doc: str, where: str = "fill_value") -> np.ndarray:
+    """The ``struct`` form of a fill value: an object with every field's own fill value."""
+    from zarrhpc.metadata.dtypes import data_type_from_numpy, parse_fill_value
+
+    npdt = dt.dtype
+    missing = [n for n in npdt.names if n not in obj]
+    extra = sorted(set(obj) - set(npdt.names))
+    if missing or extra:
+        raise MetadataError(f"{doc}: {where}: expected one value per field "
+                            f"{list(npdt.names)}, got {_show(obj)}")
+    out = np.zeros((), dtype=npdt)
+    for n in npdt.names:
+        fdt = npdt.fields[n][0]
+        if fdt.fields is not None:
+            value = _struct_fill(_make("structured", fdt), obj[n], doc, f"{where}.{n}")
+        else:
+            value = parse_fill_value(data_type_from_numpy(fdt.newbyteorder("=")), obj[n], doc)
+        out[n] = value
+    return out
