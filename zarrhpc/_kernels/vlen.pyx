@@ -55,18 +55,24 @@ cdef inline void _put_u32(uint8_t *p, uint32_t v) noexcept nogil:
     p[3] = (v >> 24) & 0xFF
 
 
-cdef object _decode(const uint8_t[::1] buf, Py_ssize_t expected, bint text):
+cdef Py_ssize_t _count(const uint8_t[::1] buf, Py_ssize_t expected) except -1:
+    """The item count of the header, checked against the buffer and ``expected``."""
     cdef Py_ssize_t size = buf.shape[0]
-    cdef const uint8_t *p
     if size < 4:
         raise ValueError(f"vlen buffer of {size} bytes is shorter than its 4-byte header")
-    p = &buf[0]
-    cdef Py_ssize_t n = _u32(p)
+    cdef Py_ssize_t n = _u32(&buf[0])
     if expected >= 0 and n != expected:
         raise ValueError(f"vlen header declares {n} items, expected {expected}")
-    # each item needs at least its 4-byte length: refuse before allocating n objects
+    # each item needs at least its 4-byte length: refuse before allocating n items
     if n > (size - 4) // 4:
         raise ValueError(f"vlen header declares {n} items, but only {size} bytes follow")
+    return n
+
+
+cdef object _decode(const uint8_t[::1] buf, Py_ssize_t expected, bint text):
+    cdef Py_ssize_t size = buf.shape[0]
+    cdef Py_ssize_t n = _count(buf, expected)
+    cdef const uint8_t *p = &buf[0]
     out = np.empty(n, dtype=object)
     cdef object[::1] view = out
     cdef Py_ssize_t pos = 4, i
@@ -238,15 +244,8 @@ def decode_utf8_strings(buf, Py_ssize_t expected, dtype):
     """
     cdef const uint8_t[::1] view = _view(buf)
     cdef Py_ssize_t size = view.shape[0]
-    cdef const uint8_t *p
-    if size < 4:
-        raise ValueError(f"vlen buffer of {size} bytes is shorter than its 4-byte header")
-    p = &view[0]
-    cdef Py_ssize_t n = _u32(p)
-    if expected >= 0 and n != expected:
-        raise ValueError(f"vlen header declares {n} items, expected {expected}")
-    if n > (size - 4) // 4:
-        raise ValueError(f"vlen header declares {n} items, but only {size} bytes follow")
+    cdef Py_ssize_t n = _count(view, expected)
+    cdef const uint8_t *p = &view[0]
     out = np.empty(n, dtype=dtype)
     cdef cnp.ndarray arr = out
     cdef char *data = <char *> cnp.PyArray_DATA(arr)
