@@ -289,10 +289,10 @@ _BAD = [
     (
         "unknown chunk grid",
         array_doc(
-            chunk_grid={"name": "rectilinear", "configuration": {"chunk_shapes": [[5], [5]]}}
+            chunk_grid={"name": "hexagonal", "configuration": {"chunk_shapes": [[5], [5]]}}
         ),
         "chunk_grid",
-        "unknown chunk grid 'rectilinear'",
+        "unknown chunk grid 'hexagonal'",
     ),
     (
         "chunk grid short-hand",

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError
+from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import (
     DataType,
     _show,
@@ -61,6 +61,7 @@ from zarrhpc.metadata.dtypes import (
     parse_data_type,
     parse_fill_value,
 )
+from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.names import ExtensionEntry, parse_extension_entry
 
 __all__ = [
@@ -279,11 +280,21 @@ def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str) -> tuple[int
     return tuple(int(v) for v in value)
 
 
-def _parse_chunk_grid(obj: Any, ndim: int, doc: str) -> tuple[int, ...]:
+def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
     fname = "chunk_grid"
+    ndim = len(shape)
     entry = _required_extension(obj, doc, fname)
+    if entry.name == "rectilinear":  # zarr-extensions; read when it is regular in disguise
+        grid = RectilinearGrid.from_json(entry.configuration, shape, doc)
+        regular = grid.regular_chunk_shape(shape)
+        if regular is None:
+            raise UnsupportedError(
+                f"{doc}: {fname}: a rectilinear grid with chunks of different sizes is not "
+                f"supported yet (only grids whose chunks are all the same size are read)")
+        return regular
     if entry.name != "regular":
-        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'")
+        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
+                   f" and 'rectilinear' grids of equal chunks")
     conf = entry.configuration
     if conf is None or "chunk_shape" not in conf:
         raise _err(
@@ -585,7 +596,7 @@ class ArrayMetadataV3(_NodeDocument):
                 raise _err(doc, key, "missing required member")
         shape = _check_shape(d["shape"], doc)
         dt = parse_data_type(d["data_type"], doc)
-        chunk_shape = _parse_chunk_grid(d["chunk_grid"], len(shape), doc)
+        chunk_shape = _parse_chunk_grid(d["chunk_grid"], tuple(shape), doc)
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
