@@ -78,8 +78,11 @@ def read_node(store, path: str):
     raw = store.get(key)
     if raw is not None:
         attrs = store.get(_key(path, ZATTRS))
-        return _parse_cached(ArrayMetadataV2.from_json, key, bytes(raw),
-                             None if attrs is None else bytes(attrs), key)
+        md = _parse_cached(ArrayMetadataV2.from_json, key, bytes(raw),
+                           None if attrs is None else bytes(attrs), key)
+        prefix = f"{path}/" if path else ""
+        return md.guess_separator(lambda k: store.exists(prefix + k),
+                                  lambda: store.list_dir(prefix))
     key = _key(path, ZGROUP)
     raw = store.get(key)
     if raw is not None:

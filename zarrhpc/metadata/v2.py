@@ -483,8 +483,29 @@ class ArrayMetadataV2(_DocumentV2):
     compressor: dict | None = None
     dimension_separator: str = "."
     attributes: dict = field(default_factory=dict)
+    #: whether ``.zarray`` names the separator (old nested stores do not: see
+    #: :meth:`guess_separator`)
+    separator_given: bool = True
 
     node_type = "array"
+
+    def guess_separator(self, exists, list_dir) -> ArrayMetadataV2:
+        """The document with the separator its chunks use, when ``.zarray`` does not say.
+
+        zarr-python 2 before 2.8 wrote nested chunk keys (``0/0``) without recording
+        ``dimension_separator``; reading them as ``0.0`` would give fill values silently.
+        ``exists(key)`` and ``list_dir()`` look at the chunk keys relative to the array;
+        the first chunk decides, else any child named by digits alone (a nested key's
+        first level: a flat key of two or more dimensions always holds a dot).
+        """
+        if self.separator_given or self.ndim < 2:
+            return self
+        zeros = ["0"] * self.ndim
+        if exists(".".join(zeros)):
+            return self
+        if exists("/".join(zeros)) or any(n.isdigit() for n in list_dir()):
+            return replace(self, dimension_separator="/")
+        return self
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
@@ -586,6 +607,7 @@ class ArrayMetadataV2(_DocumentV2):
             filters=filters or None,
             compressor=d.get("compressor"),
             dimension_separator=separator,
+            separator_given=d.get("dimension_separator") is not None,
             attributes=_attributes(zattrs, attrs_doc),
         )
 
