@@ -12,9 +12,9 @@ DEBUG = os.environ.get("ZARRHPC_DEBUG", "") not in ("", "0")
 
 # (module, extra C sources from csrc/)
 KERNELS = [
+    ("zarrhpc._kernels.vlen", []),
     ("zarrhpc._kernels.strided", ["csrc/zh_strided.c"]),
     ("zarrhpc._kernels.alloc", []),
-    ("zarrhpc._kernels.vlen", []),
     ("zarrhpc._kernels.engine",
      ["csrc/zh_engine.c", "csrc/zh_pool.c", "csrc/zh_codecs.c", "csrc/zh_strided.c"]),
 ]
