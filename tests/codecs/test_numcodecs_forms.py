@@ -20,7 +20,7 @@ from zarrhpc.codecs import (
 from zarrhpc.codecs.abc import NativeStep
 from zarrhpc.codecs.registry import codec_from_v2, codec_to_v2
 from zarrhpc.errors import CodecError
-from zarrhpc.metadata.codec_forms import draft_entry, v2_entry
+from zarrhpc.codec_forms import draft_entry, v2_entry
 
 zarr = pytest.importorskip("zarr")
 znc = pytest.importorskip("zarr.codecs.numcodecs")

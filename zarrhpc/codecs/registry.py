@@ -10,7 +10,7 @@ pipeline, metadata and core find it by any of its forms and never need to change
   codec numcodecs registers, run through numcodecs
   (:mod:`~zarrhpc.codecs.numcodecs_adapter`);
 - v2 ids (:func:`codec_from_v2`, :func:`codec_to_v2`) and 2022-draft names: handed to
-  :mod:`zarrhpc.metadata.codec_forms` at registration, so metadata translates documents
+  :mod:`zarrhpc.codec_forms` at registration, so metadata translates documents
   without naming codecs.
 
 ``must_understand`` (Zarr v3.1 core, "Extension definition"; ZEP 9)
@@ -35,7 +35,7 @@ from typing import Any
 from zarrhpc.codecs.abc import Codec, field_name
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_class
 from zarrhpc.errors import CodecError
-from zarrhpc.metadata.codec_forms import CodecForms, register_forms
+from zarrhpc.codec_forms import CodecForms, register_forms
 
 __all__ = ["codec_from_v2", "codec_to_v2", "get_codec_class", "parse_codec", "register_codec",
            "registered_names"]

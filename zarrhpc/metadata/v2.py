@@ -12,7 +12,7 @@ through the same pipeline as v3 ones:
 
 - ``order: "F"`` becomes a ``transpose`` codec reversing the dimensions;
 - each filter and the compressor become the v3 entry their codec class declares for its v2
-  id (:mod:`zarrhpc.metadata.codec_forms`: gzip, zstd, blosc... become the v3 codecs of
+  id (:mod:`zarrhpc.codec_forms`: gzip, zstd, blosc... become the v3 codecs of
   the same bytes); ids no class claims become zarr-python 3's ``numcodecs.<id>``;
 - the byte order of the dtype (or of the last filter's output) becomes the ``bytes``
   codec's ``endian``;
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
-from zarrhpc.metadata.codec_forms import (
+from zarrhpc.codec_forms import (
     is_serializer,
     object_codec_id,
     object_type,

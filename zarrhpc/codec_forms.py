@@ -1,10 +1,12 @@
 """How metadata translates a v2 or 2022-draft codec to its v3 entry, without naming codecs.
 
-Codecs sit above metadata in the layers (codecs -> metadata), yet reading a ``.zarray``
-or a draft ``zarr.json`` needs each codec's other forms. So the knowledge stays with the
-codec classes and is handed down: :func:`zarrhpc.codecs.registry.register_codec` calls
-:func:`register_forms` with a :class:`CodecForms` record for every codec that has a v2
-id or a draft name. This module only looks them up.
+Codecs and metadata do not import each other (tests/test_layers.py), yet reading a
+``.zarray`` or a draft ``zarr.json`` needs each codec's other forms. So the knowledge
+stays with the codec classes and is handed over through this small table, which both may
+import (like :mod:`zarrhpc.errors`, it depends on nothing of zarrhpc):
+:func:`zarrhpc.codecs.registry.register_codec` calls :func:`register_forms` with a
+:class:`CodecForms` record for every codec that has a v2 id or a draft name;
+:mod:`zarrhpc.metadata` only looks them up.
 
 Life cycle: filled once when :mod:`zarrhpc.codecs` is imported (``import zarrhpc`` does
 that); read by :mod:`zarrhpc.metadata.v2` and :mod:`zarrhpc.metadata.v3draft` whenever a
