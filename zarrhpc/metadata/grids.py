@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError
+from zarrhpc.errors import MetadataError, UnsupportedError
 
 __all__ = ["RectilinearGrid"]
 
@@ -120,6 +120,15 @@ class RectilinearGrid:
                 return None
             out.append(c)
         return tuple(out)
+
+    def as_regular(self, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
+        """:meth:`regular_chunk_shape`, or UnsupportedError naming ``doc`` when irregular."""
+        regular = self.regular_chunk_shape(shape)
+        if regular is None:
+            raise UnsupportedError(
+                f"{doc}: chunk_grid: a rectilinear grid with chunks of different sizes is "
+                f"not supported yet (only grids whose chunks are all the same size are read)")
+        return regular
 
     def grid_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         """Number of chunks per dimension holding elements of an array of ``shape``."""

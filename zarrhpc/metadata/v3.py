@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import MetadataError
 from zarrhpc.metadata.dtypes import (
     DataType,
     _show,
@@ -285,13 +285,7 @@ def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str) -> tuple[int, 
     ndim = len(shape)
     entry = _required_extension(obj, doc, fname)
     if entry.name == "rectilinear":  # zarr-extensions; read when it is regular in disguise
-        grid = RectilinearGrid.from_json(entry.configuration, shape, doc)
-        regular = grid.regular_chunk_shape(shape)
-        if regular is None:
-            raise UnsupportedError(
-                f"{doc}: {fname}: a rectilinear grid with chunks of different sizes is not "
-                f"supported yet (only grids whose chunks are all the same size are read)")
-        return regular
+        return RectilinearGrid.from_json(entry.configuration, shape, doc).as_regular(shape, doc)
     if entry.name != "regular":
         raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
                    f" and 'rectilinear' grids of equal chunks")
