@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import zarrhpc
+from zarrhpc.codec_forms import draft_entry, v2_entry
 from zarrhpc.codecs import (
     BloscCodec,
     BytesCodec,
@@ -20,7 +21,6 @@ from zarrhpc.codecs import (
 from zarrhpc.codecs.abc import NativeStep
 from zarrhpc.codecs.registry import codec_from_v2, codec_to_v2
 from zarrhpc.errors import CodecError
-from zarrhpc.codec_forms import draft_entry, v2_entry
 
 zarr = pytest.importorskip("zarr")
 znc = pytest.importorskip("zarr.codecs.numcodecs")
@@ -64,7 +64,7 @@ def test_zarr_python_writes_numcodecs_names_zarrhpc_reads(tmp_path, label):
 @pytest.mark.parametrize("label", sorted(CASES))
 def test_zarrhpc_writes_numcodecs_names_zarr_python_reads(tmp_path, label):
     filters, compressors = CASES[label]
-    to_json = lambda cs: [c.to_dict() for c in cs]  # noqa: E731
+    to_json = lambda cs: [c.to_dict() for c in cs]
     a = zarrhpc.create_array(
         tmp_path / "b.zarr", shape=DATA.shape, chunks=(7, 6), dtype="f8",
         filters=to_json(filters), compressors=compressors if compressors == "auto"

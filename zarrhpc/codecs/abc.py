@@ -109,10 +109,9 @@ def component_size(dtype: np.dtype) -> int:
     dtype = np.dtype(dtype)
     if dtype.itemsize <= 1 or dtype.kind in "SOT":  # OT: references, never raw bytes
         return 0
-    if dtype.kind == "V":
-        # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
-        if dtype.fields is not None or dtype.type is np.void:
-            return 0
+    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
+    if dtype.kind == "V" and (dtype.fields is not None or dtype.type is np.void):
+        return 0
     if dtype.kind == "U":
         return 4
     if dtype.kind == "c":

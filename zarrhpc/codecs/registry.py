@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from zarrhpc.codec_forms import CodecForms, register_forms
 from zarrhpc.codecs.abc import Codec, field_name
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_class
 from zarrhpc.errors import CodecError
-from zarrhpc.codec_forms import CodecForms, register_forms
 
 __all__ = ["codec_from_v2", "codec_to_v2", "get_codec_class", "parse_codec", "register_codec",
            "registered_names"]

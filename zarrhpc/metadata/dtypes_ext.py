@@ -43,15 +43,15 @@ from zarrhpc.errors import MetadataError, UnsupportedError
 __all__ = [
     "EXTENSION_NAMES",
     "VLEN_NAMES",
-    "string_dtype",
-    "vlen_data_type",
-    "vlen_fill",
     "ext_data_type_from_numpy",
     "ext_fill_from_user",
     "ext_fill_to_json",
     "ext_to_json",
     "parse_ext_data_type",
     "parse_ext_fill_value",
+    "string_dtype",
+    "vlen_data_type",
+    "vlen_fill",
 ]
 
 EXTENSION_NAMES = (

@@ -104,7 +104,7 @@ def _float(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
         digits = 2 * dt.itemsize
         if len(value) == 2 + digits:
             try:
-                return _from_bits(dt, int(value[2:], 16))
+                return _from_bits(dt, int(value, 16))  # int() takes the 0x prefix
             except ValueError:
                 pass
         raise MetadataError(f"{doc}: fill_value: expected '0x' and {digits} hex digits for "

@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.codec_forms import (
     is_serializer,
     object_codec_id,
@@ -51,6 +50,7 @@ from zarrhpc.codec_forms import (
     v2_entry,
     v2_out_dtype,
 )
+from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
 from zarrhpc.metadata.spec import ArraySpec

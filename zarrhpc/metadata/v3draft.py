@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
+from zarrhpc.codec_forms import draft_entry, draft_names, is_serializer
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
-from zarrhpc.metadata.spec import ArraySpec
-from zarrhpc.codec_forms import draft_entry, draft_names, is_serializer
 from zarrhpc.metadata.dtypes_ext import vlen_fill
+from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v2 import _data_type as v2_data_type
 from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2, parse_fill_value_v2
 
