@@ -12,6 +12,7 @@ DEBUG = os.environ.get("ZARRHPC_DEBUG", "") not in ("", "0")
 
 # (module, extra C sources from csrc/)
 KERNELS = [
+    ("zarrhpc._kernels.vlen", []),
     ("zarrhpc._kernels.strided", ["csrc/zh_strided.c"]),
     ("zarrhpc._kernels.alloc", []),
     ("zarrhpc._kernels.points", []),
@@ -32,6 +33,9 @@ def _blosc2_paths():
 BLOSC2_INCLUDE, BLOSC2_STATIC = _blosc2_paths()
 # the engine links libblosc2 statically; its symbols stay private to the extension
 LINK = {
+    # numpy's StringDType C API (numpy >= 2); on numpy 1.x the module does not import and
+    # zarrhpc.codecs.vlen uses its object-array path
+    "zarrhpc._kernels.vlen": dict(define_macros=[("NPY_TARGET_VERSION", "NPY_2_0_API_VERSION")]),
     "zarrhpc._kernels.engine": dict(
         include_dirs=[BLOSC2_INCLUDE],
         extra_objects=[BLOSC2_STATIC],
@@ -50,9 +54,10 @@ extensions = [
         name,
         sources=[name.replace(".", "/") + ".pyx", *csrc],
         include_dirs=[np.get_include(), "csrc", *LINK.get(name, {}).get("include_dirs", [])],
-        define_macros=macros,
+        define_macros=macros + LINK.get(name, {}).get("define_macros", []),
         extra_compile_args=compile_args,
-        **{k: v for k, v in LINK.get(name, {}).items() if k != "include_dirs"},
+        **{k: v for k, v in LINK.get(name, {}).items()
+           if k not in ("include_dirs", "define_macros")},
     )
     for name, csrc in KERNELS
 ]

@@ -363,11 +363,13 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
                 snprintf(err, errlen, "blosc: invalid header");
                 return ZH_ERR_CORRUPT;
             }
-            if ((size_t)bl_cbytes != n) {
+            if (bl_cbytes < BLOSC_MIN_HEADER_LENGTH || (size_t)bl_cbytes > n) {
                 snprintf(err, errlen, "blosc: header declares %d compressed bytes, got %zu",
                          bl_cbytes, n);
                 return ZH_ERR_CORRUPT;
             }
+            /* bytes after the frame (padding some writers add) are ignored, as c-blosc does */
+            n = (size_t)bl_cbytes;
             if (expect >= 0 && bl_nbytes != expect) {
                 snprintf(err, errlen, "blosc: header declares %d decoded bytes, expected %lld",
                          bl_nbytes, (long long)expect);
@@ -447,8 +449,8 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
         return ZH_FALLBACK;
     if (((unsigned char)src[2] & 0x05) == 0x05 && n < BLOSC_EXTENDED_HEADER_LENGTH)
         return ZH_FALLBACK;
-    if (blosc2_cbuffer_sizes(src, &nbytes, &cbytes, &block) < 0 || (size_t)cbytes != n ||
-        nbytes != expect) {
+    if (blosc2_cbuffer_sizes(src, &nbytes, &cbytes, &block) < 0 || (size_t)cbytes > n ||
+        cbytes < BLOSC_MIN_HEADER_LENGTH || nbytes != expect) {
         snprintf(err, errlen, "blosc: invalid header");
         return ZH_ERR_CORRUPT;
     }

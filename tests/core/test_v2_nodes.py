@@ -92,7 +92,7 @@ def test_v2_creation_errors():
     with pytest.raises(UnsupportedError, match="'v2' encoding"):
         zarrhpc.create_array(store, name="z", shape=(1,), dtype="u1", zarr_format=2,
                              chunk_key_encoding={"name": "default"})
-    with pytest.raises(MetadataError, match="object dtypes"):
+    with pytest.raises(UnsupportedError, match="object codec"):
         zarrhpc.create_array(store, name="z", shape=(1,), dtype=object, zarr_format=2)
     with pytest.raises(UnsupportedError):
         zarrhpc.create_array(store, name="z", shape=(1,), dtype="u1", zarr_format=4)

@@ -229,9 +229,10 @@ cdef class Engine:
     itemsize : int
     swap : int
         Byte-swap component size between stored and native order (0: none).
-    steps : list of tuple
-        The bytes->bytes codecs in chain order: ``(kind, level, checksum, shuffle,
-        typesize, blocksize, cname, decoded_size)``.
+    steps : list of zarrhpc.codecs.abc.NativeStep
+        The bytes->bytes codecs in chain order: records with the attributes ``kind``
+        (a ``BB_*`` constant), ``level``, ``checksum``, ``shuffle``, ``typesize``,
+        ``blocksize``, ``cname`` and ``decoded_size`` (-1: not fixed).
     fill_native, fill_stored : bytes
         The fill value's bytes in native and in stored byte order.
     """
@@ -263,22 +264,21 @@ cdef class Engine:
         self.fill_native = fill_native
         self.fill_stored = fill_stored
         self.nsteps = len(steps)
-        self.kinds = tuple(s[0] for s in steps)
+        self.kinds = tuple(s.kind for s in steps)
         self.steps = <zh_bb *> calloc(max(1, self.nsteps), sizeof(zh_bb))
         if self.steps == NULL:
             raise MemoryError()
         cdef bytes cname
         for i, s in enumerate(steps):
-            kind, level, checksum, shuffle, typesize, blocksize, name, dsize = s
-            self.steps[i].kind = kind
-            self.steps[i].level = level
-            self.steps[i].checksum = checksum
-            self.steps[i].shuffle = shuffle
-            self.steps[i].typesize = typesize
-            self.steps[i].blocksize = blocksize
-            cname = (name or "").encode("ascii")[:15]
+            self.steps[i].kind = s.kind
+            self.steps[i].level = s.level
+            self.steps[i].checksum = s.checksum
+            self.steps[i].shuffle = s.shuffle
+            self.steps[i].typesize = s.typesize
+            self.steps[i].blocksize = s.blocksize
+            cname = (s.cname or "").encode("ascii")[:15]
             strncpy(self.steps[i].cname, cname, 15)
-            self.steps[i].decoded_size = dsize
+            self.steps[i].decoded_size = s.decoded_size
 
     def __dealloc__(self):
         free(self.steps)

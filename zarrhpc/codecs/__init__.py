@@ -5,7 +5,8 @@
 - :mod:`~zarrhpc.codecs.pipeline`: :class:`CodecPipeline` (decode/encode one chunk) and
   :func:`default_codecs`.
 - one module per codec, each opening with its spec card: ``bytes``, ``transpose``,
-  ``gzip``, ``zstd``, ``blosc``, ``crc32c``, ``sharding_indexed``.
+  ``gzip``, ``zstd``, ``blosc``, ``crc32c``, ``sharding_indexed``, ``vlen-utf8``,
+  ``vlen-bytes`` (``vlen``), and every other numcodecs codec (``numcodecs_adapter``).
 
 A new codec plugs in by subclassing one of the base classes and calling
 :func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
@@ -41,12 +42,14 @@ from zarrhpc.codecs.registry import (
 )
 from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.transpose import TransposeCodec
+from zarrhpc.codecs.vlen import VLenArrayCodec, VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
-             ZlibCodec, ShardingCodec, *numcodecs_codec_classes()):
+             ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
+             *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 
@@ -58,6 +61,8 @@ Zstd = ZstdCodec
 Blosc = BloscCodec
 Crc32c = Crc32cCodec
 Sharding = ShardingCodec
+VLenUTF8 = VLenUTF8Codec
+VLenBytes = VLenBytesCodec
 
 __all__ = [
     "ArrayToArrayCodec",
@@ -77,6 +82,11 @@ __all__ = [
     "ShardingCodec",
     "GzipCodec",
     "Transpose",
+    "VLenArrayCodec",
+    "VLenBytes",
+    "VLenBytesCodec",
+    "VLenUTF8",
+    "VLenUTF8Codec",
     "TransposeCodec",
     "Zstd",
     "ZlibCodec",

@@ -40,6 +40,7 @@ __all__ = [
     "BytesToBytesCodec",
     "ChunkSpec",
     "Codec",
+    "NativeStep",
     "component_size",
     "config_error",
     "field_name",
@@ -106,7 +107,10 @@ def component_size(dtype: np.dtype) -> int:
         (each of the two components is swapped on its own), else ``itemsize``.
     """
     dtype = np.dtype(dtype)
-    if dtype.itemsize <= 1 or dtype.kind in "VS":
+    if dtype.itemsize <= 1 or dtype.kind in "SOT":  # OT: references, never raw bytes
+        return 0
+    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
+    if dtype.kind == "V" and (dtype.fields is not None or dtype.type is np.void):
         return 0
     if dtype.kind == "U":
         return 4
@@ -157,15 +161,68 @@ def config_error(doc: str, field: str, key: str | None, expected: str, got: Any)
 class Codec(ABC):
     """Base class of every codec.
 
-    Subclasses set the class attributes ``name`` (the v3 name written to metadata),
-    ``kind`` and optionally ``aliases`` (other names accepted when reading) and ``v2_id``
-    (the numcodecs id of the equivalent zarr v2 codec, for documentation and conversion).
+    A codec class owns every form of its codec:
+
+    - ``name``: the v3 name written to metadata; ``aliases``: other v3 names accepted
+      when reading (ZEP 9 URI names, legacy names);
+    - ``v2_id``: the numcodecs id of the same bytes in Zarr v2 (None: no v2 form). The
+      registry also answers zarr-python 3's v3 name ``numcodecs.<v2_id>`` with it, the
+      configuration then being numcodecs' (:meth:`v3_from_v2` translates);
+    - ``draft_names``: its names in the 2022 draft's codec URIs;
+    - :meth:`v3_from_v2` / :meth:`to_v2` / :meth:`v2_out_dtype`: the translations;
+    - ``native_step()`` (bytes->bytes codecs): its step in the native engine;
+    - its spec card: the module docstring.
     """
 
     name: ClassVar[str]
     kind: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     v2_id: ClassVar[str | None] = None
+    draft_names: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype: np.dtype | None) -> dict:
+        """The v3 entry of the v2 (numcodecs) object ``conf``.
+
+        Parameters
+        ----------
+        conf : dict
+            ``{"id": v2_id, ...numcodecs configuration}``.
+        dtype : numpy.dtype or None
+            Type of the elements reaching the codec (None: not known yet, the codec's
+            ``evolve`` fills what depends on it).
+
+        Returns
+        -------
+        dict
+            ``{"name": ..., "configuration": {...}}``; by default the numcodecs
+            configuration unchanged.
+        """
+        return {"name": cls.name,
+                "configuration": {k: v for k, v in conf.items() if k != "id"}}
+
+    @classmethod
+    def v2_out_dtype(cls, conf: dict, dtype: np.dtype) -> np.dtype:
+        """Element type after this codec used as a v2 filter (default: unchanged)."""
+        return dtype
+
+    def to_v2(self) -> dict:
+        """The v2 ``{"id": ..., ...}`` object (by default ``v2_id`` plus the v3 configuration).
+
+        Raises
+        ------
+        CodecError
+            The codec has no Zarr v2 form.
+        """
+        if self.v2_id is None:
+            raise CodecError(f"{self.name}: this codec has no Zarr v2 (numcodecs) form")
+        return {"id": self.v2_id, **self.to_json().get("configuration", {})}
+
+    @classmethod
+    def from_v2(cls, conf: dict, doc: str = "", field: str = "codec") -> Codec:
+        """Build the codec from its v2 (numcodecs) object or configuration."""
+        return cls.from_config(cls.v3_from_v2({**conf, "id": cls.v2_id}, None).get("configuration"),
+                               doc, field)
 
     @classmethod
     @abstractmethod
@@ -289,13 +346,46 @@ class BytesToBytesCodec(Codec):
         """Size of the encoded bytes for input of ``decoded_size`` bytes, if fixed."""
         return None
 
-    def native_step(self) -> tuple | None:
+    def native_step(self) -> NativeStep | None:
         """This codec as a step of the native engine (zarrhpc.codecs.native), or None.
 
-        ``(kind, level, checksum, shuffle, typesize, blocksize, cname)`` with ``kind`` one
-        of the engine's ``BB_*`` constants. A codec without one runs in Python.
+        A codec without one runs in Python.
         """
         return None
+
+
+@dataclass(frozen=True)
+class NativeStep:
+    """One bytes->bytes codec as the native engine runs it (``Engine(..., steps, ...)``).
+
+    Attributes
+    ----------
+    kind : int
+        One of the engine's ``BB_*`` constants (``zarrhpc._kernels.engine``).
+    level : int
+        Compression level (gzip, zlib, zstd; blosc's ``clevel``).
+    checksum : bool
+        zstd: write/verify the frame checksum.
+    shuffle : int
+        blosc: 0 none, 1 byte, 2 bit shuffle.
+    typesize : int
+        blosc: element size for the shuffle.
+    blocksize : int
+        blosc: block size (0: automatic).
+    cname : str
+        blosc: internal compressor name.
+    decoded_size : int
+        Exact size of this step's decoded bytes, -1 when not fixed (set by the pipeline).
+    """
+
+    kind: int
+    level: int = 0
+    checksum: bool = False
+    shuffle: int = 0
+    typesize: int = 0
+    blocksize: int = 0
+    cname: str = ""
+    decoded_size: int = -1
 
 
 # ---------------------------------------------------------------------------------------

@@ -42,8 +42,9 @@ GIL
 
 Corrupt input
 -------------
-The header is checked before decompressing: at least 16 bytes, ``cbytes`` equal to the
-buffer's length, ``nbytes`` equal to the expected chunk size (``decompress2`` writes
+The header is checked before decompressing: at least 16 bytes, ``cbytes`` at most the
+buffer's length (bytes after the frame are padding and ignored, as c-blosc and
+zarr-python do), ``nbytes`` equal to the expected chunk size (``decompress2`` writes
 ``nbytes`` bytes into the destination whatever its length). c-blosc1 chunks carry no
 checksum: corruption inside a compressed block may decode to wrong data of the right size.
 """
@@ -57,7 +58,9 @@ import blosc2
 import numcodecs.blosc as _nc_blosc
 import numpy as np
 
+from zarrhpc._kernels.engine import BB_BLOSC
 from zarrhpc.codecs.abc import (
+    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
     as_bytes_view,
@@ -76,6 +79,7 @@ __all__ = ["BloscCodec"]
 CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "zlib")
 SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
 _SHUFFLE_INT = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
+_SHUFFLE_NAME = {v: k for k, v in _SHUFFLE_INT.items()}
 _HEADER = 16  # c-blosc1 header length
 _MAX_BUFFERSIZE = 2**31 - 1 - _HEADER  # c-blosc1's limit on one chunk
 
@@ -121,6 +125,38 @@ class BloscCodec(BytesToBytesCodec):
 
     name: ClassVar[str] = "blosc"
     v2_id: ClassVar[str | None] = "blosc"
+    draft_names: ClassVar[tuple[str, ...]] = ("blosc",)
+    #: built from numcodecs' form without a typesize: the chunk's itemsize is meant
+    evolve_on_read: bool = False
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """numcodecs' form: ``shuffle`` 0/1/2 or -1 (AUTOSHUFFLE: bit shuffle for 1-byte
+        elements, else byte shuffle), no typesize (numcodecs takes the buffer's itemsize:
+        the type of the elements reaching the compressor)."""
+        shuffle = conf.get("shuffle", 1)
+        itemsize = None if dtype is None else np.dtype(dtype).itemsize
+        if shuffle == -1:
+            shuffle = 1 if itemsize is None or itemsize > 1 else 2
+        config: dict[str, Any] = {
+            "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
+            "shuffle": _SHUFFLE_NAME.get(shuffle, shuffle)}
+        typesize = conf.get("typesize") or itemsize
+        if typesize is not None:
+            config["typesize"] = typesize
+        config["blocksize"] = conf.get("blocksize", 0)
+        return {"name": cls.name, "configuration": config}
+
+    @classmethod
+    def from_v2(cls, conf: dict, doc: str = "", field: str = "codec") -> BloscCodec:
+        codec = super().from_v2(conf, doc, field)
+        if codec.typesize is None:
+            codec.evolve_on_read = True
+        return codec
+
+    def to_v2(self) -> dict:
+        return {"id": "blosc", "cname": self.cname, "clevel": self.clevel,
+                "shuffle": _SHUFFLE_INT[self.shuffle], "blocksize": self.blocksize}
 
     def __init__(
         self,
@@ -176,7 +212,7 @@ class BloscCodec(BytesToBytesCodec):
         Checked here rather than in ``from_config`` so that ``create_array`` may leave it
         out: creation evolves the codec (filling it from the dtype) before validating.
         """
-        if self.typesize is None and self.shuffle != "noshuffle":
+        if self.typesize is None and self.shuffle != "noshuffle" and not self.evolve_on_read:
             raise config_error(
                 doc, field, "typesize", f"a positive integer (required with {self.shuffle!r})", None
             )
@@ -189,9 +225,10 @@ class BloscCodec(BytesToBytesCodec):
             )
         return self
 
-    def native_step(self) -> tuple:
-        return (4, self.clevel, 0, _SHUFFLE_INT[self.shuffle], self.typesize or 1,
-                self.blocksize, self.cname)
+    def native_step(self) -> NativeStep:
+        return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
+                          typesize=self.typesize or 1, blocksize=self.blocksize,
+                          cname=self.cname)
 
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into a c-blosc1 chunk with numcodecs."""
@@ -225,10 +262,11 @@ class BloscCodec(BytesToBytesCodec):
                 f"blosc: expected at least {_HEADER} bytes (the header), got {data.nbytes}"
             )
         nbytes, cbytes, _ = blosc2.get_cbuffer_sizes(data[:_HEADER])
-        if cbytes != data.nbytes:
+        if cbytes < _HEADER or cbytes > data.nbytes:
             raise CorruptChunkError(
                 f"blosc: header declares {cbytes} compressed bytes, got {data.nbytes}"
             )
+        data = data[:cbytes]  # bytes after the frame (padding) are ignored, as c-blosc does
         if decoded_size is not None and nbytes != decoded_size:
             raise CorruptChunkError(
                 f"blosc: header declares {nbytes} decoded bytes, expected {decoded_size}"

@@ -68,6 +68,12 @@ class BytesCodec(ArrayToBytesCodec):
 
     name: ClassVar[str] = "bytes"
     aliases: ClassVar[tuple[str, ...]] = ("endian",)
+    draft_names: ClassVar[tuple[str, ...]] = ("endian",)
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """The draft's ``endian`` codec ``{"endian": "little" | "big"}``."""
+        return {"name": cls.name, "configuration": {"endian": conf.get("endian", "little")}}
 
     def __init__(self, endian: str | None = "little") -> None:
         if endian is not None:
@@ -111,7 +117,17 @@ class BytesCodec(ArrayToBytesCodec):
         dtype = np.dtype(dtype)
         if self.endian is None or component_size(dtype) == 0:
             return dtype
+        if dtype.isbuiltin == 2:
+            # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form:
+            # decode swaps it in place and hands it on in native order
+            return dtype
         return dtype.newbyteorder("<" if self.endian == "little" else ">")
+
+    def swaps_user_type(self, dtype: np.dtype) -> bool:
+        """Whether decode must byte-swap a user-defined type (stored in the other order)."""
+        dtype = np.dtype(dtype)
+        return (dtype.isbuiltin == 2 and self.endian is not None
+                and component_size(dtype) != 0 and self.endian != _NATIVE)
 
     def encoded_size(self, spec: ChunkSpec) -> int:
         """The encoded size is always ``prod(shape) * itemsize``."""
@@ -166,4 +182,9 @@ class BytesCodec(ArrayToBytesCodec):
         dtype = self.stored_dtype(spec.dtype)
         if spec.nbytes == 0:
             return np.empty(spec.shape, dtype=dtype)
-        return np.frombuffer(view, dtype=dtype).reshape(spec.shape)
+        arr = np.frombuffer(view, dtype=dtype).reshape(spec.shape)
+        if self.swaps_user_type(dtype):
+            out = np.empty(spec.shape, dtype=dtype)
+            copy_into(out, arr, component_size(dtype))
+            return out
+        return arr

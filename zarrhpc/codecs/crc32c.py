@@ -20,8 +20,15 @@ from typing import Any, ClassVar
 
 import crc32c as _crc32c
 
-from zarrhpc.codecs.abc import BytesToBytesCodec, ChunkSpec, as_bytes_view, config_dict
-from zarrhpc.errors import CorruptChunkError
+from zarrhpc._kernels.engine import BB_CRC32C
+from zarrhpc.codecs.abc import (
+    BytesToBytesCodec,
+    ChunkSpec,
+    NativeStep,
+    as_bytes_view,
+    config_dict,
+)
+from zarrhpc.errors import CodecError, CorruptChunkError
 
 __all__ = ["Crc32cCodec"]
 
@@ -35,6 +42,16 @@ class Crc32cCodec(BytesToBytesCodec):
 
     name: ClassVar[str] = "crc32c"
     v2_id: ClassVar[str | None] = "crc32c"
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """numcodecs' CRC32C (checksum at the end, its default) is this codec's bytes."""
+        if conf.get("location", "end") != "end":
+            raise CodecError("crc32c: numcodecs' location 'start' has no v3 'crc32c' form")
+        return {"name": cls.name}
+
+    def to_v2(self) -> dict:
+        return {"id": "crc32c"}
 
     @classmethod
     def from_config(
@@ -52,8 +69,8 @@ class Crc32cCodec(BytesToBytesCodec):
         """Four bytes more than the input."""
         return decoded_size + 4
 
-    def native_step(self) -> tuple:
-        return (1, 0, 0, 0, 0, 0, "")
+    def native_step(self) -> NativeStep:
+        return NativeStep(BB_CRC32C)
 
     def encode(self, buf: Any) -> bytearray:
         """Return ``buf`` followed by its CRC-32C as 4 little-endian bytes."""

@@ -19,7 +19,9 @@ from __future__ import annotations
 import zlib
 from typing import Any, ClassVar
 
+from zarrhpc._kernels.engine import BB_GZIP
 from zarrhpc.codecs.abc import (
+    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
     as_bytes_view,
@@ -46,6 +48,12 @@ class GzipCodec(BytesToBytesCodec):
 
     name: ClassVar[str] = "gzip"
     v2_id: ClassVar[str | None] = "gzip"
+    draft_names: ClassVar[tuple[str, ...]] = ("gzip",)
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """numcodecs' ``{"id": "gzip", "level": 1}`` (level defaults to 1 there)."""
+        return {"name": cls.name, "configuration": {"level": conf.get("level", 1)}}
 
     def __init__(self, level: int = 5) -> None:
         self.level = check_int(level, 0, 9, "", "GzipCodec", "level")
@@ -62,8 +70,8 @@ class GzipCodec(BytesToBytesCodec):
         """Return ``{"name": "gzip", "configuration": {"level": ...}}``."""
         return {"name": self.name, "configuration": {"level": self.level}}
 
-    def native_step(self) -> tuple:
-        return (3, self.level, 0, 0, 0, 0, "")
+    def native_step(self) -> NativeStep:
+        return NativeStep(BB_GZIP, level=self.level)
 
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into one gzip member (mtime 0, so output is reproducible)."""

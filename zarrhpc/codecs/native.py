@@ -15,6 +15,7 @@ Python (the engine reports them as fallbacks).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 
@@ -63,17 +64,22 @@ def engine_for(pipeline: CodecPipeline) -> Engine | None:
         step = codec.native_step()
         if step is None:
             return None
-        steps.append((*step, -1 if size is None else size))
+        steps.append(dataclasses.replace(step, decoded_size=-1 if size is None else size))
     spec = pipeline.spec
     stored = pipeline.encoded_spec
     # the decoded chunk's logical byte strides: the array->array codecs' views of a
     # C-contiguous stored chunk (a strided stand-in; no element is touched)
     stored_dtype = pipeline.array_bytes.stored_dtype(stored.dtype)
+    if pipeline.array_bytes.swaps_user_type(stored_dtype):
+        return None  # a user-defined type (bfloat16) stored in the other byte order
     cstrides = _c_strides(stored.shape, stored_dtype.itemsize)
-    view = np.lib.stride_tricks.as_strided(np.zeros(1, stored_dtype), stored.shape, cstrides)
+    # a raw stand-in of the element size: as_strided cannot carry user-defined types
+    stand_in = np.dtype(f"V{stored_dtype.itemsize}") if stored_dtype.isbuiltin == 2 else (
+        stored_dtype)
+    view = np.lib.stride_tricks.as_strided(np.zeros(1, stand_in), stored.shape, cstrides)
     for aa in reversed(pipeline.array_array):
         view = aa.decode_view(view)
-    swap = swap_size(view.dtype)
+    swap = swap_size(stored_dtype)
     fill_native = np.asarray(spec.fill_value, dtype=spec.dtype).reshape(1)
     fill_stored = np.empty(1, dtype=view.dtype)
     copy_into(fill_stored, fill_native, swap)

@@ -1,24 +1,31 @@
-"""numcodecs codecs by their v3 names ``numcodecs.<id>``: the rarely used v2 filters and
-compressors, run through numcodecs itself.
+"""Every numcodecs codec by its v3 name ``numcodecs.<id>`` and its v2 id, run through numcodecs.
 
 Spec card
 ---------
-- What: array->array filters ``numcodecs.delta``, ``numcodecs.fixedscaleoffset``,
-  ``numcodecs.quantize``, ``numcodecs.astype``, ``numcodecs.packbits``,
-  ``numcodecs.categorize``; bytes->bytes ``numcodecs.lz4``, ``numcodecs.bz2``,
-  ``numcodecs.lzma``, ``numcodecs.crc32``, ``numcodecs.adler32``, ``numcodecs.fletcher32``.
-- Spec: numcodecs' codec documentation; v3 names as zarr-python 3 / ``numcodecs.zarr3``
-  write them (``{"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}}``).
+- What: any codec numcodecs registers (``numcodecs.registry.codec_registry``, including
+  those added by other packages through numcodecs' entry points): array->array filters
+  ``delta``, ``fixedscaleoffset``, ``quantize``, ``astype``, ``packbits``, ``categorize``,
+  ``bitround``; array->bytes ``pcodec``, ``zfpy``; bytes->bytes everything else
+  (``shuffle``, ``lz4``, ``bz2``, ``lzma``, ``crc32``, ``adler32``, ``fletcher32``,
+  ``jenkins_lookup3``, ...). The codecs zarrhpc runs itself (gzip, zstd, blosc, zlib,
+  crc32c) answer their ``numcodecs.<id>`` names with their own classes (registry).
+- Spec: numcodecs' codec documentation; v3 names as zarr-python 3
+  (``zarr.codecs.numcodecs``) writes them: ``{"name": "numcodecs.delta",
+  "configuration": {"dtype": "<f8"}}``; the kind of each id is the one zarr-python gives it.
 - v2 ids: the part after ``numcodecs.`` (``{"id": "delta", "dtype": "<f8"}``).
 - Semantics: a v2 filter sees the chunk flattened in its stored order (C, or F for
   ``order: "F"``, which the chain expresses as a transpose before the filter), converted
   to the filter's ``dtype`` with its byte order; the filter's output goes to the ``bytes``
   codec (whose ``endian`` is that output's byte order) and then the compressor, so the
-  bytes are those zarr-python 2 writes.
-- Deviations: none intended; ``numcodecs.categorize`` and ``numcodecs.packbits`` change
-  the chunk's type (and packbits its shape), which ``resolve`` reports.
-- GIL: whatever numcodecs does (lz4 and bz2 release it); these codecs are rare, so the
-  common ones (gzip, zlib, zstd, blosc) have their own GIL-free classes.
+  bytes are those zarr-python 2 writes. A bytes->bytes id used as a v2 *filter*
+  (``shuffle``) runs as an array->array step on the chunk's bytes (the pipeline asks
+  :func:`numcodecs_class` for that form).
+- Classes are made on first use, one per (id, kind), and registered under
+  ``numcodecs.<id>`` (the bytes->bytes or array->array kind zarr-python uses).
+- Not installed: an id numcodecs does not know gives a :class:`~zarrhpc.errors.CodecError`
+  naming the codec, the metadata key and the package to install (:data:`PACKAGES`).
+- GIL: whatever numcodecs does (lz4, bz2, zstd, blosc release it); these codecs are rare,
+  so the common ones (gzip, zlib, zstd, blosc, crc32c) have their own GIL-free classes.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import numpy as np
 
 from zarrhpc.codecs.abc import (
     ArrayToArrayCodec,
+    ArrayToBytesCodec,
     BytesToBytesCodec,
     ChunkSpec,
     as_bytes_view,
@@ -37,11 +45,17 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError
 
-__all__ = ["FILTER_IDS", "COMPRESSOR_IDS", "NumcodecsBytesCodec", "NumcodecsFilterCodec",
-           "numcodecs_codec_classes"]
+__all__ = ["PACKAGES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
+           "NumcodecsFilterCodec", "numcodecs_class", "numcodecs_codec_classes"]
 
-FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize")
-COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32")
+FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize",
+              "bitround")
+ARRAY_BYTES_IDS = ("pcodec", "zfpy")
+COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32", "jenkins_lookup3",
+                  "shuffle")
+#: where an id numcodecs lacks comes from (``pip install <package>``)
+PACKAGES = {"pcodec": "pcodec", "zfpy": "zfpy", "lz4": "numcodecs[lz4] (lz4)",
+            "msgpack2": "msgpack", "vlen-utf8": "numcodecs", "vlen-bytes": "numcodecs"}
 _IN_DTYPE = {"delta": "dtype", "fixedscaleoffset": "dtype", "quantize": "dtype",
              "astype": "decode_dtype", "categorize": "dtype"}
 _OUT_DTYPE = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtype"),
@@ -51,18 +65,27 @@ _OUT_DTYPE = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtyp
 
 def _build(codec_id: str, config: dict | None, doc: str, field: str):
     import numcodecs
+    from numcodecs.registry import codec_registry
 
     conf = dict(config or {})
     conf.pop("id", None)
+    if codec_id not in codec_registry:
+        raise CodecError(
+            f"{field_name(doc, field)}: codec numcodecs.{codec_id} (numcodecs id "
+            f"{codec_id!r}) is not available: numcodecs {numcodecs.__version__} does not "
+            f"know it; install {PACKAGES.get(codec_id, 'the package that provides it')}"
+        )
     try:
         return numcodecs.get_codec({"id": codec_id, **conf}), conf
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, ImportError) as exc:
         raise CodecError(
             f"{field_name(doc, field)}: numcodecs.{codec_id}: bad configuration {conf!r}: {exc}"
         ) from None
 
 
-class _NumcodecsBase:
+class NumcodecsCodec:
+    """What every numcodecs-backed codec class shares (mixed into a kind's base class)."""
+
     codec_id: ClassVar[str]
 
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
@@ -73,12 +96,27 @@ class _NumcodecsBase:
         """Build from the numcodecs configuration (the v2 dict without ``id``)."""
         return cls(configuration, doc, field)
 
+    @classmethod
+    def v2_out_dtype(cls, conf: dict, dtype: np.dtype) -> np.dtype:
+        if cls.codec_id == "packbits":
+            return np.dtype("u1")
+        for key in _OUT_DTYPE.get(cls.codec_id, ()):
+            if conf.get(key) is not None:
+                try:
+                    return np.dtype(conf[key])
+                except TypeError:
+                    return dtype
+        return dtype
+
     def to_json(self) -> dict:
         return {"name": self.name, "configuration": dict(self.configuration)}
 
     def to_v2(self) -> dict:
         """The v2 ``{"id": ..., ...}`` form."""
         return {"id": self.codec_id, **self.configuration}
+
+
+_NumcodecsBase = NumcodecsCodec
 
 
 class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
@@ -151,7 +189,13 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
             data = np.ascontiguousarray(arr).reshape(-1).view(want)
             shape = data.shape
         out = np.asarray(self._codec.encode(data))
-        return out if self.codec_id == "packbits" else out.reshape(shape)
+        if self.codec_id == "packbits":
+            return out
+        want_out = self._out_dtype(arr.dtype)
+        if out.dtype.itemsize != want_out.itemsize and out.nbytes == data.nbytes:
+            # a byte-level codec (shuffle) used as a filter: its bytes, as the filter's type
+            out = np.ascontiguousarray(out).reshape(-1).view(want_out)
+        return out.reshape(shape)
 
     def decode_view(self, arr: np.ndarray) -> np.ndarray:
         """Undo the filter; the result has the shape and type of the chunk it was given."""
@@ -161,6 +205,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
             out = np.asarray(self._codec.decode(data))
             if spec is None:
                 return out.reshape(arr.shape)
+            if out.dtype.itemsize != spec.dtype.itemsize and out.nbytes == spec.nbytes:
+                return np.ascontiguousarray(out).reshape(-1).view(spec.dtype).reshape(spec.shape)
             if self._same_type(self._in_dtype(spec.dtype), spec.dtype):
                 return out.reshape(spec.shape)
             return np.ascontiguousarray(out).reshape(-1).view(spec.dtype).reshape(spec.shape)
@@ -186,15 +232,65 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
         return out
 
 
+class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
+    """A numcodecs codec that serialises the chunk array itself (pcodec, zfpy)."""
+
+    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        out = self._codec.encode(np.ascontiguousarray(arr))
+        return out.tobytes() if isinstance(out, np.ndarray) else out
+
+    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
+        try:
+            out = np.asarray(self._codec.decode(bytes(as_bytes_view(buf))))
+        except (ValueError, RuntimeError, TypeError, OSError) as exc:
+            raise CorruptChunkError(f"{self.name}: {exc}") from None
+        if out.nbytes != spec.nbytes:
+            raise CorruptChunkError(
+                f"{self.name}: expected {spec.nbytes} decoded bytes, got {out.nbytes}")
+        if out.dtype != spec.dtype:
+            out = np.ascontiguousarray(out).reshape(-1).view(spec.dtype)
+        return out.reshape(spec.shape)
+
+
+_BASES = {"array_to_array": NumcodecsFilterCodec, "array_to_bytes": NumcodecsArrayBytesCodec,
+          "bytes_to_bytes": NumcodecsBytesCodec}
+_CLASSES: dict[tuple[str, str], type] = {}
+
+
+def default_kind(codec_id: str) -> str:
+    """The kind zarr-python gives ``numcodecs.<codec_id>`` (bytes->bytes when unlisted)."""
+    if codec_id in FILTER_IDS:
+        return "array_to_array"
+    if codec_id in ARRAY_BYTES_IDS:
+        return "array_to_bytes"
+    return "bytes_to_bytes"
+
+
+def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
+    """The codec class running numcodecs' ``codec_id`` as a ``kind`` codec (made once).
+
+    Parameters
+    ----------
+    codec_id : str
+        A numcodecs id (need not be installed: using the class then fails clearly).
+    kind : str, optional
+        ``"array_to_array"``, ``"array_to_bytes"`` or ``"bytes_to_bytes"``; default: the
+        kind zarr-python gives it.
+    """
+    kind = kind or default_kind(codec_id)
+    cls = _CLASSES.get((codec_id, kind))
+    if cls is None:
+        name = "".join(p.capitalize() for p in codec_id.replace("-", "_").split("_"))
+        suffix = "" if kind == default_kind(codec_id) else "Filter"
+        cls = type(f"Numcodecs{name}{suffix}Codec", (_BASES[kind],), {
+            "name": f"numcodecs.{codec_id}", "codec_id": codec_id, "v2_id": codec_id,
+            "__doc__": f"numcodecs ``{codec_id}`` as the v3 codec ``numcodecs.{codec_id}``.",
+            "__module__": __name__,
+        })
+        _CLASSES[(codec_id, kind)] = cls
+    return cls
+
+
 def numcodecs_codec_classes() -> list[type]:
-    """One registered class per supported numcodecs id, named ``numcodecs.<id>``."""
-    classes = []
-    for ids, base in ((FILTER_IDS, NumcodecsFilterCodec), (COMPRESSOR_IDS, NumcodecsBytesCodec)):
-        for cid in ids:
-            name = "".join(p.capitalize() for p in cid.split("_"))
-            classes.append(type(f"Numcodecs{name}Codec", (base,), {
-                "name": f"numcodecs.{cid}", "codec_id": cid, "v2_id": cid,
-                "__doc__": f"numcodecs ``{cid}`` as the v3 codec ``numcodecs.{cid}``.",
-                "__module__": __name__,
-            }))
-    return classes
+    """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
+    return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS)]

@@ -45,7 +45,9 @@ from zarrhpc.codecs.abc import (
     swap_size,
 )
 from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, numcodecs_class
 from zarrhpc.codecs.registry import parse_codec
+from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.codecs.zstd import ZstdCodec
 from zarrhpc.errors import CodecError, CorruptChunkError
 
@@ -74,7 +76,16 @@ def default_filters(dtype: Any) -> list[Codec]:
 
 
 def default_serializer(dtype: Any) -> Codec:
-    """Default array->bytes codec: ``bytes``, little-endian where a byte order applies."""
+    """Default array->bytes codec: ``bytes``, little-endian where a byte order applies;
+    ``vlen-utf8`` for strings (numpy StringDType, ``dtype=str``) and ``vlen-bytes`` for
+    object arrays, as zarr-python 3 writes."""
+    dtype = getattr(dtype, "dtype", dtype)  # a DataType
+    if dtype is str or (np.dtype(dtype).kind == "U" and np.dtype(dtype).itemsize == 0) or (
+            np.dtype(dtype).kind == "T"):
+        return VLenUTF8Codec()
+    if dtype is bytes or np.dtype(dtype).kind == "O" or (
+            np.dtype(dtype).kind == "S" and np.dtype(dtype).itemsize == 0):
+        return VLenBytesCodec()
     endian = None if component_size(np.dtype(dtype)) == 0 else "little"
     return BytesCodec(endian=endian)
 
@@ -103,6 +114,30 @@ def default_codecs(dtype: Any) -> list[Codec]:
         ``default_filters + [default_serializer] + default_compressors``.
     """
     return [*default_filters(dtype), default_serializer(dtype), *default_compressors(dtype)]
+
+
+def _place_v2_byte_filters(parsed: list, entries: list, doc: str) -> None:
+    """Put byte-level numcodecs codecs that come before the array->bytes codec in place.
+
+    v2 filters are given in front of the serializer; a byte-level one (``shuffle``, a
+    checksum) works on the chunk's stored bytes. When only such codecs follow it up to
+    the serializer, they move after it (the same bytes, a size change allowed);
+    otherwise it runs as an array->array step on the chunk's bytes.
+    """
+    ab = next((i for i, c in enumerate(parsed) if isinstance(c, ArrayToBytesCodec)), None)
+    if ab is None:
+        return
+    first = ab
+    while first > 0 and isinstance(parsed[first - 1], NumcodecsBytesCodec):
+        first -= 1
+    if first < ab:  # a trailing run of byte-level filters: after the serializer
+        parsed[first:ab + 1] = [parsed[ab], *parsed[first:ab]]
+        entries[first:ab + 1] = [entries[ab], *entries[first:ab]]
+    for i in range(first):
+        codec = parsed[i]
+        if isinstance(codec, NumcodecsBytesCodec):
+            parsed[i] = numcodecs_class(codec.codec_id, "array_to_array").from_config(
+                codec.configuration, doc, f"codecs[{i}]")
 
 
 class CodecPipeline:
@@ -216,8 +251,12 @@ class CodecPipeline:
             raise CodecError(f"{where}codecs: expected a list of codecs, got {entries!r}")
         codecs: list[Codec | None] = []
         current = spec
-        for i, entry in enumerate(entries):
-            codec = parse_codec(entry, doc, f"codecs[{i}]")
+        parsed = [parse_codec(entry, doc, f"codecs[{i}]") for i, entry in enumerate(entries)]
+        entries = list(entries)
+        _place_v2_byte_filters(parsed, entries, doc)
+        for i, codec in enumerate(parsed):
+            if getattr(codec, "evolve_on_read", False):  # numcodecs' forms omit what the
+                codec = codec.evolve(current)  # chunk's type says (blosc's typesize)
             # resolve legacy forms (transpose "C"/"F") against the spec reaching them
             if isinstance(codec, ArrayToArrayCodec):
                 codec.validate(current, doc, f"codecs[{i}]")

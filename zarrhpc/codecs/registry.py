@@ -1,9 +1,17 @@
-"""Codec registry: codec names to classes, and parsing of one ``codecs`` entry.
+"""Codec registry: every form of a codec to its class, and parsing of one ``codecs`` entry.
 
-A codec plugs in by calling :func:`register_codec` on its class; the pipeline finds it
-by name and never needs to change. Keys are the v3 ``name`` (a registered raw name such
-as ``zstd`` or a URI for unregistered extensions, ZEP 9) plus each class's ``aliases``
-(names accepted when reading, never written: ``endian`` for ``bytes``).
+A codec plugs in by calling :func:`register_codec` on its class (one file per codec); the
+pipeline, metadata and core find it by any of its forms and never need to change:
+
+- v3 names: the class's ``name`` (a registered raw name such as ``zstd`` or a URI, ZEP
+  9) and ``aliases`` (accepted when reading, never written: ``endian`` for ``bytes``);
+- zarr-python 3's ``numcodecs.<id>`` names: the class whose ``v2_id`` is ``<id>`` (its
+  configuration then is numcodecs', translated by the class's ``v3_from_v2``), else any
+  codec numcodecs registers, run through numcodecs
+  (:mod:`~zarrhpc.codecs.numcodecs_adapter`);
+- v2 ids (:func:`codec_from_v2`, :func:`codec_to_v2`) and 2022-draft names: handed to
+  :mod:`zarrhpc.codec_forms` at registration, so metadata translates documents
+  without naming codecs.
 
 ``must_understand`` (Zarr v3.1 core, "Extension definition"; ZEP 9)
 ------------------------------------------------------------------
@@ -24,12 +32,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from zarrhpc.codec_forms import CodecForms, register_forms
 from zarrhpc.codecs.abc import Codec, field_name
+from zarrhpc.codecs.numcodecs_adapter import numcodecs_class
 from zarrhpc.errors import CodecError
 
-__all__ = ["get_codec_class", "parse_codec", "register_codec", "registered_names"]
+__all__ = ["codec_from_v2", "codec_to_v2", "get_codec_class", "parse_codec", "register_codec",
+           "registered_names"]
 
 _REGISTRY: dict[str, type[Codec]] = {}
+_BY_V2: dict[str, type[Codec]] = {}
+_NUMCODECS = "numcodecs."
 _ENTRY_KEYS = {"name", "configuration", "must_understand"}
 # ZEP 9: registered raw names; anything else must be a URI-like name
 _RAW_NAME = re.compile(r"^[a-z][a-z0-9-_.]+$")
@@ -64,12 +77,72 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
             )
     for key in (cls.name, *cls.aliases):
         _REGISTRY[key] = cls
+    if cls.v2_id and cls.v2_id not in _BY_V2:  # the first class of an id owns it
+        _BY_V2[cls.v2_id] = cls
+        register_forms(_forms(cls, cls.v2_id))
+    elif cls.draft_names:
+        register_forms(_forms(cls, None))
     return cls
 
 
+def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
+    return CodecForms(v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype,
+                      serializer=cls.kind == "array_to_bytes",
+                      object_type=getattr(cls, "object_type", None))
+
+
 def get_codec_class(name: str) -> type[Codec] | None:
-    """Return the class registered under ``name`` (a v3 name or alias), or None."""
-    return _REGISTRY.get(name)
+    """Return the class for a v3 name or alias, including ``numcodecs.<id>``; else None."""
+    cls = _REGISTRY.get(name)
+    if cls is None and name.startswith(_NUMCODECS) and len(name) > len(_NUMCODECS):
+        cls = _BY_V2.get(name[len(_NUMCODECS):]) or numcodecs_class(name[len(_NUMCODECS):])
+    return cls
+
+
+def codec_from_v2(conf: dict, doc: str = "", field: str = "compressor") -> Codec:
+    """The codec of a v2 (numcodecs) object ``{"id": ..., ...}``.
+
+    Raises
+    ------
+    CodecError
+        ``conf`` has no string ``id``, numcodecs does not know the id (the message names
+        the package to install), or the configuration is invalid.
+    """
+    if not isinstance(conf, dict) or not isinstance(conf.get("id"), str):
+        raise CodecError(f"{field_name(doc, field)}: expected an object with a string 'id', "
+                         f"got {conf!r}")
+    cls = _BY_V2.get(conf["id"]) or numcodecs_class(conf["id"])
+    return cls.from_v2(conf, doc, field)
+
+
+def codec_to_v2(codec: Any, field: str = "codec") -> dict:
+    """The v2 ``{"id": ...}`` object of a codec given in any accepted way.
+
+    Parameters
+    ----------
+    codec : dict, str, Codec or numcodecs codec
+        A v2 object (kept as it is), a numcodecs codec object, a zarrhpc codec, or a v3
+        entry (name or ``{"name", "configuration"}``).
+    field : str
+        Where the codec was given (for error messages), e.g. ``"filters[0]"``.
+
+    Raises
+    ------
+    CodecError
+        The codec has no Zarr v2 form.
+    """
+    if isinstance(codec, dict) and "id" in codec:
+        return dict(codec)
+    if hasattr(codec, "get_config") and not isinstance(codec, Codec):  # a numcodecs codec
+        return dict(codec.get_config())
+    if isinstance(codec, (dict, str)):
+        codec = parse_codec(codec, "create_array", field)
+    if not isinstance(codec, Codec):
+        raise CodecError(f"create_array: {field}: expected a codec, got {codec!r}")
+    try:
+        return codec.to_v2()
+    except CodecError as exc:
+        raise CodecError(f"create_array: {field}: {exc}") from None
 
 
 def registered_names() -> list[str]:
@@ -131,6 +204,17 @@ def parse_codec(entry: Any, doc: str = "", field: str = "codecs[0]") -> Codec | 
     if not isinstance(name, str) or not name:
         raise CodecError(f"{field_name(doc, field)}.name: expected a string, got {name!r}")
     cls = _REGISTRY.get(name)
+    if cls is None and name.startswith(_NUMCODECS) and len(name) > len(_NUMCODECS):
+        cid = name[len(_NUMCODECS):]
+        owner = _BY_V2.get(cid)
+        if owner is not None:  # numcodecs' configuration of a codec zarrhpc runs itself
+            return owner.from_v2(configuration or {}, doc, field)
+        try:
+            return numcodecs_class(cid).from_config(configuration, doc, field)
+        except CodecError:
+            if not must_understand:
+                return None
+            raise
     if cls is None:
         if not must_understand:
             return None

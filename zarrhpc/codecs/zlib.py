@@ -19,7 +19,9 @@ from __future__ import annotations
 import zlib
 from typing import Any, ClassVar
 
+from zarrhpc._kernels.engine import BB_ZLIB
 from zarrhpc.codecs.abc import (
+    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
     as_bytes_view,
@@ -43,6 +45,7 @@ class ZlibCodec(BytesToBytesCodec):
 
     name: ClassVar[str] = "numcodecs.zlib"
     v2_id: ClassVar[str | None] = "zlib"
+    draft_names: ClassVar[tuple[str, ...]] = ("zlib",)
 
     def __init__(self, level: int = 1) -> None:
         self.level = check_int(level, 0, 9, "", "ZlibCodec", "level")
@@ -59,8 +62,8 @@ class ZlibCodec(BytesToBytesCodec):
         """Return ``{"name": "numcodecs.zlib", "configuration": {"level": ...}}``."""
         return {"name": self.name, "configuration": {"level": self.level}}
 
-    def native_step(self) -> tuple:
-        return (5, self.level, 0, 0, 0, 0, "")
+    def native_step(self) -> NativeStep:
+        return NativeStep(BB_ZLIB, level=self.level)
 
     def encode(self, buf: Any) -> bytes:
         return zlib.compress(as_bytes_view(buf), self.level)

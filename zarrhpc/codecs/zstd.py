@@ -28,7 +28,9 @@ from typing import Any, ClassVar
 
 import zstandard
 
+from zarrhpc._kernels.engine import BB_ZSTD
 from zarrhpc.codecs.abc import (
+    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
     as_bytes_view,
@@ -83,6 +85,19 @@ class ZstdCodec(BytesToBytesCodec):
 
     name: ClassVar[str] = "zstd"
     v2_id: ClassVar[str | None] = "zstd"
+    draft_names: ClassVar[tuple[str, ...]] = ("zstd",)
+
+    @classmethod
+    def v3_from_v2(cls, conf: dict, dtype) -> dict:
+        """numcodecs' ``{"id": "zstd", "level": 0[, "checksum": true]}``."""
+        return {"name": cls.name, "configuration": {
+            "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}}
+
+    def to_v2(self) -> dict:
+        out: dict[str, Any] = {"id": "zstd", "level": self.level}
+        if self.checksum:
+            out["checksum"] = True
+        return out
 
     def __init__(self, level: int = 0, checksum: bool | None = False) -> None:
         self.level = check_int(level, MIN_LEVEL, MAX_LEVEL, "", "ZstdCodec", "level")
@@ -109,8 +124,8 @@ class ZstdCodec(BytesToBytesCodec):
             config["checksum"] = self.checksum
         return {"name": self.name, "configuration": config}
 
-    def native_step(self) -> tuple:
-        return (2, self.level, int(bool(self.checksum)), 0, 0, 0, "")
+    def native_step(self) -> NativeStep:
+        return NativeStep(BB_ZSTD, level=self.level, checksum=bool(self.checksum))
 
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into one frame with the content size in its header."""

@@ -22,6 +22,7 @@ from zarrhpc.codecs import (
     CodecPipeline,
     ShardingCodec,
     default_compressors,
+    default_serializer,
     parse_codec,
 )
 from zarrhpc.core._create_args import guess_chunks
@@ -99,8 +100,7 @@ def _codec_list(value, auto, field: str) -> list:
 def _build_codecs(filters, serializer, compressors, spec: ChunkSpec, doc: str):
     entries = (
         _codec_list(filters, [], "filters")
-        + _codec_list(serializer, [{"name": "bytes", "configuration": {"endian": "little"}}],
-                      "serializer")
+        + _codec_list(serializer, [default_serializer(spec.dtype)], "serializer")
         + _codec_list(compressors, default_compressors(spec.dtype), "compressors")
     )
     codecs = []

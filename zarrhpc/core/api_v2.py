@@ -12,45 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from zarrhpc.codecs import BloscCodec, Codec, GzipCodec, ZlibCodec, ZstdCodec, parse_codec
-from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, NumcodecsFilterCodec
+from zarrhpc.codecs.registry import codec_to_v2
 from zarrhpc.core._nodes import resolve_store
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import write_node
-from zarrhpc.errors import CodecError, UnsupportedError
+from zarrhpc.errors import UnsupportedError
 from zarrhpc.metadata import ChunkKeyEncoding
 from zarrhpc.metadata.v2 import array_v2_from_user, normalize_path_v2
 
 __all__ = ["codec_to_v2", "create_array_v2"]
-
-_SHUFFLE_ID = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
-
-
-def codec_to_v2(codec, field: str) -> dict:
-    """The v2 ``{"id": ...}`` form of a codec given in any accepted way."""
-    if isinstance(codec, dict) and "id" in codec:
-        return dict(codec)
-    if hasattr(codec, "get_config") and not isinstance(codec, Codec):  # a numcodecs codec
-        return dict(codec.get_config())
-    if isinstance(codec, (dict, str)):
-        codec = parse_codec(codec, "create_array", field)
-    if isinstance(codec, GzipCodec):
-        return {"id": "gzip", "level": codec.level}
-    if isinstance(codec, ZlibCodec):
-        return {"id": "zlib", "level": codec.level}
-    if isinstance(codec, ZstdCodec):
-        out = {"id": "zstd", "level": codec.level}
-        if codec.checksum:
-            out["checksum"] = True
-        return out
-    if isinstance(codec, BloscCodec):
-        return {"id": "blosc", "cname": codec.cname, "clevel": codec.clevel,
-                "shuffle": _SHUFFLE_ID[codec.shuffle], "blocksize": codec.blocksize}
-    if isinstance(codec, (NumcodecsBytesCodec, NumcodecsFilterCodec)):
-        return codec.to_v2()
-    raise CodecError(f"create_array: {field}: {codec!r} has no Zarr v2 (numcodecs) form")
-
 
 def _as_list(value) -> list:
     if value is None:

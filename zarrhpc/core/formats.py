@@ -8,13 +8,12 @@ arrays and groups need no format branches beyond this module.
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 
 from zarrhpc.errors import MetadataError
 from zarrhpc.metadata import GroupMetadataV3, parse_metadata_v3
 from zarrhpc.metadata.v2 import ZARRAY, ZATTRS, ZGROUP, ArrayMetadataV2, GroupMetadataV2
-from zarrhpc.metadata.v3draft import DRAFT_FORMAT
+from zarrhpc.metadata.v3draft import is_draft_entry
 
 __all__ = ["META_NAMES", "doc_key", "empty_group", "read_node", "write_node"]
 
@@ -64,14 +63,7 @@ def _parse_cached(parser, key: str, *args):
 def _is_draft_entry(raw) -> bool:
     """Whether a ``zarr.json`` is the 2022 draft's entry point (its ``zarr_format`` is the
     draft's URI), without parsing the common v3 documents twice."""
-    data = bytes(raw)
-    if b"purl.org/zarr/spec/core/3.0" not in data:
-        return False
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return isinstance(doc, dict) and doc.get("zarr_format") == DRAFT_FORMAT
+    return is_draft_entry(raw)
 
 
 def read_node(store, path: str):
@@ -86,8 +78,11 @@ def read_node(store, path: str):
     raw = store.get(key)
     if raw is not None:
         attrs = store.get(_key(path, ZATTRS))
-        return _parse_cached(ArrayMetadataV2.from_json, key, bytes(raw),
-                             None if attrs is None else bytes(attrs), key)
+        md = _parse_cached(ArrayMetadataV2.from_json, key, bytes(raw),
+                           None if attrs is None else bytes(attrs), key)
+        prefix = f"{path}/" if path else ""
+        return md.guess_separator(lambda k: store.exists(prefix + k),
+                                  lambda: store.list_dir(prefix))
     key = _key(path, ZGROUP)
     raw = store.get(key)
     if raw is not None:

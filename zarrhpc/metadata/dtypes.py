@@ -116,9 +116,12 @@ class DataType:
         ``"timedelta"``, ``"structured"``."""
         if self.dtype.fields is not None:
             return "structured"
+        if self.name in _ml.ML_NAMES:
+            return _ml.ml_kind(self.name)
         return {
             "b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex",
             "S": "bytes", "U": "string", "M": "datetime", "m": "timedelta",
+            "O": "object", "T": "object",
         }.get(self.dtype.kind, "raw")
 
     @property
@@ -126,7 +129,7 @@ class DataType:
         """Size of the byte-swapped component: 0 for 1-byte, raw, byte-string and
         structured types, 4 for UTF-32 strings, itemsize/2 for complex types, else
         itemsize."""
-        if self.kind in ("raw", "bytes", "structured") or self.itemsize == 1:
+        if self.kind in ("raw", "bytes", "structured", "object") or self.itemsize == 1:
             return 0
         if self.kind == "string":
             return 4
@@ -161,6 +164,10 @@ def _raw_type(bits: int) -> DataType:
 def _lookup_name(name: str) -> DataType | None:
     if name in _CORE_TYPES:
         return _CORE_TYPES[name]
+    if name in _ml.ALIASES:
+        return _CORE_TYPES[_ml.ALIASES[name]]
+    if name in _ml.ML_NAMES:
+        return _ml.ml_data_type(name)
     m = _RAW_RE.match(name)
     if m is not None and int(m.group(1)) % 8 == 0:
         return _raw_type(int(m.group(1)))
@@ -211,6 +218,8 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             f"got {_show(obj)}"
         )
     dt = _lookup_name(name)
+    if dt is None and name in _ext.VLEN_NAMES:
+        name = _ext.VLEN_NAMES[name]
     if dt is None and name in _ext.EXTENSION_NAMES:
         return _ext.parse_ext_data_type(
             name, obj.get("configuration") if isinstance(obj, dict) else None, doc
@@ -255,10 +264,14 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
     if dtype_like is None:
         # np.dtype(None) is float64; a missing dtype is a caller's mistake, not a default.
         raise MetadataError("dtype: expected a numpy dtype or a Zarr v3 data type name, got None")
+    if dtype_like is str or dtype_like is bytes:  # zarr-python: variable-length types
+        return _ext.vlen_data_type("string" if dtype_like is str else "variable_length_bytes")
     if isinstance(dtype_like, str):
         dt = _lookup_name(dtype_like)
         if dt is not None:
             return dt
+        if dtype_like in ("str", "string", "variable_length_utf8", "variable_length_bytes"):
+            return _ext.vlen_data_type("string" if dtype_like == "str" else dtype_like)
     try:
         npdt = np.dtype(dtype_like)
     except (TypeError, ValueError) as exc:
@@ -266,6 +279,9 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
             f"dtype: expected a numpy dtype, a numpy type or a Zarr v3 data type name, "
             f"got {dtype_like!r} ({exc})"
         ) from None
+    found = _ml.ml_data_type_of(npdt)  # ml_dtypes types (bfloat16, float8_*, int4, ...)
+    if found is not None:
+        return found
     if npdt.kind in "biufc" and npdt.fields is None and npdt.subdtype is None:
         found = _BY_KIND_SIZE.get((npdt.kind, npdt.itemsize))
         if found is not None:
@@ -391,6 +407,8 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
     field = "fill_value"
     if dt.is_extension:
         return _ext.parse_ext_fill_value(dt, obj, doc)
+    if _ml.is_ml(dt):
+        return _ml.parse_ml_fill(dt, obj, doc)
     kind = dt.kind
     if kind == "bool":
         if not isinstance(obj, bool):
@@ -479,6 +497,8 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
         arr = fill_value_from_user(dt, value)
     if dt.is_extension:
         return _ext.ext_fill_to_json(dt, arr)
+    if _ml.is_ml(dt):
+        return _ml.ml_fill_to_json(dt, arr)
     kind = dt.kind
     if kind == "bool":
         return bool(arr[()])
@@ -546,6 +566,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
     """
     if dt.is_extension:
         return _ext.ext_fill_from_user(dt, value, doc)
+    if _ml.is_ml(dt):
+        return _ml.ml_fill_from_user(dt, value, doc)
     if value is None:
         return np.zeros((), dtype=dt.dtype)
     if isinstance(value, np.ndarray):
@@ -627,3 +649,4 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
 
 # extension types call back into this module; imported last to break the cycle
 from zarrhpc.metadata import dtypes_ext as _ext  # noqa: E402
+from zarrhpc.metadata import dtypes_ml as _ml  # noqa: E402

@@ -42,12 +42,16 @@ from zarrhpc.errors import MetadataError, UnsupportedError
 
 __all__ = [
     "EXTENSION_NAMES",
+    "VLEN_NAMES",
     "ext_data_type_from_numpy",
     "ext_fill_from_user",
     "ext_fill_to_json",
     "ext_to_json",
     "parse_ext_data_type",
     "parse_ext_fill_value",
+    "string_dtype",
+    "vlen_data_type",
+    "vlen_fill",
 ]
 
 EXTENSION_NAMES = (
@@ -57,7 +61,29 @@ EXTENSION_NAMES = (
     "numpy.datetime64",
     "numpy.timedelta64",
     "structured",
+    "struct",
+    "string",
+    "variable_length_bytes",
+    "object",
 )
+#: variable-length types: the name zarrhpc writes, and every name it reads for it
+VLEN_NAMES = {"string": "string", "variable_length_utf8": "string",
+              "variable_length_bytes": "variable_length_bytes", "bytes": "variable_length_bytes",
+              "object": "object"}
+
+
+def string_dtype() -> np.dtype:
+    """numpy's variable-width string type (numpy >= 2), else ``object`` (as zarr-python)."""
+    dtypes = getattr(np, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "StringDType"):
+        return dtypes.StringDType()
+    return np.dtype(object)
+
+
+def vlen_data_type(name: str):
+    """The DataType of a variable-length type name (``string``, ``bytes``, ...)."""
+    name = VLEN_NAMES[name]
+    return _make(name, string_dtype() if name == "string" else np.dtype(object))
 _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
 _NAT = -(2**63)
 
@@ -108,6 +134,15 @@ def ext_data_type_from_numpy(npdt: np.dtype):
     kind = npdt.kind
     if npdt.subdtype is not None:
         return None
+    if kind == "T" or (kind == "U" and npdt.itemsize == 0):  # StringDType, dtype=str
+        return vlen_data_type("string")
+    if kind == "S" and npdt.itemsize == 0:  # dtype=bytes
+        return vlen_data_type("variable_length_bytes")
+    if kind == "O":
+        raise UnsupportedError(
+            "dtype: object arrays need to say what they hold: use dtype=str for strings "
+            "(Zarr v3 'string') or dtype=bytes (v3 'variable_length_bytes'); in Zarr v2 "
+            "pass an object_codec (numcodecs.VLenUTF8(), VLenBytes(), VLenArray(dtype))")
     if kind == "S" and npdt.itemsize > 0:
         return _make("null_terminated_bytes", np.dtype(f"S{npdt.itemsize}"))
     if kind == "U" and npdt.itemsize > 0:
@@ -148,9 +183,11 @@ def _check_v3_structured(npdt: np.dtype, where: str) -> None:
         raise UnsupportedError(f"{where}: structured type {npdt} has trailing padding")
 
 
-def ext_to_json(dt) -> dict:
+def ext_to_json(dt) -> dict | str:
     """The v3 ``data_type`` member of an extension type."""
     npdt = dt.dtype
+    if dt.name in VLEN_NAMES:
+        return dt.name
     if dt.name in ("null_terminated_bytes", "raw_bytes"):
         return {"name": dt.name, "configuration": {"length_bytes": npdt.itemsize}}
     if dt.name == "fixed_length_utf32":
@@ -168,6 +205,11 @@ def ext_to_json(dt) -> dict:
 def parse_ext_data_type(name: str, conf: Any, doc: str):
     """Read an extension ``data_type`` (name and configuration) of a v3 document."""
     field = "data_type.configuration"
+    if name in VLEN_NAMES:
+        if conf not in (None, {}):
+            raise MetadataError(f"{doc}: {field}: {name!r} takes no configuration, "
+                                f"got {_show(conf)}")
+        return vlen_data_type(name)
     if not isinstance(conf, dict):
         raise MetadataError(f"{doc}: {field}: expected an object for {name!r}, got {_show(conf)}")
 
@@ -183,6 +225,7 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
         "numpy.datetime64": {"unit", "scale_factor"},
         "numpy.timedelta64": {"unit", "scale_factor"},
         "structured": {"fields"},
+        "struct": {"fields"},
     }[name]
     unknown = sorted(set(conf) - allowed)
     if unknown:
@@ -219,6 +262,8 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
 
     names, formats = [], []
     for i, item in enumerate(fields):
+        if name == "struct" and isinstance(item, dict) and set(item) == {"name", "data_type"}:
+            item = [item["name"], item["data_type"]]  # the struct form: field objects
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
             raise MetadataError(
                 f"{doc}: {field}.fields[{i}]: expected [name, data_type], got {_show(item)}"
@@ -228,7 +273,12 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
                 f"{doc}: {field}.fields[{i}]: field name {item[0]!r} is empty or repeated"
             )
         names.append(item[0])
-        formats.append(little(parse_data_type(item[1], doc).dtype))
+        fdt = parse_data_type(item[1], doc)
+        if fdt.dtype.kind in "OT":
+            raise MetadataError(f"{doc}: {field}.fields[{i}]: a variable-length type "
+                                f"({fdt.name}) cannot be a field")
+        formats.append(little(fdt.dtype))
+    # "struct" is read as zarr-python's "structured" (same bytes), which is what is written
     return _make("structured", np.dtype({"names": names, "formats": formats}))
 
 
@@ -256,6 +306,8 @@ def _from_base64(dt, text: str, doc: str, exact: bool) -> np.ndarray:
 def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
     """Read the v3 JSON ``fill_value`` of an extension type (zarr-python 3.1's forms)."""
     name = dt.name
+    if name in VLEN_NAMES:
+        return vlen_fill(dt, obj, doc, json_form=True)
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         if obj == "NaT":
             obj = _NAT
@@ -265,6 +317,8 @@ def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
                 f"got {_show(obj)}"
             )
         return np.array(obj, dtype="i8").view(dt.dtype).reshape(())
+    if name == "structured" and isinstance(obj, dict):
+        return _struct_fill(dt, obj, doc)
     if not isinstance(obj, str):
         raise MetadataError(f"{doc}: fill_value: expected a string for {name}, got {_show(obj)}")
     if name == "fixed_length_utf32":
@@ -279,6 +333,12 @@ def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
 def ext_fill_to_json(dt, value: np.ndarray) -> Any:
     """The v3 JSON form of an extension type's fill value."""
     name = dt.name
+    if name == "string":
+        return str(np.asarray(value)[()])
+    if name == "variable_length_bytes":
+        return base64.standard_b64encode(bytes(np.asarray(value)[()] or b"")).decode("ascii")
+    if name == "object":
+        return None
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         return int(np.asarray(value).reshape(1).view("i8")[0])
     if name == "fixed_length_utf32":
@@ -291,6 +351,8 @@ def ext_fill_to_json(dt, value: np.ndarray) -> Any:
 
 def ext_fill_from_user(dt, value: Any, doc: str) -> np.ndarray:
     """A user's ``fill_value`` for an extension type as a 0-d array of ``dt.dtype``."""
+    if dt.name in VLEN_NAMES:
+        return vlen_fill(dt, value, doc, json_form=False)
     if value is None:
         return np.zeros((), dtype=dt.dtype)
     try:
@@ -315,3 +377,65 @@ def ext_fill_from_user(dt, value: Any, doc: str) -> np.ndarray:
         raise MetadataError(
             f"{doc}: fill_value: cannot convert {value!r} to {dt.name} ({dt.dtype}): {exc}"
         ) from None
+
+
+def _object_scalar(value: Any) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
+
+
+def vlen_fill(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
+    """The fill value of a variable-length type as a 0-d array of ``dt.dtype``.
+
+    ``string``: a string (a JSON number reads as its text, as zarr-python does; None is
+    ``""``). ``variable_length_bytes``: base64 text in JSON (a list of byte values, or
+    0, are read too), ``bytes`` from users; None is ``b""``. ``object`` (v2 only): None.
+    """
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if dt.name == "string":
+        if value is None:
+            value = ""
+        if isinstance(value, bytes) and not json_form:
+            value = value.decode("utf-8")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise MetadataError(f"{doc}: fill_value: expected a string for {dt.name}, "
+                                f"got {_show(value)}")
+        return np.array(str(value), dtype=dt.dtype)
+    if dt.name == "object":
+        return _object_scalar(value)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == 0):
+        return _object_scalar(b"")
+    if isinstance(value, (bytes, bytearray)) and not json_form:
+        return _object_scalar(bytes(value))
+    if isinstance(value, str):
+        try:
+            return _object_scalar(base64.b64decode(value.encode("ascii"), validate=True))
+        except (binascii.Error, UnicodeEncodeError, ValueError):
+            pass
+    if isinstance(value, list) and all(isinstance(b, int) and 0 <= b < 256 for b in value):
+        return _object_scalar(bytes(value))
+    raise MetadataError(f"{doc}: fill_value: expected a base64 string for {dt.name}, "
+                        f"got {_show(value)}")
+
+
+def _struct_fill(dt, obj: dict, doc: str, where: str = "fill_value") -> np.ndarray:
+    """The ``struct`` form of a fill value: an object with every field's own fill value."""
+    from zarrhpc.metadata.dtypes import data_type_from_numpy, parse_fill_value
+
+    npdt = dt.dtype
+    missing = [n for n in npdt.names if n not in obj]
+    extra = sorted(set(obj) - set(npdt.names))
+    if missing or extra:
+        raise MetadataError(f"{doc}: {where}: expected one value per field "
+                            f"{list(npdt.names)}, got {_show(obj)}")
+    out = np.zeros((), dtype=npdt)
+    for n in npdt.names:
+        fdt = npdt.fields[n][0]
+        if fdt.fields is not None:
+            value = _struct_fill(_make("structured", fdt), obj[n], doc, f"{where}.{n}")
+        else:
+            value = parse_fill_value(data_type_from_numpy(fdt.newbyteorder("=")), obj[n], doc)
+        out[n] = value
+    return out

@@ -11,13 +11,11 @@ Life cycle: :func:`parse_array_v2` / :func:`parse_group_v2` read the documents o
 through the same pipeline as v3 ones:
 
 - ``order: "F"`` becomes a ``transpose`` codec reversing the dimensions;
-- each filter ``{"id": X, ...}`` becomes ``{"name": "numcodecs.X", "configuration": ...}``
-  (zarr-python 3's names for numcodecs codecs in v3);
+- each filter and the compressor become the v3 entry their codec class declares for its v2
+  id (:mod:`zarrhpc.codec_forms`: gzip, zstd, blosc... become the v3 codecs of
+  the same bytes); ids no class claims become zarr-python 3's ``numcodecs.<id>``;
 - the byte order of the dtype (or of the last filter's output) becomes the ``bytes``
   codec's ``endian``;
-- the compressor: ``gzip``, ``zstd`` and ``blosc`` become the v3 codecs of the same name
-  (same bytes; blosc's numeric ``shuffle`` becomes a name and ``typesize`` the itemsize
-  the compressor sees, as numcodecs does), others ``numcodecs.<id>``;
 - chunk keys are the v3 ``v2`` chunk key encoding with the ``dimension_separator``.
 
 Data types (``dtype``): numpy type strings with the byte order given (``"<f8"``,
@@ -45,9 +43,16 @@ from typing import Any
 
 import numpy as np
 
+from zarrhpc.codec_forms import (
+    is_serializer,
+    object_codec_id,
+    object_type,
+    v2_entry,
+    v2_out_dtype,
+)
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
-from zarrhpc.metadata.dtypes_ext import little
+from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
@@ -64,8 +69,8 @@ __all__ = [
 ZARRAY, ZGROUP, ZATTRS = ".zarray", ".zgroup", ".zattrs"
 _ARRAY_KEYS = ("shape", "chunks", "dtype", "fill_value", "order", "filters",
                "dimension_separator", "compressor", "zarr_format")
-_REQUIRED = ("shape", "chunks", "dtype", "compressor", "fill_value", "order", "filters",
-             "zarr_format")
+# zarr-python 3 reads documents without compressor/filters (None) and ignores other keys
+_REQUIRED = ("shape", "chunks", "dtype", "fill_value", "order", "zarr_format")
 _SIMPLE_RE = re.compile(r"^([<>|])([biufcSUVmM])(\d+)(\[(\d*)([A-Za-z]+)\])?$")
 _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
 _NUMERIC_SIZES = {"b": (1,), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8), "f": (2, 4, 8),
@@ -110,13 +115,13 @@ def normalize_path_v2(path: str | None) -> str:
 def _simple_dtype(text: Any, doc: str, member: str) -> np.dtype:
     if not isinstance(text, str):
         raise _err(doc, member, f"expected a numpy type string such as '<f8', got {_show(text)}")
+    if text in ("|O", "O", "<O", ">O"):  # object arrays: the object codec says of what
+        return np.dtype(object)
     m = _SIMPLE_RE.match(text)
     if m is None:
-        hint = " (object dtypes, i.e. variable-length strings, are not supported)" if (
-            "O" in text) else ""
         raise _err(
             doc, member, f"expected a numpy type string with its byte order ('<f8', '>i2', "
-            f"'|b1', '|S12', '<U4', '<M8[ns]'), got {_show(text)}{hint}"
+            f"'|b1', '|S12', '<U4', '<M8[ns]', '|O'), got {_show(text)}"
         )
     order, kind, size, unit_part = m.group(1), m.group(2), int(m.group(3)), m.group(4)
     if kind in _NUMERIC_SIZES and size not in _NUMERIC_SIZES[kind]:
@@ -190,8 +195,15 @@ def dtype_to_json_v2(dtype: np.dtype) -> str | list:
     return [entry(n, dtype.fields[n][0]) for n in dtype.names]
 
 
-def _data_type(npdt: np.dtype) -> DataType:
-    """The internal DataType of a stored v2 dtype."""
+def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -> DataType:
+    """The internal DataType of a stored v2 dtype (``filters`` name an ``|O`` array's type)."""
+    if npdt.kind == "O":
+        name = object_type(filters)
+        if name is None:
+            raise UnsupportedError(
+                f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
+                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}")
+        return vlen_data_type(name)
     if npdt.fields is not None:
         return DataType("structured", npdt)  # fields keep their byte orders
     if npdt.kind == "V":
@@ -235,6 +247,10 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
         return None
     kind = npdt.kind
     out_dt = dt.dtype
+    if kind == "O":
+        return vlen_fill(dt, value, doc, json_form=True)
+    if kind in "SU" and value == 0 and not isinstance(value, bool):
+        return np.zeros((), dtype=out_dt)  # zarr-python 2 wrote 0 for string types
     if npdt.fields is not None or kind in "SV":
         raw = _base64(value, npdt, doc, pad=kind == "S")
         return np.frombuffer(raw, dtype=out_dt).reshape(()).copy()
@@ -288,6 +304,11 @@ def fill_value_to_json_v2(npdt: np.dtype, value: np.ndarray | None) -> Any:
     if value is None:
         return None
     kind = npdt.kind
+    if kind == "O":
+        v = np.asarray(value)[()]
+        if isinstance(v, bytes):
+            return base64.standard_b64encode(v).decode("ascii")
+        return None if v is None else str(v)
     if npdt.fields is not None or kind in "SV":
         raw = np.asarray(value).reshape(1).view(np.uint8).tobytes()
         if kind == "S":
@@ -311,29 +332,10 @@ def fill_value_to_json_v2(npdt: np.dtype, value: np.ndarray | None) -> Any:
 # codecs: v2 filters/compressor -> v3-shaped chain
 # ---------------------------------------------------------------------------------------
 
-_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
-# where a v2 filter's encoded output type is named in its configuration
-_FILTER_OUT = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtype"),
-               "quantize": ("astype", "dtype"), "astype": ("encode_dtype",),
-               "categorize": ("astype",)}
-
-
 def _check_codec(obj: Any, doc: str, member: str) -> dict:
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
         raise _err(doc, member, f"expected an object with a string 'id', got {_show(obj)}")
     return obj
-
-
-def _filter_out_dtype(conf: dict, current: np.dtype) -> np.dtype:
-    if conf["id"] == "packbits":
-        return np.dtype("u1")
-    for key in _FILTER_OUT.get(conf["id"], ()):
-        if conf.get(key) is not None:
-            try:
-                return np.dtype(conf[key])
-            except TypeError:
-                return current
-    return current
 
 
 def _byte_order(npdt: np.dtype) -> str | None:
@@ -344,31 +346,6 @@ def _byte_order(npdt: np.dtype) -> str | None:
     return None
 
 
-def _numcodecs_entry(conf: dict) -> dict:
-    rest = {k: copy.deepcopy(v) for k, v in conf.items() if k != "id"}
-    return {"name": f"numcodecs.{conf['id']}", "configuration": rest}
-
-
-def _compressor_entry(conf: dict, itemsize: int, doc: str) -> dict:
-    cid = conf["id"]
-    if cid == "gzip":
-        return {"name": "gzip", "configuration": {"level": conf.get("level", 1)}}
-    if cid == "zstd":
-        return {"name": "zstd", "configuration": {
-            "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}}
-    if cid == "blosc":
-        shuffle = conf.get("shuffle", 1)
-        if shuffle == -1:  # numcodecs AUTOSHUFFLE
-            shuffle = 2 if itemsize == 1 else 1
-        if shuffle not in _SHUFFLE:
-            raise _err(doc, "compressor.shuffle", f"expected -1, 0, 1 or 2, got {_show(shuffle)}")
-        return {"name": "blosc", "configuration": {
-            "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-            "shuffle": _SHUFFLE[shuffle], "typesize": itemsize,
-            "blocksize": conf.get("blocksize", 0)}}
-    return _numcodecs_entry(conf)
-
-
 def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None,
                     compressor: dict | None, doc: str) -> list[dict]:
     """The v3-shaped codec chain that reads and writes the same chunk bytes as v2."""
@@ -376,14 +353,17 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
     if order == "F" and ndim > 1:
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
     current = dtype
+    serialized = False
     for conf in filters or []:
-        chain.append(_numcodecs_entry(conf))
-        current = _filter_out_dtype(conf, current)
-    endian = _byte_order(current)
-    chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
-                 else {"name": "bytes"})
+        chain.append(v2_entry(conf, current))
+        serialized = serialized or is_serializer(conf)  # an object codec: no bytes codec
+        current = v2_out_dtype(conf, current)
+    if not serialized:
+        endian = _byte_order(current)
+        chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
+                     else {"name": "bytes"})
     if compressor is not None:
-        chain.append(_compressor_entry(compressor, current.itemsize, doc))
+        chain.append(v2_entry(compressor, current))
     return chain
 
 
@@ -503,8 +483,29 @@ class ArrayMetadataV2(_DocumentV2):
     compressor: dict | None = None
     dimension_separator: str = "."
     attributes: dict = field(default_factory=dict)
+    #: whether ``.zarray`` names the separator (old nested stores do not: see
+    #: :meth:`guess_separator`)
+    separator_given: bool = True
 
     node_type = "array"
+
+    def guess_separator(self, exists, list_dir) -> ArrayMetadataV2:
+        """The document with the separator its chunks use, when ``.zarray`` does not say.
+
+        zarr-python 2 before 2.8 wrote nested chunk keys (``0/0``) without recording
+        ``dimension_separator``; reading them as ``0.0`` would give fill values silently.
+        ``exists(key)`` and ``list_dir()`` look at the chunk keys relative to the array;
+        the first chunk decides, else any child named by digits alone (a nested key's
+        first level: a flat key of two or more dimensions always holds a dot).
+        """
+        if self.separator_given or self.ndim < 2:
+            return self
+        zeros = ["0"] * self.ndim
+        if exists(".".join(zeros)):
+            return self
+        if exists("/".join(zeros)) or any(n.isdigit() for n in list_dir()):
+            return replace(self, dimension_separator="/")
+        return self
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
@@ -514,7 +515,7 @@ class ArrayMetadataV2(_DocumentV2):
     @property
     def data_type(self) -> DataType:
         """The internal data type (native byte order for simple types)."""
-        return _data_type(self.dtype)
+        return _data_type(self.dtype, self.filters)
 
     @property
     def ndim(self) -> int:
@@ -537,7 +538,10 @@ class ArrayMetadataV2(_DocumentV2):
     def to_spec(self) -> ArraySpec:
         """The internal ArraySpec: v2 chunk keys, v3-shaped codecs, null fill as zero."""
         dt = self.data_type
-        fill = self.fill_value if self.fill_value is not None else np.zeros((), dt.dtype)
+        fill = self.fill_value
+        if fill is None:
+            fill = vlen_fill(dt, None, ZARRAY, False) if dt.kind == "object" else np.zeros(
+                (), dt.dtype)
         return ArraySpec(
             shape=self.shape,
             data_type=dt,
@@ -585,26 +589,25 @@ class ArrayMetadataV2(_DocumentV2):
         missing = [k for k in _REQUIRED if k not in d]
         if missing:
             raise _err(doc, missing[0], "missing required member")
-        unknown = sorted(set(d) - set(_ARRAY_KEYS))
-        if unknown:
-            raise _err(doc, unknown[0], "unknown member (the v2 spec allows no other keys)")
+        # members the v2 spec does not name are ignored (zarr-python 2 and 3 do the same)
         shape = _ints(d["shape"], doc, "shape", positive=False)
         chunks = _ints(d["chunks"], doc, "chunks", positive=True)
         npdt = dtype_from_json_v2(d["dtype"], doc)
         if npdt.kind == "V" and npdt.fields is None and npdt.subdtype is not None:
             raise UnsupportedError(f"{doc}: dtype: a sub-array type at the top level")
-        filters = d["filters"]
+        filters = d.get("filters")
         if filters is not None and not isinstance(filters, list):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
-        _check_members(shape, chunks, d["order"], d.get("dimension_separator", "."), filters,
-                       d["compressor"], doc)
-        fill = parse_fill_value_v2(npdt, _data_type(npdt), d["fill_value"], doc)
+        separator = d.get("dimension_separator") or "."  # absent or null: "."
+        _check_members(shape, chunks, d["order"], separator, filters, d.get("compressor"), doc)
+        fill = parse_fill_value_v2(npdt, _data_type(npdt, filters, doc), d["fill_value"], doc)
         attrs_doc = doc[: -len(ZARRAY)] + ZATTRS
         return cls(
             shape=shape, chunks=chunks, dtype=npdt, fill_value=fill, order=d["order"],
             filters=filters or None,
-            compressor=d["compressor"],
-            dimension_separator=d.get("dimension_separator", "."),
+            compressor=d.get("compressor"),
+            dimension_separator=separator,
+            separator_given=d.get("dimension_separator") is not None,
             attributes=_attributes(zattrs, attrs_doc),
         )
 
@@ -653,14 +656,23 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
     ``dtype`` is any numpy dtype-like; its byte order is kept (default: native, written
     explicitly). ``filters``/``compressor`` are numcodecs-style dicts (``{"id": ...}``).
     """
+    filters = list(filters or [])
     try:
         npdt = np.dtype(dtype)
     except TypeError as exc:
         raise MetadataError(f"dtype: expected a numpy dtype, got {dtype!r} ({exc})") from None
+    vlen = {"T": "string", "U": "string", "S": "variable_length_bytes"}.get(npdt.kind)
+    if npdt.kind == "O" or (vlen and npdt.itemsize == 0) or npdt.kind == "T":
+        # dtype=str / bytes / StringDType / object: an object array with its object codec
+        if object_type(filters) is None and vlen:
+            filters.insert(0, {"id": object_codec_id(vlen)})
+        npdt = np.dtype(object)
     npdt = dtype_from_json_v2(dtype_to_json_v2(npdt), doc)  # refuses what v2 cannot store
-    dt = _data_type(npdt)
+    dt = _data_type(npdt, filters, doc)
     fill = None
-    if fill_value is not None:
+    if npdt.kind == "O":
+        fill = vlen_fill(dt, fill_value, doc, json_form=False)
+    elif fill_value is not None:
         try:
             if npdt.fields is not None and isinstance(fill_value, (bytes, bytearray)):
                 fill = np.frombuffer(bytes(fill_value), dtype=dt.dtype).reshape(()).copy()
@@ -673,7 +685,7 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
             raise MetadataError(f"{doc}: fill_value: expected a scalar, got shape {fill.shape}")
     md = ArrayMetadataV2(
         shape=tuple(shape), chunks=tuple(chunks), dtype=npdt, fill_value=fill, order=order,
-        filters=list(filters) if filters else None, compressor=compressor,
+        filters=filters or None, compressor=compressor,
         dimension_separator=dimension_separator, attributes=dict(attributes or {}),
     )
     # round-trip through JSON: what we write must parse back

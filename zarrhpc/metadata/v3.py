@@ -61,6 +61,7 @@ from zarrhpc.metadata.dtypes import (
     parse_data_type,
     parse_fill_value,
 )
+from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.names import ExtensionEntry, parse_extension_entry
 
 __all__ = [
@@ -142,6 +143,8 @@ def _check_extra(extra: Any, known: tuple[str, ...], doc: str) -> dict:
     for key, value in extra.items():
         if key in known:
             raise _err(doc, key, "is a core member and cannot be an extra member")
+        if key == "consolidated_metadata" and value is None:
+            continue  # zarr-python writes null for "not consolidated": nothing to keep
         if key == "extensions":
             out[key] = _optional_extensions(value, doc, key, "extension", empty_ok=False)
         elif isinstance(value, dict) and value.get("must_understand") is False:
@@ -277,11 +280,15 @@ def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str) -> tuple[int
     return tuple(int(v) for v in value)
 
 
-def _parse_chunk_grid(obj: Any, ndim: int, doc: str) -> tuple[int, ...]:
+def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
     fname = "chunk_grid"
+    ndim = len(shape)
     entry = _required_extension(obj, doc, fname)
+    if entry.name == "rectilinear":  # zarr-extensions; read when it is regular in disguise
+        return RectilinearGrid.from_json(entry.configuration, shape, doc).as_regular(shape, doc)
     if entry.name != "regular":
-        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'")
+        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
+                   f" and 'rectilinear' grids of equal chunks")
     conf = entry.configuration
     if conf is None or "chunk_shape" not in conf:
         raise _err(
@@ -583,15 +590,12 @@ class ArrayMetadataV3(_NodeDocument):
                 raise _err(doc, key, "missing required member")
         shape = _check_shape(d["shape"], doc)
         dt = parse_data_type(d["data_type"], doc)
-        chunk_shape = _parse_chunk_grid(d["chunk_grid"], len(shape), doc)
+        chunk_shape = _parse_chunk_grid(d["chunk_grid"], tuple(shape), doc)
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
         attributes = _check_attributes(d.get("attributes", {}), doc)
-        if "dimension_names" in d and d["dimension_names"] is None:
-            raise _err(
-                doc, "dimension_names", "expected an array (omit the member when unnamed), got null"
-            )
+        # null means absent (read liberally, as zarr-python does; written as absent)
         dimension_names = _check_dimension_names(d.get("dimension_names"), len(shape), doc)
         storage_transformers = _optional_extensions(
             d.get("storage_transformers", []),

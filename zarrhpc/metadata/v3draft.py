@@ -19,8 +19,8 @@ Array documents: ``shape``, ``data_type`` (``"float64"`` or numpy-style ``"<f8"`
 ``">i2"``; ``r*``), ``chunk_grid`` ``{"type": "regular", "chunk_shape", "separator"}``,
 ``chunk_memory_layout`` ``"C"``/``"F"``, ``fill_value`` (numbers, ``"NaN"``,
 ``"+Infinity"``/``"Infinity"``, ``"-Infinity"``, ``"0x..."``, and ``null`` as zarr-python 2
-wrote it), ``codecs`` (``{"type": URI, "configuration"}``; gzip, blosc, zstd and the
-``endian`` codec), or zarr-python 2's ``compressor`` ``{"codec": URI, "configuration"}``
+wrote it), ``codecs`` (``{"type": URI, "configuration"}``: the codecs that declare a draft
+name, such as gzip, blosc, zstd and ``endian``, and numcodecs ids), or zarr-python 2's ``compressor`` ``{"codec": URI, "configuration"}``
 and numcodecs-style ``filters``, ``extensions``, ``attributes``.
 
 ``to_spec()`` gives the v3-shaped chain: ``F`` becomes a transpose, the byte order (from
@@ -32,15 +32,19 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from zarrhpc.codec_forms import draft_entry, draft_names, is_serializer
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
+from zarrhpc.metadata.dtypes_ext import vlen_fill
 from zarrhpc.metadata.spec import ArraySpec
-from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2
+from zarrhpc.metadata.v2 import _data_type as v2_data_type
+from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2, parse_fill_value_v2
 
 __all__ = [
     "DRAFT_FORMAT",
@@ -52,11 +56,11 @@ __all__ = [
 ]
 
 DRAFT_FORMAT = "https://purl.org/zarr/spec/core/3.0"
+#: the draft's URI, and the one zarr-python 2's experimental v3 wrote
+DRAFT_FORMATS = (DRAFT_FORMAT, "https://purl.org/zarr/spec/protocol/core/3.0")
 _ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
                "extensions", "attributes", "codecs", "storage_transformers", "compressor",
                "filters", "dimension_separator"}
-_CODEC_NAMES = ("gzip", "blosc", "zstd", "endian")
-_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
 
 
 def _err(doc: str, member: str, message: str) -> MetadataError:
@@ -84,13 +88,33 @@ def _check_extensions(value: Any, doc: str) -> None:
                                    f"understood and zarrhpc implements none")
 
 
+def is_draft_entry(raw: Any) -> bool:
+    """Whether the bytes of a ``zarr.json`` are a draft entry point (its ``zarr_format`` is
+    one of :data:`DRAFT_FORMATS`), cheaply refusing ordinary v3 documents."""
+    data = bytes(raw)
+    if b"purl.org/zarr/spec/" not in data:
+        return False
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("zarr_format") in DRAFT_FORMATS
+
+
 def parse_entry_point(data: Any, doc: str = "zarr.json") -> str:
-    """Validate the entry point document; return the metadata key suffix (``".json"``)."""
+    """Validate the entry point document; return the metadata key suffix (``".json"``).
+
+    Both forms are read: the draft's (``metadata_encoding: {"type": "json",
+    "metadata_key_suffix": ".json"}``) and zarr-python 2's (``metadata_encoding`` the
+    protocol URI, ``metadata_key_suffix`` at the top level).
+    """
     d = _load(data, doc)
-    if d.get("zarr_format") != DRAFT_FORMAT:
+    if d.get("zarr_format") not in DRAFT_FORMATS:
         raise _err(doc, "zarr_format",
                    f"expected {DRAFT_FORMAT!r}, got {_show(d.get('zarr_format'))}")
     enc = d.get("metadata_encoding", {"type": "json", "metadata_key_suffix": ".json"})
+    if isinstance(enc, str) and enc in DRAFT_FORMATS:  # zarr-python 2: JSON, by the URI
+        enc = {"type": "json", "metadata_key_suffix": d.get("metadata_key_suffix", ".json")}
     if not isinstance(enc, dict) or enc.get("type") != "json" or "extension" in enc:
         raise UnsupportedError(
             f"{doc}: metadata_encoding: only JSON is supported, got {_show(enc)}")
@@ -157,23 +181,54 @@ class DraftChunkKeyEncoding:
         return "c" + self.separator.join(str(int(c)) for c in coords)
 
 
-def _data_type(obj: Any, doc: str) -> tuple[DataType, str | None]:
-    """The data type and the byte order its name implies (None: the default, little)."""
+def _data_type(obj: Any, doc: str, filters: list | None = None
+               ) -> tuple[DataType, str | None, np.dtype | None]:
+    """The data type, the byte order its name implies (None: the default, little) and,
+    for numpy-style names, the numpy type as written (fill values then read as in v2)."""
     if isinstance(obj, dict):
-        raise UnsupportedError(f"{doc}: data_type: extension data types are not supported, "
-                               f"got {_show(obj)}")
+        # zarr-python 2's extended types: {"extension": URL, "type": <numpy form>, ...}
+        if "type" not in obj:
+            raise UnsupportedError(f"{doc}: data_type: extension data types are not "
+                                   f"supported, got {_show(obj)}")
+        obj = obj["type"]
+        if isinstance(obj, list):  # a structured type's descr
+            npdt = dtype_from_json_v2(obj, doc, "data_type")
+            return v2_data_type(npdt, filters, doc), None, npdt
     if not isinstance(obj, str):
         raise _err(doc, "data_type", f"expected a data type name, got {_show(obj)}")
     if obj[:1] in "<>|" and len(obj) > 1:
         npdt = dtype_from_json_v2(obj, doc, "data_type")
         order = {"<": "little", ">": "big"}.get(obj[0])
-        return data_type_from_numpy(npdt.newbyteorder("=")), order
+        if npdt.kind in "biufc" and npdt.fields is None:
+            return data_type_from_numpy(npdt.newbyteorder("=")), order, npdt
+        return v2_data_type(npdt, filters, doc), order, npdt
     if obj in ("b1", "i1", "u1"):
-        return data_type_from_numpy(obj), None
+        return data_type_from_numpy(obj), None, None
     try:
-        return data_type_from_numpy(obj), None
+        return data_type_from_numpy(obj), None, None
     except (MetadataError, UnsupportedError):
         raise _err(doc, "data_type", f"unknown data type {obj!r}") from None
+
+
+def _codec_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) for c in value)
+
+
+def _fill_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> np.ndarray:
+    """A fill value of a numpy-named type: zarr-python 2 wrote v2's forms; the draft's
+    own forms ("+Infinity", "0x...") are read too."""
+    try:
+        fill = parse_fill_value_v2(npdt, dt, value, doc)
+    except MetadataError:
+        if dt.kind in ("object", "string", "bytes", "datetime", "timedelta", "structured",
+                       "raw"):
+            raise
+        return _fill(dt, value, doc)
+    if fill is None:
+        return vlen_fill(dt, None, doc, False) if dt.kind == "object" else np.zeros(
+            (), dt.dtype)
+    return fill
 
 
 def _fill(dt: DataType, value: Any, doc: str) -> np.ndarray:
@@ -214,10 +269,13 @@ def _codec_name(entry: dict, key: str, doc: str, where: str) -> str:
     uri = entry.get(key)
     if isinstance(uri, str):
         tail = uri.rstrip("/").split("/")
-        if len(tail) >= 2 and tail[-2] in _CODEC_NAMES:
+        # https://purl.org/zarr/spec/codec/<name>/<version>; any <name> that is not a
+        # declared draft name is numcodecs' (zarr-python 2 wrote numcodecs ids there)
+        if len(tail) >= 3 and tail[-3] in ("codec", "codecs") and re.match(r"^[a-z][a-z0-9_.-]*$", tail[-2]):
             return tail[-2]
     raise UnsupportedError(f"{doc}: {where}: codec {_show(uri)} is not supported "
-                           f"(gzip, blosc, zstd, endian are)")
+                           f"(expected https://purl.org/zarr/spec/codec/<name>/<version>; "
+                           f"known: {', '.join(draft_names())})")
 
 
 def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[dict]:
@@ -236,30 +294,18 @@ def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[di
                         comp.get("configuration") or {}, "compressor"))
     out = []
     for name, conf, _where in entries:
-        if name == "endian":
-            endian = conf.get("endian", "little")
+        entry = draft_entry(name, conf, dt.dtype)
+        if entry["name"] == "bytes":  # the draft's endian codec: the array->bytes step
+            endian = (entry.get("configuration") or {}).get("endian", endian)
             continue
-        if name == "gzip":
-            out.append({"name": "gzip", "configuration": {"level": conf.get("level", 1)}})
-        elif name == "zstd":
-            out.append({"name": "zstd", "configuration": {
-                "level": conf.get("level", 0), "checksum": bool(conf.get("checksum", False))}})
-        else:
-            shuffle = conf.get("shuffle", 1)
-            if shuffle == -1:
-                shuffle = 2 if dt.itemsize == 1 else 1
-            out.append({"name": "blosc", "configuration": {
-                "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-                "shuffle": _SHUFFLE.get(shuffle, shuffle), "typesize": dt.itemsize,
-                "blocksize": conf.get("blocksize", 0)}})
-    if filters:  # zarr-python 2 stored numcodecs filters as v2 does
-        pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc)[:-1]
-    else:
-        pre = []
+        out.append(entry)
+    pre = codecs_v2_to_v3(dt.dtype, "C", 1, filters, None, doc) if filters else []
+    if any(is_serializer(f) for f in filters):  # an object codec serialises the chunk
+        return pre + out
     bytes_entry = {"name": "bytes"}
     if dt.swap_size:
         bytes_entry["configuration"] = {"endian": endian or "little"}
-    return pre + [bytes_entry] + out
+    return pre[:-1] + [bytes_entry] + out  # zarr-python 2 stored filters as v2 does
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -323,17 +369,22 @@ class ArrayMetadataV3Draft:
         _check_extensions(d.get("extensions"), doc)
         if d.get("storage_transformers"):
             raise UnsupportedError(f"{doc}: storage_transformers: not supported")
-        dt, endian = _data_type(d["data_type"], doc)
-        codecs = _codec_chain(d, dt, endian, doc)
-        if layout_c == "F" and len(shape) > 1:
-            codecs = [{"name": "transpose",
-                       "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
         attrs = d.get("attributes", {})
         if not isinstance(attrs, dict):
             raise _err(doc, "attributes", f"expected an object, got {_show(attrs)}")
+        filters = d.get("filters")
+        if filters is None and _codec_list(attrs.get("filters")):
+            filters = attrs["filters"]  # zarr-python 2 kept its filters in the attributes
+        dt, endian, npdt = _data_type(d["data_type"], doc, filters)
+        codecs = _codec_chain({**d, "filters": filters}, dt, endian, doc)
+        if layout_c == "F" and len(shape) > 1:
+            codecs = [{"name": "transpose",
+                       "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
+        fill = _fill(dt, d.get("fill_value"), doc) if npdt is None else _fill_v2(
+            npdt, dt, d.get("fill_value"), doc)
         return cls(path=path, layout=layout, document=copy.deepcopy(d), shape=tuple(shape),
                    data_type=dt, chunk_shape=tuple(chunks), separator=sep,
-                   chunk_memory_layout=layout_c, fill_value=_fill(dt, d.get("fill_value"), doc),
+                   chunk_memory_layout=layout_c, fill_value=fill,
                    codecs=codecs, attributes=attrs)
 
     @property

@@ -1,0 +1,155 @@
+"""The ``rectilinear`` chunk grid of zarr-extensions: parse, validate, write, locate.
+
+Spec: zarr-developers/zarr-extensions ``chunk-grids/rectilinear/README.md``::
+
+    {"name": "rectilinear", "configuration": {"kind": "inline",
+     "chunk_shapes": [4, [1, 2, 3], [[4, 2]], [[1, 3], 3]]}}
+
+Per dimension: an integer ``m`` (edges ``m, m, ...`` until the axis is covered), or an
+array of edge lengths where an element ``[V, N]`` is ``N`` repetitions of ``V``. Edges
+are positive; their sum must reach the axis length (overflow chunks are allowed).
+
+Life cycle: :meth:`RectilinearGrid.from_json` validates and expands a document's grid
+(the message names the key and the member); :meth:`RectilinearGrid.to_json` writes the
+compact run-length form; :meth:`regular_chunk_shape` tells when the grid is a regular grid
+in disguise (every edge covering the array the same length), which
+:mod:`zarrhpc.metadata.v3` then reads as ``regular``. Selections on irregular grids belong
+to the indexing layer (``chunk_index``/``chunk_slices`` give what it needs). Pure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from zarrhpc.errors import MetadataError, UnsupportedError
+
+__all__ = ["RectilinearGrid"]
+
+_FIELD = "chunk_grid.configuration"
+
+
+def _positive(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _expand(spec: Any, length: int, doc: str, where: str) -> tuple[int, ...]:
+    if _positive(spec):
+        return (spec,) * max(1, math.ceil(length / spec))
+    if not isinstance(spec, list) or not spec:
+        raise MetadataError(f"{doc}: {where}: expected a positive integer or a non-empty "
+                            f"array of edge lengths, got {spec!r}")
+    edges: list[int] = []
+    for i, item in enumerate(spec):
+        if _positive(item):
+            edges.append(item)
+        elif isinstance(item, list) and len(item) == 2 and all(_positive(v) for v in item):
+            if item[1] > 2**31:  # refuse before expanding what a hostile document claims
+                raise MetadataError(f"{doc}: {where}[{i}]: {item[1]} repetitions is too many")
+            edges.extend([item[0]] * item[1])
+        else:
+            raise MetadataError(f"{doc}: {where}[{i}]: expected a positive edge length or "
+                                f"[length, count], got {item!r}")
+    if sum(edges) < length:
+        raise MetadataError(f"{doc}: {where}: the edges add up to {sum(edges)}, less than "
+                            f"the axis length {length}")
+    return tuple(edges)
+
+
+def _compact(edges: tuple[int, ...]) -> list:
+    out: list = []
+    i = 0
+    while i < len(edges):
+        j = i
+        while j < len(edges) and edges[j] == edges[i]:
+            j += 1
+        out.append(edges[i] if j - i == 1 else [edges[i], j - i])
+        i = j
+    return out
+
+
+@dataclass(frozen=True)
+class RectilinearGrid:
+    """Chunk edge lengths per dimension.
+
+    Attributes
+    ----------
+    edges : tuple of tuple of int
+        ``edges[d][k]``: the length of chunk ``k`` along dimension ``d``.
+    """
+
+    edges: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def from_json(cls, conf: Any, shape: tuple[int, ...], doc: str) -> RectilinearGrid:
+        """Validate the ``configuration`` of a rectilinear grid for an array of ``shape``."""
+        if not isinstance(conf, dict):
+            raise MetadataError(f"{doc}: {_FIELD}: expected an object, got {conf!r}")
+        unknown = sorted(set(conf) - {"kind", "chunk_shapes"})
+        if unknown:
+            raise MetadataError(f"{doc}: {_FIELD}: unexpected member {unknown[0]!r}")
+        if conf.get("kind") != "inline":
+            raise MetadataError(f"{doc}: {_FIELD}.kind: expected 'inline', got "
+                                f"{conf.get('kind')!r}")
+        shapes = conf.get("chunk_shapes")
+        if not isinstance(shapes, list) or len(shapes) != len(shape):
+            raise MetadataError(f"{doc}: {_FIELD}.chunk_shapes: expected one entry per "
+                                f"dimension ({len(shape)}), got {shapes!r}")
+        return cls(tuple(_expand(s, n, doc, f"{_FIELD}.chunk_shapes[{d}]")
+                         for d, (s, n) in enumerate(zip(shapes, shape))))
+
+    def to_json(self) -> dict:
+        """The grid entry, edges run-length encoded."""
+        return {"name": "rectilinear", "configuration": {
+            "kind": "inline", "chunk_shapes": [_compact(e) for e in self.edges]}}
+
+    def regular_chunk_shape(self, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The regular chunk shape this grid equals on ``shape``, or None.
+
+        Equal when, per dimension, every chunk that holds array elements has the same edge
+        length (chunks past the array's end hold nothing and do not count).
+        """
+        out = []
+        for edges, n in zip(self.edges, shape):
+            c = edges[0]
+            needed = max(1, math.ceil(n / c))
+            if any(e != c for e in edges[:needed]):
+                return None
+            out.append(c)
+        return tuple(out)
+
+    def as_regular(self, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
+        """:meth:`regular_chunk_shape`, or UnsupportedError naming ``doc`` when irregular."""
+        regular = self.regular_chunk_shape(shape)
+        if regular is None:
+            raise UnsupportedError(
+                f"{doc}: chunk_grid: a rectilinear grid with chunks of different sizes is "
+                f"not supported yet (only grids whose chunks are all the same size are read)")
+        return regular
+
+    def grid_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """Number of chunks per dimension holding elements of an array of ``shape``."""
+        return tuple(int(np.searchsorted(np.cumsum(e), max(n - 1, 0), side="right")) + 1
+                     if n else 0 for e, n in zip(self.edges, shape))
+
+    def chunk_index(self, dim: int, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk index, index inside the chunk) of array ``positions`` along ``dim``."""
+        ends = np.cumsum(self.edges[dim])
+        k = np.searchsorted(ends, positions, side="right")
+        starts = np.concatenate(([0], ends))[k]
+        return k, np.asarray(positions) - starts
+
+    def chunk_slices(self, coords: tuple[int, ...]) -> tuple[slice, ...]:
+        """The array region of chunk ``coords`` (it may run past the array's end)."""
+        out = []
+        for d, k in enumerate(coords):
+            start = int(sum(self.edges[d][:k]))
+            out.append(slice(start, start + self.edges[d][k]))
+        return tuple(out)
+
+    def chunk_shape(self, coords: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape chunk ``coords`` is stored with."""
+        return tuple(self.edges[d][k] for d, k in enumerate(coords))
