@@ -14,7 +14,7 @@ pointer, sizes the output once and copies.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport uint32_t, uint8_t, int64_t
+from libc.stdint cimport uint32_t, uint8_t, int64_t, uint64_t
 from libc.string cimport memcpy
 from libc.stdlib cimport malloc, free
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_Check
@@ -251,11 +251,13 @@ def decode_utf8_strings(buf, Py_ssize_t expected, dtype):
     cdef char *data = <char *> cnp.PyArray_DATA(arr)
     cdef Py_ssize_t itemsize = arr.descr.itemsize
     cdef cnp.dtype descr = arr.descr
-    cdef npy_string_allocator *alloc = NpyString_acquire_allocator(
-        <const PyArray_StringDTypeObject *> <void *> descr)
+    cdef npy_string_allocator *alloc
     cdef Py_ssize_t pos = 4, i = 0, length = 0
     cdef int err = 0  # 1 truncated, 2 length, 3 utf-8, 4 memory
+    # the allocator is taken and given back with the GIL released: a thread holding it
+    # while waiting for the GIL deadlocks with one holding the GIL while waiting for it
     with nogil:
+        alloc = NpyString_acquire_allocator(<const PyArray_StringDTypeObject *> <void *> descr)
         while i < n:
             if size - pos < 4:
                 err = 1
@@ -303,35 +305,47 @@ def encode_utf8_strings(arr):
     cdef int rc
     cdef uint8_t *q
     cdef cnp.dtype descr = a.descr
-    cdef npy_string_allocator *alloc = NpyString_acquire_allocator(
-        <const PyArray_StringDTypeObject *> <void *> descr)
-    try:
+    cdef npy_string_allocator *alloc
+    cdef Py_ssize_t bad = -1
+    cdef int big = 0
+    # the allocator is only ever held with the GIL released (see decode_utf8_strings):
+    # two passes, each taking and giving it back inside its nogil block
+    with nogil:
+        alloc = NpyString_acquire_allocator(<const PyArray_StringDTypeObject *> <void *> descr)
         for i in range(n):
             rc = NpyString_load(alloc, <const npy_packed_static_string *> (data + i * itemsize), &s)
             if rc < 0:
-                raise ValueError(f"vlen-utf8: cannot read string {i}")
+                bad = i
+                break
             if rc == 0:
-                if s.size > 0xFFFFFFFF:
-                    raise ValueError(f"vlen: item {i} of {s.size} bytes exceeds 4 GiB")
+                if <uint64_t> s.size > <uint64_t> 0xFFFFFFFF:
+                    bad = i
+                    big = 1
+                    break
                 total += 4 + s.size
             else:
                 total += 4
-        out = np.empty(total, dtype=np.uint8)
-        q = <uint8_t *> cnp.PyArray_DATA(out)
-        _put_u32(q, <uint32_t> n)
-        q += 4
-        with nogil:
-            for i in range(n):
-                rc = NpyString_load(alloc, <const npy_packed_static_string *> (data + i * itemsize), &s)
-                if rc != 0:
-                    _put_u32(q, 0)
-                    q += 4
-                    continue
-                _put_u32(q, <uint32_t> s.size)
-                q += 4
-                if s.size:
-                    memcpy(q, s.buf, s.size)
-                    q += s.size
-        return out
-    finally:
         NpyString_release_allocator(alloc)
+    if bad >= 0:
+        if big:
+            raise ValueError(f"vlen: item {bad} exceeds 4 GiB")
+        raise ValueError(f"vlen-utf8: cannot read string {bad}")
+    out = np.empty(total, dtype=np.uint8)
+    q = <uint8_t *> cnp.PyArray_DATA(out)
+    _put_u32(q, <uint32_t> n)
+    q += 4
+    with nogil:
+        alloc = NpyString_acquire_allocator(<const PyArray_StringDTypeObject *> <void *> descr)
+        for i in range(n):
+            rc = NpyString_load(alloc, <const npy_packed_static_string *> (data + i * itemsize), &s)
+            if rc != 0:
+                _put_u32(q, 0)
+                q += 4
+                continue
+            _put_u32(q, <uint32_t> s.size)
+            q += 4
+            if s.size:
+                memcpy(q, s.buf, s.size)
+                q += s.size
+        NpyString_release_allocator(alloc)
+    return out
