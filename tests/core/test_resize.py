@@ -3,19 +3,23 @@
 import numpy as np
 import pytest
 import zarr
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import zarrhpc
 from zarrhpc.errors import ReadOnlyError, ShapeError
 
 LAYOUTS = {
-    "v3": dict(zarr_format=3),
-    "v2": dict(zarr_format=2),
-    "sharded": dict(zarr_format=3, shards=(4, 6)),
+    "v3": {"zarr_format": 3},
+    "v2": {"zarr_format": 2},
+    "sharded": {"zarr_format": 3},
 }
 
 
 def both(tmp_path, layout, shape=(7, 11), chunks=(2, 3)):
     kw = dict(shape=shape, chunks=chunks, dtype="i4", fill_value=0, **LAYOUTS[layout])
+    if layout == "sharded":
+        kw["shards"] = (4, 6)
     h = zarrhpc.create_array(str(tmp_path / "h"), **kw)
     z = zarr.create_array(str(tmp_path / "z"), **kw)
     data = np.arange(np.prod(shape), dtype="i4").reshape(shape) + 1
@@ -80,3 +84,36 @@ def test_refresh_sees_another_handle_resize(tmp_path):
     other.refresh()
     assert other.shape == (20, 11)
     assert (other[15:] == 9).all()
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(layout=st.sampled_from(list(LAYOUTS)), data=st.data())
+def test_random_resizes_and_appends_like_zarr_python(tmp_path_factory, layout, data):
+    tmp = tmp_path_factory.mktemp("r")
+    ndim = data.draw(st.integers(1, 3))
+    shape = tuple(data.draw(st.integers(0, 9)) for _ in range(ndim))
+    chunks = tuple(data.draw(st.integers(1, 3)) for _ in range(ndim))
+    kw = dict(shape=shape, dtype="i2", fill_value=0, **LAYOUTS[layout])
+    if layout == "sharded":
+        kw["shards"] = tuple(2 * c for c in chunks)
+    h = zarrhpc.create_array(str(tmp / "h"), chunks=chunks, **kw)
+    z = zarr.create_array(str(tmp / "z"), chunks=chunks, **kw)
+    x = (np.arange(int(np.prod(shape))) % 100 + 1).astype("i2").reshape(shape)
+    h[...] = x
+    z[...] = x
+    for _ in range(data.draw(st.integers(1, 3))):
+        if data.draw(st.booleans()):
+            new = tuple(data.draw(st.integers(0, 10)) for _ in range(ndim))
+            h.resize(new)
+            z.resize(new)
+        else:
+            axis = data.draw(st.integers(0, ndim - 1))
+            extra = list(h.shape)
+            extra[axis] = data.draw(st.integers(0, 4))
+            block = np.full(extra, 7, "i2")
+            assert h.append(block, axis=axis) == z.append(block, axis=axis)
+        assert h.shape == z.shape
+        np.testing.assert_array_equal(h[...], z[...])
+        assert stored(tmp / "h") == stored(tmp / "z")
+    np.testing.assert_array_equal(zarr.open_array(str(tmp / "h"))[...], z[...])

@@ -12,88 +12,36 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.codecs import ShardingCodec
 from zarrhpc.storage import LocalStore, MemoryStore
 from zarrhpc.testing.strategies_select import (
     block_selections,
     coordinate_selections,
+    layouts,
+    make_array,
     mask_selections,
+    numpy_oindex,
+    numpy_outer_index,
     orthogonal_selections,
 )
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-DTYPES = ["i2", "<f8", ">u4", "bool", "c8", "u1"]
-
-
-@st.composite
-def layouts(draw, min_len=0):
-    ndim = draw(st.integers(1, 4))
-    shape = tuple(draw(st.integers(min_len, 7 if ndim < 3 else 4)) for _ in range(ndim))
-    kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
-    fmt = 2 if kind == "plain" and draw(st.booleans()) else 3
-    inner = tuple(draw(st.integers(1, 2)) for _ in range(ndim))
-    chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
-    shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
-    return dict(shape=shape, chunks=chunks, shards=shards, kind=kind, fmt=fmt, inner=inner,
-                dtype=draw(st.sampled_from(DTYPES)), order=draw(st.sampled_from("CF")),
-                compressed=draw(st.booleans()), local=draw(st.booleans()))
-
-
-def make(layout, tmp):
-    store = LocalStore(tmp) if layout["local"] else MemoryStore()
-    kw = dict(shape=layout["shape"], chunks=layout["chunks"], dtype=layout["dtype"],
-              order=layout["order"], zarr_format=layout["fmt"], fill_value=0)
-    if layout["fmt"] == 3:
-        kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
-                             if layout["compressed"] else None)
-    else:
-        kw["compressors"] = ({"id": "zstd", "level": 1} if layout["compressed"] else None)
-    if layout["shards"] is not None:
-        kw["shards"] = layout["shards"]
-    if layout["kind"] == "nested":
-        kw["serializer"] = ShardingCodec(layout["inner"])
-        kw["compressors"] = None
-    a = zarrhpc.create_array(store, **kw)
-    rng = np.random.default_rng(0)
-    ref = rng.integers(0, 5, size=layout["shape"]).astype(layout["dtype"])
-    a[...] = ref
-    return a, ref
 
 
 def values(shape, dtype, seed=1):
     return np.random.default_rng(seed).integers(0, 9, size=shape).astype(dtype)
 
 
-def ix(sel, shape):
-    """numpy's orthogonal index for ``sel``: (index for reading/writing, dropped axes)."""
-    idx = []
-    for s, n in zip(sel, shape):
-        if isinstance(s, slice):
-            idx.append(np.arange(n)[s])
-        elif isinstance(s, np.ndarray) and s.dtype == bool:
-            idx.append(np.flatnonzero(s))
-        else:
-            idx.append(np.atleast_1d(np.asarray(s)))
-    return np.ix_(*idx), [isinstance(s, (int, np.integer)) for s in sel]
-
-
-def np_oindex(ref, sel):
-    index, dropped = ix(sel, ref.shape)
-    out = ref[index]
-    return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
-
-
 @SETTINGS
 @given(layout=layouts(), data=st.data())
 def test_orthogonal_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         sel = data.draw(orthogonal_selections(ref.shape))
         got = a.oindex[sel]
-        np.testing.assert_array_equal(got, np_oindex(ref, sel))
+        np.testing.assert_array_equal(got, numpy_oindex(ref, sel))
         assert got.dtype == a.dtype
-        index, dropped = ix(sel, ref.shape)
+        index, dropped = numpy_outer_index(sel, ref.shape)
         full = tuple(len(np.ravel(i)) for i in index)
         out_shape = tuple(n for n, d in zip(full, dropped) if not d)
         v = values(out_shape, ref.dtype)
@@ -109,7 +57,7 @@ def test_orthogonal_read_write(layout, data):
 @given(layout=layouts(min_len=1), data=st.data())
 def test_coordinate_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         sel = data.draw(coordinate_selections(ref.shape))
         key = sel if isinstance(sel, tuple) else (sel,)
         expected = ref[key]
@@ -127,7 +75,7 @@ def test_coordinate_read_write(layout, data):
 @given(layout=layouts(), data=st.data())
 def test_mask_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         mask = data.draw(mask_selections(ref.shape))
         np.testing.assert_array_equal(a.vindex[mask], ref[mask])
         np.testing.assert_array_equal(a.get_mask_selection(mask), ref[mask])
@@ -145,7 +93,7 @@ def test_mask_read_write(layout, data):
 @given(layout=layouts(min_len=1), data=st.data())
 def test_block_read_write(layout, data):
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         blocks = layout["shards"] or layout["chunks"]  # zarr-python: blocks are shards
         sel = data.draw(block_selections(ref.shape, blocks))
         region = []
@@ -169,7 +117,7 @@ def test_block_read_write(layout, data):
 def test_getitem_dispatch_matches_numpy(layout, data):
     """``a[...]`` with pure integer arrays or a mask: numpy's vectorised semantics."""
     with tempfile.TemporaryDirectory() as tmp:
-        a, ref = make(layout, tmp)
+        a, ref = make_array(layout, tmp)
         if data.draw(st.booleans()):
             sel = data.draw(coordinate_selections(ref.shape))
             sel = sel if isinstance(sel, tuple) else (sel,)
@@ -228,3 +176,45 @@ def test_structured_fields():
         a.set_basic_selection(slice(None), 0, fields=["a", "b"])
     with pytest.raises(IndexError, match="field not found"):
         a.get_basic_selection(fields="c")
+
+
+@SETTINGS
+@given(layout=layouts(min_len=1), data=st.data())
+def test_python_path_without_the_engine(layout, data):
+    """The same reads and writes with the native engine switched off (Python codecs)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a, ref = make_array(layout, tmp)
+        a._engine = None
+        if a._sharding is not None:
+            a._sharding._inner_engine = None
+        sel = data.draw(orthogonal_selections(ref.shape))
+        np.testing.assert_array_equal(a.oindex[sel], numpy_oindex(ref, sel))
+        pts = data.draw(coordinate_selections(ref.shape))
+        key = pts if isinstance(pts, tuple) else (pts,)
+        np.testing.assert_array_equal(a.vindex[pts].reshape(ref[key].shape), ref[key])
+        v = values(ref[key].shape, ref.dtype)
+        a.vindex[pts] = v
+        ref[key] = v
+        np.testing.assert_array_equal(a[...], ref)
+
+
+@pytest.mark.parametrize("local", [False, True])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_few_points_in_large_chunks(tmp_path, local, compressed):
+    """Sparse points in big uncompressed chunks read views of the stored bytes; the
+    result is the same as through the engine's whole-chunk decode."""
+    store = LocalStore(tmp_path) if local else MemoryStore()
+    comp = {"name": "zstd", "configuration": {"level": 1}} if compressed else None
+    a = zarrhpc.create_array(store, shape=(300, 700), chunks=(200, 600), dtype=">i8",
+                             compressors=comp, fill_value=-1)
+    ref = np.arange(210000, dtype="i8").reshape(300, 700)
+    a[:250] = ref[:250]
+    ref[250:] = -1
+    rng = np.random.default_rng(0)
+    pts = (rng.integers(0, 300, 50), rng.integers(0, 700, 50))
+    np.testing.assert_array_equal(a.vindex[pts], ref[pts])
+    np.testing.assert_array_equal(a.oindex[[299, 3], [699, 0, 650]],
+                                  ref[np.ix_([299, 3], [699, 0, 650])])
+    mask = np.zeros(ref.shape, bool)
+    mask[pts] = True
+    np.testing.assert_array_equal(a[mask], ref[mask])

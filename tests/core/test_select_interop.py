@@ -1,20 +1,33 @@
 """What zarrhpc writes through each selection form, zarr-python reads back identically
 (and the reverse), on v2 and v3, plain, sharded and nested-sharded arrays."""
 
+import tempfile
+
 import numpy as np
 import pytest
 import zarr
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import zarrhpc
 from zarrhpc.codecs import ShardingCodec
+from zarrhpc.testing.strategies_select import (
+    block_selections,
+    coordinate_selections,
+    layouts,
+    make_array,
+    mask_selections,
+    numpy_outer_index,
+    orthogonal_selections,
+)
 
 LAYOUTS = {
-    "v3": dict(zarr_format=3),
-    "v3-zstd": dict(zarr_format=3, compressors={"name": "zstd", "configuration": {"level": 1}}),
-    "v2": dict(zarr_format=2, compressors={"id": "zstd", "level": 1}),
-    "sharded": dict(zarr_format=3, shards=(6, 6)),
-    "nested": dict(zarr_format=3, shards=(6, 6), serializer=ShardingCodec((1, 3)),
-                   compressors=None),
+    "v3": {"zarr_format": 3},
+    "v3-zstd": {"zarr_format": 3, "compressors": {"name": "zstd", "configuration": {"level": 1}}},
+    "v2": {"zarr_format": 2, "compressors": {"id": "zstd", "level": 1}},
+    "sharded": {"zarr_format": 3, "shards": (6, 6)},
+    "nested": {"zarr_format": 3, "shards": (6, 6), "serializer": ShardingCodec((1, 3)),
+                   "compressors": None},
 }
 
 
@@ -69,3 +82,44 @@ def test_zarrhpc_reads_what_zarr_python_wrote(tmp_path, layout):
     np.testing.assert_array_equal(a.vindex[pts], z.vindex[pts])
     mask = ref > 10
     np.testing.assert_array_equal(a[mask], z[mask])
+
+
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@SETTINGS
+@given(layout=layouts(min_len=1), kind=st.sampled_from(["oindex", "vindex", "mask", "blocks"]),
+       data=st.data())
+def test_random_writes_read_back_by_zarr_python(layout, kind, data):
+    layout = {**layout, "local": True}
+    with tempfile.TemporaryDirectory() as tmp:
+        a, ref = make_array(layout, tmp)
+        shape = ref.shape
+        if kind == "oindex":
+            sel = data.draw(orthogonal_selections(shape))
+            index, dropped = numpy_outer_index(sel, shape)
+            full = tuple(len(np.ravel(i)) for i in index)
+            v = np.arange(int(np.prod(full))).reshape(full).astype(ref.dtype)
+            a.oindex[sel] = v.reshape([n for n, d in zip(full, dropped) if not d])
+            ref[index] = v
+        elif kind == "blocks":
+            blocks = layout["shards"] or layout["chunks"]
+            sel = data.draw(block_selections(shape, blocks))
+            region = []
+            for s, n, c in zip(sel, shape, blocks):
+                nb = -(-n // c)
+                lo, hi = ((s.start, s.stop) if isinstance(s, slice) else (s % nb, s % nb + 1))
+                region.append(slice(lo * c, hi * c))
+            a.blocks[sel] = 1
+            ref[tuple(region)] = 1
+        else:
+            sel = (data.draw(coordinate_selections(shape)) if kind == "vindex"
+                   else data.draw(mask_selections(shape)))
+            key = sel if isinstance(sel, tuple) or kind == "mask" else (sel,)
+            v = np.arange(ref[key].size).reshape(ref[key].shape).astype(ref.dtype)
+            a.vindex[sel] = v
+            ref[key] = v
+        np.testing.assert_array_equal(a[...], ref)
+        z = zarr.open_array(tmp, mode="r")
+        np.testing.assert_array_equal(z[...], ref)

@@ -99,3 +99,16 @@ def test_engine_error_names_the_chunk(array):
     a._engine = StandIn(a._engine, ref, fail_task=1)
     with pytest.raises(CorruptChunkError, match=r"c/1/2.*bad bytes"):
         a.vindex[[0, 4], [0, 9]]  # chunks (0, 0) and (1, 2): task 1 fails
+
+
+def test_engine_constants_are_the_ones_python_uses():
+    """csrc/zh_status.h is the one source; the layers forbid storage/ to import the
+    kernels, so LocalStore's own copy of the temporary-name pattern is checked here."""
+    from zarrhpc._kernels import engine
+    from zarrhpc.errors import CorruptChunkError, StoreError, status_class
+    from zarrhpc.storage import local
+
+    assert (local._TEMP_PREFIX, local._TEMP_SUFFIX) == (engine.TEMP_PREFIX, engine.TEMP_SUFFIX)
+    assert status_class(engine.STATUS["ERR_CORRUPT"])[0] is CorruptChunkError
+    assert status_class(engine.STATUS["ERR_IO"])[0] is StoreError
+    assert set(engine.KEY_KINDS) == {"default", "v2"}

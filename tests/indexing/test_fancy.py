@@ -19,23 +19,9 @@ from zarrhpc.testing.strategies_select import (
     block_selections,
     coordinate_selections,
     mask_selections,
+    numpy_oindex,
     orthogonal_selections,
 )
-
-
-def np_oindex(a, sel):
-    """numpy's orthogonal indexing: every array item on its own axis."""
-    idx = []
-    for s, n in zip(sel, a.shape):
-        if isinstance(s, slice):
-            idx.append(np.arange(n)[s])
-        elif isinstance(s, np.ndarray) and s.dtype == bool:
-            idx.append(np.flatnonzero(s))
-        else:
-            idx.append(np.atleast_1d(np.asarray(s)))
-    out = a[np.ix_(*idx)] if idx else a[()]
-    drop = tuple(i for i, s in enumerate(sel) if isinstance(s, (int, np.integer)))
-    return out.reshape([n for i, n in enumerate(out.shape) if i not in drop]) if drop else out
 
 
 def chunk_of(a, chunks, coords):
@@ -63,7 +49,7 @@ def test_orthogonal_projection_matches_numpy(geom, data):
         cidx, oidx = proj.task_parts(t)
         chunk = chunk_of(a, chunks, coords[t])
         out[np.ix_(*oidx)] = chunk[np.ix_(*cidx)]
-    expected = np_oindex(a, sel)
+    expected = numpy_oindex(a, sel)
     assert proj.out_shape == expected.shape
     np.testing.assert_array_equal(out.reshape(proj.out_shape), expected)
 

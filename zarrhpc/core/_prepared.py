@@ -13,13 +13,14 @@ byte-level kernels, and never reach the native engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc._kernels.engine import KEY_KINDS
 from zarrhpc.codecs import swap_size
+from zarrhpc.codecs.sharding import is_fill_chunk as bits_equal_fill
 from zarrhpc.indexing import RegularChunkGrid
 
 __all__ = ["Prepared", "is_fill_chunk", "new_empty"]
@@ -49,14 +50,20 @@ class Prepared:
     write_empty_chunks: bool
     order: str
 
-    @property
-    def chunks(self) -> tuple[int, ...]:
-        """The chunks selections are projected on: inner chunks when sharded."""
-        return self.sharding.chunk_shape if self.sharding is not None else self.grid.chunk_shape
+    def __post_init__(self) -> None:
+        # derived once: the hot single-element and small-block reads ask for them
+        chunks = (self.sharding.chunk_shape if self.sharding is not None
+                  else self.grid.chunk_shape)
+        object.__setattr__(self, "chunks", chunks)
+        object.__setattr__(self, "byte_kernels", byte_kernels_ok(self.dtype))
+        object.__setattr__(self, "_target", self._native_target())
 
-    @property
-    def byte_kernels(self) -> bool:
-        return byte_kernels_ok(self.dtype)
+    # set in __post_init__:
+    #: chunks selections are projected on (inner chunks when sharded)
+    chunks: tuple = field(init=False)
+    #: elements are plain bytes: kernels may copy and fill them
+    byte_kernels: bool = field(init=False)
+    _target: object = field(init=False, repr=False)
 
     @property
     def ndim(self) -> int:
@@ -69,6 +76,9 @@ class Prepared:
     def native_target(self):
         """``(path_prefix, root_len, key_kind, separator)`` when the engine opens the
         store's files itself (LocalStore and the default or v2 key encodings), else None."""
+        return self._target
+
+    def _native_target(self):
         root = getattr(self.store, "native_root", None)
         if root is None:
             return None
@@ -94,7 +104,9 @@ class Prepared:
             dst[...] = src
 
     def empty(self, shape, order: str | None = None) -> np.ndarray:
-        return new_empty(shape, self.dtype, order or self.order)
+        if self.byte_kernels:
+            return alloc.empty(tuple(shape), self.dtype, order or self.order)
+        return np.empty(tuple(shape), dtype=self.dtype, order=order or self.order)
 
     def is_fill(self, chunk: np.ndarray) -> bool:
         return is_fill_chunk(chunk, self.fill_bytes, self.fill_value)
@@ -108,18 +120,11 @@ def new_empty(shape, dtype: np.dtype, order: str = "C") -> np.ndarray:
 
 
 def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes, fill_value=None) -> bool:
-    """True when every element equals the fill value (bit for bit for plain dtypes)."""
-    if chunk.size == 0:
-        return True
-    dtype = chunk.dtype
-    if not byte_kernels_ok(dtype):
+    """True when every element equals the fill value: bit for bit for plain dtypes (the
+    sharding codec's test), by ``==`` for object and string chunks."""
+    if not byte_kernels_ok(chunk.dtype):
+        if chunk.size == 0:
+            return True
         fv = fill_value[()] if isinstance(fill_value, np.ndarray) else fill_value
         return bool(np.all(chunk == fv))
-    itemsize = dtype.itemsize
-    if chunk[(0,) * chunk.ndim].tobytes() != fill_bytes:
-        return False
-    if itemsize in (1, 2, 4, 8):
-        bits = np.frombuffer(fill_bytes, dtype=f"u{itemsize}")[0]
-        return bool((chunk.view(f"u{itemsize}") == bits).all())
-    flat = np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).reshape(-1, itemsize)
-    return bool((flat == np.frombuffer(fill_bytes, dtype=np.uint8)).all())
+    return bits_equal_fill(chunk, fill_bytes)

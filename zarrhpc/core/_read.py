@@ -130,11 +130,11 @@ def _read_point(prep, engine, idx):
     target = native_target(prep)
     if target is not None:
         prefix, root_len, kind, sep = target
-        status, _, code, msg = engine.read_point(out, coords, within, prefix, root_len, kind, sep)
+        status, _, code, _msg = engine.read_point(out, coords, within, prefix, root_len, kind, sep)
     else:
         key = prep.chunk_key(coords)
-        status, _, code, msg = engine.read_point(out, coords, within,
-                                                 source=prep.store.get(key))
+        status, _, code, _msg = engine.read_point(out, coords, within,
+                                                  source=prep.store.get(key))
     if code or status == FALLBACK:
         return None  # the general path decodes in Python or raises the error
     return out[()]

@@ -24,6 +24,8 @@ The native engine seam: when the prepared engine has ``read_points`` /
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from zarrhpc import config
@@ -96,6 +98,71 @@ def _decode(prep, buf, name: str) -> np.ndarray:
     if prep.sharding is None:
         return prep.pipeline.decode(buf, name)
     return prep.sharding.inner.decode(buf, name)
+
+
+# fewer wanted elements than 1 in _SPARSE of the touched chunks' (measured: below that a
+# view of mapped bytes beats copying whole uncompressed chunks; above, the copy wins)
+_SPARSE = 1000
+
+
+def _chunk_loader(prep, coords: np.ndarray, nelements: int = 0):
+    """``load(i) -> decoded chunk i (array) or None (not stored)`` for reads.
+
+    With a native engine each chunk is decoded whole by one engine call (GIL released,
+    so the executor's threads decode in parallel): LocalStore files are opened by the
+    engine itself, other stores' bytes come from the one ``fetch_chunks`` call. Edge
+    chunks are decoded for their in-array part only (the rest is never indexed).
+    Otherwise the Python codecs decode the fetched bytes. So do uncompressed chunks
+    when the request wants few of their elements (``nelements`` in all): the decoded
+    chunk is then a view of the stored bytes (LocalStore maps large files) and only the
+    pages holding wanted elements are touched.
+    """
+    engine = _native_engine(prep)
+    if (engine is not None and prep.sharding is None and not prep.pipeline.bytes_bytes
+            and nelements * _SPARSE < len(coords) * math.prod(prep.chunks)):
+        engine = None
+    target = prep.native_target() if prep.sharding is None else None
+    bufs = names = None
+    if engine is None or target is None:
+        bufs, names = fetch_chunks(prep, coords)
+    if engine is None:
+        def load(i):
+            return None if bufs[i] is None else _decode(prep, bufs[i], names[i])
+        return load
+    ndim = prep.ndim
+    chunk_shape = prep.chunks
+    ones = np.ones(ndim, np.int64)
+    piece_off = np.arange(ndim, dtype=np.int64)
+    zeros = np.zeros(ndim, np.int64)
+    steps = (1,) * ndim
+    shape = np.asarray(prep.shape, np.int64)
+    cshape = np.asarray(chunk_shape, np.int64)
+
+    def load(i):
+        c = coords[i].astype(np.int64)
+        if bufs is not None and bufs[i] is None:
+            return None
+        count = np.minimum(cshape, shape - c * cshape)
+        out = np.empty(chunk_shape, dtype=prep.dtype)
+        pieces = (ones, piece_off, c, zeros, count, zeros)
+        if target is not None:
+            prefix, root_len, kind, sep = target
+            status, _, code, msg = engine.read(out, pieces, steps, path_prefix=prefix,
+                                               root_len=root_len, key_kind=kind, sep=sep)
+        else:
+            status, _, code, msg = engine.read(out, pieces, steps, sources=[bufs[i]])
+        if code:
+            name = names[i] if names else prep.chunk_key(tuple(int(x) for x in c))
+            raise engine_error(prep, name, code, msg)
+        if status[0] == FALLBACK:
+            if bufs is None:
+                key = prep.chunk_key(tuple(int(x) for x in c))
+                raw = prep.store.get(key)
+                return None if raw is None else _decode(prep, raw, key)
+            return _decode(prep, bufs[i], names[i])
+        return out
+
+    return load
 
 
 def _run(fn, items) -> None:
@@ -181,19 +248,18 @@ def read_orthogonal(prep, proj, full: np.ndarray) -> None:
         tasks = np.arange(len(coords))
     if len(tasks) == 0:
         return
-    bufs, names = fetch_chunks(prep, coords[tasks])
+    load = _chunk_loader(prep, coords[tasks], math.prod(proj.full_shape))
 
-    def one(job):
-        t, buf, name = job
-        cidx, oidx = proj.task_parts(int(t))
+    def one(i):
+        cidx, oidx = proj.task_parts(int(tasks[i]))
         dst = np.ix_(*oidx) if oidx else ()
-        if buf is None:
+        chunk = load(i)
+        if chunk is None:
             full[dst] = prep.fill_value
         else:
-            chunk = _decode(prep, buf, name)
             full[dst] = chunk[np.ix_(*cidx)] if cidx else chunk
 
-    _run(one, list(zip(tasks, bufs, names)))
+    _run(one, list(range(len(tasks))))
 
 
 def read_points(prep, proj, flat: np.ndarray) -> None:
@@ -206,19 +272,19 @@ def read_points(prep, proj, flat: np.ndarray) -> None:
         tasks = np.arange(n)
     if len(tasks) == 0:
         return
-    bufs, names = fetch_chunks(prep, proj.chunk_coords[tasks])
+    load = _chunk_loader(prep, proj.chunk_coords[tasks], proj.npoints)
 
-    def one(job):
-        k, buf, name = job
+    def one(i):
+        k = tasks[i]
         lo, hi = proj.offsets[k], proj.offsets[k + 1]
         dst = proj.out_index[lo:hi]
-        if buf is None:
+        chunk = load(i)
+        if chunk is None:
             flat[dst] = prep.fill_value
         else:
-            chunk = _decode(prep, buf, name)
             flat[dst] = chunk[tuple(proj.in_chunk[lo:hi].T)]
 
-    _run(one, list(zip(tasks, bufs, names)))
+    _run(one, list(range(len(tasks))))
 
 
 # ------------------------------------------------------------------ writes

@@ -39,14 +39,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zarrhpc import config
+from zarrhpc import config, errors
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
-from zarrhpc.core._read import check_out, _has_ellipsis, engine_error, native_target
+from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
 from zarrhpc.core._write import _prepare_value
-from zarrhpc import errors
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,

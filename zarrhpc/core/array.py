@@ -25,15 +25,14 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
-from zarrhpc.core.formats import doc_key
-from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
 from zarrhpc.core._select import read_orthogonal, read_points, write_orthogonal, write_points
 from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
-from zarrhpc.core.formats import read_node
+from zarrhpc.core.formats import doc_key, read_node
+from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import ArrayNotFoundError, SelectionError
 from zarrhpc.indexing import (
     RegularChunkGrid,
@@ -269,11 +268,14 @@ class Array(Node):
         shape = prep.shape
         if kind == "basic":
             return self._read(selection, out)
-        if kind == "block":
-            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape), out)
+        if kind == "block":  # an array always (the Ellipsis), as zarr-python
+            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape)
+                              + (Ellipsis,), out)
         if kind == "orthogonal":
-            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
-                                         prep.chunks)
+            norm = normalize_orthogonal(selection, shape)
+            if _is_plain_basic(norm):  # ints and slices: the basic path (an array always)
+                return self._read(norm + (Ellipsis,), out)
+            proj = orthogonal_projection(norm, shape, prep.chunks)
             result = self._result(proj.out_shape, out)
             read_orthogonal(prep, proj, result[proj.expand_index])
             return result
@@ -301,8 +303,11 @@ class Array(Node):
             return
         self._check_writable()
         if kind == "orthogonal":
-            proj = orthogonal_projection(normalize_orthogonal(selection, shape), shape,
-                                         prep.chunks)
+            norm = normalize_orthogonal(selection, shape)
+            if _is_plain_basic(norm):
+                self._write(norm, value)
+                return
+            proj = orthogonal_projection(norm, shape, prep.chunks)
             full = broadcast_value(prep, value, proj.out_shape)[proj.expand_index]
             write_orthogonal(prep, proj, full)
             return
@@ -372,7 +377,28 @@ class Array(Node):
         self._set("basic", selection, value, fields)
 
     def get_orthogonal_selection(self, selection, *, out=None, fields=None):
-        """Outer indexing: ints, slices, integer and boolean arrays, each on its own axis."""
+        """Outer indexing: ints, slices, integer and boolean arrays, each on its own axis.
+
+        Parameters
+        ----------
+        selection
+            One item per dimension: int, slice (any step), integer array (unsorted,
+            repeated, negative) or boolean array of the dimension's length.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            Integer-indexed dimensions dropped; the others as long as their index.
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("orthogonal", selection, out, fields)
 
     def set_orthogonal_selection(self, selection, value, *, fields=None) -> None:
@@ -380,7 +406,27 @@ class Array(Node):
         self._set("orthogonal", selection, value, fields)
 
     def get_coordinate_selection(self, selection, *, out=None, fields=None):
-        """Points: one integer array per dimension, broadcast; result shaped as they are."""
+        """Points: one integer array per dimension, broadcast; result shaped as they are.
+
+        Parameters
+        ----------
+        selection
+            A tuple of one integer (array) per dimension; the arrays broadcast.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shaped as the broadcast index arrays ((1,) for integers alone).
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("coordinate", selection, out, fields)
 
     def set_coordinate_selection(self, selection, value, *, fields=None) -> None:
@@ -388,7 +434,27 @@ class Array(Node):
         self._set("coordinate", selection, value, fields)
 
     def get_mask_selection(self, mask, *, out=None, fields=None):
-        """The elements where the full-shape boolean ``mask`` is True (C order)."""
+        """The elements where the full-shape boolean ``mask`` is True (C order).
+
+        Parameters
+        ----------
+        mask
+            A boolean array of the array's shape (the parameter is ``mask``).
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            One-dimensional, the selected elements in C order.
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("mask", mask, out, fields)
 
     def set_mask_selection(self, mask, value, *, fields=None) -> None:
@@ -396,7 +462,27 @@ class Array(Node):
         self._set("mask", mask, value, fields)
 
     def get_block_selection(self, selection, *, out=None, fields=None):
-        """Whole chunks (shards when sharded): block indices or step-1 slices of blocks."""
+        """Whole chunks (shards when sharded): block indices or step-1 slices of blocks.
+
+        Parameters
+        ----------
+        selection
+            Per dimension a block index or a slice of blocks with step 1.
+        out : numpy.ndarray, optional
+            Receives the result (its shape and dtype must be the result's).
+        fields : str or list of str, optional
+            Fields of a structured dtype to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            The region the blocks cover (the last block may be partial).
+
+        Raises
+        ------
+        IndexError
+            A bad selection (zarrhpc.errors: BoundsCheckError, SelectionError, ...).
+        """
         return self._get("block", selection, out, fields)
 
     def set_block_selection(self, selection, value, *, fields=None) -> None:
@@ -424,6 +510,18 @@ class Array(Node):
 
         Chunks wholly outside the new shape are erased; chunks cut in part keep their
         bytes. The metadata document is rewritten atomically.
+
+        Parameters
+        ----------
+        new_shape : int or tuple of int
+            Same number of dimensions as the array.
+
+        Raises
+        ------
+        ShapeError
+            Another number of dimensions, or a negative size (a ValueError).
+        ReadOnlyError
+            The array was opened read-only.
         """
         self._check_writable()
         md = resize_array(self._prep, self._metadata, new_shape)
@@ -431,7 +529,25 @@ class Array(Node):
         self._prepare()
 
     def append(self, data, axis: int = 0) -> tuple[int, ...]:
-        """Grow ``axis`` by ``data``'s extent and store ``data`` there; the new shape."""
+        """Grow ``axis`` by ``data``'s extent and store ``data`` there.
+
+        Parameters
+        ----------
+        data : array_like
+            Same shape as the array except along ``axis``.
+        axis : int, default 0
+            Negative counts from the end.
+
+        Returns
+        -------
+        tuple of int
+            The new shape.
+
+        Raises
+        ------
+        ShapeError
+            ``data`` does not fit (a ValueError, with zarr-python's message).
+        """
         self._check_writable()
         data = np.asanyarray(data)
         new_shape, region = append_data(self.shape, data.shape, axis)

@@ -26,8 +26,8 @@ from zarrhpc.errors import (
 __all__ = [
     "block_to_basic",
     "check_coordinate",
-    "check_mask",
     "check_fields",
+    "check_mask",
     "check_no_multi_fields",
     "ensure_tuple",
     "is_coordinate_selection",

@@ -1,6 +1,7 @@
 """Collective resize: every rank calls it; rank 0 changes the array, all ranks see it.
 
-Life cycle: rank 0 runs ``Array.resize`` (erases the chunks wholly outside the new shape,
+Life cycle: all ranks meet first (no rank may still be reading or writing chunks that
+the resize erases), then rank 0 runs ``Array.resize`` (erases the chunks wholly outside the new shape,
 then rewrites the metadata document atomically); all ranks agree on the outcome (a
 failure on rank 0 raises there and `CollectiveError` naming it on the others); then
 every other rank re-reads the metadata (``Array.refresh``) and all agree again, so that
@@ -9,7 +10,7 @@ on return every rank's handle has the new shape and no rank writes into the old 
 
 from __future__ import annotations
 
-from zarrhpc.mpi.collective import _agree
+from zarrhpc.mpi.collective import _agree, _wait_quietly
 
 __all__ = ["resize"]
 
@@ -30,6 +31,7 @@ def resize(comm, array, new_shape) -> tuple[int, ...]:
         On the ranks where it did not fail, when a rank failed (the failing rank raises
         its own exception).
     """
+    _wait_quietly(comm)  # every rank is done with the old shape
     error = None
     if comm.Get_rank() == 0:
         try:

@@ -60,9 +60,8 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_READ = os.O_RDONLY | _O_CLOEXEC | getattr(os, "O_BINARY", 0)
 _O_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | getattr(os, "O_BINARY", 0)
 
-# the temporary-name pattern the native engine also writes (one place: csrc/zh_status.h)
-from zarrhpc._kernels.engine import TEMP_PREFIX as _TEMP_PREFIX  # noqa: E402
-from zarrhpc._kernels.engine import TEMP_SUFFIX as _TEMP_SUFFIX  # noqa: E402
+_TEMP_PREFIX = ".zhtmp-"
+_TEMP_SUFFIX = ".partial"
 
 #: Errors meaning "there is no file at this path" when opening or unlinking it.
 _MISSING = (FileNotFoundError, NotADirectoryError, IsADirectoryError)

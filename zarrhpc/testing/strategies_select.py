@@ -5,8 +5,22 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-__all__ = ["block_selections", "coordinate_selections", "mask_selections",
-           "orthogonal_selections"]
+import zarrhpc
+from zarrhpc.codecs import ShardingCodec
+from zarrhpc.storage import LocalStore, MemoryStore
+
+__all__ = [
+    "block_selections",
+    "coordinate_selections",
+    "layouts",
+    "make_array",
+    "mask_selections",
+    "numpy_oindex",
+    "numpy_outer_index",
+    "orthogonal_selections",
+]
+
+DTYPES = ["i2", "<f8", ">u4", "bool", "c8", "u1"]
 
 
 def _ortho_item(draw, n: int):
@@ -70,3 +84,66 @@ def block_selections(draw, shape: tuple[int, ...], chunks: tuple[int, ...]):
             b = draw(st.integers(a, nb + 1))
             sel.append(slice(a, b))
     return tuple(sel)
+
+
+def numpy_outer_index(sel, shape):
+    """numpy's form of an orthogonal selection: ``(np.ix_ index, dropped axes)``.
+
+    The oracle of the orthogonal tests: ``a[index]`` reads (or assigns) the selection
+    with integer-indexed axes kept as length 1; ``dropped[i]`` marks those axes.
+    """
+    idx = []
+    for s, n in zip(sel, shape):
+        if isinstance(s, slice):
+            idx.append(np.arange(n)[s])
+        elif isinstance(s, np.ndarray) and s.dtype == bool:
+            idx.append(np.flatnonzero(s))
+        else:
+            idx.append(np.atleast_1d(np.asarray(s)))
+    return np.ix_(*idx), [isinstance(s, (int, np.integer)) for s in sel]
+
+
+def numpy_oindex(a: np.ndarray, sel) -> np.ndarray:
+    """``a.oindex[sel]`` computed with numpy alone."""
+    index, dropped = numpy_outer_index(sel, a.shape)
+    out = a[index] if sel else a[()]
+    return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
+
+
+@st.composite
+def layouts(draw, min_len=0):
+    """An array layout: 1-4-D shape (edge chunks, size-0 axes unless ``min_len``), dtype,
+    order, v2/v3, plain/sharded/nested sharding, compressed or not, memory or local."""
+    ndim = draw(st.integers(1, 4))
+    shape = tuple(draw(st.integers(min_len, 7 if ndim < 3 else 4)) for _ in range(ndim))
+    kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
+    fmt = 2 if kind == "plain" and draw(st.booleans()) else 3
+    inner = tuple(draw(st.integers(1, 2)) for _ in range(ndim))
+    chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
+    shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
+    return {"shape": shape, "chunks": chunks, "shards": shards, "kind": kind, "fmt": fmt, "inner": inner,
+                "dtype": draw(st.sampled_from(DTYPES)), "order": draw(st.sampled_from("CF")),
+                "compressed": draw(st.booleans()), "local": draw(st.booleans())}
+
+
+def make_array(layout, tmp):
+    """A zarrhpc array for ``layout`` (from :func:`layouts`) holding random small ints,
+    and a numpy copy of its contents."""
+    store = LocalStore(tmp) if layout["local"] else MemoryStore()
+    kw = {"shape": layout["shape"], "chunks": layout["chunks"], "dtype": layout["dtype"],
+              "order": layout["order"], "zarr_format": layout["fmt"], "fill_value": 0}
+    if layout["fmt"] == 3:
+        kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
+                             if layout["compressed"] else None)
+    else:
+        kw["compressors"] = ({"id": "zstd", "level": 1} if layout["compressed"] else None)
+    if layout["shards"] is not None:
+        kw["shards"] = layout["shards"]
+    if layout["kind"] == "nested":
+        kw["serializer"] = ShardingCodec(layout["inner"])
+        kw["compressors"] = None
+    a = zarrhpc.create_array(store, **kw)
+    rng = np.random.default_rng(0)
+    ref = rng.integers(0, 5, size=layout["shape"]).astype(layout["dtype"])
+    a[...] = ref
+    return a, ref
