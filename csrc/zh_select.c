@@ -16,6 +16,9 @@
 #ifndef ZH_RUN_GAP
 #define ZH_RUN_GAP 8192
 #endif
+#ifndef ZH_RUN_COST
+#define ZH_RUN_COST 8192
+#endif
 
 typedef struct {
     int64_t lo, hi;
@@ -156,7 +159,7 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         }
         nr = coalesce(rg, nr, ZH_RUN_GAP);
         int64_t total = 0;
-        for (int64_t i = 0; i < nr; i++) total += rg[i].hi - rg[i].lo + ZH_RUN_GAP;
+        for (int64_t i = 0; i < nr; i++) total += rg[i].hi - rg[i].lo + ZH_RUN_COST;
         err = 0;
         if (total < n) {
             for (int64_t i = 0; i < nr && !err; i++)
