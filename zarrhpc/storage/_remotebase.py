@@ -191,6 +191,40 @@ class _RemoteReader(RangeReader):
         return got.data
 
 
+    def read_ranges(self, ranges: list[tuple[int, Optional[int]]]) -> list[Buffer]:
+        """The bytes of several ``(offset, length)`` ranges, coalesced and fetched
+        concurrently (each checked against the ETag the reader opened)."""
+        store = self.store
+        out: list[Buffer] = [b""] * len(ranges)
+        absolute: list[tuple[int, int]] = []
+        where: list[int] = []
+        entry = store._cache.get(self.key)
+        if entry is not None and entry.etag != self.etag:
+            entry = None
+        for i, (offset, length) in enumerate(ranges):
+            start, stop = resolve_range(self.size, offset, length)
+            if stop <= start:
+                continue
+            hit = entry.lookup(start, stop) if entry is not None else None
+            if hit is not None:
+                out[i] = hit
+                continue
+            absolute.append((start, stop))
+            where.append(i)
+        gap, most = store.settings["coalesce_gap"], store.settings["coalesce_max"]
+
+        def run(span: Any) -> None:
+            got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
+            if got is None:
+                raise StoreError(
+                    f"{store.url_of(self.key)}: the object was deleted while being read")
+            for m, data in split(span, got.data, absolute):
+                out[where[m]] = data
+
+        store._map(run, coalesce(absolute, gap, most))
+        return out
+
+
 class RemoteStore(Store):
     """Base class of the object-store backends (see the module docstring).
 
@@ -317,7 +351,11 @@ class RemoteStore(Store):
         if entry is not None:
             return entry.size
         head = self._head(key)
-        return None if head is None else head[0]
+        if head is None:
+            return None
+        # remember size and ETag: a later index read at the end of the object is kept
+        self._cache.add(key, head[0], head[1], head[0], b"")
+        return head[0]
 
     def _open_reader(self, key: str) -> Optional[RangeReader]:
         entry = self._cache.get(key)
@@ -335,6 +373,12 @@ class RemoteStore(Store):
         else:
             self._cache.add(key, size, etag, size - memoryview(got.data).nbytes, got.data)
         return _RemoteReader(self, key, size, etag)
+
+    def open_readers(self, keys: Iterable[str]) -> list[Optional[RangeReader]]:
+        """`open_reader` of several keys at once, concurrently (one request each at most:
+        a shard's size and index come together)."""
+        self._check_open()
+        return self._map(self._open_reader, [self._validate_key(k) for k in keys])
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, Optional[int]]]
@@ -376,7 +420,7 @@ class RemoteStore(Store):
             etag = entry.etag if entry is not None else None
             gap, most = self.settings["coalesce_gap"], self.settings["coalesce_max"]
             for span in coalesce(absolute, gap, most):
-                tasks.append(self._span_task(key, span, absolute, where, etag, out))
+                tasks.append(self._span_task(key, span, absolute, where, entry, out))
         return tasks
 
     def _suffix_task(self, key: str, i: int, offset: int, length: Optional[int],
@@ -397,8 +441,10 @@ class RemoteStore(Store):
             out[i] = None if got is None else got.data
         return run
 
-    def _span_task(self, key: str, span: Any, ranges: list, where: list, etag: Optional[str],
-                   out: list) -> Callable[[], None]:
+    def _span_task(self, key: str, span: Any, ranges: list, where: list,
+                   entry: Optional[_Entry], out: list) -> Callable[[], None]:
+        etag = None if entry is None else entry.etag
+
         def run() -> None:
             if span.stop <= span.start:  # only empty ranges: the key's existence decides
                 found = self._head(key) is not None
@@ -408,6 +454,9 @@ class RemoteStore(Store):
             got = self._checked_fetch(key, span.start, span.stop, etag=etag)
             if got is None:
                 return
+            if (entry is not None and span.stop == entry.size
+                    and span.stop - span.start <= self.settings["tail_bytes"]):
+                self._cache.add(key, entry.size, etag, span.start, got.data)  # an index
             for m, data in split(span, got.data, ranges):
                 out[where[m]] = data
         return run
