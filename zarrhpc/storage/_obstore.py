@@ -262,6 +262,8 @@ def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
     from obstore.store import AzureStore, GCSStore, HTTPStore, S3Store
 
     config, client = translate_options(kind, options)
+    if parts.scheme.lower() == "http":
+        client.setdefault("allow_http", True)  # the URL itself says plain HTTP
     retry = {"max_retries": 1000, "retry_timeout": datetime.timedelta(seconds=retry_timeout),
              "backoff": {"init_backoff": datetime.timedelta(milliseconds=50),
                          "max_backoff": datetime.timedelta(seconds=5), "base": 2}}

@@ -341,6 +341,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
 
+    def finish(self) -> None:
+        # one thread per client connection: its upstream connection ends with it
+        try:
+            super().finish()
+        finally:
+            self.owner._drop_connection()
+
 
 class CountingProxy(_Served):
     """A forwarding proxy that counts requests and injects faults (see the module docstring).
