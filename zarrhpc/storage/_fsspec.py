@@ -64,6 +64,9 @@ class FsspecStore(RemoteStore):
         import fsspec
 
         scheme = urllib.parse.urlsplit(url).scheme.lower()
+        if scheme not in fsspec.available_protocols():
+            raise UnsupportedError(f"{url}: no store serves {scheme}:// URLs (fsspec knows "
+                                   "no such protocol)")
         self.is_http = scheme in ("http", "https")
         settings.pop("cache_bytes", None)  # no ETags, so no tail cache
         super().__init__(url, read_only=read_only or self.is_http, cache_bytes=0, **settings)
