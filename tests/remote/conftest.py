@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("moto.server")
 
-from zarrhpc.testing.servers import CountingProxy, S3Server  # noqa: E402
+from zarrhpc.testing.servers import CountingProxy, S3Server
 
 BUCKET = "zarrhpc-tests"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +33,7 @@ def test_coalesce_then_split_gives_each_range(ranges, gap, max_span, size):
         if len(members) > 1:
             assert span.stop - span.start <= max_span
     assert sorted(seen) == list(range(len(ranges)))
-    for a, b in zip(spans, spans[1:]):  # in order
+    for a, b in itertools.pairwise(spans):  # in order
         assert a.start <= b.start
 
 

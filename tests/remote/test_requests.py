@@ -79,7 +79,7 @@ def test_inner_chunks_coalesced(sharded, s3_url, s3_options, proxy):
     # shard (size and index), then one get_partial_values for the 64 inner chunks.
     store = open_url(s3_url, storage_options=s3_options)
     proxy.reset()
-    size, index = _inner_ranges(store)
+    _, index = _inner_ranges(store)
     assert proxy.total == 1  # size and index: one suffix request
     wanted = [(i, j, k) for i in range(1, 5) for j in range(1, 5) for k in range(1, 5)]
     ranges = [("sh/c/0/0/0", int(index[c][0]), int(index[c][1])) for c in wanted]

@@ -27,7 +27,8 @@ import asyncio
 import os
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -222,7 +223,6 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
                 peers.append(cls(env))
             except Exception as exc:  # pragma: no cover - a peer missing here
                 print(f"# {cls.name}: unavailable ({exc})")
-        shard = min(size, 256)
         sub = np.s_[32:160, 32:160, 32:160] if size >= 160 else (slice(0, size // 2),) * 3
         rng = np.random.default_rng(1)
         points = [tuple(int(i) for i in rng.integers(0, size, 3)) for _ in range(50)]

@@ -19,6 +19,11 @@ from zarrhpc.storage.memory import MemoryStore
 from zarrhpc.storage.zip import ZipStore
 
 __all__ = [
-    "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "validate_key",
+    "LocalStore",
+    "MemoryStore",
+    "RangeReader",
+    "Store",
+    "ZipStore",
     "normalize_prefix",
+    "validate_key",
 ]

@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage._remotebase import Fetched, RemoteStore, _RemoteReader
@@ -59,7 +59,7 @@ class FsspecStore(RemoteStore):
         Store settings (`zarrhpc.storage._remotebase`).
     """
 
-    def __init__(self, url: str, *, storage_options: Optional[dict] = None,
+    def __init__(self, url: str, *, storage_options: dict | None = None,
                  read_only: bool = False, **settings: Any) -> None:
         import fsspec
 
@@ -116,8 +116,8 @@ class FsspecStore(RemoteStore):
 
     # -- primitives --------------------------------------------------------------------
 
-    def _fetch(self, key: str, start: Optional[int] = None, stop: Optional[int] = None,
-               suffix: Optional[int] = None, etag: Optional[str] = None) -> Optional[Fetched]:
+    def _fetch(self, key: str, start: int | None = None, stop: int | None = None,
+               suffix: int | None = None, etag: str | None = None) -> Fetched | None:
         path = self._path(key)
         size = None
         try:
@@ -143,11 +143,11 @@ class FsspecStore(RemoteStore):
             raise
         return Fetched(data, size, None)
 
-    def _open_reader(self, key: str) -> Optional[RangeReader]:
+    def _open_reader(self, key: str) -> RangeReader | None:
         head = self._head(key)  # no ETag to gain from a suffix read: just the size
         return None if head is None else _RemoteReader(self, key, head[0], None)
 
-    def _head(self, key: str) -> Optional[tuple[int, Optional[str]]]:
+    def _head(self, key: str) -> tuple[int, str | None] | None:
         path = self._path(key)
         try:
             info = self._call("HEAD", key, lambda: self.fs.info(path))

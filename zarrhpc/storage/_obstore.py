@@ -21,12 +21,12 @@ from __future__ import annotations
 import datetime
 import urllib.parse
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional
+from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore
 
-__all__ = ["ObstoreStore", "translate_options", "OBSTORE_SCHEMES"]
+__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "translate_options"]
 
 #: URL schemes this backend serves, and the obstore class behind each.
 OBSTORE_SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure",
@@ -90,10 +90,9 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
     endpoint = config.get("endpoint") or ""
     if str(endpoint).startswith("http://"):
         client.setdefault("allow_http", True)
-    if kind == "http":
-        if config:
-            raise ValueError(f"storage_options {sorted(config)} are not understood for an "
-                             "HTTP(S) URL (only client_options)")
+    if kind == "http" and config:
+        raise ValueError(f"storage_options {sorted(config)} are not understood for an "
+                         "HTTP(S) URL (only client_options)")
     return config, client
 
 
@@ -113,7 +112,7 @@ class ObstoreStore(RemoteStore):
         ``coalesce_max``, ``tail_bytes``, ``cache_bytes`` (`zarrhpc.storage._remotebase`).
     """
 
-    def __init__(self, url: str, *, storage_options: Optional[dict] = None,
+    def __init__(self, url: str, *, storage_options: dict | None = None,
                  read_only: bool = False, **settings: Any) -> None:
         parts = urllib.parse.urlsplit(url)
         scheme = parts.scheme.lower()
@@ -143,8 +142,8 @@ class ObstoreStore(RemoteStore):
 
     # -- primitives --------------------------------------------------------------------
 
-    def _fetch(self, key: str, start: Optional[int] = None, stop: Optional[int] = None,
-               suffix: Optional[int] = None, etag: Optional[str] = None) -> Optional[Fetched]:
+    def _fetch(self, key: str, start: int | None = None, stop: int | None = None,
+               suffix: int | None = None, etag: str | None = None) -> Fetched | None:
         import obstore
         from obstore.exceptions import PreconditionError
 
@@ -176,7 +175,7 @@ class ObstoreStore(RemoteStore):
             raise self._error("GET", key, exc) from None
         return Fetched(data, meta.get("size"), meta.get("e_tag"))
 
-    def _head(self, key: str) -> Optional[tuple[int, Optional[str]]]:
+    def _head(self, key: str) -> tuple[int, str | None] | None:
         import obstore
 
         try:
@@ -235,8 +234,8 @@ class ObstoreStore(RemoteStore):
         return [name for name in names if name]
 
 
-def _cut(got: Optional[Fetched], start: Optional[int], stop: Optional[int],
-         suffix: Optional[int]) -> Optional[Fetched]:
+def _cut(got: Fetched | None, start: int | None, stop: int | None,
+         suffix: int | None) -> Fetched | None:
     if got is None:
         return None
     view = memoryview(got.data)

@@ -42,15 +42,15 @@ import copy
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from zarrhpc.errors import StoreError
 from zarrhpc.storage._ranges import coalesce, split
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, as_byte_view, resolve_range
 
-__all__ = ["RemoteStore", "Fetched", "ObjectChanged", "store_settings", "SETTINGS"]
+__all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "store_settings"]
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
@@ -93,8 +93,8 @@ class Fetched(NamedTuple):
     """What a backend's `RemoteStore._fetch` returns for an object that exists."""
 
     data: Buffer
-    size: Optional[int]  # the whole object's size, when the answer tells it
-    etag: Optional[str]
+    size: int | None  # the whole object's size, when the answer tells it
+    etag: str | None
 
 
 class ObjectChanged(Exception):
@@ -102,7 +102,7 @@ class ObjectChanged(Exception):
 
 
 class _Entry:
-    __slots__ = ("size", "etag", "segments", "nbytes")
+    __slots__ = ("etag", "nbytes", "segments", "size")
 
     def __init__(self, size: int, etag: str) -> None:
         self.size = size
@@ -110,7 +110,7 @@ class _Entry:
         self.segments: list[tuple[int, bytes]] = []
         self.nbytes = 0
 
-    def lookup(self, start: int, stop: int) -> Optional[memoryview]:
+    def lookup(self, start: int, stop: int) -> memoryview | None:
         for seg_start, data in self.segments:
             if seg_start <= start and stop <= seg_start + len(data):
                 return memoryview(data)[start - seg_start:stop - seg_start]
@@ -126,14 +126,14 @@ class _TailCache:
         self._nbytes = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> Optional[_Entry]:
+    def get(self, key: str) -> _Entry | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
             return entry
 
-    def add(self, key: str, size: int, etag: Optional[str], start: int, data: Buffer) -> None:
+    def add(self, key: str, size: int, etag: str | None, start: int, data: Buffer) -> None:
         if etag is None or self.max_bytes <= 0:
             return
         data = bytes(data)
@@ -169,11 +169,11 @@ class _TailCache:
 class _RemoteReader(RangeReader):
     """A shard reader: size and ETag from the open; reads checked against that ETag."""
 
-    def __init__(self, store: RemoteStore, key: str, size: int, etag: Optional[str]) -> None:
+    def __init__(self, store: RemoteStore, key: str, size: int, etag: str | None) -> None:
         super().__init__(store, key, size)
         self.etag = etag
 
-    def read(self, offset: int, length: Optional[int]) -> Buffer:
+    def read(self, offset: int, length: int | None) -> Buffer:
         start, stop = resolve_range(self.size, offset, length)
         if stop <= start:
             return b""
@@ -191,7 +191,7 @@ class _RemoteReader(RangeReader):
         return got.data
 
 
-    def read_ranges(self, ranges: list[tuple[int, Optional[int]]]) -> list[Buffer]:
+    def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
         """The bytes of several ``(offset, length)`` ranges, coalesced and fetched
         concurrently (each checked against the ETag the reader opened)."""
         store = self.store
@@ -247,19 +247,19 @@ class RemoteStore(Store):
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown settings {sorted(unknown)}")
         self._cache = _TailCache(self.settings["cache_bytes"])
-        self._pool: Optional[ThreadPoolExecutor] = None
+        self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     # -- backend primitives (subclasses) -----------------------------------------------
 
-    def _fetch(self, key: str, start: Optional[int] = None, stop: Optional[int] = None,
-               suffix: Optional[int] = None, etag: Optional[str] = None) -> Optional[Fetched]:
+    def _fetch(self, key: str, start: int | None = None, stop: int | None = None,
+               suffix: int | None = None, etag: str | None = None) -> Fetched | None:
         """The whole object, ``[start, stop)`` (``stop`` None: to the end) or the last
         ``suffix`` bytes; ``b""`` past the end; ``None`` if missing; `ObjectChanged` when
         ``etag`` is given and does not match."""
         raise NotImplementedError
 
-    def _head(self, key: str) -> Optional[tuple[int, Optional[str]]]:
+    def _head(self, key: str) -> tuple[int, str | None] | None:
         raise NotImplementedError
 
     def _put(self, key: str, data: memoryview) -> None:
@@ -322,9 +322,9 @@ class RemoteStore(Store):
             pool.shutdown(wait=True)
         self._cache.drop_prefix("")
 
-    def _checked_fetch(self, key: str, start: Optional[int] = None, stop: Optional[int] = None,
-                       suffix: Optional[int] = None,
-                       etag: Optional[str] = None) -> Optional[Fetched]:
+    def _checked_fetch(self, key: str, start: int | None = None, stop: int | None = None,
+                       suffix: int | None = None,
+                       etag: str | None = None) -> Fetched | None:
         try:
             return self._fetch(key, start, stop, suffix, etag)
         except ObjectChanged:
@@ -336,17 +336,17 @@ class RemoteStore(Store):
 
     # -- readable ----------------------------------------------------------------------
 
-    def _get(self, key: str) -> Optional[Buffer]:
+    def _get(self, key: str) -> Buffer | None:
         got = self._fetch(key)
         return None if got is None else got.data
 
-    def _get_values(self, keys: list[str]) -> list[Optional[Buffer]]:
+    def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return self._map(self._get, keys)
 
     def _exists(self, key: str) -> bool:
         return self._head(key) is not None
 
-    def _getsize(self, key: str) -> Optional[int]:
+    def _getsize(self, key: str) -> int | None:
         entry = self._cache.get(key)
         if entry is not None:
             return entry.size
@@ -357,7 +357,7 @@ class RemoteStore(Store):
         self._cache.add(key, head[0], head[1], head[0], b"")
         return head[0]
 
-    def _open_reader(self, key: str) -> Optional[RangeReader]:
+    def _open_reader(self, key: str) -> RangeReader | None:
         entry = self._cache.get(key)
         if entry is not None:
             return _RemoteReader(self, key, entry.size, entry.etag)
@@ -374,17 +374,17 @@ class RemoteStore(Store):
             self._cache.add(key, size, etag, size - memoryview(got.data).nbytes, got.data)
         return _RemoteReader(self, key, size, etag)
 
-    def open_readers(self, keys: Iterable[str]) -> list[Optional[RangeReader]]:
+    def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
         """`open_reader` of several keys at once, concurrently (one request each at most:
         a shard's size and index come together)."""
         self._check_open()
         return self._map(self._open_reader, [self._validate_key(k) for k in keys])
 
     def _get_partial_values(
-        self, requests: list[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
-        out: list[Optional[Buffer]] = [None] * len(requests)
-        by_key: dict[str, list[tuple[int, int, Optional[int]]]] = {}
+        self, requests: list[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
+        out: list[Buffer | None] = [None] * len(requests)
+        by_key: dict[str, list[tuple[int, int, int | None]]] = {}
         for i, (key, offset, length) in enumerate(requests):
             by_key.setdefault(key, []).append((i, offset, length))
         tasks: list[Callable[[], None]] = []
@@ -417,13 +417,12 @@ class RemoteStore(Store):
             absolute.append((start, stop))
             where.append(i)
         if absolute:
-            etag = entry.etag if entry is not None else None
             gap, most = self.settings["coalesce_gap"], self.settings["coalesce_max"]
             for span in coalesce(absolute, gap, most):
                 tasks.append(self._span_task(key, span, absolute, where, entry, out))
         return tasks
 
-    def _suffix_task(self, key: str, i: int, offset: int, length: Optional[int],
+    def _suffix_task(self, key: str, i: int, offset: int, length: int | None,
                      out: list) -> Callable[[], None]:
         def run() -> None:
             got = self._checked_fetch(key, suffix=-offset)
@@ -442,7 +441,7 @@ class RemoteStore(Store):
         return run
 
     def _span_task(self, key: str, span: Any, ranges: list, where: list,
-                   entry: Optional[_Entry], out: list) -> Callable[[], None]:
+                   entry: _Entry | None, out: list) -> Callable[[], None]:
         etag = None if entry is None else entry.etag
 
         def run() -> None:

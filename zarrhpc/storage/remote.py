@@ -29,15 +29,21 @@ writes with `ReadOnlyError` naming the URL and the key. Every store pickles by r
 from __future__ import annotations
 
 import urllib.parse
-from typing import Any, Optional
+from typing import Any
 
 from zarrhpc.errors import UnsupportedError
 from zarrhpc.storage._fsspec import FsspecStore
 from zarrhpc.storage._obstore import OBSTORE_SCHEMES, ObstoreStore
 from zarrhpc.storage._remotebase import SETTINGS, RemoteStore
 
-__all__ = ["open_url", "RemoteStore", "ObstoreStore", "FsspecStore", "has_obstore",
-           "has_fsspec"]
+__all__ = [
+    "FsspecStore",
+    "ObstoreStore",
+    "RemoteStore",
+    "has_fsspec",
+    "has_obstore",
+    "open_url",
+]
 
 BACKENDS = ("obstore", "fsspec")
 
@@ -60,7 +66,7 @@ def has_fsspec() -> bool:
     return True
 
 
-def open_url(url: str, *, storage_options: Optional[dict[str, Any]] = None,
+def open_url(url: str, *, storage_options: dict[str, Any] | None = None,
              read_only: bool = False) -> RemoteStore:
     """Open the store at ``url`` (see the module docstring for schemes and options).
 

@@ -32,10 +32,11 @@ import threading
 import time
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Optional
+from typing import Any
 
-__all__ = ["S3Server", "HTTPRangeServer", "CountingProxy", "request_kind"]
+__all__ = ["CountingProxy", "HTTPRangeServer", "S3Server", "request_kind"]
 
 _MOTO_CHILD = r"""
 import sys
@@ -63,7 +64,7 @@ class S3Server:
 
     def __init__(self, timeout: float = 60.0) -> None:
         self.timeout = timeout
-        self._proc: Optional[subprocess.Popen] = None
+        self._proc: subprocess.Popen | None = None
         self.port = 0
 
     @property
@@ -71,7 +72,7 @@ class S3Server:
         """str: the server's URL, ``http://127.0.0.1:PORT``."""
         return f"http://127.0.0.1:{self.port}"
 
-    def storage_options(self, endpoint: Optional[str] = None) -> dict[str, Any]:
+    def storage_options(self, endpoint: str | None = None) -> dict[str, Any]:
         """Options in zarr-python's (s3fs) spelling to reach this server (or a proxy)."""
         return {"endpoint_url": endpoint or self.endpoint, "key": self.access_key,
                 "secret": self.secret_key, "region": self.region}
@@ -149,8 +150,8 @@ class _Served:
     handler: type
 
     def __init__(self) -> None:
-        self._httpd: Optional[_QuietServer] = None
-        self._thread: Optional[threading.Thread] = None
+        self._httpd: _QuietServer | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -194,7 +195,7 @@ class _FileHandler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
-    def _send(self, status: int, body: bytes = b"", headers: Optional[dict] = None,
+    def _send(self, status: int, body: bytes = b"", headers: dict | None = None,
               head: bool = False) -> None:
         self.send_response(status)
         for name, value in (headers or {}).items():
@@ -369,7 +370,7 @@ class CountingProxy(_Served):
         self.upstream_port = parts.port or 80
         self.delay = delay
         self.counts: Counter = Counter()
-        self.log: list[tuple[str, str, Optional[str]]] = []
+        self.log: list[tuple[str, str, str | None]] = []
         self._lock = threading.Lock()
         self._faults: list[list] = []  # [remaining, status, predicate]
         self._local = threading.local()
@@ -387,7 +388,7 @@ class CountingProxy(_Served):
             self.log.clear()
 
     def fail_next(self, n: int, status: int = 500,
-                  when: Optional[Callable[[str, str], bool]] = None) -> None:
+                  when: Callable[[str, str], bool] | None = None) -> None:
         """Answer the next ``n`` requests (matching ``when(kind, path)``) with ``status``.
 
         ``status=0`` drops the connection instead of answering.
@@ -395,7 +396,7 @@ class CountingProxy(_Served):
         with self._lock:
             self._faults.append([n, status, when])
 
-    def _record(self, method: str, kind: str, path: str, rng: Optional[str]) -> Optional[int]:
+    def _record(self, method: str, kind: str, path: str, rng: str | None) -> int | None:
         with self._lock:
             self.counts[kind] += 1
             self.log.append((kind, path, rng))
