@@ -131,3 +131,20 @@ def test_consolidated_open_no_list_two_requests(s3_url, s3_options, proxy, zarr_
     assert proxy.total <= (2 if zarr_format == 3 else 5), proxy.log
     assert x2.shape == (10,) and y2.dtype == np.float64
     np.testing.assert_array_equal(y2[...], np.arange(6) / 2)
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_is_bounded(s3_url, s3_options, proxy, concurrency):
+    store = open_url(s3_url, storage_options=dict(s3_options, concurrency=concurrency))
+    store.set_values([(f"c/{i}", b"x" * 10) for i in range(12)])
+    proxy.delay = 0.05  # requests overlap when the store sends them together
+    proxy.reset()
+    assert len(store.get_values([f"c/{i}" for i in range(12)])) == 12
+    assert proxy.total == 12
+    assert proxy.max_in_flight <= concurrency
+    if concurrency > 1:
+        assert proxy.max_in_flight >= 2  # and they were sent concurrently
+    proxy.reset()
+    ranges = [(f"c/{i}", 1, 2) for i in range(12)]
+    assert [bytes(v) for v in store.get_partial_values(ranges)] == [b"xx"] * 12
+    assert proxy.max_in_flight <= concurrency

@@ -43,7 +43,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, NamedTuple
 
 from zarrhpc.errors import StoreError
@@ -82,11 +82,33 @@ def store_settings(options: dict[str, Any]) -> dict[str, Any]:
             ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
             ok = ok and (value >= 1 or name == "cache_bytes" or name == "coalesce_gap")
         if not ok:
-            raise ValueError(f"remote store setting {name}: expected a number >= "
-                             f"{0 if name in ('retry_timeout', 'cache_bytes', 'coalesce_gap') else 1}"
-                             f", got {value!r}")
+            least = 0 if name in ("retry_timeout", "cache_bytes", "coalesce_gap") else 1
+            raise ValueError(f"remote store setting {name}: expected a number >= {least}, "
+                             f"got {value!r}")
         out[name] = value
     return out
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _shared_pool(size: int) -> ThreadPoolExecutor:
+    """The I/O threads every remote store shares (at least ``size`` of them).
+
+    Requests block in the backend with the GIL released; one pool for the process keeps
+    the thread count bounded however many stores are open. Each call bounds its own
+    requests in flight to its store's ``concurrency``.
+    """
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < size:
+            # a bigger pool replaces the old one, which is left to idle (not shut down:
+            # a call may be about to submit to it)
+            _pool_size = max(size, 32)
+            _pool = ThreadPoolExecutor(_pool_size, thread_name_prefix="zarrhpc-remote")
+        return _pool
 
 
 class Fetched(NamedTuple):
@@ -247,8 +269,6 @@ class RemoteStore(Store):
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown settings {sorted(unknown)}")
         self._cache = _TailCache(self.settings["cache_bytes"])
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
 
     # -- backend primitives (subclasses) -----------------------------------------------
 
@@ -298,28 +318,33 @@ class RemoteStore(Store):
         view = copy.copy(self)
         view._read_only = bool(read_only)
         view._closed = False
-        view._pool = None
-        view._pool_lock = threading.Lock()
         return view
 
-    def _executor(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.settings["concurrency"],
-                                                thread_name_prefix="zarrhpc-remote")
-            return self._pool
-
     def _map(self, fn: Callable[[Any], Any], items: list) -> list:
-        if len(items) <= 1 or self.settings["concurrency"] == 1:
+        """``[fn(x) for x in items]`` with at most ``concurrency`` calls in flight."""
+        limit = self.settings["concurrency"]
+        if len(items) <= 1 or limit == 1:
             return [fn(x) for x in items]
-        return list(self._executor().map(fn, items))
+        pool = _shared_pool(limit)
+        results: list = [None] * len(items)
+        pending: dict = {}
+        try:
+            for i, x in enumerate(items):
+                if len(pending) >= limit:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        results[pending.pop(f)] = f.result()
+                pending[pool.submit(fn, x)] = i
+            for f in list(pending):
+                results[pending.pop(f)] = f.result()
+        finally:
+            for f in pending:
+                f.cancel()
+            wait(pending)
+        return results
 
     def close(self) -> None:
         super().close()
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
         self._cache.drop_prefix("")
 
     def _checked_fetch(self, key: str, start: int | None = None, stop: int | None = None,

@@ -12,9 +12,10 @@ the kernel (port 0) and is stopped by its context manager.
   this process. It lists nothing: a plain web server.
 - `CountingProxy`: a forwarding HTTP proxy put *in front of* either server (clients use
   ``proxy.endpoint`` instead of the server's). It counts every request (HEAD and LIST
-  included: ``proxy.counts`` by kind, ``proxy.log``), and injects faults: a status code for
-  the next N requests that match (`CountingProxy.fail_next`), a delay before every
-  request (``proxy.delay``), or a dropped connection (``status=0``).
+  included: ``proxy.counts`` by kind, ``proxy.log``, ``proxy.max_in_flight``), and
+  injects faults: a status code for the next N requests that match
+  (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
+  dropped connection (``status=0``).
 
 Life cycle: ``with S3Server() as s3, CountingProxy(s3.endpoint) as proxy: ...``.
 """
@@ -299,6 +300,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         body = self._body()
         kind = request_kind(self.command, self.path)
         fault = owner._record(self.command, kind, self.path, self.headers.get("Range"))
+        try:
+            self._answer(owner, body, fault)
+        finally:
+            with owner._lock:
+                owner.in_flight -= 1
+
+    def _answer(self, owner: CountingProxy, body: bytes, fault: int | None) -> None:
         if owner.delay:
             time.sleep(owner.delay)
         if fault is not None:
@@ -370,6 +378,8 @@ class CountingProxy(_Served):
         self.upstream_port = parts.port or 80
         self.delay = delay
         self.counts: Counter = Counter()
+        self.in_flight = 0  # requests being answered now
+        self.max_in_flight = 0  # the most at once since the last reset
         self.log: list[tuple[str, str, str | None]] = []
         self._lock = threading.Lock()
         self._faults: list[list] = []  # [remaining, status, predicate]
@@ -386,6 +396,7 @@ class CountingProxy(_Served):
         with self._lock:
             self.counts.clear()
             self.log.clear()
+            self.max_in_flight = self.in_flight
 
     def fail_next(self, n: int, status: int = 500,
                   when: Callable[[str, str], bool] | None = None) -> None:
@@ -398,6 +409,8 @@ class CountingProxy(_Served):
 
     def _record(self, method: str, kind: str, path: str, rng: str | None) -> int | None:
         with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self.counts[kind] += 1
             self.log.append((kind, path, rng))
             for fault in self._faults:
