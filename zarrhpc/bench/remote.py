@@ -228,8 +228,13 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
         points = [tuple(int(i) for i in rng.integers(0, size, 3)) for _ in range(50)]
         times: dict = {}
 
+        requests: dict = {}
+
         def add(workload: str, peer: str, seconds: float) -> None:
             times.setdefault(workload, {}).setdefault(peer, []).append(seconds)
+            if proxy is not None:  # requests of the last round, as the proxy counted them
+                requests.setdefault(workload, {})[peer] = proxy.total
+                proxy.reset()
 
         handles = {}
         for p in peers:  # open once, check once
@@ -240,6 +245,8 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
             if _read(p, handles[p.name][0], points[0]) != data[points[0]]:
                 raise AssertionError(f"{p.name}: element differs")
         floor = floor_client(env, "plain")
+        if proxy is not None:
+            proxy.reset()
         for _ in range(repeat):
             add("fetch floor (obstore, no decode)", "floor", fetch_floor(*floor))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
@@ -250,6 +257,8 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
                 add("single element (sharded), per element", p.name,
                     _timed(lambda: [_read(p, sharded, q) for q in points]) / len(points))
                 add("write", p.name, _timed(lambda: p.write(f"w-{p.name}", data, (64,) * 3)))
+        if requests:
+            times["requests (last round)"] = requests
         return times
     finally:
         if proxy is not None:
@@ -260,6 +269,7 @@ def format_table(times: dict, title: str) -> str:
     peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
     lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
              + f"{'zarrhpc/best peer':>20s}"]
+    counts = times.pop("requests (last round)", None)
     for workload, by_peer in times.items():
         if "floor" in by_peer:
             lines.append(f"{workload:42s}{statistics.median(by_peer['floor']) * 1e3:>19.1f} ms")
@@ -270,6 +280,13 @@ def format_table(times: dict, title: str) -> str:
         others = [med[p] for p in med if p != "zarrhpc"]
         speedup = min(others) / med["zarrhpc"] if others and "zarrhpc" in med else float("nan")
         lines.append(row + f"{speedup:>19.2f}x")
+    if counts:
+        lines.append("requests per operation (last round, counted by the proxy):")
+        for workload, by_peer in counts.items():
+            if "floor" in by_peer:
+                continue
+            lines.append(f"{workload:42s}" + "".join(f"{by_peer.get(p, '-'):>22}"
+                                                     for p in peers))
     return "\n".join(lines)
 
 
