@@ -25,6 +25,12 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   two versions. A write or erase through this store (or a view of it from
   `with_read_only`) drops the entry first. Backends that give no ETag cache nothing.
 
+What the read path should do to get the fewest round trips: chunks of a request with ONE
+`get_values` call; shards opened with `open_readers` (all at once: size and index of each
+in one request, or none when cached); the inner chunks of all shards with ONE
+`get_partial_values` call (or `_RemoteReader.read_ranges` per shard), which coalesces and
+fetches concurrently; writes with `set_values`.
+
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 32, or the environment variable
 ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds spent retrying transient errors
