@@ -72,3 +72,12 @@ def test_concurrency_from_environment(monkeypatch):
     monkeypatch.setenv("ZARRHPC_REMOTE_CONCURRENCY", "many")
     with pytest.raises(ValueError, match="ZARRHPC_REMOTE_CONCURRENCY"):
         open_url("s3://b/x", storage_options={"anon": True})
+
+
+def test_equality_includes_options():
+    a = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:1"})
+    b = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:2"})
+    c = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:1"})
+    assert a == c and hash(a) == hash(c)
+    assert a != b  # another server, another store
+    assert a != a.with_read_only(True)

@@ -313,7 +313,9 @@ class RemoteStore(Store):
         if not isinstance(other, RemoteStore):
             return NotImplemented
         return (type(self) is type(other) and self.url == other.url
-                and self._read_only == other._read_only)
+                and self._read_only == other._read_only
+                and getattr(self, "storage_options", None)
+                == getattr(other, "storage_options", None))
 
     def __hash__(self) -> int:
         return hash((type(self), self.url, self._read_only))
