@@ -19,11 +19,6 @@ from zarrhpc.storage.memory import MemoryStore
 from zarrhpc.storage.zip import ZipStore
 
 __all__ = [
-    "LocalStore",
-    "MemoryStore",
-    "RangeReader",
-    "Store",
-    "ZipStore",
+    "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "validate_key",
     "normalize_prefix",
-    "validate_key",
 ]

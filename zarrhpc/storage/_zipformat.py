@@ -17,17 +17,18 @@ offset or size that is wrong.
 from __future__ import annotations
 
 import struct
+from typing import Optional
 
 from zarrhpc.errors import StoreError
 
 __all__ = [
     "ZipEntry",
-    "central_directory",
-    "data_offset",
-    "dos_datetime",
-    "end_records",
-    "local_header",
     "parse_directory",
+    "data_offset",
+    "local_header",
+    "central_directory",
+    "end_records",
+    "dos_datetime",
 ]
 
 # (APPNOTE 4.3.7) local file header: signature, version needed, flags, method, time, date,
@@ -75,17 +76,8 @@ class ZipEntry:
     """
 
     __slots__ = (
-        "compressed_size",
-        "crc",
-        "data_start",
-        "date",
-        "flags",
-        "method",
-        "name",
-        "offset",
-        "raw_name",
-        "size",
-        "time",
+        "name", "raw_name", "flags", "method", "time", "date", "crc",
+        "compressed_size", "size", "offset", "data_start",
     )
 
     def __init__(self, name: str, raw_name: bytes, flags: int, method: int, time: int,
@@ -370,7 +362,7 @@ def header_size(entry: ZipEntry) -> int:
     return _LOCAL.size + len(entry.raw_name) + (20 if big else 0)
 
 
-def unsupported_reason(entry: ZipEntry) -> str | None:
+def unsupported_reason(entry: ZipEntry) -> Optional[str]:
     """Why the data of ``entry`` cannot be read, or ``None`` when it can."""
     if entry.flags & FLAG_ENCRYPTED:
         return "it is encrypted"
