@@ -28,6 +28,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -187,6 +188,10 @@ def floor_client(env: Env, name: str) -> tuple:
     return store, paths
 
 
+def _points(peer: Any, handle: Any, points: list) -> list:
+    return [_read(peer, handle, q) for q in points]
+
+
 def fetch_floor(store: Any, paths: list) -> float:
     """Seconds to fetch every object of ``paths`` concurrently with obstore (no decode)."""
     import obstore
@@ -252,11 +257,12 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 plain, sharded = handles[p.name]
-                add("full read", p.name, _timed(lambda: _read(p, plain, np.s_[...])))
-                add("sharded sub-volume 128^3", p.name, _timed(lambda: _read(p, sharded, sub)))
+                full = np.s_[...]
+                add("full read", p.name, _timed(partial(_read, p, plain, full)))
+                add("sharded sub-volume 128^3", p.name, _timed(partial(_read, p, sharded, sub)))
                 add("single element (sharded), per element", p.name,
-                    _timed(lambda: [_read(p, sharded, q) for q in points]) / len(points))
-                add("write", p.name, _timed(lambda: p.write(f"w-{p.name}", data, (64,) * 3)))
+                    _timed(partial(_points, p, sharded, points)) / len(points))
+                add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
         if requests:
             times["requests (last round)"] = requests
         return times
