@@ -148,3 +148,34 @@ def test_concurrency_is_bounded(s3_url, s3_options, proxy, concurrency):
     ranges = [(f"c/{i}", 1, 2) for i in range(12)]
     assert [bytes(v) for v in store.get_partial_values(ranges)] == [b"xx"] * 12
     assert proxy.max_in_flight <= concurrency
+
+
+def test_sub_volume_inside_one_shard_few_requests(sharded, s3_url, s3_options, proxy):
+    # 64 inner chunks of one shard through the array: index + a handful (zarr-python: 65),
+    # whichever way the read path asks (one batch, or inner chunk after inner chunk
+    # through the shard reader, which then reads ahead)
+    a = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh")
+    proxy.reset()
+    np.testing.assert_array_equal(a[8:40, 8:40, 8:40], sharded[8:40, 8:40, 8:40])
+    assert proxy.total <= 5, proxy.log
+    assert proxy.counts["HEAD"] == proxy.counts["LIST"] == 0
+
+
+def test_reader_reads_ahead_only_when_reads_go_forward(sharded, s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=s3_options)
+    _, index = _inner_ranges(store)
+    whole = bytes(store.get("sh/c/0/0/0"))
+    wanted = [index[1, 1, k] for k in range(8)] + [index[1, 2, k] for k in range(8)]
+    for readahead, most in [(4 << 20, 3), (0, 16)]:
+        fresh = open_url(s3_url, storage_options=dict(s3_options, readahead=readahead))
+        with fresh.open_reader("sh/c/0/0/0") as reader:
+            proxy.reset()
+            got = [bytes(reader.read(int(o), int(n))) for o, n in wanted]
+            assert got == [whole[int(o):int(o) + int(n)] for o, n in wanted]
+            assert proxy.total <= most, (readahead, proxy.log)
+    # a lone read fetches only its range
+    with open_url(s3_url, storage_options=s3_options).open_reader("sh/c/0/0/0") as reader:
+        proxy.reset()
+        o, n = (int(x) for x in index[3, 3, 3])
+        assert bytes(reader.read(o, n)) == whole[o:o + n]
+        assert proxy.log[-1][2] == f"bytes={o}-{o + n - 1}"

@@ -109,7 +109,8 @@ class ObstoreStore(RemoteStore):
     read_only : bool, default False
     **settings
         Store settings: ``concurrency``, ``retry_timeout``, ``coalesce_gap``,
-        ``coalesce_max``, ``tail_bytes``, ``cache_bytes`` (`zarrhpc.storage._remotebase`).
+        ``coalesce_max``, ``tail_bytes``, ``cache_bytes``, ``readahead``
+        (`zarrhpc.storage._remotebase`).
     """
 
     def __init__(self, url: str, *, storage_options: dict | None = None,

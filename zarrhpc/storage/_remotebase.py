@@ -36,7 +36,8 @@ Settings (arguments of every remote store, also accepted in ``storage_options`` 
 ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds spent retrying transient errors
 -- 5xx, timeouts, dropped connections -- of one request, default 30), ``coalesce_gap``
 (default 1 MiB), ``coalesce_max`` (default 16 MiB), ``tail_bytes`` (default 64 KiB),
-``cache_bytes`` (default 64 MiB; 0 turns the tail cache off).
+``cache_bytes`` (default 64 MiB; 0 turns the tail cache off), ``readahead`` (bytes a shard
+reader fetches ahead once reads go forward, default 4 MiB; 0: none).
 
 Errors: a missing key reads as ``None``; every other failure is a `StoreError` whose
 message names the URL and the key.
@@ -66,7 +67,11 @@ SETTINGS = {
     "coalesce_max": 16 << 20,
     "tail_bytes": 64 << 10,
     "cache_bytes": 64 << 20,
+    "readahead": 4 << 20,
 }
+
+
+_MAY_BE_ZERO = ("retry_timeout", "cache_bytes", "coalesce_gap", "readahead")
 
 
 def store_settings(options: dict[str, Any]) -> dict[str, Any]:
@@ -86,9 +91,9 @@ def store_settings(options: dict[str, Any]) -> dict[str, Any]:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
         else:
             ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            ok = ok and (value >= 1 or name == "cache_bytes" or name == "coalesce_gap")
+            ok = ok and (value >= 1 or name in _MAY_BE_ZERO)
         if not ok:
-            least = 0 if name in ("retry_timeout", "cache_bytes", "coalesce_gap") else 1
+            least = 0 if name in _MAY_BE_ZERO else 1
             raise ValueError(f"remote store setting {name}: expected a number >= {least}, "
                              f"got {value!r}")
         out[name] = value
@@ -195,28 +200,50 @@ class _TailCache:
 
 
 class _RemoteReader(RangeReader):
-    """A shard reader: size and ETag from the open; reads checked against that ETag."""
+    """A shard reader: size and ETag from the open; reads checked against that ETag.
+
+    Read-ahead: once two reads in a row go forward (the second starting at most
+    ``coalesce_gap`` bytes after the first ended), each read that misses fetches
+    ``readahead`` bytes from its start, so a caller reading many neighbouring inner chunks
+    one by one makes a few requests, not one each. A lone read fetches only its range.
+    """
 
     def __init__(self, store: RemoteStore, key: str, size: int, etag: str | None) -> None:
         super().__init__(store, key, size)
         self.etag = etag
+        self._ahead: tuple[int, Buffer] | None = None
+        self._last_stop: int | None = None
 
     def read(self, offset: int, length: int | None) -> Buffer:
         start, stop = resolve_range(self.size, offset, length)
         if stop <= start:
             return b""
         store = self.store
+        last, self._last_stop = self._last_stop, stop
         entry = store._cache.get(self.key)
         if entry is not None and entry.etag == self.etag:
             hit = entry.lookup(start, stop)
             if hit is not None:
                 return hit
-        got = store._checked_fetch(self.key, start, stop, etag=self.etag)
+        if self._ahead is not None:
+            a_start, a_data = self._ahead
+            if a_start <= start and stop <= a_start + len(a_data):
+                return memoryview(a_data)[start - a_start:stop - a_start]
+        ahead = store.settings["readahead"]
+        forward = last is not None and 0 <= start - last <= store.settings["coalesce_gap"]
+        fetch_stop = min(self.size, max(stop, start + ahead)) if forward and ahead else stop
+        got = store._checked_fetch(self.key, start, fetch_stop, etag=self.etag)
         if got is None:
             raise StoreError(f"{store.url_of(self.key)}: the object was deleted while being read")
         if stop == self.size:  # an index at the end of the shard: worth keeping
             store._cache.add(self.key, self.size, self.etag, start, got.data)
+        if fetch_stop > stop:
+            self._ahead = (start, got.data)
+            return memoryview(got.data)[:stop - start]
         return got.data
+
+    def close(self) -> None:
+        self._ahead = None
 
 
     def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:

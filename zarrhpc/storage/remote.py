@@ -19,7 +19,7 @@ entry are taken out before that:
 - the store settings ``concurrency`` (requests in flight per store, default 32 or
   ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds of retrying transient errors
   per request, default 30), ``coalesce_gap``, ``coalesce_max``, ``tail_bytes``,
-  ``cache_bytes`` (see `zarrhpc.storage._remotebase`).
+  ``cache_bytes``, ``readahead`` (see `zarrhpc.storage._remotebase`).
 
 HTTP(S) stores are read-only and cannot list; ``read_only=True`` makes any store refuse
 writes with `ReadOnlyError` naming the URL and the key. Every store pickles by reference
