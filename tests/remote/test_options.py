@@ -1,0 +1,83 @@
+"""storage_options in zarr-python's (fsspec) spelling, translated for obstore; stores for
+every scheme build without a request (nothing here reaches a server)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from zarrhpc.storage._obstore import translate_options
+from zarrhpc.storage.remote import FsspecStore, ObstoreStore, open_url
+
+pytest.importorskip("obstore")
+
+
+def test_s3_spelling():
+    config, client = translate_options("s3", {
+        "endpoint_url": "http://127.0.0.1:9000", "key": "AK", "secret": "SK", "token": "T",
+        "region": "eu-west-1"})
+    assert config == {"endpoint": "http://127.0.0.1:9000", "access_key_id": "AK",
+                      "secret_access_key": "SK", "session_token": "T", "region": "eu-west-1"}
+    assert client == {"allow_http": True}
+    config, client = translate_options("s3", {"anon": True, "client_kwargs": {
+        "endpoint_url": "https://minio.example", "region_name": "x"}})
+    assert config == {"skip_signature": True, "endpoint": "https://minio.example",
+                      "region": "x"}
+    assert client == {}
+    # obstore's own keys pass through
+    assert translate_options("s3", {"virtual_hosted_style_request": False})[0] == {
+        "virtual_hosted_style_request": False, "region": "us-east-1"}
+
+
+def test_gcs_and_azure_spelling():
+    assert translate_options("gcs", {"token": "anon", "project": "p"})[0] == {
+        "skip_signature": True}
+    assert translate_options("gcs", {"token": "/path/sa.json"})[0] == {
+        "service_account_path": "/path/sa.json"}
+    assert translate_options("azure", {"account_name": "acct", "anon": True})[0] == {
+        "account_name": "acct", "skip_signature": True}
+    with pytest.raises(ValueError, match="not understood for an HTTP"):
+        translate_options("http", {"key": "x"})
+
+
+@pytest.mark.parametrize(("url", "options"), [
+    ("s3://bucket/a/b", {"anon": True}),
+    ("gs://bucket/a", {"token": "anon"}),
+    ("gcs://bucket/a", {"token": "anon"}),
+    ("az://container/a", {"account_name": "acct", "anon": True}),
+    ("abfs://container/a", {"account_name": "acct", "anon": True}),
+    ("https://example.org/data/x.zarr", {}),
+])
+def test_every_scheme_builds_and_pickles(url, options):
+    store = open_url(url, storage_options=options)
+    assert isinstance(store, ObstoreStore)
+    assert store.url == url
+    clone = pickle.loads(pickle.dumps(store))
+    assert clone == store and clone.storage_options == options
+    assert store.read_only == url.startswith("https")
+
+
+def test_backend_choice_and_settings_are_not_backend_options():
+    store = open_url("s3://bucket/x", storage_options={
+        "anon": True, "backend": "fsspec", "concurrency": 4, "retry_timeout": 2.5})
+    assert isinstance(store, FsspecStore)
+    assert store.settings["concurrency"] == 4 and store.settings["retry_timeout"] == 2.5
+    assert "concurrency" not in store.storage_options
+
+
+def test_concurrency_from_environment(monkeypatch):
+    monkeypatch.setenv("ZARRHPC_REMOTE_CONCURRENCY", "5")
+    assert open_url("s3://b/x", storage_options={"anon": True}).settings["concurrency"] == 5
+    monkeypatch.setenv("ZARRHPC_REMOTE_CONCURRENCY", "many")
+    with pytest.raises(ValueError, match="ZARRHPC_REMOTE_CONCURRENCY"):
+        open_url("s3://b/x", storage_options={"anon": True})
+
+
+def test_equality_includes_options():
+    a = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:1"})
+    b = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:2"})
+    c = open_url("s3://b/x", storage_options={"endpoint_url": "http://127.0.0.1:1"})
+    assert a == c and hash(a) == hash(c)
+    assert a != b  # another server, another store
+    assert a != a.with_read_only(True)

@@ -1,0 +1,181 @@
+"""Request counts decided by the store layer, counted by the proxy (HEAD and LIST included).
+
+- the shard index comes with the shard's size in one request, and stays cached while the
+  store is open: a single element of a sharded array costs 2 requests, then 1;
+- a write through the store drops the cached index (the next read sees the new shard);
+- many inner-chunk ranges of one shard are coalesced into a handful of requests;
+- a consolidated group and two of its arrays open with no LIST and at most 2 requests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zarrhpc
+from zarrhpc.errors import StoreError
+from zarrhpc.storage.remote import open_url
+
+
+@pytest.fixture
+def sharded(s3_url, s3_options):
+    """A 64^3 float32 array with 8^3 inner chunks in one 64^3 shard (512 inner chunks)."""
+    data = np.random.default_rng(1).random((64, 64, 64), dtype="f4")
+    store = open_url(s3_url, storage_options=s3_options)
+    a = zarrhpc.create_array(store, name="sh", shape=data.shape, dtype="f4", chunks=(8, 8, 8),
+                             shards=(64, 64, 64))
+    a[...] = data
+    store.close()
+    return data
+
+
+def _inner_ranges(store, layout_key="sh/c/0/0/0", n=512):
+    with store.open_reader(layout_key) as reader:
+        size = reader.size
+        nidx = n * 16 + 4  # (offset, nbytes) uint64 per inner chunk + crc32c
+        raw = bytes(reader.read(size - nidx, nidx))
+    index = np.frombuffer(raw[:-4], dtype="<u8").reshape(8, 8, 8, 2)
+    return size, index
+
+
+def test_single_element_two_requests_then_one(sharded, s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=s3_options)
+    a = zarrhpc.open_array(store, path="sh")
+    proxy.reset()
+    assert a[1, 2, 3] == sharded[1, 2, 3]
+    assert proxy.total == 2, proxy.log  # size + index (one suffix read), inner chunk
+    proxy.reset()
+    assert a[40, 50, 60] == sharded[40, 50, 60]
+    assert proxy.total == 1, proxy.log  # the index is cached
+    assert proxy.counts["HEAD"] == proxy.counts["LIST"] == 0
+
+
+def test_write_through_store_invalidates_cached_index(sharded, s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=s3_options)
+    a = zarrhpc.open_array(store, path="sh", mode="r+")
+    assert a[0, 0, 0] == sharded[0, 0, 0]
+    a[0:8, 0:8, 0:8] = -1.0  # rewrites the shard: the inner chunks move
+    assert a[0, 0, 0] == -1.0
+    assert a[63, 63, 63] == sharded[63, 63, 63]
+    np.testing.assert_array_equal(a[0:9, 0, 0], [-1.0] * 8 + [sharded[8, 0, 0]])
+
+
+def test_other_writer_never_mixes_versions(sharded, s3_url, s3_options):
+    reader_store = open_url(s3_url, storage_options=s3_options)
+    a = zarrhpc.open_array(reader_store, path="sh")
+    assert a[1, 1, 1] == sharded[1, 1, 1]  # index cached
+    writer = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh",
+                                mode="r+")
+    writer[0:16, 0:16, 0:16] = 7.0  # another store rewrites the shard
+    # the cached index is stale: the reader refuses (If-Match) instead of reading garbage
+    with pytest.raises(StoreError, match="replaced by another writer"):
+        a[20, 20, 20]
+    assert a[1, 1, 1] == 7.0  # the entry was dropped: read again, the new data
+    assert a[30, 30, 30] == sharded[30, 30, 30]
+
+
+def test_inner_chunks_coalesced(sharded, s3_url, s3_options, proxy):
+    # What the read path does for a 32^3 sub-volume (64 inner chunks) of one shard: open the
+    # shard (size and index), then one get_partial_values for the 64 inner chunks.
+    store = open_url(s3_url, storage_options=s3_options)
+    proxy.reset()
+    _, index = _inner_ranges(store)
+    assert proxy.total == 1  # size and index: one suffix request
+    wanted = [(i, j, k) for i in range(1, 5) for j in range(1, 5) for k in range(1, 5)]
+    ranges = [("sh/c/0/0/0", int(index[c][0]), int(index[c][1])) for c in wanted]
+    proxy.reset()
+    got = store.get_partial_values(ranges)
+    assert 1 <= proxy.total <= 4, proxy.log  # a handful, not 64
+    whole = bytes(store.get("sh/c/0/0/0"))
+    for (_, off, n), buf in zip(ranges, got):
+        assert bytes(buf) == whole[off:off + n]
+    # the same through the reader, and with coalescing off: one request per range
+    with store.open_reader("sh/c/0/0/0") as reader:
+        proxy.reset()
+        assert [bytes(b) for b in reader.read_ranges([r[1:] for r in ranges])] == \
+            [whole[o:o + n] for _, o, n in ranges]
+        assert 1 <= proxy.total <= 4
+    apart = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=0, coalesce_max=1))
+    proxy.reset()
+    apart.get_partial_values(ranges)
+    assert proxy.total == 64
+
+
+def test_get_values_one_request_per_key(s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=dict(s3_options, concurrency=8))
+    store.set_values([(f"c/{i}", bytes([i]) * (i + 1)) for i in range(40)])
+    proxy.reset()
+    keys = [f"c/{i}" for i in range(40)] + ["c/missing"]
+    got = store.get_values(keys)
+    assert proxy.total == 41 and proxy.counts["GET"] == 41
+    assert [None if g is None else bytes(g) for g in got] == \
+        [bytes([i]) * (i + 1) for i in range(40)] + [None]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_consolidated_open_no_list_two_requests(s3_url, s3_options, proxy, zarr_format):
+    store = open_url(s3_url, storage_options=s3_options)
+    g = zarrhpc.create_group(store, path="g", zarr_format=zarr_format)
+    x = g.create_array("x", shape=(10,), dtype="i4", chunks=(5,))
+    y = g.create_array("y", shape=(6,), dtype="f8", chunks=(3,))
+    x[...] = np.arange(10)
+    y[...] = np.arange(6) / 2
+    zarrhpc.consolidate_metadata(store, path="g")
+    fresh = open_url(s3_url, storage_options=s3_options)
+    proxy.reset()
+    g2 = zarrhpc.open_group(fresh, path="g", mode="r")
+    x2, y2 = g2["x"], g2["y"]
+    assert proxy.counts["LIST"] == 0, proxy.log
+    # v3: the group's zarr.json carries everything. v2: the format probe of the read path
+    # (zarr.json, .zarray, .zgroup, .zattrs, then .zmetadata) costs 5, none per array.
+    assert proxy.total <= (2 if zarr_format == 3 else 5), proxy.log
+    assert x2.shape == (10,) and y2.dtype == np.float64
+    np.testing.assert_array_equal(y2[...], np.arange(6) / 2)
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrency_is_bounded(s3_url, s3_options, proxy, concurrency):
+    store = open_url(s3_url, storage_options=dict(s3_options, concurrency=concurrency))
+    store.set_values([(f"c/{i}", b"x" * 10) for i in range(12)])
+    proxy.delay = 0.05  # requests overlap when the store sends them together
+    proxy.reset()
+    assert len(store.get_values([f"c/{i}" for i in range(12)])) == 12
+    assert proxy.total == 12
+    assert proxy.max_in_flight <= concurrency
+    if concurrency > 1:
+        assert proxy.max_in_flight >= 2  # and they were sent concurrently
+    proxy.reset()
+    ranges = [(f"c/{i}", 1, 2) for i in range(12)]
+    assert [bytes(v) for v in store.get_partial_values(ranges)] == [b"xx"] * 12
+    assert proxy.max_in_flight <= concurrency
+
+
+def test_sub_volume_inside_one_shard_few_requests(sharded, s3_url, s3_options, proxy):
+    # 64 inner chunks of one shard through the array: index + a handful (zarr-python: 65),
+    # whichever way the read path asks (one batch, or inner chunk after inner chunk
+    # through the shard reader, which then reads ahead)
+    a = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh")
+    proxy.reset()
+    np.testing.assert_array_equal(a[8:40, 8:40, 8:40], sharded[8:40, 8:40, 8:40])
+    assert proxy.total <= 5, proxy.log
+    assert proxy.counts["HEAD"] == proxy.counts["LIST"] == 0
+
+
+def test_reader_reads_ahead_only_when_reads_go_forward(sharded, s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=s3_options)
+    _, index = _inner_ranges(store)
+    whole = bytes(store.get("sh/c/0/0/0"))
+    wanted = [index[1, 1, k] for k in range(8)] + [index[1, 2, k] for k in range(8)]
+    for readahead, most in [(4 << 20, 3), (0, 16)]:
+        fresh = open_url(s3_url, storage_options=dict(s3_options, readahead=readahead))
+        with fresh.open_reader("sh/c/0/0/0") as reader:
+            proxy.reset()
+            got = [bytes(reader.read(int(o), int(n))) for o, n in wanted]
+            assert got == [whole[int(o):int(o) + int(n)] for o, n in wanted]
+            assert proxy.total <= most, (readahead, proxy.log)
+    # a lone read fetches only its range
+    with open_url(s3_url, storage_options=s3_options).open_reader("sh/c/0/0/0") as reader:
+        proxy.reset()
+        o, n = (int(x) for x in index[3, 3, 3])
+        assert bytes(reader.read(o, n)) == whole[o:o + n]
+        assert proxy.log[-1][2] == f"bytes={o}-{o + n - 1}"

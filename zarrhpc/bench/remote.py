@@ -1,0 +1,324 @@
+"""Remote workload: zarrhpc and its peers on one S3 server on loopback, side by side.
+
+``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]``
+
+A moto S3 server (zarrhpc.testing.servers) runs in a child process. zarrhpc writes the
+dataset once -- float32 ``size``^3, chunks 64^3, blosc lz4 (shuffle), and the same data
+sharded (shards ``min(size, 256)``^3, inner chunks 32^3) -- and every peer reads those same
+objects (interop is tested elsewhere):
+
+- full read of the chunked array;
+- sharded sub-volume: 128^3 inside one shard (64 inner chunks);
+- single elements: 50 random elements of the sharded array (per element);
+- write: each peer writes the chunked array under its own prefix;
+- fetch floor: every object of the chunked array fetched concurrently with obstore's
+  async API, nothing decoded (the best a reader can do on this server).
+
+Peers: zarr-python with its default S3 store (FsspecStore, s3fs) and with ObjectStore
+(obstore), tensorstore's S3 driver. With ``--latency`` the same table is measured again
+with every request delayed by that many seconds in a proxy (all peers through it).
+Reported: medians of ``--repeat`` rounds (the peers run in turn within each round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from zarrhpc.testing.servers import CountingProxy, S3Server
+
+BUCKET = "bench"
+BLOSC_V3 = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                                               "shuffle": "shuffle", "typesize": 4}}
+
+
+def make_data(size: int) -> np.ndarray:
+    """A smooth field plus a little noise: compressible as simulation output is."""
+    x = np.linspace(0, 4 * np.pi, size, dtype=np.float32)
+    field = (np.sin(x)[:, None, None] * np.cos(x)[None, :, None]
+             + 0.5 * np.sin(2 * x)[None, None, :]).astype(np.float32)
+    noise = np.random.default_rng(0).standard_normal(field.shape, dtype=np.float32)
+    return field + np.float32(1e-3) * noise
+
+
+class Env:
+    """Endpoint, credentials and prefix shared by every peer."""
+
+    def __init__(self, s3: S3Server, endpoint: str) -> None:
+        self.s3 = s3
+        self.endpoint = endpoint
+
+    def url(self, name: str) -> str:
+        return f"s3://{BUCKET}/{name}"
+
+    def options(self) -> dict:
+        return self.s3.storage_options(self.endpoint)
+
+
+# -- peers: open(name) -> handle; read(handle, sel); write(name, data, chunks) -------------
+
+
+class Zarrhpc:
+    name = "zarrhpc"
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    def store(self, name: str) -> Any:
+        from zarrhpc.storage.remote import open_url
+
+        return open_url(self.env.url(name), storage_options=self.env.options())
+
+    def open(self, name: str) -> Any:
+        import zarrhpc
+
+        return zarrhpc.open_array(self.store(name), mode="r")
+
+    def write(self, name: str, data: np.ndarray, chunks: tuple, shards: Any = None) -> None:
+        import zarrhpc
+
+        a = zarrhpc.create_array(self.store(name), shape=data.shape, dtype=data.dtype,
+                                 chunks=chunks, shards=shards, compressors=BLOSC_V3,
+                                 overwrite=True)
+        a[...] = data
+
+
+class ZarrPython:
+    name = "zarr-python"
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+
+    def store(self, name: str) -> Any:
+        import zarr
+
+        s3 = self.env.s3
+        return zarr.storage.FsspecStore.from_url(
+            self.env.url(name), storage_options={
+                "endpoint_url": self.env.endpoint, "key": s3.access_key,
+                "secret": s3.secret_key, "client_kwargs": {"region_name": s3.region}})
+
+    def open(self, name: str) -> Any:
+        import zarr
+
+        return zarr.open_array(self.store(name), mode="r")
+
+    def write(self, name: str, data: np.ndarray, chunks: tuple, shards: Any = None) -> None:
+        import zarr
+        from zarr.codecs import BloscCodec
+
+        z = zarr.create_array(self.store(name), shape=data.shape, dtype=data.dtype,
+                              chunks=chunks, shards=shards, overwrite=True,
+                              compressors=BloscCodec(cname="lz4", clevel=5,
+                                                     shuffle="shuffle"))
+        z[...] = data
+
+
+class ZarrPythonObstore(ZarrPython):
+    name = "zarr-python+obstore"
+
+    def store(self, name: str) -> Any:
+        import zarr
+        from obstore.store import S3Store
+
+        s3 = self.env.s3
+        return zarr.storage.ObjectStore(S3Store(
+            BUCKET, prefix=name, endpoint=self.env.endpoint, access_key_id=s3.access_key,
+            secret_access_key=s3.secret_key, region=s3.region,
+            client_options={"allow_http": True}))
+
+
+class Tensorstore:
+    name = "tensorstore"
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", env.s3.access_key)
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", env.s3.secret_key)
+        os.environ.setdefault("AWS_REGION", env.s3.region)
+
+    def spec(self, name: str) -> dict:
+        return {"driver": "zarr3", "kvstore": {
+            "driver": "s3", "bucket": BUCKET, "path": f"{name}/",
+            "endpoint": self.env.endpoint, "aws_region": self.env.s3.region,
+            "aws_credentials": {"type": "environment"}}}
+
+    def open(self, name: str) -> Any:
+        import tensorstore as ts
+
+        return ts.open(self.spec(name), read=True).result()
+
+    def write(self, name: str, data: np.ndarray, chunks: tuple, shards: Any = None) -> None:
+        import tensorstore as ts
+
+        spec = self.spec(name)
+        spec["metadata"] = {
+            "shape": list(data.shape), "data_type": "float32",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, BLOSC_V3]}
+        t = ts.open(spec, create=True, delete_existing=True).result()
+        t.write(data).result()
+
+
+def _read(peer: Any, handle: Any, sel: Any) -> np.ndarray:
+    if isinstance(peer, Tensorstore):
+        return handle[sel].read().result()
+    return handle[sel]
+
+
+def floor_client(env: Env, name: str) -> tuple:
+    """An obstore client on ``name`` and the paths of its chunk objects."""
+    import obstore
+    from obstore.store import S3Store
+
+    s3 = env.s3
+    store = S3Store(BUCKET, prefix=name, endpoint=env.endpoint, access_key_id=s3.access_key,
+                    secret_access_key=s3.secret_key, region=s3.region,
+                    client_options={"allow_http": True})
+    paths = [m["path"] for batch in obstore.list(store) for m in batch
+             if not m["path"].endswith("zarr.json")]
+    return store, paths
+
+
+def _points(peer: Any, handle: Any, points: list) -> list:
+    return [_read(peer, handle, q) for q in points]
+
+
+def fetch_floor(store: Any, paths: list) -> float:
+    """Seconds to fetch every object of ``paths`` concurrently with obstore (no decode)."""
+    import obstore
+
+    async def all_of() -> int:
+        sem = asyncio.Semaphore(64)
+
+        async def one(path: str) -> int:
+            async with sem:
+                result = await obstore.get_async(store, path)
+                return len(await result.bytes_async())
+
+        return sum(await asyncio.gather(*(one(p) for p in paths)))
+
+    t0 = time.perf_counter()
+    asyncio.run(all_of())
+    return time.perf_counter() - t0
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) -> dict:
+    """One table: {workload: {peer: [seconds per round]}}."""
+    proxy = CountingProxy(s3.endpoint, delay=latency).start() if latency else None
+    env = Env(s3, proxy.endpoint if proxy else s3.endpoint)
+    try:
+        peers = []
+        for cls in (Zarrhpc, ZarrPython, ZarrPythonObstore, Tensorstore):
+            try:
+                peers.append(cls(env))
+            except Exception as exc:  # pragma: no cover - a peer missing here
+                print(f"# {cls.name}: unavailable ({exc})")
+        sub = np.s_[32:160, 32:160, 32:160] if size >= 160 else (slice(0, size // 2),) * 3
+        rng = np.random.default_rng(1)
+        points = [tuple(int(i) for i in rng.integers(0, size, 3)) for _ in range(50)]
+        times: dict = {}
+
+        requests: dict = {}
+
+        def add(workload: str, peer: str, seconds: float) -> None:
+            times.setdefault(workload, {}).setdefault(peer, []).append(seconds)
+            if proxy is not None:  # requests of the last round, as the proxy counted them
+                requests.setdefault(workload, {})[peer] = proxy.total
+                proxy.reset()
+
+        handles = {}
+        for p in peers:  # open once, check once
+            handles[p.name] = (p.open("plain"), p.open("sharded"))
+            got = _read(p, handles[p.name][1], sub)
+            if not np.array_equal(got, data[sub]):
+                raise AssertionError(f"{p.name}: sharded sub-volume differs")
+            if _read(p, handles[p.name][0], points[0]) != data[points[0]]:
+                raise AssertionError(f"{p.name}: element differs")
+        floor = floor_client(env, "plain")
+        if proxy is not None:
+            proxy.reset()
+        for _ in range(repeat):
+            add("fetch floor (obstore, no decode)", "floor", fetch_floor(*floor))
+            peers = peers[1:] + peers[:1]  # each peer goes first in some round
+            for p in peers:
+                plain, sharded = handles[p.name]
+                full = np.s_[...]
+                add("full read", p.name, _timed(partial(_read, p, plain, full)))
+                add("sharded sub-volume 128^3", p.name, _timed(partial(_read, p, sharded, sub)))
+                add("single element (sharded), per element", p.name,
+                    _timed(partial(_points, p, sharded, points)) / len(points))
+                add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
+        if requests:
+            times["requests (last round)"] = requests
+        return times
+    finally:
+        if proxy is not None:
+            proxy.stop()
+
+
+def format_table(times: dict, title: str) -> str:
+    peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
+    lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
+             + f"{'zarrhpc/best peer':>20s}"]
+    counts = times.pop("requests (last round)", None)
+    for workload, by_peer in times.items():
+        if "floor" in by_peer:
+            lines.append(f"{workload:42s}{statistics.median(by_peer['floor']) * 1e3:>19.1f} ms")
+            continue
+        med = {p: statistics.median(v) for p, v in by_peer.items()}
+        row = f"{workload:42s}" + "".join(
+            f"{med[p] * 1e3:>19.2f} ms" if p in med else f"{'-':>22s}" for p in peers)
+        others = [med[p] for p in med if p != "zarrhpc"]
+        speedup = min(others) / med["zarrhpc"] if others and "zarrhpc" in med else float("nan")
+        lines.append(row + f"{speedup:>19.2f}x")
+    if counts:
+        lines.append("requests per operation (last round, counted by the proxy):")
+        for workload, by_peer in counts.items():
+            if "floor" in by_peer:
+                continue
+            lines.append(f"{workload:42s}" + "".join(f"{by_peer.get(p, '-'):>22}"
+                                                     for p in peers))
+    return "\n".join(lines)
+
+
+def main(argv: Any = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=256, help="edge of the cube (512: W1)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--latency", type=float, default=0.005,
+                        help="seconds added per request in the second table (0: none)")
+    args = parser.parse_args(argv)
+    data = make_data(args.size)
+    with S3Server() as s3:
+        s3.create_bucket(BUCKET)
+        env = Env(s3, s3.endpoint)
+        Zarrhpc(env).write("plain", data, (64,) * 3)
+        Zarrhpc(env).write("sharded", data, (32,) * 3, shards=(min(args.size, 256),) * 3)
+        print(f"# float32 {args.size}^3 ({data.nbytes / 2**20:.0f} MiB), chunks 64^3 blosc "
+              f"lz4; sharded {min(args.size, 256)}^3 / 32^3; medians of {args.repeat} rounds")
+        print(format_table(run(args.size, args.repeat, 0.0, s3, data),
+                           "## loopback S3 (moto), no added latency"))
+        if args.latency:
+            print(format_table(run(args.size, args.repeat, args.latency, s3, data),
+                               f"## same, {args.latency * 1e3:g} ms added per request "
+                               "(proxy)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

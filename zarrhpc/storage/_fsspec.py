@@ -1,0 +1,223 @@
+"""FsspecStore: any fsspec file system (s3fs, gcsfs, adlfs, HTTP, ...) as a zarrhpc store.
+
+Life cycle: ``FsspecStore("s3://bucket/root", storage_options={...})`` resolves the file
+system with ``fsspec.url_to_fs`` (``storage_options`` go to it unchanged, as zarr-python's
+FsspecStore passes them); keys map to ``root/key``. Pickles by reference: URL, options,
+mode and settings. The file system's listing cache is bypassed (another writer's keys
+must show up).
+
+fsspec gives no ETag in a uniform way, so this backend keeps no tail cache: a shard reader
+asks the object's size (one HEAD) and then reads ranges. Transient errors (5xx, timeouts,
+dropped connections) are retried with exponential backoff for at most ``retry_timeout``
+seconds per call, over whatever retries the file system makes itself.
+
+HTTP(S) through fsspec is read-only.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.storage._remotebase import Fetched, RemoteStore, _RemoteReader
+from zarrhpc.storage.abc import RangeReader
+
+__all__ = ["FsspecStore", "is_transient"]
+
+_TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
+                    "ServiceUnavailable", "RequestTimeout", "Server disconnected",
+                    "Connection reset", "timed out", "Timeout")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` looks like a transient failure worth retrying."""
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
+                        NotADirectoryError, ValueError, TypeError)):
+        return False
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    text = f"{type(exc).__name__}: {exc}"
+    return any(word in text for word in _TRANSIENT_WORDS)
+
+
+class FsspecStore(RemoteStore):
+    """A store over an fsspec file system (see the module docstring).
+
+    Parameters
+    ----------
+    url : str
+        Any URL fsspec understands (``s3://bucket/root``, ``https://host/root``,
+        ``memory://root``...).
+    storage_options : dict, optional
+        Passed to ``fsspec.url_to_fs``.
+    read_only : bool, default False
+    **settings
+        Store settings (`zarrhpc.storage._remotebase`).
+    """
+
+    def __init__(self, url: str, *, storage_options: dict | None = None,
+                 read_only: bool = False, **settings: Any) -> None:
+        import fsspec
+
+        scheme = urllib.parse.urlsplit(url).scheme.lower()
+        if scheme not in fsspec.available_protocols():
+            raise UnsupportedError(f"{url}: no store serves {scheme}:// URLs (fsspec knows "
+                                   "no such protocol)")
+        self.is_http = scheme in ("http", "https")
+        settings.pop("cache_bytes", None)  # no ETags, so no tail cache
+        super().__init__(url, read_only=read_only or self.is_http, cache_bytes=0, **settings)
+        self.storage_options = dict(storage_options or {})
+        options = dict(self.storage_options)
+        if scheme in ("s3", "s3a"):  # s3fs takes the region inside client_kwargs
+            region = options.pop("region", None) or options.pop("region_name", None)
+            if region is not None:
+                options["client_kwargs"] = {"region_name": region,
+                                            **(options.get("client_kwargs") or {})}
+        try:
+            self.fs, root = fsspec.url_to_fs(url, **options)
+        except (ImportError, ValueError):
+            raise
+        except Exception as exc:
+            raise ValueError(f"{url}: fsspec could not open it: {exc}") from None
+        self.root = root.rstrip("/")
+
+    def __reduce__(self) -> Any:
+        settings = {k: v for k, v in self.settings.items() if k != "cache_bytes"}
+        return (_rebuild, (self.url, self.storage_options, self._read_only, settings))
+
+    def _check_writable(self, key: str, action: str) -> None:
+        if self.is_http and not self._closed:
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is an HTTP store, "
+                                "which is read-only")
+        super()._check_writable(key, action)
+
+    def _path(self, key: str) -> str:
+        return f"{self.root}/{key}" if key else self.root
+
+    def _call(self, action: str, key: str, fn: Callable[[], Any]) -> Any:
+        """``fn()``, retrying transient errors for up to ``retry_timeout`` seconds."""
+        deadline = time.monotonic() + self.settings["retry_timeout"]
+        delay = 0.05
+        while True:
+            try:
+                return fn()
+            except FileNotFoundError:
+                raise
+            except Exception as exc:
+                if not is_transient(exc) or time.monotonic() + delay > deadline:
+                    raise StoreError(f"{self.url_of(key)}: {action} failed: "
+                                     f"{type(exc).__name__}: {exc}") from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 5.0)
+
+    # -- primitives --------------------------------------------------------------------
+
+    def _fetch(self, key: str, start: int | None = None, stop: int | None = None,
+               suffix: int | None = None, etag: str | None = None) -> Fetched | None:
+        path = self._path(key)
+        size = None
+        try:
+            if suffix is not None or (start is not None and self.is_http):
+                size = self._call("HEAD", key, lambda: self.fs.size(path))
+                if size is None:
+                    raise StoreError(f"{self.url_of(key)}: the server does not tell its size")
+                if suffix is not None:
+                    start, stop = max(size - suffix, 0), size
+                else:
+                    stop = size if stop is None else min(stop, size)
+                if start >= stop:
+                    return Fetched(b"", size, None)
+            if start is None:
+                data = self._call("GET", key, lambda: self.fs.cat_file(path))
+            else:
+                data = self._call("GET", key, lambda: self.fs.cat_file(path, start=start, end=stop))
+        except FileNotFoundError:
+            return None
+        except StoreError as exc:
+            if any(w in str(exc) for w in ("416", "InvalidRange", "range is not satisfiable")):
+                return Fetched(b"", size, None)
+            raise
+        return Fetched(data, size, None)
+
+    def _open_reader(self, key: str) -> RangeReader | None:
+        head = self._head(key)  # no ETag to gain from a suffix read: just the size
+        return None if head is None else _RemoteReader(self, key, head[0], None)
+
+    def _head(self, key: str) -> tuple[int, str | None] | None:
+        path = self._path(key)
+        try:
+            info = self._call("HEAD", key, lambda: self.fs.info(path))
+        except FileNotFoundError:
+            return None
+        if info.get("type") == "directory":
+            return None
+        return int(info["size"]), None
+
+    def _put(self, key: str, data: memoryview) -> None:
+        path = self._path(key)
+        # one PUT (or a multipart upload completed as a whole): never a partial object
+        try:
+            self._call("PUT", key, lambda: self.fs.pipe_file(path, bytes(data)))
+        except FileNotFoundError as exc:  # no such bucket or container
+            raise StoreError(f"{self.url_of(key)}: PUT failed: {exc}") from None
+        self._invalidate()
+
+    def _delete(self, keys: list[str]) -> None:
+        paths = [self._path(k) for k in keys]
+        try:
+            if len(paths) == 1:
+                self._call("DELETE", keys[0], lambda: self.fs.rm_file(paths[0]))
+            else:
+                self._call("DELETE", keys[0], lambda: self.fs.rm(paths))
+        except FileNotFoundError:
+            if len(paths) > 1:  # some were missing: delete the rest one by one
+                for key in keys:
+                    self._delete([key])
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        invalidate = getattr(self.fs, "invalidate_cache", None)
+        if invalidate is not None:
+            invalidate()
+
+    def _require_listing(self, prefix: str) -> None:
+        if self.is_http:
+            raise UnsupportedError(f"{self.url_of(prefix)}: an HTTP store cannot list keys")
+
+    def _list_keys(self, prefix: str) -> Iterator[str]:
+        self._require_listing(prefix)
+        self._invalidate()
+        base = self._path(prefix.rstrip("/"))
+        try:
+            found = self._call("LIST", prefix, lambda: self.fs.find(base, withdirs=False))
+        except FileNotFoundError:
+            return iter(())
+        n = len(self.root) + 1 if self.root else 0
+        keys = [p[n:] for p in found if p.startswith(self.root)]
+        if prefix:
+            keys = [k for k in keys if k.startswith(prefix)]
+        return iter(keys)
+
+    def _list_names(self, prefix: str) -> Iterable[str]:
+        self._require_listing(prefix)
+        self._invalidate()
+        base = self._path(prefix.rstrip("/"))
+        try:
+            found = self._call("LIST", prefix, lambda: self.fs.ls(base, detail=True))
+        except FileNotFoundError:
+            return []
+        names = []
+        for info in found:
+            name = info["name"].rstrip("/").rsplit("/", 1)[-1]
+            if info["name"].rstrip("/") == base.rstrip("/"):
+                continue  # ls of a file lists the file itself: a value is no prefix
+            names.append(name)
+        return names
+
+
+def _rebuild(url: str, options: dict, read_only: bool, settings: dict) -> FsspecStore:
+    return FsspecStore(url, storage_options=options, read_only=read_only, **settings)

@@ -1,0 +1,289 @@
+"""ObstoreStore: S3, GCS, Azure and HTTP(S) through obstore (Rust object_store).
+
+Life cycle: ``ObstoreStore("s3://bucket/root", storage_options={...})`` builds the obstore
+client (no request is made); keys map to ``root/key`` objects; `close` drops the client's
+thread pool. Pickles by reference: URL, options, mode and settings.
+
+``storage_options`` are spelled as zarr-python's fsspec store (s3fs, gcsfs, adlfs) takes
+them and translated here (`translate_options`): ``endpoint_url`` (also inside
+``client_kwargs``), ``key``, ``secret``, ``token``, ``anon``, ``region``/``region_name``
+for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
+Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
+unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
+timeouts, dropped connections) are obstore's, bounded in total by the store's
+``retry_timeout`` setting.
+
+HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
+"""
+
+from __future__ import annotations
+
+import datetime
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore
+
+__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "translate_options"]
+
+#: URL schemes this backend serves, and the obstore class behind each.
+OBSTORE_SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure",
+                   "abfs": "azure", "abfss": "azure", "azure": "azure", "http": "http",
+                   "https": "http"}
+
+_S3 = {"key": "access_key_id", "secret": "secret_access_key", "token": "session_token",
+       "region": "region", "region_name": "region", "endpoint_url": "endpoint",
+       "aws_access_key_id": "access_key_id", "aws_secret_access_key": "secret_access_key",
+       "aws_session_token": "session_token", "requester_pays": "request_payer"}
+_GCS = {"token": "service_account_path"}
+_AZURE = {"account_name": "account_name", "account_key": "account_key",
+          "sas_token": "sas_key", "connection_string": "connection_string"}
+
+
+def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
+    """fsspec-style ``storage_options`` -> obstore ``(config, client_options)``.
+
+    Parameters
+    ----------
+    kind : {"s3", "gcs", "azure", "http"}
+    options : dict
+        As zarr-python's FsspecStore takes them (store settings already removed).
+
+    Returns
+    -------
+    tuple of dict
+    """
+    options = dict(options)
+    client: dict[str, Any] = dict(options.pop("client_options", None) or {})
+    config: dict[str, Any] = {}
+    kwargs = options.pop("client_kwargs", None) or {}
+    if "endpoint_url" in kwargs:
+        options.setdefault("endpoint_url", kwargs["endpoint_url"])
+    if "region_name" in kwargs:
+        options.setdefault("region", kwargs["region_name"])
+    anon = options.pop("anon", False)
+    options.pop("use_listings_cache", None)
+    options.pop("skip_instance_cache", None)
+    if kind == "s3":
+        table = _S3
+        if anon:
+            config["skip_signature"] = True
+        config.setdefault("region", "us-east-1")
+    elif kind == "gcs":
+        table = _GCS
+        if anon or options.get("token") == "anon":
+            options.pop("token", None)
+            config["skip_signature"] = True
+        options.pop("project", None)
+    elif kind == "azure":
+        table = _AZURE
+        if anon:
+            config["skip_signature"] = True
+    else:
+        table = {}
+    for name, value in options.items():
+        if value is None:
+            continue
+        config[table.get(name, name)] = value
+    endpoint = config.get("endpoint") or ""
+    if str(endpoint).startswith("http://"):
+        client.setdefault("allow_http", True)
+    if kind == "http" and config:
+        raise ValueError(f"storage_options {sorted(config)} are not understood for an "
+                         "HTTP(S) URL (only client_options)")
+    return config, client
+
+
+class ObstoreStore(RemoteStore):
+    """A store over obstore (see the module docstring).
+
+    Parameters
+    ----------
+    url : str
+        ``s3://bucket/root``, ``gs://bucket/root``, ``az://container/root``,
+        ``https://host/root``...
+    storage_options : dict, optional
+        fsspec-style options (see `translate_options`).
+    read_only : bool, default False
+    **settings
+        Store settings: ``concurrency``, ``retry_timeout``, ``coalesce_gap``,
+        ``coalesce_max``, ``tail_bytes``, ``cache_bytes``, ``readahead``
+        (`zarrhpc.storage._remotebase`).
+    """
+
+    def __init__(self, url: str, *, storage_options: dict | None = None,
+                 read_only: bool = False, **settings: Any) -> None:
+        parts = urllib.parse.urlsplit(url)
+        scheme = parts.scheme.lower()
+        kind = OBSTORE_SCHEMES.get(scheme)
+        if kind is None:
+            raise UnsupportedError(f"{url}: obstore serves {sorted(OBSTORE_SCHEMES)} URLs, "
+                                   f"not {scheme!r}")
+        super().__init__(url, read_only=read_only or kind == "http", **settings)
+        self.kind = kind
+        self.storage_options = dict(storage_options or {})
+        self._obs = _make_client(kind, parts, self.storage_options,
+                                 self.settings["retry_timeout"])
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (type(self), self.url, self.storage_options, self._read_only,
+                           self.settings))
+
+    def _check_writable(self, key: str, action: str) -> None:
+        if self.kind == "http" and not self._closed:
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is an HTTP store, "
+                                "which is read-only")
+        super()._check_writable(key, action)
+
+    def _error(self, action: str, key: str, exc: BaseException) -> StoreError:
+        msg = str(exc).split("\n\nDebug source:")[0]
+        return StoreError(f"{self.url_of(key)}: {action} failed: {msg}")
+
+    # -- primitives --------------------------------------------------------------------
+
+    def _fetch(self, key: str, start: int | None = None, stop: int | None = None,
+               suffix: int | None = None, etag: str | None = None) -> Fetched | None:
+        import obstore
+        from obstore.exceptions import PreconditionError
+
+        options: dict[str, Any] = {}
+        if suffix is not None:
+            options["range"] = {"suffix": suffix}
+        elif start is not None:
+            options["range"] = {"offset": start} if stop is None else (start, stop)
+        if etag is not None:
+            options["if_match"] = etag
+        try:
+            result = obstore.get(self._obs, key, options=options or None)
+            data = memoryview(result.bytes())
+            meta = result.meta
+        except FileNotFoundError:
+            return None
+        except PreconditionError:
+            raise ObjectChanged(key) from None
+        except Exception as exc:
+            if _is_416(exc):
+                # past the end (an existing object: a missing one answers 404)
+                if suffix is not None:  # an empty object
+                    head = self._head(key)
+                    return None if head is None else Fetched(b"", head[0], head[1])
+                return Fetched(b"", None, None)
+            if "non-partial response" in str(exc) and options.get("range") is not None:
+                # the server ignored the Range (it does for an empty object): cut it here
+                return _cut(self._fetch(key, etag=etag), start, stop, suffix)
+            raise self._error("GET", key, exc) from None
+        return Fetched(data, meta.get("size"), meta.get("e_tag"))
+
+    def _head(self, key: str) -> tuple[int, str | None] | None:
+        import obstore
+
+        try:
+            meta = obstore.head(self._obs, key)
+        except FileNotFoundError:
+            return None
+        except Exception as exc:
+            raise self._error("HEAD", key, exc) from None
+        return meta["size"], meta.get("e_tag")
+
+    def _put(self, key: str, data: memoryview) -> None:
+        import obstore
+
+        try:
+            # bytes larger than a part go up as a multipart upload, completed or aborted
+            # as a whole: no reader sees a partial object
+            obstore.put(self._obs, key, data)
+        except Exception as exc:
+            raise self._error("PUT", key, exc) from None
+
+    def _delete(self, keys: list[str]) -> None:
+        import obstore
+
+        try:
+            obstore.delete(self._obs, keys if len(keys) > 1 else keys[0])
+        except FileNotFoundError:
+            pass
+        except Exception as exc:
+            raise self._error("DELETE", keys[0], exc) from None
+
+    def _require_listing(self, prefix: str) -> None:
+        if self.kind == "http":
+            raise UnsupportedError(f"{self.url_of(prefix)}: an HTTP store cannot list keys")
+
+    def _list_keys(self, prefix: str) -> Iterator[str]:
+        import obstore
+
+        self._require_listing(prefix)
+        try:
+            batches = list(obstore.list(self._obs, prefix.rstrip("/") or None, chunk_size=1000))
+        except Exception as exc:
+            raise self._error("LIST", prefix, exc) from None
+        return (meta["path"] for batch in batches for meta in batch)
+
+    def _list_names(self, prefix: str) -> Iterable[str]:
+        import obstore
+
+        self._require_listing(prefix)
+        try:
+            found = obstore.list_with_delimiter(self._obs, prefix.rstrip("/") or None)
+        except Exception as exc:
+            raise self._error("LIST", prefix, exc) from None
+        n = len(prefix)
+        names = [p[n:].rstrip("/") for p in found["common_prefixes"]]
+        names += [meta["path"][n:] for meta in found["objects"]]
+        return [name for name in names if name]
+
+
+def _cut(got: Fetched | None, start: int | None, stop: int | None,
+         suffix: int | None) -> Fetched | None:
+    if got is None:
+        return None
+    view = memoryview(got.data)
+    n = view.nbytes
+    if suffix is not None:
+        a, b = max(n - suffix, 0), n
+    else:
+        a, b = min(start or 0, n), n if stop is None else min(stop, n)
+    return Fetched(view[a:b], n, got.etag)
+
+
+def _is_416(exc: BaseException) -> bool:
+    text = str(exc)
+    return ("416" in text and "Range Not Satisfiable" in text) or "InvalidRange" in text
+
+
+def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict) -> Any:
+    return cls(url, storage_options=options, read_only=read_only, **settings)
+
+
+def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
+                 retry_timeout: float) -> Any:
+    from obstore.store import AzureStore, GCSStore, HTTPStore, S3Store
+
+    config, client = translate_options(kind, options)
+    if parts.scheme.lower() == "http":
+        client.setdefault("allow_http", True)  # the URL itself says plain HTTP
+    retry = {"max_retries": 1000, "retry_timeout": datetime.timedelta(seconds=retry_timeout),
+             "backoff": {"init_backoff": datetime.timedelta(milliseconds=50),
+                         "max_backoff": datetime.timedelta(seconds=5), "base": 2}}
+    if retry_timeout == 0:
+        retry["max_retries"] = 0
+    prefix = parts.path.strip("/") or None
+    common = {"client_options": client or None, "retry_config": retry}
+    try:
+        if kind == "http":
+            base = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+            return HTTPStore.from_url(base.rstrip("/") + "/", **common)
+        if not parts.netloc:
+            raise ValueError(f"{parts.geturl()}: the URL names no bucket or container")
+        if kind == "s3":
+            return S3Store(parts.netloc, prefix=prefix, config=config, **common)
+        if kind == "gcs":
+            return GCSStore(parts.netloc, prefix=prefix, config=config, **common)
+        return AzureStore(parts.netloc, prefix=prefix, config=config, **common)
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"{parts.geturl()}: invalid storage_options for obstore: "
+                         f"{str(exc).splitlines()[0]}") from None

@@ -1,0 +1,434 @@
+"""Servers on loopback for the remote-store tests and benchmarks: S3, plain HTTP, a proxy.
+
+Nothing here reaches the network: every server binds 127.0.0.1 on a free port chosen by
+the kernel (port 0) and is stopped by its context manager.
+
+- `S3Server`: moto's S3 in server mode, in a child process (so that its Python work does
+  not compete for this process's GIL). ``server.endpoint`` is its ``http://`` URL;
+  `S3Server.create_bucket` makes a bucket. Credentials are any strings
+  (`S3Server.storage_options` gives a ready set).
+- `HTTPRangeServer`: a static file server over a directory, read-only, with ``Range``
+  (single ranges, suffixes, open ends), ``HEAD``, ``ETag`` and ``If-Match``, in threads of
+  this process. It lists nothing: a plain web server.
+- `CountingProxy`: a forwarding HTTP proxy put *in front of* either server (clients use
+  ``proxy.endpoint`` instead of the server's). It counts every request (HEAD and LIST
+  included: ``proxy.counts`` by kind, ``proxy.log``, ``proxy.max_in_flight``), and
+  injects faults: a status code for the next N requests that match
+  (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
+  dropped connection (``status=0``).
+
+Life cycle: ``with S3Server() as s3, CountingProxy(s3.endpoint) as proxy: ...``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from collections import Counter
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["CountingProxy", "HTTPRangeServer", "S3Server", "request_kind"]
+
+_MOTO_CHILD = r"""
+import sys
+from moto.server import ThreadedMotoServer
+server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+server.start()
+print(server.get_host_and_port()[1], flush=True)
+sys.stdin.read()  # until the parent closes our stdin
+server.stop()
+"""
+
+
+class S3Server:
+    """moto's S3 server on 127.0.0.1 and a free port, in a child process.
+
+    Parameters
+    ----------
+    timeout : float
+        Seconds to wait for the server to start.
+    """
+
+    access_key = "testing"
+    secret_key = "testing"
+    region = "us-east-1"
+
+    def __init__(self, timeout: float = 60.0) -> None:
+        self.timeout = timeout
+        self._proc: subprocess.Popen | None = None
+        self.port = 0
+
+    @property
+    def endpoint(self) -> str:
+        """str: the server's URL, ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def storage_options(self, endpoint: str | None = None) -> dict[str, Any]:
+        """Options in zarr-python's (s3fs) spelling to reach this server (or a proxy)."""
+        return {"endpoint_url": endpoint or self.endpoint, "key": self.access_key,
+                "secret": self.secret_key, "region": self.region}
+
+    def start(self) -> S3Server:
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=self.access_key,
+                   AWS_SECRET_ACCESS_KEY=self.secret_key, AWS_DEFAULT_REGION=self.region,
+                   PYTHONWARNINGS="ignore")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _MOTO_CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=env, text=True)
+        line = self._proc.stdout.readline()  # blocks until the child prints its port
+        if not line.strip().isdigit():
+            self.stop()
+            raise RuntimeError(f"moto S3 server did not start (said {line!r})")
+        self.port = int(line)
+        _wait_listening(self.port, self.timeout)
+        return self
+
+    def create_bucket(self, name: str) -> None:
+        """Create bucket ``name`` (a plain ``PUT /name``; moto checks no signature)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        try:
+            conn.request("PUT", f"/{name}", headers={"Content-Length": "0"})
+            resp = conn.getresponse()
+            body = resp.read()
+            if resp.status not in (200, 409):
+                raise RuntimeError(f"create bucket {name!r}: HTTP {resp.status} {body[:200]!r}")
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        finally:
+            proc.stdout.close()
+
+    def __enter__(self) -> S3Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _wait_listening(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nothing listens on 127.0.0.1:{port}") from None
+            time.sleep(0.02)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client hanging up mid-response is normal here
+
+
+class _Served:
+    """A ThreadingHTTPServer on 127.0.0.1:0 run by a thread, as a context manager."""
+
+    handler: type
+
+    def __init__(self) -> None:
+        self._httpd: _QuietServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "start() the server first"
+        return self._httpd.server_address[1]
+
+    @property
+    def endpoint(self) -> str:
+        """str: ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Any:
+        handler = type(self.handler.__name__, (self.handler,), {"owner": self})
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join()
+            self._httpd = None
+
+    def __enter__(self) -> Any:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
+
+
+class _FileHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    owner: HTTPRangeServer
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: bytes = b"", headers: dict | None = None,
+              head: bool = False) -> None:
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def do_HEAD(self) -> None:
+        self.do_GET(head=True)
+
+    def do_GET(self, head: bool = False) -> None:
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).lstrip("/")
+        full = os.path.realpath(os.path.join(self.owner.root, path))
+        if not full.startswith(self.owner.root + os.sep) or not os.path.isfile(full):
+            self._send(404, b"not found", head=head)
+            return
+        with open(full, "rb") as f:
+            data = f.read()
+        etag = '"' + hashlib.md5(data).hexdigest() + '"'
+        match = self.headers.get("If-Match")
+        if match and match.strip() not in ("*", etag):
+            self._send(412, b"precondition failed", head=head)
+            return
+        headers = {"ETag": etag, "Accept-Ranges": "bytes",
+                   "Content-Type": "application/octet-stream"}
+        rng = self.headers.get("Range")
+        if not rng:
+            self._send(200, data, headers, head)
+            return
+        m = _RANGE.match(rng.strip())
+        if m is None or m.groups() == ("", ""):
+            self._send(416, b"bad range", {"Content-Range": f"bytes */{len(data)}"}, head)
+            return
+        first, last = m.groups()
+        size = len(data)
+        if first == "":  # suffix
+            start, stop = max(size - int(last), 0), size
+        else:
+            start = int(first)
+            stop = size if last == "" else min(int(last) + 1, size)
+        if start >= size or stop <= start:
+            self._send(416, b"range not satisfiable", {"Content-Range": f"bytes */{size}"}, head)
+            return
+        headers["Content-Range"] = f"bytes {start}-{stop - 1}/{size}"
+        self._send(206, data[start:stop], headers, head)
+
+
+class HTTPRangeServer(_Served):
+    """A read-only static file server for ``root`` with Range, ETag and If-Match support.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The directory served: ``GET /a/b`` returns the file ``root/a/b``.
+    """
+
+    handler = _FileHandler
+
+    def __init__(self, root: Any) -> None:
+        super().__init__()
+        self.root = os.path.realpath(os.fspath(root))
+
+
+def request_kind(method: str, target: str) -> str:
+    """``"LIST"`` for an S3 listing (``GET /bucket?list-type=2...``), else the method."""
+    query = urllib.parse.urlsplit(target).query
+    if method == "GET" and ("list-type" in query or "delimiter" in query or "prefix=" in query):
+        return "LIST"
+    return method
+
+
+_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade",
+        "trailer"}
+
+
+class _ProxyHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    owner: CountingProxy
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def _forward(self) -> None:
+        owner = self.owner
+        body = self._body()
+        kind = request_kind(self.command, self.path)
+        fault = owner._record(self.command, kind, self.path, self.headers.get("Range"))
+        try:
+            self._answer(owner, body, fault)
+        finally:
+            with owner._lock:
+                owner.in_flight -= 1
+
+    def _answer(self, owner: CountingProxy, body: bytes, fault: int | None) -> None:
+        if owner.delay:
+            time.sleep(owner.delay)
+        if fault is not None:
+            if fault == 0:  # drop the connection without an answer
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            msg = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
+            self.send_response(fault)
+            self.send_header("Content-Length", str(len(msg)))
+            self.send_header("Content-Type", "application/xml")
+            self.end_headers()
+            self.wfile.write(msg)
+            return
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+        headers["Content-Length"] = str(len(body))
+        for attempt in (0, 1):  # a kept-alive upstream connection may have been closed
+            conn = owner._connection()
+            try:
+                conn.request(self.command, self.path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                break
+            except (OSError, http.client.HTTPException):
+                owner._drop_connection()
+                if attempt:
+                    self.send_response(502)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+        self.send_response(resp.status, resp.reason)
+        head = self.command == "HEAD"  # a HEAD answer tells the object's length
+        for name, value in resp.getheaders():
+            if name.lower() not in _HOP and (head or name.lower() != "content-length"):
+                self.send_header(name, value)
+        if not head:
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
+
+    def finish(self) -> None:
+        # one thread per client connection: its upstream connection ends with it
+        try:
+            super().finish()
+        finally:
+            self.owner._drop_connection()
+
+
+class CountingProxy(_Served):
+    """A forwarding proxy that counts requests and injects faults (see the module docstring).
+
+    Parameters
+    ----------
+    upstream : str
+        ``http://host:port`` of the server behind the proxy.
+    delay : float
+        Seconds to wait before forwarding each request (an injected latency).
+    """
+
+    handler = _ProxyHandler
+
+    def __init__(self, upstream: str, delay: float = 0.0) -> None:
+        super().__init__()
+        parts = urllib.parse.urlsplit(upstream)
+        self.upstream_host = parts.hostname or "127.0.0.1"
+        self.upstream_port = parts.port or 80
+        self.delay = delay
+        self.counts: Counter = Counter()
+        self.in_flight = 0  # requests being answered now
+        self.max_in_flight = 0  # the most at once since the last reset
+        self.log: list[tuple[str, str, str | None]] = []
+        self._lock = threading.Lock()
+        self._faults: list[list] = []  # [remaining, status, predicate]
+        self._local = threading.local()
+
+    @property
+    def total(self) -> int:
+        """int: requests seen since the last `reset`."""
+        with self._lock:
+            return sum(self.counts.values())
+
+    def reset(self) -> None:
+        """Forget the counts and the log (pending faults stay)."""
+        with self._lock:
+            self.counts.clear()
+            self.log.clear()
+            self.max_in_flight = self.in_flight
+
+    def fail_next(self, n: int, status: int = 500,
+                  when: Callable[[str, str], bool] | None = None) -> None:
+        """Answer the next ``n`` requests (matching ``when(kind, path)``) with ``status``.
+
+        ``status=0`` drops the connection instead of answering.
+        """
+        with self._lock:
+            self._faults.append([n, status, when])
+
+    def _record(self, method: str, kind: str, path: str, rng: str | None) -> int | None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.counts[kind] += 1
+            self.log.append((kind, path, rng))
+            for fault in self._faults:
+                remaining, status, when = fault
+                if remaining > 0 and (when is None or when(kind, path)):
+                    fault[0] -= 1
+                    return status
+        return None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = http.client.HTTPConnection(self.upstream_host, self.upstream_port, timeout=60)
+            self._local.conn = conn
+        return conn
+
+    def _drop_connection(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
