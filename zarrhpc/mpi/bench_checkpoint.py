@@ -35,7 +35,7 @@ import numpy as np
 
 from zarrhpc.mpi.bench import BLOSC, _clean, _max, field_block, slabs, timed_rounds
 
-__all__ = ["SimulatedPFS", "main"]
+__all__ = ["SimulatedPFS", "main", "run"]
 
 POLICIES = ("per-chunk files", "per-rank shards", "node-aggregated shards")
 
@@ -77,6 +77,12 @@ class SimulatedPFS:
 
 
 def main(argv=None) -> int:
+    run(argv)
+    return 0
+
+
+def run(argv=None) -> dict:
+    """Run the benchmark (collective); returns the results (rank 0: with the projection)."""
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size-mib", type=int, default=1024)
@@ -159,7 +165,7 @@ def main(argv=None) -> int:
             Path(args.json).write_text(json.dumps(results, indent=1))
         shutil.rmtree(root, ignore_errors=True)
     per_rank.Free()
-    return 0
+    return results
 
 
 def _overlap(comm, Checkpointer, root, block, region, shape, chunks, comp, save_s, steps,
