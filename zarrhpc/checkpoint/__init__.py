@@ -628,9 +628,9 @@ class Checkpointer:
 
 
 def _max_op():
-    from mpi4py import MPI  # under MPI only: importing it starts MPI
+    from zarrhpc.mpi.collective import _mpi  # under MPI only: importing it starts MPI
 
-    return MPI.MAX
+    return _mpi().MAX
 
 
 def _pick(value, name: str):
