@@ -56,7 +56,12 @@ import numpy as np
 
 import zarrhpc
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
-from zarrhpc.errors import CheckpointError, CollectiveError, ContainsGroupError
+from zarrhpc.errors import (
+    CheckpointError,
+    CollectiveError,
+    ContainsGroupError,
+    UnsupportedError,
+)
 from zarrhpc.metadata import ArrayMetadataV3, GroupMetadataV3
 from zarrhpc.checkpoint._handle import SaveHandle, Snapshots
 from zarrhpc.checkpoint._stats import empty_stats, flush_step, list_step
@@ -179,6 +184,15 @@ class Checkpointer:
     def _background(self) -> Checkpointer:
         """A copy of this checkpointer that talks over the background communicator."""
         if self._bg_comm is None:
+            if self.comm is not None:
+                from zarrhpc.mpi.collective import _mpi
+
+                MPI = _mpi()
+                if MPI.Query_thread() < MPI.THREAD_MULTIPLE:
+                    raise UnsupportedError(
+                        "asynchronous checkpoints and drains use MPI from a background "
+                        "thread: MPI must be initialised with MPI_THREAD_MULTIPLE (mpi4py's "
+                        "default; see mpi4py.rc.thread_level)")
             self._bg_comm = _Serial() if self.comm is None else self.comm.Dup()
         worker = copy.copy(self)
         worker._c = self._bg_comm
