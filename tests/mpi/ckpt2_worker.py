@@ -18,7 +18,6 @@ The data of a step is a pure function of the global coordinates (`field`).
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -63,11 +62,23 @@ def main(mode: str, root: str) -> int:
     reg = slabs(rank, size)
     pids = Path(root, "pids")
 
-    def announce():
-        pids.mkdir(exist_ok=True)
-        tmp = pids / f".{rank}"
-        tmp.write_text(str(os.getpid()))
-        tmp.rename(pids / str(rank))
+    def stopping_store(path, nth: int):
+        """A LocalStore that stops this rank dead (until killed) after storing the
+        ``nth`` chunk of step 3, once it has announced itself in ``DIR/pids``."""
+        from ckpt_worker import announce_pid  # beside this script
+
+        class Stop(zarrhpc.LocalStore):
+            count = 0
+
+            def _set(self, key, data):
+                super()._set(key, data)
+                if key.startswith("step_00000003/") and "/c/" in key:
+                    Stop.count += 1
+                    if Stop.count == nth:
+                        announce_pid(pids, rank)
+                        time.sleep(600)
+
+        return Stop(path)
 
     def kw(name):
         out = {"region": reg, "shape": SHAPE, "chunks": CHUNKS,
@@ -136,18 +147,7 @@ def main(mode: str, root: str) -> int:
         return 0
 
     if mode == "async_hang":
-        class StopMidway(zarrhpc.LocalStore):
-            count = 0
-
-            def _set(self, key, data):
-                super()._set(key, data)
-                if key.startswith("step_00000003/") and "/c/" in key:
-                    StopMidway.count += 1
-                    if StopMidway.count == 2:
-                        announce()
-                        time.sleep(600)
-
-        ck = Checkpointer(StopMidway(root), comm)
+        ck = Checkpointer(stopping_store(root, 2), comm)
         for step in (1, 2, 3):
             h = ck.save_async(step, {"T": field(step)[reg]}, {"step": step}, region=reg,
                               shape=SHAPE, chunks=CHUNKS, compressors=BLOSC)
@@ -159,7 +159,7 @@ def main(mode: str, root: str) -> int:
         with Checkpointer(durable, comm, fast=fast, drain_every=2) as ck:
             for step in range(5):
                 args = ({"T": field(step)[reg]}, {"step": step})
-                opts = dict(region=reg, shape=SHAPE, chunks=CHUNKS, compressors=BLOSC)
+                opts = {"region": reg, "shape": SHAPE, "chunks": CHUNKS, "compressors": BLOSC}
                 if step % 2:
                     ck.save_async(step, *args, **opts)
                 else:
@@ -175,18 +175,7 @@ def main(mode: str, root: str) -> int:
         return 0
 
     if mode == "drain_hang":
-        class StopInDrain(zarrhpc.LocalStore):
-            count = 0
-
-            def _set(self, key, data):
-                super()._set(key, data)
-                if key.startswith("step_00000003/") and "/c/" in key:
-                    StopInDrain.count += 1
-                    if StopInDrain.count == 1:
-                        announce()
-                        time.sleep(600)
-
-        ck = Checkpointer(StopInDrain(Path(root, "durable")), comm, fast=Path(root, "fast"))
+        ck = Checkpointer(stopping_store(Path(root, "durable"), 1), comm, fast=Path(root, "fast"))
         for step in (1, 2, 3):
             ck.save(step, {"T": field(step)[reg]}, {"step": step}, region=reg, shape=SHAPE,
                     chunks=CHUNKS, compressors=BLOSC)

@@ -37,9 +37,8 @@ def decomposition(rng, shape, size):
 
 
 def main(root: str, seed: int, cases: int) -> int:
-    from mpi4py import MPI
-
     import zarr
+    from mpi4py import MPI
 
     import zarrhpc
     from zarrhpc import mpi as zmpi
@@ -64,8 +63,8 @@ def main(root: str, seed: int, cases: int) -> int:
         boxes = decomposition(rng, shape, size)
         reg = tuple(slice(a, b) for a, b in boxes[rank])
         name = f"c{case}"
-        kw = dict(shape=shape, chunks=chunks, shards={"shape": shards, "index_location": loc},
-                  dtype=dtype, compressors=comp, fill_value=0)
+        kw = {"shape": shape, "chunks": chunks, "dtype": dtype, "compressors": comp,
+              "shards": {"shape": shards, "index_location": loc}, "fill_value": 0}
         a = zmpi.create_array(comm, root, name=name, **kw)
         own = zmpi.Ownership(a, comm, "node", regions=reg)
         zmpi.write(a, reg, full[reg], comm, ownership=own)

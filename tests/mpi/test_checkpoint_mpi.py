@@ -17,22 +17,14 @@ import zarrhpc
 from zarrhpc.checkpoint import Checkpointer
 from zarrhpc.errors import CheckpointError
 from zarrhpc.testing import killed_jobs
+from zarrhpc.testing.scripts import load_script
 
 pytestmark = pytest.mark.mpi
 
 WORKER = str(Path(__file__).with_name("ckpt_worker.py"))
 
 
-def _worker():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("zh_ckpt_worker", WORKER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ck_worker = _worker()
+ck_worker = load_script(WORKER)
 
 
 WORKER2 = str(Path(__file__).with_name("ckpt2_worker.py"))
@@ -151,16 +143,7 @@ def test_random_checkpoints_load_what_was_saved(tmp_path, run_mpi, nranks):
     assert not failed, json.dumps(failed[:3], indent=1)
 
 
-def _field2():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("zh_ckpt2_worker", WORKER2)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ck2 = _field2()
+ck2 = load_script(WORKER2)
 TWO_NODES = {"ZARRHPC_RANKS_PER_NODE": "1"}  # 2 ranks = 2 simulated nodes
 
 

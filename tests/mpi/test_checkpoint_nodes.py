@@ -11,6 +11,7 @@ import pytest
 import zarr
 
 from zarrhpc.checkpoint import Checkpointer
+from zarrhpc.testing.scripts import load_script
 
 pytestmark = pytest.mark.mpi
 
@@ -18,16 +19,7 @@ WORKER = str(Path(__file__).with_name("ckpt2_worker.py"))
 TWO_NODES = {"ZARRHPC_RANKS_PER_NODE": "2"}
 
 
-def _worker():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("zh_ckpt2_worker", WORKER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-w = _worker()
+w = load_script(WORKER)
 
 
 def test_written_on_4_ranks_loads_on_1_2_3_6(tmp_path, run_mpi):

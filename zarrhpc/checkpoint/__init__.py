@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import zarrhpc
+from zarrhpc.checkpoint._handle import SaveHandle, Snapshots
+from zarrhpc.checkpoint._stats import empty_stats, flush_step, list_step
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store
 from zarrhpc.errors import (
     CheckpointError,
@@ -63,8 +65,6 @@ from zarrhpc.errors import (
     UnsupportedError,
 )
 from zarrhpc.metadata import ArrayMetadataV3, GroupMetadataV3
-from zarrhpc.checkpoint._handle import SaveHandle, Snapshots
-from zarrhpc.checkpoint._stats import empty_stats, flush_step, list_step
 from zarrhpc.mpi.collective import _agree
 from zarrhpc.mpi.partition import normalize_region
 
@@ -153,7 +153,7 @@ class Checkpointer:
         self._closed = False
 
     # -- context manager, background work --------------------------------------------------
-    def __enter__(self) -> Checkpointer:
+    def __enter__(self) -> Checkpointer:  # noqa: PYI034 - as zarr-python's stores
         return self
 
     def __exit__(self, *exc) -> None:

@@ -131,7 +131,7 @@ def run(argv=None) -> dict:
         comp = None if mode == "none" else BLOSC
         stats = {}
 
-        def saver(name, c, policy):
+        def saver(name, c, policy, stats=stats, comp=comp):
             def run(i):
                 ck = Checkpointer(root / f"{name[:5]}_{i}", c)
                 stats[name] = ck.save(0, {"T": block}, region=region, shape=shape,
