@@ -130,7 +130,54 @@ def node_report(root: str) -> int:
     return 0
 
 
+def fail_midway(root: str) -> int:
+    """``node_worker.py fail DIR``: rank 1's writes into the shard files fail; every rank
+    must raise (rank 1 its OSError, the others CollectiveError naming it), no temporary
+    file may be left, and the array must still hold what it held before."""
+    from mpi4py import MPI
+
+    from zarrhpc import mpi as zmpi
+    from zarrhpc.errors import CollectiveError
+    from zarrhpc.mpi import aggregate
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    shape = (40, 12)
+    cuts = [0, 7, 19, 33, 40][: size + 1] if size == 4 else np.linspace(0, 40, size + 1).astype(int)
+    reg = (slice(int(cuts[rank]), int(cuts[rank + 1])), slice(None))
+    old = np.arange(480, dtype="f8").reshape(shape) + 1
+    a = zmpi.create_array(comm, root, name="x", shape=shape, chunks=(4, 6), shards=(20, 12),
+                          dtype="f8")
+    own = zmpi.Ownership(a, comm, "node", regions=reg)
+    zmpi.write(a, reg, old[reg], comm, ownership=own)
+    if rank == 1:
+        def broken(*args, **kwargs):
+            raise OSError(28, "No space left on device (injected)")
+
+        aggregate._pwrite = broken
+    try:
+        zmpi.write(a, reg, -old[reg], comm, ownership=own)
+    except OSError as exc:
+        assert rank == 1 and "injected" in str(exc), (rank, exc)
+    except CollectiveError as exc:
+        assert rank != 1 and "rank 1 failed" in str(exc) and "injected" in str(exc), (rank, exc)
+    else:
+        raise AssertionError(f"rank {rank}: the write did not fail")
+    comm.Barrier()
+    if rank == 0:
+        leftovers = [n for _, _, names in os.walk(root) for n in names if n.startswith(".zhtmp-")]
+        assert not leftovers, leftovers
+        import zarr
+
+        assert np.array_equal(zarr.open_array(os.path.join(root, "x"), mode="r")[...], old)
+        with open(os.path.join(root, "fail_ok"), "w") as f:
+            f.write("ok")
+    return 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "map":
         sys.exit(node_report(sys.argv[2]))
+    if sys.argv[1] == "fail":
+        sys.exit(fail_midway(sys.argv[2]))
     sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))

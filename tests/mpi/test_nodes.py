@@ -88,3 +88,9 @@ def test_node_policy_equals_serial_write(tmp_path, run_mpi, nranks, k, seed):
     report = json.loads((tmp_path / "report.json").read_text())
     assert len(report) == 6
     assert not [r for r in report if r["failures"]], report
+
+
+@pytest.mark.mpi
+def test_a_rank_failing_mid_write_leaves_the_old_shards_and_no_temporary_files(tmp_path, run_mpi):
+    run_mpi(4, WORKER, "fail", str(tmp_path), env={"ZARRHPC_RANKS_PER_NODE": "2"})
+    assert (tmp_path / "fail_ok").read_text() == "ok"
