@@ -94,3 +94,19 @@ def test_node_policy_equals_serial_write(tmp_path, run_mpi, nranks, k, seed):
 def test_a_rank_failing_mid_write_leaves_the_old_shards_and_no_temporary_files(tmp_path, run_mpi):
     run_mpi(4, WORKER, "fail", str(tmp_path), env={"ZARRHPC_RANKS_PER_NODE": "2"})
     assert (tmp_path / "fail_ok").read_text() == "ok"
+
+
+def test_node_ownership_in_one_process_and_write_owned_refused():
+    import zarrhpc
+    from zarrhpc import mpi as zmpi
+
+    arr = zarrhpc.create_array(zarrhpc.MemoryStore(), shape=(12, 8), chunks=(3, 4),
+                               shards=(6, 8), dtype="f8")
+    own = zmpi.Ownership(arr, None, "node")
+    assert own.policy == "node" and own.owner((1, 0)) == 0
+    assert own.owned_chunks() == [(i, j) for i in range(4) for j in range(2)]
+    with pytest.raises(ValueError, match="node"):
+        zmpi.write_owned(arr, (slice(0, 6), slice(None)), np.ones((6, 8)), own)
+    plain = zarrhpc.create_array(zarrhpc.MemoryStore(), shape=(12, 8), chunks=(3, 4), dtype="f8")
+    with pytest.raises(ValueError, match="sharded"):
+        zmpi.Ownership(plain, None, "node")

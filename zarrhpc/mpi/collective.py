@@ -615,6 +615,11 @@ def write_owned(arr, region, block, ownership: Ownership) -> None:
     Raises ValueError when the region is not aligned to chunks (shards) or holds one
     that another rank owns: that write needs `write`.
     """
+    if ownership.plan is not None:
+        # a rank owns inner chunks, not files: writing its shards alone would overwrite
+        # the inner chunks the node's other ranks write into the same files
+        raise ValueError(f"{arr.name}: write_owned cannot write under the 'node' policy (the "
+                         "ranks of a node share each shard file); use zarrhpc.mpi.write")
     box = normalize_region(region, arr.shape, f"rank {ownership.rank}: region")
     data = _local_block(block, box, arr.dtype, ownership.rank)
     if not box_size(box):
