@@ -50,7 +50,6 @@ from zarrhpc.mpi.partition import box_shape, box_size, plan_pieces, to_slices
 
 __all__ = ["write_node"]
 
-_TEMP = (".zhtmp-", ".partial")  # LocalStore's temporary names: no listing shows them
 
 
 def _local_store(arr):
@@ -327,7 +326,10 @@ def _create_temp(store, key: str, size: int) -> str:
     needed). Sized at once: the ranks' writes then never extend it."""
     path = store._path(key)
     dirpath = os.path.dirname(path)
-    tmp = os.path.join(dirpath, f"{_TEMP[0]}{uuid.uuid4().hex}{_TEMP[1]}")
+    # LocalStore's temporary names: no listing shows them, and its clean-up knows them
+    from zarrhpc.storage.local import _TEMP_PREFIX, _TEMP_SUFFIX
+
+    tmp = os.path.join(dirpath, f"{_TEMP_PREFIX}{uuid.uuid4().hex}{_TEMP_SUFFIX}")
     for _ in range(64):
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
