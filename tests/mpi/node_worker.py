@@ -122,7 +122,12 @@ def node_report(root: str) -> int:
     from zarrhpc.mpi.nodes import node_comm, node_map
 
     comm = MPI.COMM_WORLD
-    nodes = node_map(comm)
+    try:
+        nodes = node_map(comm)
+    except ValueError as exc:  # reported, not raised: an abort would leak MPI's shared memory
+        with open(os.path.join(root, f"error_{comm.Get_rank()}"), "w") as f:
+            f.write(str(exc))
+        return 0
     local = node_comm(comm)
     with open(os.path.join(root, f"map_{comm.Get_rank()}.json"), "w") as f:
         json.dump({"node_of": nodes.node_of, "node": nodes.node, "simulated": nodes.simulated,
