@@ -170,7 +170,7 @@ def write_node(arr, comm, ownership, box, boxes, data, what: str) -> None:
             error = exc
         _agree(comm, error, what, quiet=True)
 
-            # 5. the writer: index last, then the rename makes the shard appear at once
+        # 5. the writer: index last, then the rename makes the shard appear at once
         error = None
         try:
             for s in my_shards:
