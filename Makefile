@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io test bench clean
+.PHONY: all venv build build-test build-mpi demo demo-io test test-mpi-long bench clean
 
 all: build
 
@@ -31,7 +31,9 @@ build-test: $(VENV)/.created
 build-mpi: build
 	$(PIP) install -q --no-build-isolation -e ".[mpi]"
 
-# checkpoint/restart demo; `make demo RANKS=4` runs it under mpiexec -n 4
+# checkpoint/restart demo; `make demo RANKS=4` runs it under mpiexec -n 4, the ranks as 2
+# simulated nodes (ZARRHPC_RANKS_PER_NODE), asynchronous node-aggregated checkpoints, and
+# restarts on RANKS-1 ranks
 demo: $(if $(filter 1,$(RANKS)),build,build-mpi)
 	$(PY) examples/checkpoint_demo.py --dir $(DEMO_DIR)/checkpoints --ranks $(RANKS)
 
@@ -41,6 +43,12 @@ demo-io: build
 
 test: build-test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# the long randomised MPI run: node-aggregated shards on 2-6 ranks and 1-3 ranks per node,
+# N-to-M restarts, repeated kills during asynchronous saves and drains (minutes)
+MPI_CASES ?= 40
+test-mpi-long: build-test
+	$(PY) tests/mpi/long_run.py $(MPI_CASES)
 
 # asv's temporary directories (setup_cache data) in memory when the machine allows
 BENCH_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})

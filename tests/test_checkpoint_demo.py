@@ -26,9 +26,24 @@ def test_demo_is_killed_restarts_and_matches(tmp_path, ranks):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     assert "committed steps [3, 6], uncommitted [9]" in out
-    assert "restart: newest complete step 6 (ignored, not committed: [9])" in out
+    assert "newest complete step 6 (ignored, not committed: [9])" in out
+    assert f"restart on {max(1, ranks - 1)} rank(s)" in out
+    assert "overlap (run 2)" in out and "files per checkpoint, run 2" in out
     assert "OK: step 12 after kill + restart equals the uninterrupted run bit for bit" in out
     assert "checkpoint bandwidth" in out
     if shm.is_dir():  # the killed job's MPI shared memory was removed
-        assert not [p for p in set(shm.iterdir()) - before if p.name.startswith("mpich_shm_")]
+        new = [p for p in set(shm.iterdir()) - before if p.name.startswith("mpich_shm_")]
+        # on a shared machine other jobs come and go: only a file no live process maps
+        # is left over
+        assert not [p for p in new if p.exists() and not _mapped(p)]
     assert not list(tmp_path.glob("ck.*"))  # timings and segment lists cleaned up
+
+
+def _mapped(path: Path) -> bool:
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            if str(path) in maps.read_text():
+                return True
+        except OSError:  # the process ended meanwhile
+            continue
+    return False

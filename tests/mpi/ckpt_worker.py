@@ -39,6 +39,14 @@ def region(rank: int, size: int) -> tuple[slice, ...]:
     return (slice(int(cuts[rank]), int(cuts[rank + 1])), slice(None), slice(None))
 
 
+def announce_pid(pids: Path, rank: int) -> None:
+    """``pids/<rank>`` holds this process's id (written atomically): the test kills it."""
+    pids.mkdir(exist_ok=True)
+    tmp = pids / f".{rank}"
+    tmp.write_text(str(os.getpid()))
+    tmp.rename(pids / str(rank))
+
+
 def main(mode: str, root: str) -> int:
     from mpi4py import MPI
 
@@ -51,10 +59,7 @@ def main(mode: str, root: str) -> int:
     pids = Path(root, "pids")
 
     def announce():
-        pids.mkdir(exist_ok=True)
-        tmp = pids / f".{rank}"
-        tmp.write_text(str(os.getpid()))
-        tmp.rename(pids / str(rank))
+        announce_pid(pids, rank)
 
     def save(ck, step):
         ck.save(step, {"T": field(step)[reg], "U": field(step, "U")[reg]}, {"time": step * 0.25},

@@ -17,28 +17,25 @@ import zarrhpc
 from zarrhpc.checkpoint import Checkpointer
 from zarrhpc.errors import CheckpointError
 from zarrhpc.testing import killed_jobs
+from zarrhpc.testing.scripts import load_script
 
 pytestmark = pytest.mark.mpi
 
 WORKER = str(Path(__file__).with_name("ckpt_worker.py"))
 
 
-def _worker():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("zh_ckpt_worker", WORKER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+ck_worker = load_script(WORKER)
 
 
-ck_worker = _worker()
+WORKER2 = str(Path(__file__).with_name("ckpt2_worker.py"))
 
 
-def start_job(nranks: int, mode: str, root: Path, mpi_command, mpi_env) -> subprocess.Popen:
+def start_job(nranks: int, mode: str, root: Path, mpi_command, mpi_env, worker=WORKER,
+              env=None) -> subprocess.Popen:
     # its own session, so that nothing of the job can outlive the test
-    return subprocess.Popen(mpi_command(nranks, WORKER, mode, str(root)), env=mpi_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(mpi_command(nranks, worker, mode, str(root)),
+                            env={**mpi_env(), **(env or {})}, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
@@ -144,3 +141,38 @@ def test_random_checkpoints_load_what_was_saved(tmp_path, run_mpi, nranks):
     assert len(report) == 12
     failed = [r for r in report if r["failures"]]
     assert not failed, json.dumps(failed[:3], indent=1)
+
+
+ck2 = load_script(WORKER2)
+TWO_NODES = {"ZARRHPC_RANKS_PER_NODE": "1"}  # 2 ranks = 2 simulated nodes
+
+
+def test_sigkill_during_async_save_keeps_previous_step(tmp_path, mpi_command, mpi_env):
+    job = start_job(2, "async_hang", tmp_path, mpi_command, mpi_env, WORKER2, TWO_NODES)
+    segments = kill_job(job, tmp_path, 2)
+    from mpi4py import MPI
+
+    if "MPICH" in MPI.Get_library_version():
+        assert segments and not any(Path(s).exists() for s in segments)
+    ck = Checkpointer(tmp_path)
+    assert ck.steps() == [1, 2] and ck.uncommitted() == [3]
+    assert any(k.startswith("step_00000003/T/c/") for k in zarrhpc.LocalStore(tmp_path).list())
+    snap = ck.load()
+    assert snap.step == 2 and snap.attrs == {"step": 2}
+    np.testing.assert_array_equal(snap["T"], ck2.field(2))
+
+
+def test_sigkill_during_drain_leaves_both_tiers_loadable(tmp_path, mpi_command, mpi_env):
+    job = start_job(2, "drain_hang", tmp_path, mpi_command, mpi_env, WORKER2, TWO_NODES)
+    kill_job(job, tmp_path, 2)
+    durable = Checkpointer(tmp_path / "durable")  # the fast tier lost: the durable alone
+    assert durable.steps() == [1, 2] and durable.uncommitted() == [3]
+    np.testing.assert_array_equal(durable.load()["T"], ck2.field(2))
+    both = Checkpointer(tmp_path / "durable", fast=tmp_path / "fast")
+    assert both.latest() == 3 and both.steps() == [1, 2, 3]
+    snap = both.load()
+    assert snap.step == 3
+    np.testing.assert_array_equal(snap["T"], ck2.field(3))
+    both.close()  # drains step 3 over the half-copied one
+    assert Checkpointer(tmp_path / "durable").steps() == [1, 2, 3]
+    np.testing.assert_array_equal(Checkpointer(tmp_path / "durable").load()["T"], ck2.field(3))

@@ -160,6 +160,9 @@ def main(argv=None) -> int:
     p.add_argument("--dir", default="bench_mpi_data")
     p.add_argument("--compressors", choices=["none", "blosc", "both"], default="both")
     p.add_argument("--json", default=None, help="write the medians here (rank 0)")
+    p.add_argument("--no-checkpoint", action="store_true",
+                   help="skip the checkpoint section (zarrhpc.mpi.bench_checkpoint: policies, "
+                        "asynchronous overlap, simulated parallel file system)")
     args = p.parse_args(argv)
 
     comm = MPI.COMM_WORLD
@@ -290,6 +293,14 @@ def main(argv=None) -> int:
         for mode in modes:
             bench_mode(layout, mode)
 
+    if not args.no_checkpoint:
+        from zarrhpc.mpi import bench_checkpoint
+
+        if rank == 0:
+            shutil.rmtree(root, ignore_errors=True)
+        results["checkpoint"] = bench_checkpoint.run(
+            ["--size-mib", str(args.size_mib), "--repeat", str(min(args.repeat, 3)),
+             "--compressors", args.compressors, "--dir", str(root)])
     if rank == 0:
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=1))

@@ -228,9 +228,11 @@ class Ownership:
     ----------
     arr : the array.
     comm : an mpi4py communicator, or None for one process.
-    policy : "block" | "cyclic" | "decomposition"
+    policy : "block" | "cyclic" | "decomposition" | "node"
         ``block``: contiguous runs of the chunk grid in C order; ``cyclic``: round robin;
-        ``decomposition``: the rank whose region covers most of the chunk.
+        ``decomposition``: the rank whose region covers most of the chunk; ``node``
+        (sharded arrays): each node (`zarrhpc.mpi.nodes`) owns whole shards and its ranks
+        write their inner chunks into the same shard files (`zarrhpc.mpi.aggregate`).
     regions : every rank's region (a list, one tuple of slices per rank, None for a rank
         with nothing), or this rank's region alone (a tuple of slices: gathered
         collectively). Needed by "decomposition".
@@ -250,7 +252,19 @@ class Ownership:
                 boxes = [mine] if comm is None else comm.allgather(mine)
             else:
                 boxes = [normalize_region(r, arr.shape, f"regions[{i}]") for i, r in enumerate(regions)]
-        self.partition = Partition(arr.shape, _unit_shape(arr), self.size, policy, boxes)
+        self.plan = None
+        if policy == "node":  # node-aggregated shards (zarrhpc.mpi.aggregate)
+            if arr.shards is None:
+                raise ValueError(f"{arr.name}: policy 'node' needs a sharded array (each node "
+                                 "owns whole shards); pass shards= when creating it")
+            from zarrhpc.mpi.nodes import NodeMap, node_map
+            from zarrhpc.mpi.partition import node_plan
+
+            nodes = NodeMap((0,)) if comm is None else node_map(comm)
+            self.plan = node_plan(arr.shape, arr.shards, arr.chunks, nodes.node_of, boxes)
+            self.partition = self.plan.chunks
+        else:
+            self.partition = Partition(arr.shape, _unit_shape(arr), self.size, policy, boxes)
 
     @property
     def policy(self) -> str:
@@ -266,11 +280,19 @@ class Ownership:
         return self.partition.grid_shape
 
     def owner(self, chunk_coords) -> int:
-        """The rank that writes the chunk (shard) at ``chunk_coords``."""
+        """The rank that writes the chunk (shard) at ``chunk_coords``; under the "node"
+        policy the rank that writes the index of the shard at ``chunk_coords``."""
+        if self.plan is not None:
+            coords = tuple(int(i) for i in chunk_coords)
+            grid = self.plan.shard_node.shape
+            if len(coords) != len(grid) or not all(0 <= i < g for i, g in zip(coords, grid)):
+                raise SelectionError(f"shard coordinates {coords} outside the grid {grid}")
+            return int(self.plan.shard_writer[coords])
         return self.partition.owner(chunk_coords)
 
     def owned_chunks(self, rank: int | None = None) -> list[tuple[int, ...]]:
-        """Coordinates of the chunks (shards) ``rank`` (default: this rank) owns, C order."""
+        """Coordinates of the chunks (shards) ``rank`` (default: this rank) owns, C order;
+        under the "node" policy the inner chunks it encodes and writes."""
         return self.partition.owned(self.rank if rank is None else rank)
 
     def region(self, chunk_coords) -> tuple[slice, ...]:
@@ -303,7 +325,8 @@ def _partition_for(arr, ownership, boxes, size: int) -> Partition:
     if ownership is None:
         return Partition(arr.shape, _unit_shape(arr), size, "decomposition", boxes)
     part = ownership.partition
-    if part.nranks != size or part.shape != tuple(arr.shape) or part.unit_shape != _unit_shape(arr):
+    unit = tuple(arr.chunks) if ownership.plan is not None else _unit_shape(arr)
+    if part.nranks != size or part.shape != tuple(arr.shape) or part.unit_shape != unit:
         raise ValueError(f"ownership: {ownership!r} does not match this array and communicator "
                          f"(shape {arr.shape}, unit {_unit_shape(arr)}, {size} ranks)")
     return part
@@ -462,6 +485,11 @@ def _write(arr, region, block, comm, ownership) -> None:
     except Exception as exc:  # noqa: BLE001 - ranks may pass different ownerships: agree
         error = exc
     _agree(comm, error, what)
+    if ownership is not None and ownership.plan is not None:
+        from zarrhpc.mpi.aggregate import write_node
+
+        write_node(arr, comm, ownership, box, boxes, data, what)
+        return
 
     pieces = plan_pieces(part, boxes, ranks={rank})
     mine = [p for p in pieces if p.holder == rank]
@@ -587,6 +615,11 @@ def write_owned(arr, region, block, ownership: Ownership) -> None:
     Raises ValueError when the region is not aligned to chunks (shards) or holds one
     that another rank owns: that write needs `write`.
     """
+    if ownership.plan is not None:
+        # a rank owns inner chunks, not files: writing its shards alone would overwrite
+        # the inner chunks the node's other ranks write into the same files
+        raise ValueError(f"{arr.name}: write_owned cannot write under the 'node' policy (the "
+                         "ranks of a node share each shard file); use zarrhpc.mpi.write")
     box = normalize_region(region, arr.shape, f"rank {ownership.rank}: region")
     data = _local_block(block, box, arr.dtype, ownership.rank)
     if not box_size(box):

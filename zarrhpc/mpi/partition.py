@@ -37,7 +37,7 @@ __all__ = [
     "plan_pieces",
 ]
 
-POLICIES = ("block", "cyclic", "decomposition")
+POLICIES = ("block", "cyclic", "decomposition", "node")
 
 Box = tuple[tuple[int, int], ...]
 
@@ -140,9 +140,11 @@ class Partition:
         the least loaded of the tied ranks, the lowest when equal: units cut in half by a
         rank boundary are shared out); units no box touches fall back to ``block``.
     boxes : every rank's box (None for a rank holding nothing); needed for "decomposition".
+    owners : a ready owner table of the unit grid (policy ``"node"``: `node_plan` builds it).
     """
 
-    def __init__(self, shape, unit_shape, nranks: int, policy: str = "block", boxes=None):
+    def __init__(self, shape, unit_shape, nranks: int, policy: str = "block", boxes=None,
+                 owners=None):
         self.shape = tuple(int(n) for n in shape)
         self.unit_shape = tuple(int(c) for c in unit_shape)
         if len(self.unit_shape) != len(self.shape) or any(c < 1 for c in self.unit_shape):
@@ -158,7 +160,15 @@ class Partition:
         if policy == "decomposition" and (boxes is None or len(boxes) != nranks):
             got = None if boxes is None else len(boxes)
             raise ValueError(f"policy 'decomposition' needs one region per rank ({nranks}), got {got}")
-        self.owners = self._owner_table(boxes)
+        if (policy == "node") != (owners is not None):
+            raise ValueError("policy 'node' comes with its owner table (see node_plan)")
+        if owners is not None:
+            owners = np.asarray(owners, dtype=np.int32)
+            if owners.shape != self.grid_shape:
+                raise ValueError(f"owners: table of shape {owners.shape}, grid {self.grid_shape}")
+            self.owners = owners
+        else:
+            self.owners = self._owner_table(boxes)
 
     def _owner_table(self, boxes) -> np.ndarray:
         flat = np.arange(self.nunits, dtype=np.int64)
@@ -270,3 +280,110 @@ def plan_pieces(part: Partition, boxes: list[Box | None], ranks=None) -> list[Pi
             piece = intersect(box, ubox)
             pieces.append(Piece(coords, piece, holder, owner, piece == ubox))
     return pieces
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    """Ownership under the ``"node"`` policy (node-aggregated shards).
+
+    ``shard_node``/``shard_writer`` (shard grid shape): the node that owns each shard and
+    the rank that writes its index (and creates and renames its file); ``chunks``: a
+    `Partition` of the inner chunk grid whose owner table names the rank (always of the
+    shard's node) that encodes and writes each inner chunk.
+    """
+
+    shard_shape: tuple[int, ...]
+    shard_node: np.ndarray
+    shard_writer: np.ndarray
+    chunks: Partition
+
+
+def node_plan(shape, shard_shape, chunk_shape, node_of, boxes=None) -> NodePlan:
+    """Each node owns whole shards; the ranks of a node share its shards' inner chunks.
+
+    A shard goes to the node whose ranks' boxes cover most of it (shards no box touches:
+    to nodes in contiguous runs, C order); its index writer is the node's ranks in turn
+    over the node's shards. An inner chunk goes to the rank of the shard's node that
+    covers most of it, and to the node's ranks in turn when none of them covers it.
+    """
+    nranks = len(node_of)
+    node_of = np.asarray(node_of, dtype=np.int64)
+    nnodes = int(node_of.max()) + 1
+    if boxes is None:
+        boxes = [None] * nranks
+    if len(boxes) != nranks:
+        raise ValueError(f"node_plan: {len(boxes)} boxes for {nranks} ranks")
+    shards = Partition(shape, shard_shape, nnodes, "block")
+    live = [(r, b) for r, b in enumerate(boxes) if box_size(b)]
+    if live:  # coverage of every shard by every node
+        cover = np.zeros((nnodes,) + shards.grid_shape, dtype=np.int64)
+        for r, b in live:
+            cover[node_of[r]] += shards._coverage(b)
+        best = cover.max(axis=0)
+        shard_node = np.where(best > 0, cover.argmax(axis=0), shards.owners).astype(np.int32)
+    else:
+        shard_node = shards.owners.copy()
+    members = [np.flatnonzero(node_of == n) for n in range(nnodes)]
+    shard_writer = np.empty_like(shard_node)
+    turn = np.zeros(nnodes, dtype=np.int64)
+    flat_node, flat_writer = shard_node.reshape(-1), shard_writer.reshape(-1)
+    for i, n in enumerate(flat_node):
+        flat_writer[i] = members[n][turn[n] % len(members[n])]
+        turn[n] += 1
+
+    grid = Partition(shape, chunk_shape, nranks, "block")  # the inner chunk grid
+    per_shard = tuple(s // c for s, c in zip(shard_shape, chunk_shape))
+    chunk_node = shard_node
+    for axis, k in enumerate(per_shard):  # node of each inner chunk = its shard's node
+        chunk_node = np.repeat(chunk_node, k, axis=axis)
+    chunk_node = chunk_node[tuple(slice(0, g) for g in grid.grid_shape)]
+    owners = np.full(grid.grid_shape, -1, dtype=np.int32)
+    best = np.zeros(grid.grid_shape, dtype=np.int64)
+    for r, b in live:
+        cov = np.where(chunk_node == node_of[r], grid._coverage(b), 0)
+        better = cov > best
+        owners[better] = r
+        best[better] = cov[better]
+    for n in range(nnodes):  # chunks none of the node's ranks covers: its ranks in turn
+        left = np.argwhere((owners < 0) & (chunk_node == n))
+        for i, coords in enumerate(map(tuple, left)):
+            owners[coords] = members[n][i % len(members[n])]
+    return NodePlan(tuple(int(s) for s in shard_shape), shard_node, shard_writer,
+                    Partition(shape, chunk_shape, nranks, "node", owners=owners))
+
+
+def node_boxes(boxes, node_of) -> list[Box | None]:
+    """The bounding box of each node's ranks' boxes (None for a node holding nothing)."""
+    out: list = [None] * (max(node_of) + 1)
+    for b, n in zip(boxes, node_of):
+        if not box_size(b):
+            continue
+        cur = out[n]
+        out[n] = b if cur is None else tuple(
+            (min(a0, b0), max(a1, b1)) for (a0, a1), (b0, b1) in zip(cur, b))
+    return out
+
+
+def choose_shards(shape, chunks, nboxes) -> tuple[int, ...]:
+    """A shard shape (a multiple of ``chunks``) under which each node's box is whole shards.
+
+    Along each axis the shard length is the greatest common divisor of the nodes' inner
+    boundaries when that is a multiple of the chunk length (the whole axis when no node
+    boundary crosses it). Otherwise no regular grid fits them: the shard length is the
+    median node extent rounded to chunks, and the pieces that cross a node boundary go
+    through the exchange.
+    """
+    out = []
+    for axis, (n, c) in enumerate(zip(shape, chunks)):
+        cuts = {v for b in nboxes if b is not None for v in b[axis]} - {0, n}
+        whole = max(c, -(-n // c) * c)
+        if not cuts:
+            out.append(whole)
+            continue
+        g = math.gcd(*cuts)
+        if g % c == 0:
+            out.append(g)
+            continue
+        extents = sorted(b[axis][1] - b[axis][0] for b in nboxes if b is not None)
+        out.append(max(c, round(extents[len(extents) // 2] / c) * c))
+    return tuple(out)
