@@ -32,9 +32,14 @@ __all__ = ["check_out", "decode_chunk_into", "engine_error", "native_target", "r
 
 
 
-def decode_chunk_into(prep, key: str, dst: np.ndarray, chunk_selection) -> None:
-    """Fill ``dst`` with ``chunk[chunk_selection]`` of the chunk stored at ``key``."""
-    raw = prep.store.get(key)
+def decode_chunk_into(prep, key: str, dst: np.ndarray, chunk_selection, raw=False) -> None:
+    """Fill ``dst`` with ``chunk[chunk_selection]`` of the chunk stored at ``key``.
+
+    ``raw``: the chunk's encoded bytes when the caller has fetched them already (None:
+    not stored); by default they are read here.
+    """
+    if raw is False:
+        raw = prep.store.get(key)
     if raw is None:
         prep.fill(dst)
         return
@@ -96,8 +101,8 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
             key_kind=kind, sep=sep, nthreads=nthreads,
         )
     else:
-        store = prep.store
-        sources = [store.get(prep.chunk_key(c)) for c in plan.iter_coords()]
+        # one batched call: remote stores fetch every chunk of the request concurrently
+        sources = prep.store.get_values([prep.chunk_key(c) for c in plan.iter_coords()])
         status, err_task, code, msg = engine.read(
             full, plan.arrays(), plan.steps, sources=sources, nthreads=nthreads
         )
@@ -114,10 +119,13 @@ def _read_python(prep, sel, full: np.ndarray) -> None:
         (prep.chunk_key(p.chunk_coords), full[p.out_selection], p.chunk_selection)
         for p in iter_chunk_projections(sel, prep.chunks)
     ]
+    # one batched call for every chunk (concurrent on remote stores), then decode
+    raws = prep.store.get_values([key for key, _, _ in plan])
+    plan = [(key, dst, csel, raw) for (key, dst, csel), raw in zip(plan, raws)]
     pool = config.executor() if len(plan) > 1 else None
     if pool is None:
-        for key, dst, csel in plan:
-            decode_chunk_into(prep, key, dst, csel)
+        for job in plan:
+            decode_chunk_into(prep, *job)
     else:
         # list() re-raises the first worker exception here
         list(pool.map(lambda job: decode_chunk_into(prep, *job), plan))
