@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io test bench clean
+.PHONY: all venv build build-test build-mpi demo demo-io test bench clean reliability fuzz
 
 all: build
 
@@ -50,6 +50,19 @@ bench: build
 	$(PIP) install -q -e ".[bench,test]" --no-build-isolation
 	[ -f "$$HOME/.asv-machine.json" ] || $(VENV)/bin/asv machine --yes --config asv_bench/asv.conf.json
 	cd asv_bench && TMPDIR=$(BENCH_TMP) ../$(VENV)/bin/asv run --quick --python=same --show-stderr $(ASV_ARGS)
+
+# 200 random SIGKILLs per write kind (plain, partial, sharded, v2, zip, consolidate):
+# stores checked, torn chunks, lost data, temporary files left and repaired; then the
+# truncate-under-reader (SIGBUS) run. `make test` runs a few kills per kind.
+KILLS ?= 200
+reliability: build-test
+	$(PY) tests/reliability/kill_writers.py --kills $(KILLS)
+	$(PY) tests/reliability/truncate_reader.py --seconds 30
+
+# the hypothesis fuzz tests of every store-bytes parser, with many more examples
+FUZZ_EXAMPLES ?= 20000
+fuzz: build-test
+	ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider tests/reliability -k fuzz
 
 clean:
 	rm -rf build *.egg-info zarrhpc/_kernels/*.so zarrhpc/_kernels/*.c $(DEMO_DIR)

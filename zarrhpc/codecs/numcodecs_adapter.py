@@ -35,7 +35,8 @@ from zarrhpc.codecs.abc import (
     as_bytes_view,
     field_name,
 )
-from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
+from zarrhpc.metadata import limits
 
 __all__ = ["FILTER_IDS", "COMPRESSOR_IDS", "NumcodecsBytesCodec", "NumcodecsFilterCodec",
            "numcodecs_codec_classes"]
@@ -176,8 +177,10 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec, decoded_size: int | None = None) -> Any:
         try:
-            out = self._codec.decode(bytes(as_bytes_view(buf)))
-        except (ValueError, RuntimeError, OSError, EOFError) as exc:
+            out = limits.bounded_decode(self._codec, bytes(as_bytes_view(buf)), decoded_size)
+        except ZarrhpcError:
+            raise
+        except Exception as exc:  # lzma.LZMAError, zlib.error, ...: whatever the library raises
             raise CorruptChunkError(f"{self.name}: {exc}") from None
         if decoded_size is not None and memoryview(out).nbytes != decoded_size:
             raise CorruptChunkError(
