@@ -151,6 +151,7 @@ class _Archive:
         self.end = 0  # where the next entry goes: after everything written so far
         self.recovered = False  # opened from the last complete directory of a torn file
         self.last_dir = 0  # bytes of the directory and end records at self.end, if any
+        self.writes = 0  # appends begun here (reads tell them from foreign changes)
         flags = {"r": os.O_RDONLY, "a": os.O_RDWR | os.O_CREAT,
                  "w": os.O_RDWR | os.O_CREAT | os.O_TRUNC,
                  "x": os.O_RDWR | os.O_CREAT | os.O_EXCL}[mode]
@@ -237,7 +238,8 @@ class _Archive:
         start = self.locate(entry)
         n = entry.compressed_size
         try:
-            return _local.read_stable(self.fd, entry.name, _LARGE, start, n)
+            return _local.read_stable(self.fd, entry.name, _LARGE, start, n,
+                                      lambda: self.writes)
         except OSError as exc:
             raise _os_error(f"{self.path}: entry {entry.name!r}: cannot read", exc) from exc
 
@@ -267,6 +269,7 @@ class _Archive:
             self._check_open(key)
             entry.offset = self.end
             self.end += total
+            self.writes += 1
             self.dead += self.last_dir  # the directory before it is left behind, unused
             self.last_dir = 0
         entry.data_start = entry.offset + len(header)
@@ -284,6 +287,7 @@ class _Archive:
                 self.dead += old.span()
             self.entries[key] = entry
             self.dirty = True
+            self.writes += 1
 
     def erase(self, keys: Iterable[str]) -> None:
         with self.lock:
@@ -306,6 +310,7 @@ class _Archive:
             directory = zf.central_directory(live)
             tail = zf.end_records(len(live), self.end, len(directory))
             n = len(directory) + len(tail)
+            self.writes += 1
             try:
                 _pwrite_all(self.fd, [directory, tail], self.end)
                 os.ftruncate(self.fd, self.end + n)
