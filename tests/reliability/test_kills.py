@@ -2,7 +2,6 @@
 SIGKILLs per write kind; `make reliability` runs 200 per kind."""
 
 import pytest
-
 from kill_writers import KINDS, run
 
 

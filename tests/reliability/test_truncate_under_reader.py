@@ -1,7 +1,6 @@
 """The SIGBUS test: a reader in a loop while another process truncates its files."""
 
 import pytest
-
 from truncate_reader import run
 
 

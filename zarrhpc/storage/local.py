@@ -466,7 +466,7 @@ class LocalStore(Store):
         opened = self._open_regular(key)
         if opened is None:
             return None
-        fd, size = opened
+        fd, _ = opened
         try:
             return read_stable(fd, key, self.mmap_threshold)
         except OSError as exc:
