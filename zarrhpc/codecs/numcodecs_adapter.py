@@ -36,7 +36,6 @@ from zarrhpc.codecs.abc import (
     field_name,
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
-from zarrhpc.metadata import limits
 
 __all__ = ["FILTER_IDS", "COMPRESSOR_IDS", "NumcodecsBytesCodec", "NumcodecsFilterCodec",
            "numcodecs_codec_classes"]
@@ -177,7 +176,7 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec, decoded_size: int | None = None) -> Any:
         try:
-            out = limits.bounded_decode(self._codec, bytes(as_bytes_view(buf)), decoded_size)
+            out = _bounded_decode(self._codec, bytes(as_bytes_view(buf)), decoded_size)
         except ZarrhpcError:
             raise
         except Exception as exc:  # lzma.LZMAError, zlib.error, ...: whatever the library raises
@@ -201,3 +200,29 @@ def numcodecs_codec_classes() -> list[type]:
                 "__module__": __name__,
             }))
     return classes
+
+
+def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:
+    """``codec.decode(data)``, never producing more than ``decoded_size`` bytes for the
+    decompressors whose numcodecs decode is otherwise unbounded (lzma, bz2): a stream
+    that decodes to more than its chunk (a decompression bomb) is refused early."""
+    cid = getattr(codec, "codec_id", None)
+    if decoded_size is None or cid not in ("lzma", "bz2"):
+        return codec.decode(data)
+    if cid == "bz2":
+        import bz2
+
+        d: Any = bz2.BZ2Decompressor()
+    else:
+        import lzma
+
+        fmt = getattr(codec, "format", lzma.FORMAT_AUTO)
+        if fmt == lzma.FORMAT_RAW:
+            d = lzma.LZMADecompressor(format=fmt, filters=getattr(codec, "filters", None))
+        else:
+            d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO)
+    out = d.decompress(data, max_length=decoded_size + 1)
+    if len(out) > decoded_size:
+        raise CorruptChunkError(f"{cid}: the stream decodes to more than the {decoded_size} "
+                                f"bytes of a chunk (a decompression bomb?)")
+    return out

@@ -6,27 +6,26 @@ foreign exception from deep inside Python or numpy, and never an allocation size
 a number nobody checked:
 
 - JSON nested deeper than Python's recursion limit (`json.loads` raises RecursionError)
-  is a `MetadataError` (`loads`);
+  is a `MetadataError` (`loads`, and `zarrhpc.core.formats` for every parser);
 - shapes and chunk shapes whose sizes do not fit numpy's index type (int64), or chunks
   whose decoded size in bytes does not, are a `MetadataError` when the array is opened
   (`check_array`), not an OverflowError/ValueError from numpy at the first read;
-- a decompressor whose library cannot be told the output size (lzma, bz2 through
-  numcodecs) is run with a bounded output (`bounded_decode`): a chunk never decodes to
-  more than its declared size (a decompression bomb is a `CorruptChunkError`).
+- (in the codecs layer, which may not import this one: the numcodecs adapter runs lzma
+  and bz2 with a bounded output, so a chunk never decodes to more than its size.)
 
-Called from the fewest places: `zarrhpc.core.formats` (every parsed document) and the
-numcodecs adapter (`zarrhpc.codecs.numcodecs_adapter`). Pure functions, no I/O.
+Called from one place: `zarrhpc.core.formats` (every parsed document). Pure functions,
+no I/O.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Optional
+from typing import Any
 
-from zarrhpc.errors import CorruptChunkError, MetadataError
+from zarrhpc.errors import MetadataError
 
-__all__ = ["MAX_INDEX", "loads", "check_array", "bounded_decode"]
+__all__ = ["MAX_INDEX", "check_array", "loads"]
 
 #: numpy's largest index and array size in bytes (np.intp on 64-bit platforms)
 MAX_INDEX = 2**63 - 1
@@ -84,28 +83,3 @@ def _itemsize(md: Any) -> int:
         return max(int(size), 1)
     except (TypeError, ValueError):
         return 1
-
-
-def bounded_decode(codec: Any, data: bytes, decoded_size: Optional[int]) -> Any:
-    """``codec.decode(data)`` (a numcodecs codec), never producing more than
-    ``decoded_size`` bytes for the decompressors whose output is otherwise unbounded."""
-    cid = getattr(codec, "codec_id", None)
-    if decoded_size is None or cid not in ("lzma", "bz2"):
-        return codec.decode(data)
-    if cid == "bz2":
-        import bz2
-
-        d: Any = bz2.BZ2Decompressor()
-    else:
-        import lzma
-
-        fmt = getattr(codec, "format", lzma.FORMAT_AUTO)
-        if fmt == lzma.FORMAT_RAW:
-            d = lzma.LZMADecompressor(format=fmt, filters=getattr(codec, "filters", None))
-        else:
-            d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO)
-    out = d.decompress(data, max_length=decoded_size + 1)
-    if len(out) > decoded_size:
-        raise CorruptChunkError(f"{cid}: the stream decodes to more than the {decoded_size} "
-                                f"bytes of a chunk (a decompression bomb?)")
-    return out

@@ -14,7 +14,7 @@ Life cycle of an archive:
   or torn (an append killed before `ZipStore.close`) opens as it was at its last complete
   directory: see "crash safety" below.
 - **read** (`ZipStore.get`, `ZipStore.get_partial_values`): a STORED entry is read with
-  ``pread`` (a large one into a reused huge-page block, as `LocalStore` does); its
+  ``pread`` (a large one into a numpy buffer, as `LocalStore` does); its
   position comes from the entry's local header (read on first use) and is checked
   against the file size, so a corrupt archive gives a `StoreError` naming the file and
   the entry, never a crash. The archive is never memory-mapped: a file truncated or
@@ -82,7 +82,7 @@ from zarrhpc.storage.keys import validate_key
 __all__ = ["ZipStore"]
 
 _MODES = ("r", "w", "a", "x")
-_LARGE = 1 << 20  # entries at least this large are read into a huge-page block
+_LARGE = 1 << 20  # entries at least this large are read into a numpy buffer
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 #: Open archives of this process by real path; an archive lives while a store uses it.
