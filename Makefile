@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io test test-mpi-long bench clean
+.PHONY: all venv build build-test build-mpi demo demo-io test test-mpi-long bench clean reliability fuzz asan
 
 all: build
 
@@ -58,6 +58,32 @@ bench: build
 	$(PIP) install -q -e ".[bench,test]" --no-build-isolation
 	[ -f "$$HOME/.asv-machine.json" ] || $(VENV)/bin/asv machine --yes --config asv_bench/asv.conf.json
 	cd asv_bench && TMPDIR=$(BENCH_TMP) ../$(VENV)/bin/asv run --quick --python=same --show-stderr $(ASV_ARGS)
+
+# 200 random SIGKILLs per write kind (plain, partial, sharded, v2, zip, consolidate):
+# stores checked, torn chunks, lost data, temporary files left and repaired; then the
+# truncate-under-reader (SIGBUS) run. `make test` runs a few kills per kind.
+KILLS ?= 200
+reliability: build-test
+	$(PY) tests/reliability/kill_writers.py --kills $(KILLS)
+	$(PY) tests/reliability/truncate_reader.py --seconds 30
+
+# the hypothesis fuzz tests of every store-bytes parser, with many more examples
+FUZZ_EXAMPLES ?= 20000
+fuzz: build-test
+	ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider tests/reliability -k fuzz
+
+# the fuzzers on extensions built with AddressSanitizer + UBSan (the python process
+# preloads the sanitizer runtimes), then the normal build again. A long run:
+#   make asan FUZZ_EXAMPLES=100000
+ASAN_RT = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)
+asan: build-test
+	rm -rf build zarrhpc/_kernels/*.so
+	ZARRHPC_ASAN=1 $(PIP) install -q --no-build-isolation -e .
+	LD_PRELOAD="$(ASAN_RT)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/reliability/test_fuzz_parsers.py \
+	  tests/reliability/test_hostile_metadata.py tests/codecs; \
+	  status=$$?; rm -rf build zarrhpc/_kernels/*.so; $(MAKE) build; exit $$status
 
 clean:
 	rm -rf build *.egg-info zarrhpc/_kernels/*.so zarrhpc/_kernels/*.c $(DEMO_DIR)

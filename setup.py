@@ -1,6 +1,7 @@
 """Build the Cython kernels. One declarative list: each .pyx with the csrc/*.c it needs.
 
-Set ZARRHPC_DEBUG=1 for a debug build (bounds checks, line tracing, -O0 -g).
+Set ZARRHPC_DEBUG=1 for a debug build (bounds checks, line tracing, -O0 -g), and
+ZARRHPC_ASAN=1 for AddressSanitizer and UndefinedBehaviorSanitizer (`make asan`).
 """
 import os
 
@@ -9,6 +10,8 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("ZARRHPC_DEBUG", "") not in ("", "0")
+ASAN = os.environ.get("ZARRHPC_ASAN", "") not in ("", "0")
+SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"] if ASAN else []
 
 # (module, extra C sources from csrc/)
 KERNELS = [
@@ -44,7 +47,7 @@ LINK = {
     ),
 }
 
-compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+compile_args = (["-O0", "-g"] if DEBUG else ["-O1"] if ASAN else ["-O3"]) + SANITIZE
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 if DEBUG:
     macros.append(("CYTHON_TRACE_NOGIL", "1"))
@@ -56,8 +59,9 @@ extensions = [
         include_dirs=[np.get_include(), "csrc", *LINK.get(name, {}).get("include_dirs", [])],
         define_macros=macros + LINK.get(name, {}).get("define_macros", []),
         extra_compile_args=compile_args,
+        extra_link_args=[*LINK.get(name, {}).get("extra_link_args", []), *SANITIZE],
         **{k: v for k, v in LINK.get(name, {}).items()
-           if k not in ("include_dirs", "define_macros")},
+           if k not in ("include_dirs", "define_macros", "extra_link_args")},
     )
     for name, csrc in KERNELS
 ]

@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/syscall.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 #include <limits.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -112,9 +116,42 @@ static void fail_read(zh_job_t *job, int64_t t, int err) {
     else fail_errno(job, t, "cannot read", err);
 }
 
-/* Open a chunk file: 1 and fd/size when it holds a value, 0 when missing, -errno. */
-static int open_chunk(const char *path, int *fd, int64_t *size) {
-    int f = open(path, O_RDONLY | O_CLOEXEC);
+/* Open path (a chunk or shard file: the store root, then "/" and the key) for reading,
+ * never through a symbolic link that leads out of the root (the first root_len bytes):
+ * openat2(RESOLVE_BENEATH) from the root where the kernel has it (Linux >= 5.6), else
+ * O_NOFOLLOW on the last component.  An fd, or -1 with errno (EXDEV, ELOOP: a link out
+ * of the root). */
+static int open_beneath(const char *path, int64_t root_len) {
+#ifdef SYS_openat2
+    if (root_len > 0 && root_len < ZH_PATH_MAX && path[root_len] == '/') {
+        char root[ZH_PATH_MAX];
+        memcpy(root, path, (size_t)root_len);
+        root[root_len] = 0;
+        int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rfd < 0) return -1;
+        struct open_how how;
+        memset(&how, 0, sizeof(how));
+        how.flags = O_RDONLY | O_CLOEXEC;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+        long f;
+        do {
+            f = syscall(SYS_openat2, rfd, path + root_len + 1, &how, sizeof(how));
+        } while (f < 0 && (errno == EINTR || errno == EAGAIN));
+        int e = errno;
+        close(rfd);
+        if (f >= 0 || e != ENOSYS) {
+            errno = e;
+            return (int)f;
+        }
+    }
+#endif
+    return open(path, O_RDONLY | O_CLOEXEC | (root_len > 0 ? O_NOFOLLOW : 0));
+}
+
+/* Open a chunk file: 1 and fd/size when it holds a value, 0 when missing, -errno (EXDEV
+ * or ELOOP: refused, a symbolic link leads out of the store root). */
+static int open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size) {
+    int f = open_beneath(path, job->root_len);
     if (f < 0) {
         if (errno == ENOENT || errno == ENOTDIR) return 0;
         return -errno;
@@ -259,9 +296,11 @@ static void read_task(void *arg, int64_t t) {
             fail(job, t, ZH_ERR_IO, "path too long");
             return;
         }
-        int rc = open_chunk(path, &fd, &n);
+        int rc = open_chunk(job, path, &fd, &n);
         if (rc < 0) {
-            fail_errno(job, t, "cannot open", -rc);
+            fail_errno(job, t, (rc == -EXDEV || rc == -ELOOP)
+                                   ? "refused: a symbolic link leads out of the store root"
+                                   : "cannot open", -rc);
             return;
         }
         if (rc == 0) fd = -1;
@@ -618,9 +657,12 @@ static int load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *c
                       size_t msglen) {
     int fd = -1;
     int64_t n = 0;
-    int rc = open_chunk(path, &fd, &n);
+    int rc = open_chunk(job, path, &fd, &n);
     if (rc < 0) {
-        snprintf(msg, msglen, "cannot open: [Errno %d] %s", -rc, strerror(-rc));
+        snprintf(msg, msglen, "%s: [Errno %d] %s",
+                 (rc == -EXDEV || rc == -ELOOP)
+                     ? "refused: a symbolic link leads out of the store root" : "cannot open",
+                 -rc, strerror(-rc));
         return ZH_ERR_IO;
     }
     if (rc == 0) {

@@ -2,7 +2,8 @@
 
     zarrhpc info  STORE [--path P]     array or group properties
     zarrhpc tree  STORE [--path P]     the hierarchy below a group
-    zarrhpc verify STORE [--path P]    decode every chunk of every array, report errors
+    zarrhpc verify STORE [--path P] [--repair]   decode every chunk of every array, report
+                                       errors and interrupted writes' temporary files
     zarrhpc bench [--quick] [--json]   the standard workloads, zarrhpc and peers side by side
     zarrhpc convert SRC [DST] --to v3 [--in-place] [--no-verify]
                                        move a v2 or 2022-draft hierarchy to Zarr v3
@@ -48,7 +49,34 @@ def _verify_array(a) -> tuple[int, list[str]]:
     return n, errors
 
 
+def _leftovers(store_path: str) -> list[str]:
+    """Temporary files a killed writer left in a directory store (readers ignore them)."""
+    import os
+
+    from zarrhpc.storage.local import _is_temp_name
+
+    found = []
+    if os.path.isdir(store_path):
+        for dirpath, dirnames, filenames in os.walk(store_path):
+            found += [os.path.join(dirpath, f) for f in filenames if _is_temp_name(f)]
+            found += [os.path.join(dirpath, d) for d in dirnames if _is_temp_name(d)]
+    return sorted(found)
+
+
 def _cmd_verify(args) -> int:
+    import os
+
+    leftovers = _leftovers(args.store)
+    if leftovers:
+        verb = "removed" if args.repair else "found (remove with --repair)"
+        print(f"{len(leftovers)} temporary files of interrupted writes {verb}:")
+        for f in leftovers:
+            print(f"  {f}")
+            if args.repair:
+                try:
+                    os.unlink(f)
+                except FileNotFoundError:
+                    pass
     node = _open(args)
     arrays = [(node.path, node)] if isinstance(node, zarrhpc.Array) else [
         (m.path, m) for _, m in node.members(max_depth=None) if isinstance(m, zarrhpc.Array)
@@ -145,6 +173,9 @@ def main(argv=None) -> int:
         sp = sub.add_parser(name, help=text)
         sp.add_argument("store", help="store path (a directory)")
         sp.add_argument("--path", default=None, help="node path inside the store")
+        if name == "verify":
+            sp.add_argument("--repair", action="store_true",
+                            help="remove the temporary files of interrupted writes")
         sp.set_defaults(func=func)
     b = sub.add_parser("bench", help="run the standard workloads on zarrhpc and its peers")
     b.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")

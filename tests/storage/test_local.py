@@ -1,8 +1,8 @@
 """LocalStore: the shared conformance suite plus file-system specifics.
 
-Atomicity (a failed write leaves the old value and no temporary file), the mmap read path,
-refusal of keys that would leave the root, durable writes, temporary files hidden from
-listings, and listings that follow the directory structure.
+Atomicity (a failed write leaves the old value and no temporary file), the large-file
+read path (pread, no mmap), refusal of keys that would leave the root, durable writes,
+temporary files hidden from listings, and listings that follow the directory structure.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class TestLocalStore(StoreTests):
 
 
 class TestLocalStoreMmapEverything(StoreTests):
-    """The whole suite again with a tiny mmap threshold: most reads take the mmap path."""
+    """The whole suite again with a tiny threshold: most reads take the huge-page path."""
 
     def make_store(self, tmp_path):
         store = LocalStore(str(tmp_path / "store"))
@@ -359,7 +359,7 @@ def test_not_durable_does_not_fsync(store, monkeypatch):
     store.erase("a/k")
 
 
-# -- reads: pread and mmap -------------------------------------------------------------
+# -- reads: pread into bytes or huge-page blocks ----------------------------------------
 
 
 def test_small_files_are_read_into_bytes(store):
@@ -377,7 +377,7 @@ def test_threshold_is_a_class_attribute(store):
     assert type(store.get("k")) is bytes
 
 
-def test_large_files_are_memory_mapped_read_only(store):
+def test_large_files_are_read_into_read_only_views(store):
     store.mmap_threshold = 100
     data = bytes(range(256)) * 4
     store.set("c/0", data)
@@ -390,12 +390,12 @@ def test_large_files_are_memory_mapped_read_only(store):
     view.release()
 
 
-def test_mapping_survives_replace_and_erase(store, root):
+def test_large_value_survives_replace_and_erase(store, root):
     store.mmap_threshold = 100
     old = b"a" * 5000
     store.set("c/0", old)
     view = store.get("c/0")
-    store.set("c/0", b"b" * 6000)  # renamed over: the old file lives on in the mapping
+    store.set("c/0", b"b" * 6000)  # renamed over: the value read is a copy
     assert bytes(view) == old
     new = store.get("c/0")
     assert bytes(new) == b"b" * 6000

@@ -173,7 +173,7 @@ class BloscCodec(BytesToBytesCodec):
         self.typesize = (
             None if typesize is None else check_int(typesize, 1, None, "", where, "typesize")
         )
-        self.blocksize = check_int(blocksize, 0, None, "", where, "blocksize")
+        self.blocksize = check_int(blocksize, 0, 2**31 - 1, "", where, "blocksize")
 
     @classmethod
     def from_config(
@@ -191,7 +191,7 @@ class BloscCodec(BytesToBytesCodec):
         typesize = None
         if "typesize" in config:
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
-        blocksize = get_int(config, "blocksize", doc, field, 0, None, default=0)
+        blocksize = get_int(config, "blocksize", doc, field, 0, 2**31 - 1, default=0)  # int32
         return cls(cname, clevel, shuffle, typesize, blocksize)
 
     def to_json(self) -> dict:

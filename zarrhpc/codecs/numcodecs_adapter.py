@@ -43,7 +43,7 @@ from zarrhpc.codecs.abc import (
     as_bytes_view,
     field_name,
 )
-from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
 
 __all__ = ["PACKAGES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
            "NumcodecsFilterCodec", "numcodecs_class", "numcodecs_codec_classes"]
@@ -222,8 +222,10 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec, decoded_size: int | None = None) -> Any:
         try:
-            out = self._codec.decode(bytes(as_bytes_view(buf)))
-        except (ValueError, RuntimeError, OSError, EOFError) as exc:
+            out = _bounded_decode(self._codec, bytes(as_bytes_view(buf)), decoded_size)
+        except ZarrhpcError:
+            raise
+        except Exception as exc:  # lzma.LZMAError, zlib.error, ...: whatever the library raises
             raise CorruptChunkError(f"{self.name}: {exc}") from None
         if decoded_size is not None and memoryview(out).nbytes != decoded_size:
             raise CorruptChunkError(
@@ -294,3 +296,29 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
 def numcodecs_codec_classes() -> list[type]:
     """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
     return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS)]
+
+
+def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:
+    """``codec.decode(data)``, never producing more than ``decoded_size`` bytes for the
+    decompressors whose numcodecs decode is otherwise unbounded (lzma, bz2): a stream
+    that decodes to more than its chunk (a decompression bomb) is refused early."""
+    cid = getattr(codec, "codec_id", None)
+    if decoded_size is None or cid not in ("lzma", "bz2"):
+        return codec.decode(data)
+    if cid == "bz2":
+        import bz2
+
+        d: Any = bz2.BZ2Decompressor()
+    else:
+        import lzma
+
+        fmt = getattr(codec, "format", lzma.FORMAT_AUTO)
+        if fmt == lzma.FORMAT_RAW:
+            d = lzma.LZMADecompressor(format=fmt, filters=getattr(codec, "filters", None))
+        else:
+            d = lzma.LZMADecompressor(format=lzma.FORMAT_AUTO)
+    out = d.decompress(data, max_length=decoded_size + 1)
+    if len(out) > decoded_size:
+        raise CorruptChunkError(f"{cid}: the stream decodes to more than the {decoded_size} "
+                                f"bytes of a chunk (a decompression bomb?)")
+    return out

@@ -18,6 +18,7 @@ Life cycle of one conversion:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sys
 import time
@@ -32,6 +33,7 @@ from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import NodeExistsError, UnsupportedError, ZarrhpcError
 from zarrhpc.metadata.convert import group_to_v3, plan_array
 from zarrhpc.metadata.v2 import ZARRAY, ZATTRS, ZGROUP
+from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
 __all__ = ["ConversionError", "convert"]
 
@@ -106,6 +108,21 @@ def _move_chunks(src: Array, dst: Array, mode: str, same_store: bool, progress) 
         list(pool.map(one, items))
 
 
+def _with_fresh_keys(md):
+    """``md`` with chunk keys no old chunk uses (the v3 default encoding).
+
+    Re-encoding in place must never write a new chunk over an old one: a conversion
+    killed midway would leave chunks in the new encoding under the old metadata. So the
+    re-encoded chunks go to new keys (``c/0/0`` beside v2's ``0.0``), the array's
+    ``zarr.json`` (which wins over ``.zarray`` when both exist) is written once they are
+    all there, and only then are the old chunks and documents removed: a kill at any
+    moment leaves the old array or the new one, each with its own chunks.
+    """
+    if md.chunk_key_encoding.name == "default":  # c/... never names a v2 or draft chunk
+        return md
+    return dataclasses.replace(md, chunk_key_encoding=ChunkKeyEncoding("default", "/"))
+
+
 def _same(a: Array, b: Array) -> bool:
     for _, region in _chunk_regions(a):
         x, y = np.asarray(a[region]), np.asarray(b[region])
@@ -172,12 +189,18 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
     for path, node in order:
         if isinstance(node, Array):
             plan = plans[path]
-            new = Array(dst_store, path, plan.metadata)
-            # re-encoding in place is safe chunk by chunk: a chunk's region is read with
-            # the old chain before the new chain writes that same key
+            md = plan.metadata
+            fresh = in_place and plan.chunks == "reencode"
+            if fresh:  # new keys: the old chunks stay readable until zarr.json switches
+                md = _with_fresh_keys(md)
+                plans[path] = dataclasses.replace(plan, metadata=md)
+            new = Array(dst_store, path, md)
             _move_chunks(node, new, plan.chunks, in_place, bar)
             if not (draft and path == ""):
-                write_node(dst_store, path, plan.metadata)
+                write_node(dst_store, path, md)  # the commit point of this array
+            if fresh:
+                node._store.erase_values([node._chunk_key(c)
+                                          for c in node._grid.all_chunk_coords()])
         elif not (draft and path == ""):
             write_node(dst_store, path, group_to_v3(node.metadata))
     if in_place:

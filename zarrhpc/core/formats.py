@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from zarrhpc.errors import MetadataError
-from zarrhpc.metadata import GroupMetadataV3, parse_metadata_v3
+from zarrhpc.metadata import GroupMetadataV3, limits, parse_metadata_v3
 from zarrhpc.metadata.v2 import ZARRAY, ZATTRS, ZGROUP, ArrayMetadataV2, GroupMetadataV2
 from zarrhpc.metadata.v3draft import is_draft_entry
 
@@ -35,11 +35,15 @@ def doc_key(path: str, md=None) -> str:
 
 def _parse(parser, key: str, *args):
     try:
-        return parser(*args)
+        md = parser(*args)
     except MetadataError:
         raise
-    except (ValueError, TypeError) as exc:  # defensive: anything else names the document
+    except RecursionError:  # hostile nesting (limits.py)
+        raise MetadataError(f"{key}: JSON nested too deeply to be metadata") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # defensive: names the document
         raise MetadataError(f"{key}: {exc}") from exc
+    limits.check_array(md, key)
+    return md
 
 
 # Parsed v3 and v2 array documents by (bytes, key): metadata objects are immutable, so opening the

@@ -24,6 +24,7 @@ from zarrhpc.errors import StoreError
 __all__ = [
     "ZipEntry",
     "parse_directory",
+    "recover_directory",
     "data_offset",
     "local_header",
     "central_directory",
@@ -107,20 +108,50 @@ class ZipEntry:
                 f"compressed_size={self.compressed_size}, offset={self.offset})")
 
 
+class NoEndRecordError(StoreError):
+    """The file has no end of central directory record at its end (not a zip, or a zip
+    whose writer was killed before it wrote one)."""
+
+
 def _corrupt(filename: str, what: str) -> StoreError:
     return StoreError(f"{filename}: corrupt zip file: {what}")
 
 
-def _find_eocd(buf, size: int, filename: str) -> tuple[int, tuple]:
+class _Region:
+    """Bytes of a file read once (``data`` from file position ``base``), with positions
+    outside them read on demand through ``read(offset, length) -> bytes``."""
+
+    __slots__ = ("read", "base", "data", "size", "filename")
+
+    def __init__(self, read, base: int, data: bytes, size: int, filename: str) -> None:
+        self.read, self.base, self.data, self.size, self.filename = read, base, data, size, filename
+
+    def bytes(self, start: int, stop: int) -> bytes:
+        if start < 0 or stop > self.size or stop < start:
+            raise _corrupt(self.filename, f"bytes {start}..{stop} lie outside the file "
+                                          f"({self.size} bytes)")
+        if start >= self.base and stop <= self.base + len(self.data):
+            return self.data[start - self.base : stop - self.base]
+        got = self.read(start, stop - start)
+        if len(got) != stop - start:
+            raise _corrupt(self.filename, f"the file ended at offset {start + len(got)} while "
+                                          f"reading bytes {start}..{stop}")
+        return got
+
+    def unpack(self, st: struct.Struct, pos: int) -> tuple:
+        return st.unpack(self.bytes(pos, pos + st.size))
+
+
+def _find_eocd(buf: _Region, size: int, filename: str) -> tuple[int, tuple]:
     """Locate the end of central directory record: ``(position, fields)``."""
     if size >= _EOCD.size:
-        fields = _EOCD.unpack_from(buf, size - _EOCD.size)
+        fields = buf.unpack(_EOCD, size - _EOCD.size)
         if fields[0] == _EOCD_SIG and fields[7] == 0:
             return size - _EOCD.size, fields
     # A comment follows the record: search backwards for a signature whose comment
     # length reaches exactly the end of the file.
     start = max(0, size - _EOCD.size - _MAX_COMMENT)
-    tail = bytes(buf[start:size])
+    tail = buf.bytes(start, size)
     pos = tail.rfind(b"PK\x05\x06")
     while pos >= 0:
         if pos + _EOCD.size <= len(tail):
@@ -128,32 +159,32 @@ def _find_eocd(buf, size: int, filename: str) -> tuple[int, tuple]:
             if pos + _EOCD.size + fields[7] == len(tail):
                 return start + pos, fields
         pos = tail.rfind(b"PK\x05\x06", 0, pos)
-    raise StoreError(
+    raise NoEndRecordError(
         f"{filename}: not a zip file (no end of central directory record in its last "
         f"{len(tail)} bytes)"
     )
 
 
-def _directory_location(buf, size: int, filename: str) -> tuple[int, int, int, int]:
+def _directory_location(buf: _Region, size: int, filename: str) -> tuple[int, int, int, int]:
     """``(count, directory size, directory offset as recorded, where the records end)``."""
     eocd_pos, fields = _find_eocd(buf, size, filename)
     _, disk, cd_disk, _, count, cd_size, cd_offset, _ = fields
     end = eocd_pos
     loc_pos = eocd_pos - _LOCATOR.size
-    if loc_pos >= 0 and _LOCATOR.unpack_from(buf, loc_pos)[0] == _LOCATOR_SIG:
-        _, _, rec_offset, disks = _LOCATOR.unpack_from(buf, loc_pos)
+    if loc_pos >= 0 and buf.unpack(_LOCATOR, loc_pos)[0] == _LOCATOR_SIG:
+        _, _, rec_offset, disks = buf.unpack(_LOCATOR, loc_pos)
         if disks > 1:
             raise StoreError(f"{filename}: multi-disk (split) zip archives are not supported")
         # Prefer the record right before the locator (prepended data shifts the offset).
         rec_pos = loc_pos - _EOCD64.size
-        if rec_pos < 0 or _EOCD64.unpack_from(buf, rec_pos)[0] != _EOCD64_SIG:
+        if rec_pos < 0 or buf.unpack(_EOCD64, rec_pos)[0] != _EOCD64_SIG:
             rec_pos = rec_offset
             if rec_pos + _EOCD64.size > loc_pos or (
-                _EOCD64.unpack_from(buf, rec_pos)[0] != _EOCD64_SIG
+                buf.unpack(_EOCD64, rec_pos)[0] != _EOCD64_SIG
             ):
                 raise _corrupt(filename, f"no zip64 end of central directory record at "
                                          f"offset {rec_offset}")
-        rec = _EOCD64.unpack_from(buf, rec_pos)
+        rec = buf.unpack(_EOCD64, rec_pos)
         disk, cd_disk, count, cd_size, cd_offset = rec[4], rec[5], rec[7], rec[8], rec[9]
         end = rec_pos
     if disk != 0 or cd_disk != 0:
@@ -185,15 +216,20 @@ def _zip64_extra(extra: bytes, fields: list[int], wanted: list[bool], filename: 
         raise _corrupt(filename, f"{where}: sizes or offset saturated but no zip64 extra field")
 
 
-def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]:
+#: bytes at the end of a file that hold the end records (and a comment) of a zip
+_TAIL = _EOCD.size + _MAX_COMMENT + _EOCD64.size + _LOCATOR.size
+
+
+def parse_directory(read, size: int, filename: str) -> tuple[list[ZipEntry], int]:
     """Read the central directory of a zip archive.
 
     Parameters
     ----------
-    buf : buffer
-        The whole file (a memory map), at least ``size`` bytes.
+    read : callable
+        ``read(offset, length) -> bytes``: the file's bytes there (fewer only at its end);
+        called a few times (the tail, then the directory), never for the entries' data.
     size : int
-        The file size.
+        The file size (or where the archive ends in the file).
     filename : str
         Named in error messages.
 
@@ -202,7 +238,7 @@ def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]
     tuple
         ``(entries, directory_start)``: entries in directory order (duplicate names kept:
         the later one wins for readers), and the file position where the central directory
-        begins (new entries are written there when appending).
+        begins.
 
     Raises
     ------
@@ -210,12 +246,19 @@ def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]
         Not a zip file, a split archive, or a directory that is truncated, reaches past
         the end records or holds a malformed entry.
     """
+    tail_start = max(0, size - _TAIL)
+    tail = read(tail_start, size - tail_start)
+    if len(tail) != size - tail_start:
+        raise _corrupt(filename, f"the file is shorter than {size} bytes")
+    buf = _Region(read, tail_start, tail, size, filename)
     count, cd_size, cd_offset, end = _directory_location(buf, size, filename)
     cd_start = end - cd_size
     if cd_start < 0 or cd_offset > cd_start:
         raise _corrupt(filename, f"the central directory ({count} entries, {cd_size} bytes "
                                  f"at offset {cd_offset}) does not fit before its end record "
                                  f"at offset {end}")
+    if cd_start < tail_start:
+        buf = _Region(read, cd_start, buf.bytes(cd_start, end), size, filename)
     concat = cd_start - cd_offset  # bytes prepended to the archive (self-extractors)
     entries = []
     pos = cd_start
@@ -224,7 +267,7 @@ def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]
         if pos + _CENTRAL.size > end:
             raise _corrupt(filename, f"{where}: the central directory is truncated "
                                      f"({count} entries announced, {i} found)")
-        rec = _CENTRAL.unpack_from(buf, pos)
+        rec = buf.unpack(_CENTRAL, pos)
         if rec[0] != _CENTRAL_SIG:
             raise _corrupt(filename, f"{where}: bad signature {rec[0]:#010x}")
         flags, method, time, date, crc = rec[3], rec[4], rec[5], rec[6], rec[7]
@@ -233,13 +276,13 @@ def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]
         rec_end = name_end + extra_len + comment_len
         if rec_end > end:
             raise _corrupt(filename, f"{where}: the central directory is truncated")
-        raw_name = bytes(buf[pos + _CENTRAL.size : name_end])
+        raw_name = buf.bytes(pos + _CENTRAL.size, name_end)
         name = raw_name.decode("utf-8" if flags & FLAG_UTF8 else "cp437", "replace")
         fields = [rec[9], rec[8], rec[16], rec[13]]  # size, compressed, offset, disk
         wanted = [rec[9] == 0xFFFFFFFF, rec[8] == 0xFFFFFFFF, rec[16] == 0xFFFFFFFF,
                   rec[13] == 0xFFFF]
         if any(wanted):
-            extra = bytes(buf[name_end : name_end + extra_len])
+            extra = buf.bytes(name_end, name_end + extra_len)
             _zip64_extra(extra, fields, wanted, filename, f"entry {name!r}")
         usize, csize, offset, _ = fields
         entries.append(ZipEntry(name, raw_name, flags, method, time, date, crc, csize, usize,
@@ -248,15 +291,91 @@ def parse_directory(buf, size: int, filename: str) -> tuple[list[ZipEntry], int]
     return entries, cd_start
 
 
-def data_offset(buf, size: int, entry: ZipEntry, limit: int, filename: str) -> int:
+def recover_directory(read, size: int, filename: str) -> Optional[tuple[list[ZipEntry], int]]:
+    """The last complete directory of an archive whose end was cut off (a killed append).
+
+    `zarrhpc.storage.zip.ZipStore` never writes over a directory it has written: new
+    entries go after the end records, so an archive killed while appending is its last
+    complete archive (entries, directory, end records) followed by a torn tail. This
+    walks the file from the start over local headers (sizes from the header), directory
+    records and end records, and parses the last directory whose end records are whole.
+
+    Returns
+    -------
+    tuple or None
+        ``(entries, end)`` as `parse_directory` gives for the file cut at ``end`` (where
+        the last complete end records stop), or ``None`` when the walk finds none.
+    """
+    pos = 0
+    last = None
+    while pos + 4 <= size:
+        head = read(pos, _CENTRAL.size)
+        if len(head) < 4:
+            break
+        sig = struct.unpack_from("<I", head)[0]
+        if sig == _LOCAL_SIG:
+            if len(head) < _LOCAL.size:
+                break
+            rec = _LOCAL.unpack_from(head)
+            if rec[2] & FLAG_DATA_DESCRIPTOR:
+                break  # sizes follow the data: not one of ours, cannot walk on
+            csize = rec[7]
+            start = pos + _LOCAL.size + rec[9] + rec[10]
+            if csize == 0xFFFFFFFF:
+                extra = read(pos + _LOCAL.size + rec[9], rec[10])
+                fields = [rec[8], rec[7], 0, 0]
+                try:
+                    _zip64_extra(extra, fields, [rec[8] == 0xFFFFFFFF, True, False, False],
+                                 filename, f"local header at {pos}")
+                except StoreError:
+                    break
+                csize = fields[1]
+            pos = start + csize
+            continue
+        if sig == _CENTRAL_SIG:
+            if len(head) < _CENTRAL.size:
+                break  # a directory record cut short: the torn end
+            while len(head) == _CENTRAL.size and struct.unpack_from("<I", head)[0] == _CENTRAL_SIG:
+                rec = _CENTRAL.unpack(head)
+                pos += _CENTRAL.size + rec[10] + rec[11] + rec[12]
+                head = read(pos, _CENTRAL.size)
+            continue
+        if sig == _EOCD64_SIG:
+            rec = read(pos, _EOCD64.size)
+            if len(rec) < _EOCD64.size:
+                break
+            pos += 12 + _EOCD64.unpack(rec)[1]
+            continue
+        if sig == _LOCATOR_SIG:
+            pos += _LOCATOR.size
+            continue
+        if sig == _EOCD_SIG:
+            rec = read(pos, _EOCD.size)
+            if len(rec) < _EOCD.size:
+                break
+            end = pos + _EOCD.size + _EOCD.unpack(rec)[7]
+            if end > size:
+                break
+            try:
+                entries, _ = parse_directory(read, end, filename)
+            except StoreError:
+                break
+            last = (entries, end)
+            pos = end
+            continue
+        break
+    return last
+
+
+def data_offset(read, size: int, entry: ZipEntry, limit: int, filename: str) -> int:
     """Where the data of ``entry`` begins, read from its local file header.
 
     Parameters
     ----------
-    buf : buffer
-        The file, at least ``size`` bytes.
+    read : callable
+        ``read(offset, length) -> bytes`` of the file.
     size : int
-        Bytes of ``buf`` that may be read.
+        The file size.
     entry : ZipEntry
     limit : int
         The data must end at or before this position (the start of the central directory,
@@ -279,7 +398,11 @@ def data_offset(buf, size: int, entry: ZipEntry, limit: int, filename: str) -> i
         raise StoreError(f"{where}: local header offset {off} lies beyond the end of the "
                          f"entries ({min(size, limit)} bytes): the zip file is corrupt or "
                          f"truncated")
-    rec = _LOCAL.unpack_from(buf, off)
+    head = read(off, _LOCAL.size)
+    if len(head) < _LOCAL.size:
+        raise StoreError(f"{where}: the file ends inside the local header at offset {off}: "
+                         f"was it truncated by another program?")
+    rec = _LOCAL.unpack(head)
     if rec[0] != _LOCAL_SIG:
         raise StoreError(f"{where}: no local file header at offset {off} (found "
                          f"{rec[0]:#010x}): the zip file is corrupt")

@@ -10,11 +10,16 @@ Life cycle of an archive:
 - **open**: ``ZipStore(path, mode)`` with zarr-python's modes: ``"r"`` read an existing
   file (read-only), ``"w"`` create or truncate, ``"a"`` read and append (the file is
   created if missing), ``"x"`` create, failing if the file exists. The central directory
-  is parsed once into a dict ``key -> entry``; the file is memory-mapped.
-- **read** (`ZipStore.get`, `ZipStore.get_partial_values`): a STORED entry is returned as
-  a read-only ``memoryview`` slice of the mapping, with no copy; its position comes from
-  the entry's local header (read on first use) and is checked against the file size, so a
-  corrupt archive gives a `StoreError` naming the file and the entry, never a crash. The
+  is parsed once into a dict ``key -> entry``. An archive whose end records are missing
+  or torn (an append killed before `ZipStore.close`) opens as it was at its last complete
+  directory: see "crash safety" below.
+- **read** (`ZipStore.get`, `ZipStore.get_partial_values`): a STORED entry is read with
+  ``pread`` (a large one into a numpy buffer, as `LocalStore` does); its
+  position comes from the entry's local header (read on first use) and is checked
+  against the file size, so a corrupt archive gives a `StoreError` naming the file and
+  the entry, never a crash. The archive is never memory-mapped: a file truncated or
+  rewritten in place by another program would kill a mapped reader with SIGBUS, or give
+  zeros as data; here it gives a `StoreError` ("truncated while being read"). The
   CRC-32 of a STORED entry is not checked on reads (Zarr's ``crc32c`` codec is the way to
   checksum chunks). Entries other tools deflated (or compressed with bzip2 or zstd) are
   decompressed into ``bytes`` and their CRC-32 checked.
@@ -30,8 +35,17 @@ Life cycle of an archive:
   zarr-python and tensorstore see only the live values.
 - **flush / close**: `ZipStore.flush` (and `ZipStore.close` of a writable store) writes
   the central directory and end records after the entries: only then is the file a valid
-  zip. Appending later overwrites that directory and writes a new one, as ``zipfile``
-  does in mode ``"a"``. When the last store on an archive closes, the file is compacted if
+  zip, and that directory is the archive's commit point.
+- **crash safety**: a directory once written is never written over. Entries appended
+  later (in this session after a flush, or when an archive is opened again in mode
+  ``"a"``) go after its end records, which become unused space; ``zipfile`` does
+  otherwise (it overwrites the old directory), so an append killed before ``close``
+  leaves no valid zip. Here, opening an archive whose tail is torn walks the file from
+  the start (local headers, directories, end records: `_zipformat.recover_directory`)
+  and takes the last complete directory: the store opens with exactly the contents of
+  its last flush or close, and `ZipStore.recovered` says so. A new archive writes its
+  (empty) end record at once, so even a first session killed early opens, empty. When
+  the last store on an archive closes, the file is compacted if
   ``compact`` asks for it: the live entries are copied to a temporary file renamed over
   the archive. A store that is garbage-collected, or still open at interpreter exit, is
   closed then, so a script that never calls `close` still leaves a valid zip.
@@ -49,7 +63,6 @@ from __future__ import annotations
 
 import bz2
 import contextlib
-import mmap
 import os
 import pathlib
 import threading
@@ -62,12 +75,14 @@ from typing import Any, Optional, Union
 
 from zarrhpc.errors import InvalidKeyError, StoreError, UnsupportedError
 from zarrhpc.storage import _zipformat as zf
+from zarrhpc.storage import local as _local
 from zarrhpc.storage.abc import Buffer, Store, resolve_range
 from zarrhpc.storage.keys import validate_key
 
 __all__ = ["ZipStore"]
 
 _MODES = ("r", "w", "a", "x")
+_LARGE = 1 << 20  # entries at least this large are read into a numpy buffer
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 #: Open archives of this process by real path; an archive lives while a store uses it.
@@ -132,9 +147,11 @@ class _Archive:
         self.closed = False
         self.dirty = False  # the directory on disk is out of date
         self.dead = 0  # bytes of the file no entry uses any more
-        self.map: Optional[mmap.mmap] = None
-        self.map_size = 0
-        self.end = 0  # where the next entry goes: the end of the entries
+        self.size = 0  # bytes of the file known to hold entries or directories
+        self.end = 0  # where the next entry goes: after everything written so far
+        self.recovered = False  # opened from the last complete directory of a torn file
+        self.last_dir = 0  # bytes of the directory and end records at self.end, if any
+        self.writes = 0  # appends begun here (reads tell them from foreign changes)
         flags = {"r": os.O_RDONLY, "a": os.O_RDWR | os.O_CREAT,
                  "w": os.O_RDWR | os.O_CREAT | os.O_TRUNC,
                  "x": os.O_RDWR | os.O_CREAT | os.O_EXCL}[mode]
@@ -151,19 +168,46 @@ class _Archive:
             elif mode == "r":
                 raise StoreError(f"{path}: not a zip file (the file is empty)")
             else:
-                self.dirty = True  # a new archive: write at least the end record
+                self.dirty = True  # a new archive: its end record now, so it always opens
+                self.flush()
         except BaseException:
             os.close(self.fd)
             raise
 
+    def pread(self, offset: int, length: int) -> bytes:
+        """Bytes of the file at ``offset`` (fewer only at its end)."""
+        try:
+            return _local.pread_exact(self.fd, length, offset)
+        except OSError as exc:
+            raise _os_error(f"{self.path}: cannot read", exc) from exc
+
     def _read_directory(self) -> None:
         size = self.stat[2]
         try:
-            self.map = mmap.mmap(self.fd, size, access=mmap.ACCESS_READ)
-        except OSError as exc:
-            raise _os_error(f"{self.path}: cannot map the zip file", exc) from exc
-        self.map_size = size
-        entries, self.end = zf.parse_directory(self.map, size, self.path)
+            entries, cd_start = zf.parse_directory(self.pread, size, self.path)
+        except zf.NoEndRecordError:
+            # Only a missing end record: a directory that is there but corrupt is an error.
+            found = zf.recover_directory(self.pread, size, self.path)
+            if found is None:
+                raise
+            entries, good = found
+            self.recovered = True
+            if self.writable:
+                # Cut the torn tail off before appending, so that a later recovery walks
+                # from the start through whole records only.
+                try:
+                    os.ftruncate(self.fd, good)
+                except OSError as exc:
+                    raise _os_error(f"{self.path}: cannot cut the torn end of the zip file",
+                                    exc) from exc
+                size = good
+        self.size = size
+        # New entries go after everything (see "crash safety"); a torn tail is unused.
+        self.end = size
+        if self.recovered:
+            self.dead += size  # compacted (rewritten whole) when closed after writing
+        else:
+            self.last_dir = size - cd_start
         for entry in entries:
             if entry.name.endswith("/"):  # a directory entry, made by zip tools
                 continue
@@ -178,33 +222,26 @@ class _Archive:
 
     # -- reading -----------------------------------------------------------------------
 
-    def locate(self, entry: zf.ZipEntry) -> tuple[mmap.mmap, int]:
-        """The mapping holding ``entry``'s data and where the data starts in it."""
-        with self.lock:
-            start = entry.data_start
-            known = start if start >= 0 else entry.offset + 30 + len(entry.raw_name)
-            if known + entry.compressed_size > self.map_size:
-                self._remap()  # written after the last mapping (or a corrupt entry)
-            if start < 0:
-                start = zf.data_offset(self.map, self.map_size, entry, self.end, self.path)
-                entry.data_start = start
-            elif start + entry.compressed_size > self.map_size:
-                raise StoreError(
-                    f"{self.path}: entry {entry.name!r}: data of {entry.compressed_size} "
-                    f"bytes at offset {start} lies beyond the end of the file "
-                    f"({self.map_size} bytes): was it truncated by another program?"
-                )
-            return self.map, start
+    def locate(self, entry: zf.ZipEntry) -> int:
+        """Where ``entry``'s data starts in the file (its local header read once)."""
+        start = entry.data_start
+        if start < 0:
+            with self.lock:
+                limit = max(self.end, self.size)
+            start = zf.data_offset(self.pread, os.fstat(self.fd).st_size, entry, limit,
+                                   self.path)
+            entry.data_start = start
+        return start
 
-    def _remap(self) -> None:
-        """Map the file again: it grew since the last mapping (entries appended)."""
+    def read_data(self, entry: zf.ZipEntry) -> Buffer:
+        """The stored bytes of ``entry`` (compressed as they are in the file)."""
+        start = self.locate(entry)
+        n = entry.compressed_size
         try:
-            size = os.fstat(self.fd).st_size
-            # The old mapping stays alive as long as views of it do.
-            self.map = mmap.mmap(self.fd, size, access=mmap.ACCESS_READ) if size else None
+            return _local.read_stable(self.fd, entry.name, _LARGE, start, n,
+                                      lambda: self.writes)
         except OSError as exc:
-            raise _os_error(f"{self.path}: cannot map the zip file", exc) from exc
-        self.map_size = size
+            raise _os_error(f"{self.path}: entry {entry.name!r}: cannot read", exc) from exc
 
     def read(self, key: str) -> Optional[Buffer]:
         entry = self.entries.get(key)
@@ -214,11 +251,10 @@ class _Archive:
         where = f"{self.path}: entry {key!r}"
         if reason:
             raise UnsupportedError(f"{where}: cannot read: {reason}")
-        buf, start = self.locate(entry)
-        view = memoryview(buf)[start : start + entry.compressed_size]
+        data = self.read_data(entry)
         if entry.method == zf.STORED:
-            return view
-        return _decompress(entry, view, where)
+            return data
+        return _decompress(entry, memoryview(data), where)
 
     # -- writing -----------------------------------------------------------------------
 
@@ -233,6 +269,9 @@ class _Archive:
             self._check_open(key)
             entry.offset = self.end
             self.end += total
+            self.writes += 1
+            self.dead += self.last_dir  # the directory before it is left behind, unused
+            self.last_dir = 0
         entry.data_start = entry.offset + len(header)
         try:
             _pwrite_all(self.fd, [header, data], entry.offset)
@@ -248,6 +287,7 @@ class _Archive:
                 self.dead += old.span()
             self.entries[key] = entry
             self.dirty = True
+            self.writes += 1
 
     def erase(self, keys: Iterable[str]) -> None:
         with self.lock:
@@ -269,13 +309,19 @@ class _Archive:
             live = sorted(self.entries.values(), key=lambda e: e.offset)
             directory = zf.central_directory(live)
             tail = zf.end_records(len(live), self.end, len(directory))
+            n = len(directory) + len(tail)
+            self.writes += 1
             try:
                 _pwrite_all(self.fd, [directory, tail], self.end)
-                os.ftruncate(self.fd, self.end + len(directory) + len(tail))
+                os.ftruncate(self.fd, self.end + n)
                 if self.durable:
                     os.fsync(self.fd)
             except OSError as exc:
                 raise _os_error(f"{self.path}: cannot write the central directory", exc) from exc
+            # The directory just written is the commit point: later entries go after it.
+            self.end += n
+            self.size = self.end
+            self.last_dir = n
             self.dirty = False
 
     def _should_compact(self) -> bool:
@@ -295,11 +341,7 @@ class _Archive:
             pos = 0
             moved = []
             for entry in live:
-                if entry.compressed_size:
-                    buf, start = self.locate(entry)
-                    data = memoryview(buf)[start : start + entry.compressed_size]
-                else:
-                    data = memoryview(b"")
+                data = self.read_data(entry) if entry.compressed_size else b""
                 copy = zf.ZipEntry(entry.name, entry.raw_name,
                                    entry.flags & ~zf.FLAG_DATA_DESCRIPTOR, entry.method,
                                    entry.time, entry.date, entry.crc, entry.compressed_size,
@@ -346,7 +388,6 @@ class _Archive:
 
     def _close_file(self) -> None:
         self.closed = True
-        self.map = None  # unmapped when the last view of it is released
         os.close(self.fd)
         with _ARCHIVES_LOCK:
             if _ARCHIVES.get(self.path) is self:
@@ -469,6 +510,12 @@ class ZipStore(Store):
     def mode(self) -> str:
         """str: the mode the store was opened with."""
         return self._mode
+
+    @property
+    def recovered(self) -> bool:
+        """bool: the archive's end was torn (an append killed before `close`); it was
+        opened as of its last complete directory (its last flush or close)."""
+        return self._archive.recovered
 
     def close(self) -> None:
         """Close this store; a writable one writes the central directory first.
