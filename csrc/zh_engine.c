@@ -423,7 +423,9 @@ void zh_fail(zh_job_t *job, int64_t t, int code, const char *msg) { fail(job, t,
 int zh_chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t cap) {
     return chunk_path(job, coords, out, cap);
 }
-int zh_open_chunk(const char *path, int *fd, int64_t *size) { return open_chunk(path, fd, size); }
+int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size) {
+    return open_chunk(job, path, fd, size);
+}
 int zh_pread_full(int fd, char *dst, size_t n, int64_t off) { return pread_full(fd, dst, n, off); }
 void zh_fail_read(zh_job_t *job, int64_t t, int err) { fail_read(job, t, err); }
 

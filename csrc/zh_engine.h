@@ -95,8 +95,9 @@ void zh_task_pieces(const zh_job_t *job, int64_t t, int64_t *piece);
 void zh_fail(zh_job_t *job, int64_t t, int code, const char *msg);
 /* Chunk file path of coords into out (cap bytes): its length, or -1 when too long. */
 int zh_chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t cap);
-/* Open a chunk file: 1 with fd and size when it holds a value, 0 when missing, -errno. */
-int zh_open_chunk(const char *path, int *fd, int64_t *size);
+/* Open a chunk file beneath the store root (no symbolic link out of it): 1 with fd and
+ * size when it holds a value, 0 when missing, -errno. */
+int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size);
 /* pread exactly n bytes at off: 0 or an errno (EIO when the file is shorter). */
 int zh_pread_full(int fd, char *dst, size_t n, int64_t off);
 /* Fail task t for a failed read (err: an errno, or -1 for out of memory). */

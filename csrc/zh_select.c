@@ -120,7 +120,7 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
             zh_fail(job, t, ZH_ERR_IO, "path too long");
             return VIEW_FAILED;
         }
-        int rc = zh_open_chunk(path, &fd, &n);
+        int rc = zh_open_chunk(job, path, &fd, &n);
         if (rc < 0) {
             char msg[300];
             snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
