@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io test test-mpi-long bench clean reliability fuzz asan
+.PHONY: all venv build build-test build-mpi demo demo-io lint test test-mpi-long bench clean reliability fuzz asan
 
 all: build
 
@@ -41,7 +41,12 @@ demo: $(if $(filter 1,$(RANKS)),build,build-mpi)
 demo-io: build
 	$(PY) examples/demo.py --dir $(DEMO_DIR)
 
-test: build-test
+# ruff (the rule set in pyproject.toml) and import-linter (layers, no import cycles)
+lint: build-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
+
+test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # the long randomised MPI run: node-aggregated shards on 2-6 ranks and 1-3 ranks per node,

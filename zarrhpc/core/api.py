@@ -369,8 +369,11 @@ def create_group(store, *, path=None, zarr_format=None, overwrite=False, attribu
     return Group(store, path, md)
 
 
-def _open_existing(store, path, mode, use_consolidated=None, **array_kwargs):
-    node = open_node(store, path, read_only=(mode == "r"), **array_kwargs)
+def _open_existing(store, path, mode, use_consolidated=None, node=None, **array_kwargs):
+    """The node at ``path`` for ``mode`` (``node``: already opened by :func:`_try_open`),
+    with the group's consolidated metadata attached as ``use_consolidated`` asks."""
+    if node is None:
+        node = open_node(store, path, read_only=(mode == "r"), **array_kwargs)
     if isinstance(node, Group) and use_consolidated is not False:
         from zarrhpc.core.consolidated import load_consolidated, open_consolidated
 
@@ -411,9 +414,10 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
     path = normalize_path(path)
     if "shape" in kwargs:
         return open_array(store, path=path, mode=mode, zarr_format=zarr_format, **kwargs)
-    if mode != "w" and _node_exists(store, path):
-        options = _array_open_options(kwargs)
-        node = _open_existing(store, path, mode, kwargs.get("use_consolidated"), **options)
+    options = _array_open_options(kwargs)
+    node = None if mode == "w" else _try_open(store, path, mode, **options)
+    if node is not None:
+        node = _open_existing(store, path, mode, kwargs.get("use_consolidated"), node=node)
         if mode == "w-":
             cls = ContainsArrayError if isinstance(node, Array) else ContainsGroupError
             raise cls(f"{meta_key(path)}: a node already exists at {path or '/'!r} in "
@@ -427,12 +431,16 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
                       use_consolidated=kwargs.get("use_consolidated"))
 
 
-def _node_exists(store, path) -> bool:
+def _try_open(store, path, mode, **array_kwargs):
+    """The node at ``path`` opened for ``mode``, or None when there is none.
+
+    One probe of the node's documents: existence is learnt by opening it (on a remote
+    store every probe is a request).
+    """
     try:
-        open_node(store, path, read_only=True)
-        return True
+        return open_node(store, path, read_only=(mode == "r"), **array_kwargs)
     except NodeNotFoundError:
-        return False
+        return None
 
 
 def open_array(store=None, *, zarr_format=None, path="", storage_options=None, mode=None,
@@ -480,7 +488,8 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
     _check_mode(mode)
     store, path = resolve_store_path(store, path, mode, storage_options)
     path = normalize_path(path)
-    exists = mode != "w" and _node_exists(store, path)
+    node = None if mode == "w" else _try_open(store, path, mode)
+    exists = node is not None
     if mode == "w" or (mode in ("a", "w-") and not exists):
         return create_group(store, path=path, overwrite=(mode == "w"), attributes=attributes,
                             zarr_format=zarr_format)
@@ -490,7 +499,7 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
     if not exists:
         raise GroupNotFoundError(f"{meta_key(path)}: no group at path {path or '/'!r} in "
                                  f"{store!r}")
-    node = _open_existing(store, path, mode, use_consolidated)
+    node = _open_existing(store, path, mode, use_consolidated, node=node)
     if not isinstance(node, Group):
         raise NotAGroupError(
             f"{meta_key(path)}: an array at path {path or '/'!r} in {store!r}, expected a group")
