@@ -26,15 +26,17 @@ object, strings, datetimes, structured types, long double).
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.metadata import dtype_base as _base
+from zarrhpc.metadata import dtypes_ext as _ext
+from zarrhpc.metadata import dtypes_ml as _ml
+from zarrhpc.metadata.dtype_base import DataType, _show
 
 __all__ = [
     "CORE_DATA_TYPE_NAMES",
@@ -70,87 +72,6 @@ CORE_DATA_TYPE_NAMES: tuple[str, ...] = tuple(_CORE)
 # bit pattern of the canonical quiet NaN ("NaN" in the spec): sign 0, mantissa MSB 1.
 _CANONICAL_NAN = {2: 0x7E00, 4: 0x7FC00000, 8: 0x7FF8000000000000}
 _UINT_OF_SIZE = {2: np.dtype("u2"), 4: np.dtype("u4"), 8: np.dtype("u8")}
-
-
-def _show(value: Any, limit: int = 80) -> str:
-    """Short printable form of a JSON-ish value for error messages."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return text
-
-
-@dataclass(frozen=True)
-class DataType:
-    """A Zarr v3 core data type.
-
-    Parameters
-    ----------
-    name : str
-        The v3 identifier: ``"bool"``, ``"int8"`` .. ``"uint64"``, ``"float16"``,
-        ``"float32"``, ``"float64"``, ``"complex64"``, ``"complex128"`` or ``"r<N>"``.
-    dtype : numpy.dtype
-        The numpy equivalent in native byte order (``np.dtype("V2")`` for ``r16``).
-
-    Notes
-    -----
-    Build instances with :func:`parse_data_type` or :func:`data_type_from_numpy`, which
-    validate; the constructor trusts its arguments.
-    """
-
-    name: str
-    dtype: np.dtype
-
-    @property
-    def itemsize(self) -> int:
-        """Bytes per element."""
-        return self.dtype.itemsize
-
-    @property
-    def kind(self) -> str:
-        """One of ``"bool"``, ``"int"``, ``"uint"``, ``"float"``, ``"complex"``, ``"raw"``,
-        and for extension types ``"bytes"``, ``"string"``, ``"datetime"``,
-        ``"timedelta"``, ``"structured"``."""
-        if self.dtype.fields is not None:
-            return "structured"
-        if self.name in _ml.ML_NAMES:
-            return _ml.ml_kind(self.name)
-        return {
-            "b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex",
-            "S": "bytes", "U": "string", "M": "datetime", "m": "timedelta",
-            "O": "object", "T": "object",
-        }.get(self.dtype.kind, "raw")
-
-    @property
-    def swap_size(self) -> int:
-        """Size of the byte-swapped component: 0 for 1-byte, raw, byte-string and
-        structured types, 4 for UTF-32 strings, itemsize/2 for complex types, else
-        itemsize."""
-        if self.kind in ("raw", "bytes", "structured", "object") or self.itemsize == 1:
-            return 0
-        if self.kind == "string":
-            return 4
-        if self.kind == "complex":
-            return self.itemsize // 2
-        return self.itemsize
-
-    @property
-    def is_extension(self) -> bool:
-        """True for the types beyond the v3 core (see :mod:`zarrhpc.metadata.dtypes_ext`)."""
-        return self.name in _ext.EXTENSION_NAMES
-
-    def to_json(self) -> str | dict:
-        """The ``data_type`` member as written in ``zarr.json`` (a plain string for core
-        types, ``{"name", "configuration"}`` for extension types)."""
-        if self.is_extension:
-            return _ext.ext_to_json(self)
-        return self.name
-
-    def __repr__(self) -> str:
-        return f"DataType({self.name!r})"
 
 
 _CORE_TYPES = {name: DataType(name, np.dtype(code)) for name, code in _CORE.items()}
@@ -222,7 +143,8 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
         name = _ext.VLEN_NAMES[name]
     if dt is None and name in _ext.EXTENSION_NAMES:
         return _ext.parse_ext_data_type(
-            name, obj.get("configuration") if isinstance(obj, dict) else None, doc
+            name, obj.get("configuration") if isinstance(obj, dict) else None, doc,
+            parse_data_type,
         )
     if dt is None:
         raise MetadataError(
@@ -406,7 +328,7 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
     """
     field = "fill_value"
     if dt.is_extension:
-        return _ext.parse_ext_fill_value(dt, obj, doc)
+        return _ext.parse_ext_fill_value(dt, obj, doc, parse_fill_value, data_type_from_numpy)
     if _ml.is_ml(dt):
         return _ml.parse_ml_fill(dt, obj, doc)
     kind = dt.kind
@@ -647,6 +569,5 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
     return np.frombuffer(raw, dtype=dt.dtype).reshape(()).copy()
 
 
-# extension types call back into this module; imported last to break the cycle
-from zarrhpc.metadata import dtypes_ext as _ext  # noqa: E402
-from zarrhpc.metadata import dtypes_ml as _ml  # noqa: E402
+# DataType.to_json of an extension type (structured fields recurse into the general converter)
+_base._EXT_TO_JSON[0] = lambda dt: _ext.ext_to_json(dt, data_type_from_numpy)

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.metadata.dtype_base import EXTENSION_NAMES, DataType, _show
 
 __all__ = [
     "EXTENSION_NAMES",
@@ -54,18 +55,6 @@ __all__ = [
     "vlen_fill",
 ]
 
-EXTENSION_NAMES = (
-    "null_terminated_bytes",
-    "fixed_length_utf32",
-    "raw_bytes",
-    "numpy.datetime64",
-    "numpy.timedelta64",
-    "structured",
-    "struct",
-    "string",
-    "variable_length_bytes",
-    "object",
-)
 #: variable-length types: the name zarrhpc writes, and every name it reads for it
 VLEN_NAMES = {"string": "string", "variable_length_utf8": "string",
               "variable_length_bytes": "variable_length_bytes", "bytes": "variable_length_bytes",
@@ -88,15 +77,7 @@ _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", 
 _NAT = -(2**63)
 
 
-def _show(value: Any) -> str:
-    from zarrhpc.metadata.dtypes import _show as show
-
-    return show(value)
-
-
-def _make(name: str, dtype: np.dtype):
-    from zarrhpc.metadata.dtypes import DataType
-
+def _make(name: str, dtype: np.dtype) -> DataType:
     return DataType(name, dtype)
 
 
@@ -183,8 +164,9 @@ def _check_v3_structured(npdt: np.dtype, where: str) -> None:
         raise UnsupportedError(f"{where}: structured type {npdt} has trailing padding")
 
 
-def ext_to_json(dt) -> dict | str:
-    """The v3 ``data_type`` member of an extension type."""
+def ext_to_json(dt, data_type_from_numpy) -> dict | str:
+    """The v3 ``data_type`` member of an extension type; ``data_type_from_numpy`` is the
+    general converter of :mod:`.dtypes`, for the fields of a structured type."""
     npdt = dt.dtype
     if dt.name in VLEN_NAMES:
         return dt.name
@@ -195,15 +177,14 @@ def ext_to_json(dt) -> dict | str:
     if dt.name in ("numpy.datetime64", "numpy.timedelta64"):
         unit, count = np.datetime_data(npdt)
         return {"name": dt.name, "configuration": {"unit": unit, "scale_factor": count}}
-    from zarrhpc.metadata.dtypes import data_type_from_numpy
-
     _check_v3_structured(npdt, "data_type")
     fields = [[n, data_type_from_numpy(npdt.fields[n][0]).to_json()] for n in npdt.names]
     return {"name": "structured", "configuration": {"fields": fields}}
 
 
-def parse_ext_data_type(name: str, conf: Any, doc: str):
-    """Read an extension ``data_type`` (name and configuration) of a v3 document."""
+def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
+    """Read an extension ``data_type`` (name and configuration) of a v3 document;
+    ``parse_data_type`` is the general parser of :mod:`.dtypes`, for structured fields."""
     field = "data_type.configuration"
     if name in VLEN_NAMES:
         if conf not in (None, {}):
@@ -258,8 +239,6 @@ def parse_ext_data_type(name: str, conf: Any, doc: str):
             f"{doc}: {field}.fields: expected a non-empty array of [name, data_type], "
             f"got {_show(fields)}"
         )
-    from zarrhpc.metadata.dtypes import parse_data_type
-
     names, formats = [], []
     for i, item in enumerate(fields):
         if name == "struct" and isinstance(item, dict) and set(item) == {"name", "data_type"}:
@@ -303,8 +282,11 @@ def _from_base64(dt, text: str, doc: str, exact: bool) -> np.ndarray:
     return np.frombuffer(raw.ljust(n, b"\0"), dtype=dt.dtype).reshape(()).copy()
 
 
-def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
-    """Read the v3 JSON ``fill_value`` of an extension type (zarr-python 3.1's forms)."""
+def parse_ext_fill_value(dt, obj: Any, doc: str, parse_fill_value,
+                         data_type_from_numpy) -> np.ndarray:
+    """Read the v3 JSON ``fill_value`` of an extension type (zarr-python 3.1's forms);
+    ``parse_fill_value`` and ``data_type_from_numpy`` are the general functions of
+    :mod:`.dtypes`, for the fields of a structured type."""
     name = dt.name
     if name in VLEN_NAMES:
         return vlen_fill(dt, obj, doc, json_form=True)
@@ -318,7 +300,7 @@ def parse_ext_fill_value(dt, obj: Any, doc: str) -> np.ndarray:
             )
         return np.array(obj, dtype="i8").view(dt.dtype).reshape(())
     if name == "structured" and isinstance(obj, dict):
-        return _struct_fill(dt, obj, doc)
+        return _struct_fill(dt, obj, doc, parse_fill_value, data_type_from_numpy)
     if not isinstance(obj, str):
         raise MetadataError(f"{doc}: fill_value: expected a string for {name}, got {_show(obj)}")
     if name == "fixed_length_utf32":
@@ -420,10 +402,9 @@ def vlen_fill(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
                         f"got {_show(value)}")
 
 
-def _struct_fill(dt, obj: dict, doc: str, where: str = "fill_value") -> np.ndarray:
+def _struct_fill(dt, obj: dict, doc: str, parse_fill_value, data_type_from_numpy,
+                 where: str = "fill_value") -> np.ndarray:
     """The ``struct`` form of a fill value: an object with every field's own fill value."""
-    from zarrhpc.metadata.dtypes import data_type_from_numpy, parse_fill_value
-
     npdt = dt.dtype
     missing = [n for n in npdt.names if n not in obj]
     extra = sorted(set(obj) - set(npdt.names))
@@ -434,7 +415,8 @@ def _struct_fill(dt, obj: dict, doc: str, where: str = "fill_value") -> np.ndarr
     for n in npdt.names:
         fdt = npdt.fields[n][0]
         if fdt.fields is not None:
-            value = _struct_fill(_make("structured", fdt), obj[n], doc, f"{where}.{n}")
+            value = _struct_fill(_make("structured", fdt), obj[n], doc, parse_fill_value,
+                                 data_type_from_numpy, f"{where}.{n}")
         else:
             value = parse_fill_value(data_type_from_numpy(fdt.newbyteorder("=")), obj[n], doc)
         out[n] = value

@@ -30,15 +30,11 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError
+from zarrhpc.metadata.dtype_base import ML_FLOATS, ML_INTS, ML_NAMES, DataType, ml_kind
 
-__all__ = ["ML_NAMES", "is_ml", "ml_data_type", "ml_data_type_of", "ml_fill_from_user",
-           "ml_fill_to_json", "parse_ml_fill"]
+__all__ = ["ML_FLOATS", "ML_INTS", "ML_NAMES", "is_ml", "ml_data_type", "ml_data_type_of",
+           "ml_fill_from_user", "ml_fill_to_json", "ml_kind", "parse_ml_fill"]
 
-ML_FLOATS = ("bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
-             "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-             "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
-ML_INTS = ("int2", "int4", "uint2", "uint4")
-ML_NAMES = ML_FLOATS + ML_INTS
 #: other names for core types (zarr-extensions complex_float32/complex_float64)
 ALIASES = {"complex_float32": "complex64", "complex_float64": "complex128"}
 _UINT = {1: np.dtype("u1"), 2: np.dtype("<u2")}
@@ -58,9 +54,7 @@ def _numpy_type(name: str) -> np.dtype | None:
     return None if t is None else np.dtype(t)
 
 
-def _make(name: str, dtype: np.dtype):
-    from zarrhpc.metadata.dtypes import DataType
-
+def _make(name: str, dtype: np.dtype) -> DataType:
     return DataType(name, dtype)
 
 
@@ -83,11 +77,6 @@ def ml_data_type_of(npdt: np.dtype):
     if name in ML_NAMES and _numpy_type(name) == npdt:
         return _make(name, npdt)
     return None
-
-
-def ml_kind(name: str) -> str:
-    """``"float"``, ``"int"`` or ``"uint"``."""
-    return "float" if name in ML_FLOATS else ("uint" if name.startswith("u") else "int")
 
 
 def _bits(value: np.ndarray) -> int:
