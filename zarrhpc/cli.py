@@ -104,7 +104,7 @@ def _bench_mpi(args) -> int:
         print("zarrhpc bench --mpi: no mpiexec found (pip install 'zarrhpc[mpi]')", file=sys.stderr)
         return 2
     cmd = [mpiexec, "-n", str(args.ranks), sys.executable, "-m", "mpi4py", "-m",
-           "zarrhpc.mpi.bench", "--repeat", str(args.repeat or 6)]
+           "zarrhpc.bench.mpi", "--repeat", str(args.repeat or 6)]
     if args.quick:
         cmd += ["--size-mib", "64"]
     from zarrhpc.bench import default_dir
@@ -193,7 +193,7 @@ def main(argv=None) -> int:
     b.add_argument("--durable", action="store_true",
                    help="also time zarrhpc writes with durable=True (fsync)")
     b.add_argument("--mpi", action="store_true",
-                   help="the collective-write benchmark under mpiexec (zarrhpc.mpi.bench): "
+                   help="the collective-write benchmark under mpiexec (zarrhpc.bench.mpi): "
                    "4 ranks, 1 GiB float64, vs h5py and zarr-python")
     b.add_argument("--ranks", type=int, default=4, help="ranks for --mpi")
     b.set_defaults(func=_cmd_bench)

@@ -1,4 +1,4 @@
-"""Collective writes and reads on 4 real ranks (zarrhpc.mpi.bench under mpiexec).
+"""Collective writes and reads on 4 real ranks (zarrhpc.bench.mpi under mpiexec).
 
 asv cannot time inside an MPI job, so one job (``setup_cache``) measures every method
 and the ``track_`` benchmarks report its medians in GB/s (aggregate: global bytes / wall
@@ -32,7 +32,7 @@ class CollectiveIO:
         out = os.path.join(tmp, "bench.json")
         try:
             subprocess.run([mpiexec, "-n", str(RANKS), sys.executable, "-m", "mpi4py", "-m",
-                            "zarrhpc.mpi.bench", "--size-mib", str(SIZE_MIB), "--repeat", "3",
+                            "zarrhpc.bench.mpi", "--size-mib", str(SIZE_MIB), "--repeat", "3",
                             "--dir", os.path.join(tmp, "data"), "--json", out],
                            check=True, capture_output=True, timeout=850)
             return json.loads(Path(out).read_text())

@@ -16,7 +16,7 @@ def main(root: str) -> int:
     from mpi4py import MPI
 
     from zarrhpc import mpi as zmpi
-    from zarrhpc.mpi.bench import slabs
+    from zarrhpc.bench.mpi import slabs
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()

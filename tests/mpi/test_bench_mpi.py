@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from zarrhpc.mpi.bench import round_order, slabs
-from zarrhpc.mpi.bench_checkpoint import POLICIES, SimulatedPFS
+from zarrhpc.bench.mpi import round_order, slabs
+from zarrhpc.bench.mpi_checkpoint import POLICIES, SimulatedPFS
 
 
 def test_slab_boundaries_fall_inside_chunks():
@@ -44,7 +44,7 @@ def test_simulated_pfs_is_bandwidth_bound_on_few_nodes_and_metadata_bound_at_sca
 @pytest.mark.mpi
 def test_bench_reports_both_layouts(run_mpi, tmp_path):
     out = tmp_path / "bench.json"
-    run_mpi(2, "-m", "zarrhpc.mpi.bench", "--size-mib", "8", "--repeat", "1",
+    run_mpi(2, "-m", "zarrhpc.bench.mpi", "--size-mib", "8", "--repeat", "1",
             "--chunk", "16", "--dir", str(tmp_path / "data"), "--json", str(out))
     got = json.loads(out.read_text())
     assert got["ranks"] == 2 and set(got["rows"]) == {"cubes", "slabs"}

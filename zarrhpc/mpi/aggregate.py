@@ -68,7 +68,7 @@ def write_node(arr, comm, ownership, box, boxes, data, what: str) -> None:
     Called by `zarrhpc.mpi.collective.write` once the regions are gathered and checked;
     ``box``/``data`` are this rank's, ``boxes`` every rank's.
     """
-    from zarrhpc.mpi.collective import _agree
+    from zarrhpc.mpi._comm import _agree
 
     rank = comm.Get_rank()
     plan = ownership.plan
@@ -241,7 +241,7 @@ def _gather_chunks(arr, comm, part, box, boxes, data, what, scope, per_shard, re
     """Phase 1: hand every inner chunk this rank owns to ``ready(coords, chunk)``, whole
     and padded to the chunk shape: the ones it holds whole at once, the others once their
     pieces have arrived (one all-to-all, in flight meanwhile)."""
-    from zarrhpc.mpi.collective import _agree, _layout, _segment, _start_exchange, _wait_request
+    from zarrhpc.mpi._comm import _agree, _layout, _segment, _start_exchange, _wait_request
 
     rank, size = comm.Get_rank(), comm.Get_size()
     pieces = plan_pieces(part, boxes, ranks={rank})

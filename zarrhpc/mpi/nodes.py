@@ -95,7 +95,7 @@ def node_map(comm) -> NodeMap:
     elif size == 1:
         result = NodeMap((0,), 0)
     else:
-        from zarrhpc.mpi.collective import _mpi
+        from zarrhpc.mpi._comm import _mpi
 
         local = comm.Split_type(_mpi().COMM_TYPE_SHARED, key=rank)
         lowest = min(local.allgather(rank))  # the node's name: its lowest rank

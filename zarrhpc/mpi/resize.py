@@ -10,7 +10,7 @@ on return every rank's handle has the new shape and no rank writes into the old 
 
 from __future__ import annotations
 
-from zarrhpc.mpi.collective import _agree, _wait_quietly
+from zarrhpc.mpi._comm import _agree, _wait_quietly
 
 __all__ = ["resize"]
 

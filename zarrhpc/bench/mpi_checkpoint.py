@@ -1,10 +1,10 @@
 """Checkpoint benchmark past one node, with a simulated parallel file system.
 
-``mpiexec -n 4 python -m mpi4py -m zarrhpc.mpi.bench_checkpoint`` (also part of
+``mpiexec -n 4 python -m mpi4py -m zarrhpc.bench.mpi_checkpoint`` (also part of
 ``zarrhpc bench --mpi``). The ranks act as ``--nodes`` simulated nodes
 (``ZARRHPC_RANKS_PER_NODE``); each holds an unaligned slab of a float64 field.
 
-1. Measured, interleaved rounds (`zarrhpc.mpi.bench.timed_rounds`), each a
+1. Measured, interleaved rounds (`zarrhpc.bench.mpi_rounds.timed_rounds`), each a
    `Checkpointer.save` of the field with 64^3 inner chunks under three policies:
    ``per-chunk files`` (one file per chunk), ``per-rank shards`` (the node policy with one
    rank per node), ``node-aggregated shards`` (the node policy on the simulated nodes).
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zarrhpc.mpi.bench import BLOSC, _clean, _max, field_block, slabs, timed_rounds
+from zarrhpc.bench.mpi_rounds import BLOSC, _clean, _max, field_block, slabs, timed_rounds
 
 __all__ = ["SimulatedPFS", "main", "run"]
 
