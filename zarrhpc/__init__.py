@@ -13,8 +13,17 @@ np.float32(1.0)
 """
 
 from zarrhpc import codecs, config, errors, storage
-from zarrhpc.core import Array, Group, create_array, create_group, open, open_array, open_group
-from zarrhpc.core import consolidate_metadata, open_consolidated
+from zarrhpc.core import (
+    Array,
+    Group,
+    consolidate_metadata,
+    create_array,
+    create_group,
+    open,
+    open_array,
+    open_consolidated,
+    open_group,
+)
 from zarrhpc.core.convenience import (
     array,
     copy,

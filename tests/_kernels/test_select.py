@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.indexing import coordinate_projection, normalize_orthogonal, orthogonal_projection
 from zarrhpc.codecs.native import DONE, FALLBACK
 from zarrhpc.core._read import native_target
 from zarrhpc.errors import CorruptChunkError
+from zarrhpc.indexing import coordinate_projection, normalize_orthogonal, orthogonal_projection
 from zarrhpc.testing.oracles import read_orthogonal_oracle, read_points_oracle
 
 COMPRESSORS = {
@@ -286,7 +286,7 @@ def test_read_orthogonal_releases_the_gil(big_array):
     prefix, root_len, kind, sep = native_target(a._prep)
 
     def call():
-        a._engine.read_orthogonal(full, ortho_tables(dims), path_prefix=prefix, root_len=root_len,
+        a._engine.read_orthogonal(full, tables, path_prefix=prefix, root_len=root_len,
                                   key_kind=kind, sep=sep)
 
     assert progress_during(call, repeats=3) > 0

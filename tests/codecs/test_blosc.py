@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import Blosc
@@ -18,6 +17,15 @@ from zarrhpc.codecs import (
     parse_codec,
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, UnsupportedError
+from zarrhpc.testing.codec_helpers import (
+    ALL_DTYPES,
+    field_re,
+    random_array,
+    same_bytes,
+    seeds,
+    shapes,
+    to_native,
+)
 
 SPEC = ChunkSpec((0,), np.dtype("u1"))
 CNAMES = ["lz4", "lz4hc", "blosclz", "zstd", "zlib"]

@@ -6,13 +6,21 @@ import sys
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zarrhpc.codecs import BytesCodec, ChunkSpec, CodecPipeline, TransposeCodec, swap_size
 from zarrhpc.codecs.abc import component_size
 from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.testing.codec_helpers import (
+    ALL_DTYPES,
+    field_re,
+    random_array,
+    same_bytes,
+    seeds,
+    shapes,
+    to_native,
+)
 
 
 def _endian_for(dtype):

@@ -8,9 +8,9 @@ import pathlib
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import random_array, to_native
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline
+from zarrhpc.testing.codec_helpers import random_array, to_native
 
 pytestmark = pytest.mark.interop
 

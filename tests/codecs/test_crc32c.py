@@ -5,13 +5,13 @@ from __future__ import annotations
 import crc32c
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import field_re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import CRC32C
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, Crc32cCodec, parse_codec
 from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.testing.codec_helpers import field_re
 
 SPEC = ChunkSpec((0,), np.dtype("u1"))
 

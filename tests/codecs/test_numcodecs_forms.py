@@ -64,7 +64,9 @@ def test_zarr_python_writes_numcodecs_names_zarrhpc_reads(tmp_path, label):
 @pytest.mark.parametrize("label", sorted(CASES))
 def test_zarrhpc_writes_numcodecs_names_zarr_python_reads(tmp_path, label):
     filters, compressors = CASES[label]
-    to_json = lambda cs: [c.to_dict() for c in cs]
+    def to_json(cs):
+        return [c.to_dict() for c in cs]
+
     a = zarrhpc.create_array(
         tmp_path / "b.zarr", shape=DATA.shape, chunks=(7, 6), dtype="f8",
         filters=to_json(filters), compressors=compressors if compressors == "auto"

@@ -6,7 +6,6 @@ import threading
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import random_array, same_bytes, seeds, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +22,7 @@ from zarrhpc.codecs import (
     swap_size,
 )
 from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.testing.codec_helpers import random_array, same_bytes, seeds, to_native
 
 # (chain, whether any corruption must be detected or decode to the original exactly)
 CHAINS = {

@@ -6,7 +6,6 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import field_re
 
 from zarrhpc.codecs import (
     BloscCodec,
@@ -24,6 +23,7 @@ from zarrhpc.codecs import (
     registered_names,
 )
 from zarrhpc.errors import CodecError
+from zarrhpc.testing.codec_helpers import field_re
 
 
 def test_core_names_registered():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from zarrhpc.testing.codec_helpers import field_re, random_array, same_bytes, seeds, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zarrhpc.codecs import BytesCodec, ChunkSpec, CodecPipeline, TransposeCodec, parse_codec
 from zarrhpc.errors import CodecError
+from zarrhpc.testing.codec_helpers import field_re, random_array, same_bytes, seeds, to_native
 
 
 @settings(max_examples=50, deadline=None)

@@ -7,13 +7,21 @@ import threading
 import numpy as np
 import pytest
 import zstandard
-from zarrhpc.testing.codec_helpers import ALL_DTYPES, field_re, random_array, same_bytes, seeds, shapes, to_native
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numcodecs import Zstd
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ZstdCodec, default_serializer, parse_codec
 from zarrhpc.errors import CodecError, CorruptChunkError
+from zarrhpc.testing.codec_helpers import (
+    ALL_DTYPES,
+    field_re,
+    random_array,
+    same_bytes,
+    seeds,
+    shapes,
+    to_native,
+)
 
 SPEC = ChunkSpec((0,), np.dtype("u1"))
 

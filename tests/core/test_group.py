@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 import zarrhpc
-from zarrhpc.errors import ContainsArrayError, ContainsGroupError, GroupNotFoundError, NodeNotFoundError
+from zarrhpc.errors import (
+    ContainsArrayError,
+    ContainsGroupError,
+    GroupNotFoundError,
+    NodeNotFoundError,
+)
 
 
 @pytest.fixture(params=["memory", "local"])

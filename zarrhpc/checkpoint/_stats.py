@@ -33,7 +33,7 @@ def list_step(store, group: str) -> tuple[list[tuple[str, int]], list[str]]:
     if isinstance(store, LocalStore):
         top = store._path(group)
         files, dirs = [], []
-        for d, subdirs, names in os.walk(top):
+        for d, _subdirs, names in os.walk(top):
             dirs.append(d)
             for n in names:
                 p = os.path.join(d, n)

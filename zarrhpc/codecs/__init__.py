@@ -27,6 +27,7 @@ from zarrhpc.codecs.blosc import BloscCodec
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
+from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 from zarrhpc.codecs.pipeline import (
     CodecPipeline,
     default_codecs,
@@ -45,7 +46,6 @@ from zarrhpc.codecs.transpose import TransposeCodec
 from zarrhpc.codecs.vlen import VLenArrayCodec, VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
-from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,

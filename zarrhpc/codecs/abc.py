@@ -256,8 +256,9 @@ class Codec(ABC):
         """Return the chunk spec after this codec (identity but for array->array)."""
         return spec
 
-    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
-        """Raise :class:`CodecError` if this codec cannot process chunks of ``spec``."""
+    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:  # noqa: B027
+        """Raise :class:`CodecError` if this codec cannot process chunks of ``spec``
+        (a no-op unless the codec has a constraint)."""
 
     # Codecs are value objects: equal when their JSON is equal.
     def __eq__(self, other: object) -> bool:

@@ -60,9 +60,9 @@ import numpy as np
 
 from zarrhpc._kernels.engine import BB_BLOSC
 from zarrhpc.codecs.abc import (
-    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
+    NativeStep,
     as_bytes_view,
     check_choice,
     check_int,

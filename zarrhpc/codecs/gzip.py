@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from zarrhpc._kernels.engine import BB_GZIP
 from zarrhpc.codecs.abc import (
-    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
+    NativeStep,
     as_bytes_view,
     check_int,
     config_dict,

@@ -362,13 +362,13 @@ class CodecPipeline:
         i = -1
         name = ""
         try:
-            for (i, codec), size in zip(reversed(self._bb), reversed(self._decoded_sizes)):
+            for (i, codec), size in zip(reversed(self._bb), reversed(self._decoded_sizes)):  # noqa: B007
                 name = codec.name
                 buf = codec.decode(buf, spec, size)
             i, codec = self._ab
             name = codec.name
             arr = codec.decode(buf, spec)
-            for i, aa in reversed(self._aa):
+            for i, aa in reversed(self._aa):  # noqa: B007 - i names the failing codec
                 name = aa.name
                 arr = aa.decode_view(arr)
         except CorruptChunkError as exc:
@@ -408,11 +408,11 @@ class CodecPipeline:
             )
         i = -1
         try:
-            for i, aa in self._aa:
+            for i, aa in self._aa:  # noqa: B007 - i names the failing codec
                 arr = aa.encode_view(arr)
             i, ab = self._ab
             out = ab.encode(arr, self.encoded_spec)
-            for i, bb in self._bb:
+            for i, bb in self._bb:  # noqa: B007 - i names the failing codec
                 out = bb.encode(out)
         except CodecError as exc:
             raise CodecError(f"{key}: codecs[{i}]: {exc}") from exc

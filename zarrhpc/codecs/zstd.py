@@ -30,9 +30,9 @@ import zstandard
 
 from zarrhpc._kernels.engine import BB_ZSTD
 from zarrhpc.codecs.abc import (
-    NativeStep,
     BytesToBytesCodec,
     ChunkSpec,
+    NativeStep,
     as_bytes_view,
     check_bool,
     check_int,

@@ -34,14 +34,14 @@ from zarrhpc.metadata.names import (
     parse_extension_entry,
     validate_node_name,
 )
+from zarrhpc.metadata.spec import ArraySpec
+from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
 from zarrhpc.metadata.v3 import (
     ArrayMetadataV3,
     ChunkKeyEncoding,
     GroupMetadataV3,
     parse_metadata_v3,
 )
-from zarrhpc.metadata.spec import ArraySpec
-from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
 from zarrhpc.metadata.v3draft import ArrayMetadataV3Draft, GroupMetadataV3Draft
 
 __all__ = [

@@ -17,7 +17,6 @@ offset or size that is wrong.
 from __future__ import annotations
 
 import struct
-from typing import Optional
 
 from zarrhpc.errors import StoreError
 
@@ -291,7 +290,7 @@ def parse_directory(read, size: int, filename: str) -> tuple[list[ZipEntry], int
     return entries, cd_start
 
 
-def recover_directory(read, size: int, filename: str) -> Optional[tuple[list[ZipEntry], int]]:
+def recover_directory(read, size: int, filename: str) -> tuple[list[ZipEntry], int] | None:
     """The last complete directory of an archive whose end was cut off (a killed append).
 
     `zarrhpc.storage.zip.ZipStore` never writes over a directory it has written: new
@@ -485,7 +484,7 @@ def header_size(entry: ZipEntry) -> int:
     return _LOCAL.size + len(entry.raw_name) + (20 if big else 0)
 
 
-def unsupported_reason(entry: ZipEntry) -> Optional[str]:
+def unsupported_reason(entry: ZipEntry) -> str | None:
     """Why the data of ``entry`` cannot be read, or ``None`` when it can."""
     if entry.flags & FLAG_ENCRYPTED:
         return "it is encrypted"

@@ -50,7 +50,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional, Union
+from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage.keys import normalize_prefix, validate_key
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 #: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
-Buffer = Union[bytes, memoryview]
+Buffer = bytes | memoryview
 
 
 def as_byte_view(key: str, value: Any) -> memoryview:
@@ -100,7 +100,7 @@ def as_byte_view(key: str, value: Any) -> memoryview:
     return view
 
 
-def check_range(key: str, offset: Any, length: Any) -> tuple[int, Optional[int]]:
+def check_range(key: str, offset: Any, length: Any) -> tuple[int, int | None]:
     """Validate one byte range of a partial read.
 
     Parameters
@@ -138,7 +138,7 @@ def check_range(key: str, offset: Any, length: Any) -> tuple[int, Optional[int]]
     return offset, length
 
 
-def resolve_range(size: int, offset: int, length: Optional[int]) -> tuple[int, int]:
+def resolve_range(size: int, offset: int, length: int | None) -> tuple[int, int]:
     """Turn a checked ``(offset, length)`` into ``start <= stop <= size`` for a value.
 
     Parameters
@@ -176,7 +176,7 @@ class RangeReader:
         self.key = key
         self.size = size
 
-    def read(self, offset: int, length: Optional[int]) -> Buffer:
+    def read(self, offset: int, length: int | None) -> Buffer:
         """The bytes of ``(offset, length)`` (same conventions as `get_partial_values`)."""
         (value,) = self.store.get_partial_values([(self.key, offset, length)])
         return b"" if value is None else value
@@ -277,7 +277,7 @@ class Store(abc.ABC):
 
     # -- readable ----------------------------------------------------------------------
 
-    def get(self, key: str) -> Optional[Buffer]:
+    def get(self, key: str) -> Buffer | None:
         """Return the value stored under ``key``, or ``None`` if there is none.
 
         Parameters
@@ -299,7 +299,7 @@ class Store(abc.ABC):
         self._check_open()
         return self._get(self._validate_key(key))
 
-    def get_values(self, keys: Iterable[str]) -> list[Optional[Buffer]]:
+    def get_values(self, keys: Iterable[str]) -> list[Buffer | None]:
         """Return the values of several keys, in order (``None`` for a missing key).
 
         The batched form of `get` that the read path uses for every chunk of a request
@@ -325,8 +325,8 @@ class Store(abc.ABC):
         return self._get_values([self._validate_key(k) for k in keys])
 
     def get_partial_values(
-        self, key_ranges: Iterable[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
+        self, key_ranges: Iterable[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
         """Read byte ranges of several values.
 
         Parameters
@@ -357,7 +357,7 @@ class Store(abc.ABC):
             requests.append((key, *check_range(key, offset, length)))
         return self._get_partial_values(requests)
 
-    def getsize(self, key: str) -> Optional[int]:
+    def getsize(self, key: str) -> int | None:
         """Return the size in bytes of the value under ``key``, or ``None`` if there is none.
 
         Sharded reads use it to check a shard's index against the shard's real length
@@ -374,7 +374,7 @@ class Store(abc.ABC):
         self._check_open()
         return self._getsize(self._validate_key(key))
 
-    def open_reader(self, key: str) -> Optional[RangeReader]:
+    def open_reader(self, key: str) -> RangeReader | None:
         """Open ``key`` for reading byte ranges: a `RangeReader`, or ``None`` if missing.
 
         A sharded read uses one reader per shard: the size (to check the shard index
@@ -561,10 +561,10 @@ class Store(abc.ABC):
     # -- hooks: required ---------------------------------------------------------------
 
     @abc.abstractmethod
-    def _get(self, key: str) -> Optional[Buffer]:
+    def _get(self, key: str) -> Buffer | None:
         """Return the value of a valid key, or ``None``."""
 
-    def _get_values(self, keys: list[str]) -> list[Optional[Buffer]]:
+    def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return [self._get(k) for k in keys]
 
     @abc.abstractmethod
@@ -584,19 +584,19 @@ class Store(abc.ABC):
     def _exists(self, key: str) -> bool:
         return self._get(key) is not None
 
-    def _getsize(self, key: str) -> Optional[int]:
+    def _getsize(self, key: str) -> int | None:
         value = self._get(key)
         return None if value is None else memoryview(value).nbytes
 
-    def _open_reader(self, key: str) -> Optional[RangeReader]:
+    def _open_reader(self, key: str) -> RangeReader | None:
         size = self._getsize(key)
         return None if size is None else RangeReader(self, key, size)
 
     def _get_partial_values(
-        self, requests: list[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
-        cache: dict[str, Optional[Buffer]] = {}
-        out: list[Optional[Buffer]] = []
+        self, requests: list[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
+        cache: dict[str, Buffer | None] = {}
+        out: list[Buffer | None] = []
         for key, offset, length in requests:
             if key not in cache:
                 cache[key] = self._get(key)
@@ -634,7 +634,7 @@ class Store(abc.ABC):
 
 
 def apply_writes(
-    old: Optional[Buffer], writes: Iterable[tuple[int, memoryview]]
+    old: Buffer | None, writes: Iterable[tuple[int, memoryview]]
 ) -> bytearray:
     """Return a new buffer: ``old`` (or nothing) with each ``(offset, data)`` written in.
 

@@ -54,7 +54,6 @@ import pathlib
 import stat
 import uuid
 from collections.abc import Iterable, Iterator
-from typing import Optional, Union
 
 import numpy as np
 
@@ -119,7 +118,7 @@ def _stamp(st: os.stat_result) -> tuple[int, int, int]:
 
 
 def read_stable(fd: int, key: str, large: int, offset: int = 0,
-                length: Optional[int] = None, writes=None) -> Buffer:
+                length: int | None = None, writes=None) -> Buffer:
     """Read a whole file (or ``length`` bytes at ``offset``) that nobody changes meanwhile.
 
     Writers here never change a file in place, but another program may: a file
@@ -223,14 +222,14 @@ class _FileReader(RangeReader):
         super().__init__(store, key, size)
         self._fd = fd
 
-    def read(self, offset: int, length: Optional[int]) -> Buffer:
+    def read(self, offset: int, length: int | None) -> Buffer:
         start, stop = resolve_range(self.size, offset, length)
         if stop <= start:
             return b""
         try:
             return pread_exact(self._fd, stop - start, start)
         except OSError as exc:
-            raise _store_error(f"{self.key!r}: cannot read a byte range", exc)
+            raise _store_error(f"{self.key!r}: cannot read a byte range", exc) from exc
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -274,7 +273,7 @@ class LocalStore(Store):
     mmap_threshold: int = 1 << 20
 
     def __init__(
-        self, root: Union[str, os.PathLike[str]], read_only: bool = False, durable: bool = False
+        self, root: str | os.PathLike[str], read_only: bool = False, durable: bool = False
     ) -> None:
         super().__init__(read_only=read_only)
         try:
@@ -394,7 +393,7 @@ class LocalStore(Store):
             except FileNotFoundError:
                 raise  # a concurrent erase pruned a parent: the caller tries again
             except OSError as exc:
-                raise _store_error(f"{key!r}: cannot create the directory for it", exc)
+                raise _store_error(f"{key!r}: cannot create the directory for it", exc) from exc
         return created
 
     def _prune(self, dirpath: str) -> None:
@@ -429,7 +428,7 @@ class LocalStore(Store):
 
     # -- readable ----------------------------------------------------------------------
 
-    def _open_regular(self, key: str) -> Optional[tuple[int, int]]:
+    def _open_regular(self, key: str) -> tuple[int, int] | None:
         """Open the file of ``key``: ``(fd, size)``, or ``None`` if there is no value.
 
         Never through a symbolic link that leaves the root (see the module docstring).
@@ -449,18 +448,18 @@ class LocalStore(Store):
             if exc.errno == _ELOOP:
                 raise StoreError(f"{key!r}: refused: {path} is a symbolic link leading out "
                                  f"of the store root") from None
-            raise _store_error(f"{key!r}: cannot open for reading", exc)
+            raise _store_error(f"{key!r}: cannot open for reading", exc) from exc
         try:
             st = os.fstat(fd)
         except OSError as exc:
             os.close(fd)
-            raise _store_error(f"{key!r}: cannot stat", exc)
+            raise _store_error(f"{key!r}: cannot stat", exc) from exc
         if not stat.S_ISREG(st.st_mode):  # a directory is a prefix, not a value
             os.close(fd)
             return None
         return fd, st.st_size
 
-    def _get(self, key: str) -> Optional[Buffer]:
+    def _get(self, key: str) -> Buffer | None:
         opened = self._open_regular(key)
         if opened is None:
             return None
@@ -468,7 +467,7 @@ class LocalStore(Store):
         try:
             return read_stable(fd, key, self.mmap_threshold)
         except OSError as exc:
-            raise _store_error(f"{key!r}: cannot read", exc)
+            raise _store_error(f"{key!r}: cannot read", exc) from exc
         finally:
             os.close(fd)
 
@@ -482,13 +481,13 @@ class LocalStore(Store):
                              f"of the store root")
         return True
 
-    def _open_reader(self, key: str) -> Optional[RangeReader]:
+    def _open_reader(self, key: str) -> RangeReader | None:
         opened = self._open_regular(key)
         if opened is None:
             return None
         return _FileReader(self, key, *opened)
 
-    def _getsize(self, key: str) -> Optional[int]:
+    def _getsize(self, key: str) -> int | None:
         opened = self._open_regular(key)
         if opened is None:
             return None
@@ -496,9 +495,9 @@ class LocalStore(Store):
         return opened[1]
 
     def _get_partial_values(
-        self, requests: list[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
-        out: list[Optional[Buffer]] = [None] * len(requests)
+        self, requests: list[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
+        out: list[Buffer | None] = [None] * len(requests)
         # Group by key so that each file is opened once and at most one is open at a time.
         by_key: dict[str, list[int]] = {}
         for i, (key, _, _) in enumerate(requests):
@@ -514,7 +513,7 @@ class LocalStore(Store):
                     start, stop = resolve_range(size, offset, length)
                     out[i] = pread_exact(fd, stop - start, start) if stop > start else b""
             except OSError as exc:
-                raise _store_error(f"{key!r}: cannot read a byte range", exc)
+                raise _store_error(f"{key!r}: cannot read a byte range", exc) from exc
             finally:
                 os.close(fd)
         return out
@@ -550,7 +549,7 @@ class LocalStore(Store):
                 except FileNotFoundError:
                     continue
             except OSError as exc:
-                raise _store_error(f"{key!r}: cannot create a temporary file", exc)
+                raise _store_error(f"{key!r}: cannot create a temporary file", exc) from exc
         else:  # pragma: no cover - needs a pathological race
             raise StoreError(f"{key!r}: cannot set: its directory keeps disappearing")
         try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Optional
+from typing import Any
 
 from zarrhpc.storage.abc import Buffer, Store, apply_writes, as_byte_view, resolve_range
 from zarrhpc.storage.keys import validate_key
@@ -49,7 +49,7 @@ class MemoryStore(Store):
     """
 
     def __init__(
-        self, store_dict: Optional[Mapping[str, Any]] = None, *, read_only: bool = False
+        self, store_dict: Mapping[str, Any] | None = None, *, read_only: bool = False
     ) -> None:
         super().__init__(read_only=read_only)
         self._lock = threading.RLock()
@@ -112,7 +112,7 @@ class MemoryStore(Store):
 
     # -- hooks -------------------------------------------------------------------------
 
-    def _get(self, key: str) -> Optional[Buffer]:
+    def _get(self, key: str) -> Buffer | None:
         with self._lock:
             return self._data.get(key)
 
@@ -120,18 +120,18 @@ class MemoryStore(Store):
         with self._lock:
             return key in self._data
 
-    def _getsize(self, key: str) -> Optional[int]:
+    def _getsize(self, key: str) -> int | None:
         with self._lock:
             value = self._data.get(key)
         return None if value is None else memoryview(value).nbytes
 
     def _get_partial_values(
-        self, requests: list[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
+        self, requests: list[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
         # One snapshot of the values involved, so a batch sees one consistent state.
         with self._lock:
             snapshot = {key: self._data.get(key) for key, _, _ in requests}
-        out: list[Optional[Buffer]] = []
+        out: list[Buffer | None] = []
         for key, offset, length in requests:
             value = snapshot[key]
             if value is None:

@@ -71,7 +71,7 @@ import uuid
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional, Union
+from typing import Any
 
 from zarrhpc.errors import InvalidKeyError, StoreError, UnsupportedError
 from zarrhpc.storage import _zipformat as zf
@@ -136,7 +136,7 @@ def _decompress(entry: zf.ZipEntry, data: memoryview, where: str) -> bytes:
 class _Archive:
     """The open state of one zip file, shared by every `ZipStore` on it in this process."""
 
-    def __init__(self, path: str, mode: str, durable: bool, compact: Union[bool, str]):
+    def __init__(self, path: str, mode: str, durable: bool, compact: bool | str):
         self.path = path
         self.writable = mode != "r"
         self.durable = durable
@@ -243,7 +243,7 @@ class _Archive:
         except OSError as exc:
             raise _os_error(f"{self.path}: entry {entry.name!r}: cannot read", exc) from exc
 
-    def read(self, key: str) -> Optional[Buffer]:
+    def read(self, key: str) -> Buffer | None:
         entry = self.entries.get(key)
         if entry is None:
             return None
@@ -411,7 +411,7 @@ class _Archive:
             os.close(old)
 
 
-def _acquire(path: str, mode: str, durable: bool, compact: Union[bool, str]) -> _Archive:
+def _acquire(path: str, mode: str, durable: bool, compact: bool | str) -> _Archive:
     """The open archive of ``path`` in this process, opened (or shared) for ``mode``."""
     with _ARCHIVES_LOCK:
         archive = _ARCHIVES.get(path)
@@ -469,9 +469,9 @@ class ZipStore(Store):
     (b'{}', True)
     """
 
-    def __init__(self, path: Union[str, os.PathLike[str]], mode: str = "r", *,
-                 read_only: Optional[bool] = None, durable: bool = False,
-                 compact: Union[bool, str] = "auto") -> None:
+    def __init__(self, path: str | os.PathLike[str], mode: str = "r", *,
+                 read_only: bool | None = None, durable: bool = False,
+                 compact: bool | str = "auto") -> None:
         if mode not in _MODES:
             raise ValueError(f"ZipStore mode: expected one of {_MODES}, got {mode!r}")
         if compact not in (True, False, "auto"):
@@ -585,17 +585,17 @@ class ZipStore(Store):
 
     # -- hooks -------------------------------------------------------------------------
 
-    def _get(self, key: str) -> Optional[Buffer]:
+    def _get(self, key: str) -> Buffer | None:
         return self._archive.read(key)
 
     def _exists(self, key: str) -> bool:
         return key in self._archive.entries
 
     def _get_partial_values(
-        self, requests: list[tuple[str, int, Optional[int]]]
-    ) -> list[Optional[Buffer]]:
-        values: dict[str, Optional[Buffer]] = {}
-        out: list[Optional[Buffer]] = []
+        self, requests: list[tuple[str, int, int | None]]
+    ) -> list[Buffer | None]:
+        values: dict[str, Buffer | None] = {}
+        out: list[Buffer | None] = []
         for key, offset, length in requests:
             if key not in values:
                 values[key] = self._archive.read(key)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 import pytest
@@ -62,7 +62,7 @@ INVALID_PREFIXES = ["/", "/a/", "a//", "a//b/", "../", "a/../", "./", "a\\b/"]
 SAMPLE_KEYS = ["zarr.json", "c/0", "a/b/c/0.0", ".zattrs", "a/.zarray", "x/c/1/2/3", "é/ü"]
 
 
-def expected_range(data: bytes, offset: int, length: Optional[int]) -> bytes:
+def expected_range(data: bytes, offset: int, length: int | None) -> bytes:
     """The bytes a partial read of ``data`` must return (the model of the semantics).
 
     Parameters
@@ -264,7 +264,7 @@ class StoreTests:
 
     @pytest.mark.parametrize(("offset", "length"), RANGES)
     def test_get_partial_values_ranges(
-        self, store: Store, offset: int, length: Optional[int]
+        self, store: Store, offset: int, length: int | None
     ) -> None:
         data = bytes(range(100))
         store.set("a/k", data)
