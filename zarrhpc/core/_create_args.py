@@ -10,6 +10,10 @@
   the last two through their own ``to_dict()`` (so zarrhpc never imports zarr);
 - chunk_key_encoding: a ChunkKeyEncoding (ours or zarr-python's), a v3 dict, zarr-python's
   flat ``{"name": "default", "separator": "."}``, a name, or a ``(name, separator)`` pair.
+
+Also the two helpers both ``_create.create_array`` (v3) and ``api_v2.create_array_v2``
+use, ``_normalize_chunks`` and ``_prepare_path``: here, below both, so that neither
+imports the other's module back.
 """
 
 from __future__ import annotations

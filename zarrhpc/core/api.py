@@ -10,6 +10,11 @@ and a node path (``_nodes.resolve_store_path``); creation arguments in zarr-pyth
 become canonical ones (``_create_args``); the metadata is built and validated before
 anything is written; then the node's ancestors are made explicit groups and its document
 written. The convenience functions (``zeros``, ``save``...) live in ``convenience``.
+
+The creation code itself (``create_array``, ``create``, the metadata of a new group) lives
+in ``_create``, below this module, group.py and convenience.py, which all call it; this
+module re-exports ``create_array`` and ``DEFAULT_FILL_VALUE`` and builds ``create_group``'s
+Group from ``_create.create_group_node``.
 """
 
 from __future__ import annotations
