@@ -10,6 +10,10 @@
   the last two through their own ``to_dict()`` (so zarrhpc never imports zarr);
 - chunk_key_encoding: a ChunkKeyEncoding (ours or zarr-python's), a v3 dict, zarr-python's
   flat ``{"name": "default", "separator": "."}``, a name, or a ``(name, separator)`` pair.
+
+Also the two helpers both ``_create.create_array`` (v3) and ``api_v2.create_array_v2``
+use, ``_normalize_chunks`` and ``_prepare_path``: here, below both, so that neither
+imports the other's module back.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import math
 
 import numpy as np
 
-from zarrhpc.errors import CodecError
+from zarrhpc.core._nodes import read_node
+from zarrhpc.core.formats import doc_key, empty_group, write_node
+from zarrhpc.errors import CodecError, ContainsArrayError, ContainsGroupError
 from zarrhpc.metadata import ChunkKeyEncoding
 
 __all__ = [
@@ -153,3 +159,49 @@ def parse_chunk_key_encoding(value, doc: str) -> ChunkKeyEncoding:
         value = {"name": value.get("name", "default"),
                  "configuration": {"separator": value["separator"]}}
     return ChunkKeyEncoding.from_json(value, doc)
+
+
+# shared by create_array (core._create) and create_array_v2 (core.api_v2)
+def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    if chunks is None or chunks is True or (isinstance(chunks, str) and chunks == "auto"):
+        return guess_chunks(shape, itemsize)
+    if isinstance(chunks, (int, np.integer)) and not isinstance(chunks, bool):
+        chunks = (int(chunks),) * len(shape)
+    try:
+        chunks = tuple(int(c) for c in chunks)
+    except TypeError:
+        raise ValueError(f"chunks: expected 'auto', an int or a tuple of ints, got {chunks!r}") from None
+    if len(chunks) != len(shape):
+        raise ValueError(f"chunks: {chunks} has {len(chunks)} dimensions, shape {shape} has {len(shape)}")
+    out = []
+    for axis, (c, n) in enumerate(zip(chunks, shape)):
+        if c == -1:  # the whole dimension
+            c = max(1, n)
+        if c < 1:
+            raise ValueError(f"chunks: axis {axis}: chunk length must be positive, got {c}")
+        out.append(c)
+    return tuple(out)
+
+
+def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> None:
+    """Make room for a new node at ``path`` and explicit groups at its ancestors (v2
+    requires a ``.zgroup`` at every ancestor; v3 writes them too)."""
+    existing = read_node(store, path)
+    if existing is not None and not overwrite:
+        cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
+        kind = "an array" if cls is ContainsArrayError else "a group"
+        raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
+                  f"(use overwrite=True)")
+    if overwrite:
+        store.erase_prefix(f"{path}/" if path else "")
+    parts = path.split("/") if path else []
+    for i in range(len(parts)):
+        parent = "/".join(parts[:i])
+        md = read_node(store, parent)
+        if md is not None and md.node_type == "array":
+            raise ContainsArrayError(
+                f"{doc_key(parent, md)}: cannot create {path!r} inside the array at "
+                f"{parent or '/'!r}"
+            )
+        if md is None:
+            write_node(store, parent, empty_group(zarr_format))

@@ -51,9 +51,8 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
                     fill_value, order, attributes, dimension_names, chunk_key_encoding,
                     write_empty_chunks, overwrite) -> Array:
     """Create a Zarr v2 array (called by ``zarrhpc.create_array``)."""
-    # imported here: api imports this module lazily, from inside create_array
-    from zarrhpc.core.api import _normalize_chunks as normalize_chunks
-    from zarrhpc.core.api import _prepare_path as prepare_path
+    from zarrhpc.core._create_args import _normalize_chunks as normalize_chunks
+    from zarrhpc.core._create_args import _prepare_path as prepare_path
 
     if serializer not in ("auto", None):
         raise UnsupportedError("serializer: Zarr v2 has no serializer; leave it 'auto'")

@@ -17,9 +17,9 @@ __all__ = ["ArrayApiMixin"]
 
 
 def _open_array_ref(store, path: str, read_only: bool, write_empty_chunks: bool,
-                    order: str):
-    """Reopen an Array from its pickled reference (metadata read again from the store)."""
-    from zarrhpc.core.array import Array
+                    order: str, cls):
+    """Reopen an Array (of class ``cls``, passed in by ``__reduce__`` so this module never
+    imports array.py) from its pickled reference (metadata read again from the store)."""
     from zarrhpc.core.formats import doc_key, read_node
     from zarrhpc.errors import ArrayNotFoundError
 
@@ -27,8 +27,8 @@ def _open_array_ref(store, path: str, read_only: bool, write_empty_chunks: bool,
     if md is None or md.node_type != "array":
         raise ArrayNotFoundError(f"{doc_key(path, md)}: no array at path {path or '/'!r} in "
                                  f"{store!r} (unpickling)")
-    return Array(store, path, md, read_only=read_only,
-                 write_empty_chunks=write_empty_chunks, order=order)
+    return cls(store, path, md, read_only=read_only,
+               write_empty_chunks=write_empty_chunks, order=order)
 
 
 def _v2_codecs(md) -> tuple[tuple, tuple]:
@@ -45,7 +45,7 @@ class ArrayApiMixin:
 
     def __reduce__(self):
         return (_open_array_ref, (self._store, self._path, self._read_only,
-                                  self._write_empty_chunks, self._order))
+                                  self._write_empty_chunks, self._order, type(self)))
 
     # -- codecs, as zarr-python 3 splits the chain ----------------------------------
     def _inner_pipeline(self):

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from zarrhpc.core._nodes import resolve_store_path
-from zarrhpc.core.api import (
-    DEFAULT_FILL_VALUE,
+from zarrhpc.core._create import (  # create, from_array and _like_args: re-exported
+    _like_args,
+    create,
     create_array,
-    create_group,
-    open,
-    open_array,
-    open_group,
+    from_array,
 )
+from zarrhpc.core._nodes import resolve_store_path
+from zarrhpc.core.api import create_group, open, open_array, open_group
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedError
@@ -28,85 +27,6 @@ from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedEr
 __all__ = ["array", "copy", "copy_all", "create", "create_hierarchy", "empty", "empty_like",
            "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
            "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like"]
-
-_NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "object_codec",
-             "meta_array", "read_only")
-
-
-def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFAULT_FILL_VALUE,
-           order=None,
-           store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
-           write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
-           chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
-           config=None, mode="a", **kwargs) -> Array:
-    """Create an array (zarr-python's ``create``: mode "a", dtype float64 by default).
-
-    ``codecs`` (v3) is the whole chain; ``compressor`` and ``filters`` are the v2-style
-    arguments; ``dimension_separator`` picks the chunk key separator.
-    """
-    unknown = sorted(set(kwargs) - set(_NOT_USED))
-    if unknown:
-        raise TypeError(f"create() got an unexpected keyword argument {unknown[0]!r}")
-    if kwargs.get("read_only"):
-        raise ValueError("read_only=True is no longer supported when creating new arrays")
-    if chunk_shape is not None:
-        chunks = chunk_shape
-    if chunks is None or chunks is True:
-        chunks = "auto"
-    elif chunks is False:
-        chunks = shape
-    mode_store, path = resolve_store_path(store, path, "w" if mode != "r" else "r",
-                                          storage_options)
-    if mode == "w":
-        overwrite = True
-    elif mode == "w-":
-        from zarrhpc.core._nodes import read_node
-
-        if read_node(mode_store, path) is not None:
-            raise ContainsArrayError(f"{path or '/'}: a node already exists in {mode_store!r}")
-    from zarrhpc import config as settings
-
-    fmt = zarr_format or settings.get("default_zarr_format")
-    if dimension_separator is not None and chunk_key_encoding is None:
-        chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
-    kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,
-              chunks=chunks, fill_value=fill_value, order=order, zarr_format=fmt,
-              attributes=attributes, chunk_key_encoding=chunk_key_encoding,
-              dimension_names=dimension_names, overwrite=overwrite, config=config,
-              write_empty_chunks=write_empty_chunks)
-    if codecs is not None:
-        if fmt == 2:
-            raise ValueError("codecs: Zarr v2 arrays take compressor and filters, not codecs")
-        kw.update(_split_codecs(codecs))
-    else:
-        if compressor != "auto":
-            kw["compressors"] = compressor
-        if filters is not None:
-            kw["filters"] = filters
-    return create_array(mode_store, **kw)
-
-
-def _split_codecs(codecs) -> dict:
-    """A whole v3 chain -> filters, serializer, compressors (as create_array takes them)."""
-    from zarrhpc.codecs import ArrayToArrayCodec, ArrayToBytesCodec, Codec, get_codec_class
-    from zarrhpc.core._create_args import codec_entry
-
-    filters, serializer, compressors = [], None, []
-    for entry in codecs:
-        entry = codec_entry(entry)
-        if isinstance(entry, Codec):
-            cls = type(entry)
-        else:
-            cls = get_codec_class(entry if isinstance(entry, str) else entry["name"])
-        if issubclass(cls, ArrayToArrayCodec):
-            filters.append(entry)
-        elif issubclass(cls, ArrayToBytesCodec):
-            serializer = entry
-        else:
-            compressors.append(entry)
-    return {"filters": filters, "serializer": serializer or "auto",
-            "compressors": compressors}
-
 
 def empty(shape, **kwargs) -> Array:
     """An array with no chunks written (reads give the fill value)."""
@@ -126,29 +46,6 @@ def ones(shape, **kwargs) -> Array:
 def full(shape, fill_value, **kwargs) -> Array:
     """An array filled with ``fill_value``."""
     return create(shape=shape, fill_value=fill_value, **kwargs)
-
-
-def _like_args(a) -> dict:
-    out: dict = {}
-    shape = getattr(a, "shape", None)
-    if isinstance(shape, tuple):
-        out["shape"] = shape
-        chunks = getattr(a, "chunks", None)
-        if isinstance(chunks, tuple) and len(chunks) == len(shape) and \
-                all(isinstance(c, (int, np.integer)) for c in chunks):
-            out["chunks"] = chunks
-    if hasattr(a, "dtype"):
-        out["dtype"] = a.dtype
-    if isinstance(a, Array):
-        out["fill_value"] = a.fill_value
-        if a.zarr_format == 2:
-            out["order"] = a.order
-            out["compressor"] = a.compressors[0] if a.compressors else None
-            out["filters"] = list(a.filters) or None
-        else:
-            out["codecs"] = list(a.metadata.codecs)
-        out["zarr_format"] = a.zarr_format
-    return out
 
 
 def empty_like(a, **kwargs) -> Array:
@@ -197,58 +94,6 @@ def array(data, **kwargs) -> Array:
     z = create(**kwargs)
     z[...] = data
     return z
-
-
-def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards="keep",
-               filters="keep", compressors="keep", serializer="keep",
-               fill_value=DEFAULT_FILL_VALUE,
-               order=None, zarr_format=None, attributes=None, chunk_key_encoding=None,
-               dimension_names=None, storage_options=None, overwrite=False,
-               config=None) -> Array:
-    """A new array holding ``data`` (an Array: its settings are kept unless given)."""
-    kw = dict(name=name, order=order, attributes=attributes,
-              chunk_key_encoding=chunk_key_encoding, dimension_names=dimension_names,
-              storage_options=storage_options, overwrite=overwrite, config=config)
-    if isinstance(data, Array):
-        src = data
-        keep = {"chunks": (chunks, src.chunks), "shards": (shards, src.shards),
-                "filters": (filters, list(src.filters)),
-                "compressors": (compressors, list(src.compressors)),
-                "serializer": (serializer, "auto" if src.zarr_format == 2 else src.serializer)}
-        for key, (value, kept) in keep.items():
-            kw[key] = kept if isinstance(value, str) and value == "keep" else value
-        kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value
-        kw["zarr_format"] = zarr_format or src.zarr_format
-        if kw["zarr_format"] == 2:
-            kw.pop("shards")
-            if kw["compressors"] and kw["compressors"] != "auto":
-                kw["compressors"] = kw["compressors"][0]
-        if attributes is None:
-            kw["attributes"] = dict(src.attrs)
-        if dimension_names is None and src.zarr_format == 3:
-            kw["dimension_names"] = src.dimension_names
-        out = create_array(store, shape=src.shape, dtype=src.dtype, **kw)
-        if write_data:
-            for sl in _block_slices(src):
-                out[sl] = src[sl]
-        return out
-    for key, value in (("chunks", chunks), ("shards", shards), ("filters", filters),
-                       ("compressors", compressors), ("serializer", serializer)):
-        kw[key] = ("auto" if key != "shards" else None) if (
-            isinstance(value, str) and value == "keep") else value
-    return create_array(store, data=np.asanyarray(data), fill_value=fill_value,
-                        zarr_format=zarr_format or 3, write_data=write_data, **kw)
-
-
-def _block_slices(a: Array):
-    """Slices covering ``a`` one shard (or chunk) row at a time, to bound memory."""
-    step = a.shards or a.chunks
-    if not a.shape:
-        yield ()
-        return
-    n0 = max(1, step[0])
-    for start in range(0, a.shape[0], n0):
-        yield (slice(start, min(a.shape[0], start + n0)),)
 
 
 def group(store=None, *, overwrite=False, chunk_store=None, cache_attrs=None,
@@ -379,7 +224,7 @@ def _json_default(value):
 def _write_doc(store, path: str, doc: dict, overwrite: bool) -> None:
     import json
 
-    from zarrhpc.core.api import _prepare_path
+    from zarrhpc.core._create_args import _prepare_path
 
     fmt = doc.get("zarr_format", 3)
     _prepare_path(store, path, overwrite, fmt)

@@ -220,7 +220,7 @@ class Group(Node):
     # -- creation ---------------------------------------------------------------------
     def create_array(self, name: str, **kwargs) -> Array:
         """Create an array under this group; keywords as ``zarrhpc.create_array``."""
-        from zarrhpc.core.api import create_array
+        from zarrhpc.core._create import create_array
 
         self._check_writable()
         self._consolidated = None  # now stale: list the store again
@@ -234,12 +234,13 @@ class Group(Node):
 
     def create_group(self, name: str, **kwargs) -> Group:
         """Create a sub-group; keywords as ``zarrhpc.create_group``."""
-        from zarrhpc.core.api import create_group
+        from zarrhpc.core._create import create_group_node
 
         self._check_writable()
         self._consolidated = None
         kwargs.setdefault("zarr_format", self.zarr_format)
-        return create_group(self._store, path=self._child(name), **kwargs)
+        store, path, md = create_group_node(self._store, path=self._child(name), **kwargs)
+        return Group(store, path, md)
 
     def require_group(self, name: str, **kwargs) -> Group:
         """The sub-group ``name``, created if missing (an array there is an error)."""
@@ -300,7 +301,7 @@ class Group(Node):
         return self._filled(name, shape, fill_value, kwargs)
 
     def _like(self, name, data, fill, kwargs):
-        from zarrhpc.core.convenience import _like_args
+        from zarrhpc.core._create import _like_args
 
         like = _like_args(data)
         like.pop("zarr_format", None)
@@ -327,7 +328,7 @@ class Group(Node):
         self._check_writable()
         self._consolidated = None
         if isinstance(value, Array):
-            from zarrhpc.core.convenience import from_array
+            from zarrhpc.core._create import from_array
 
             from_array(self._store, data=value, name=self._child(name), overwrite=True)
             return

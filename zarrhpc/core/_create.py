@@ -1,0 +1,448 @@
+"""Creating arrays and groups: ``create_array``, the metadata of a new group, zarr-python's
+``create`` and ``from_array``, and the helpers they share.
+
+Kept below api.py, group.py and convenience.py, which all create nodes: api.py re-exports
+``create_array`` and ``DEFAULT_FILL_VALUE`` and builds the Group of ``create_group`` from
+:func:`create_group_node`; ``Group.create_array`` and friends call this module directly, so
+no sibling import cycle runs through api.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zarrhpc.codecs import (
+    ChunkSpec,
+    Codec,
+    CodecPipeline,
+    ShardingCodec,
+    default_compressors,
+    default_serializer,
+    parse_codec,
+)
+from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks
+from zarrhpc.core._nodes import meta_key, resolve_store_path
+from zarrhpc.core.array import Array
+from zarrhpc.core.attributes import json_attributes
+from zarrhpc.core.formats import empty_group, write_node
+from zarrhpc.errors import ContainsArrayError, UnsupportedError
+from zarrhpc.metadata import (
+    ArrayMetadataV3,
+    GroupMetadataV3,
+    data_type_from_numpy,
+    fill_value_from_user,
+    normalize_path,
+)
+from zarrhpc.metadata.v2 import normalize_path_v2
+
+# zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
+# explicit None stores null)
+DEFAULT_FILL_VALUE = type("DefaultFillValue", (), {"__repr__": lambda self: "<default>"})()
+
+__all__ = ["DEFAULT_FILL_VALUE", "create", "create_array", "create_group_node", "from_array"]
+
+
+def _codec_list(value, auto, field: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str) and value == "auto":
+        return list(auto)
+    if isinstance(value, (dict, Codec, str)):
+        value = [value]
+    return list(value)
+
+
+def _build_codecs(filters, serializer, compressors, spec: ChunkSpec, doc: str):
+    entries = (
+        _codec_list(filters, [], "filters")
+        + _codec_list(serializer, [default_serializer(spec.dtype)], "serializer")
+        + _codec_list(compressors, default_compressors(spec.dtype), "compressors")
+    )
+    codecs = []
+    for i, entry in enumerate(entries):
+        codec = entry if isinstance(entry, Codec) else parse_codec(entry, doc, f"codecs[{i}]")
+        codecs.append(codec)
+    return CodecPipeline.from_codecs(codecs, spec, doc)
+
+
+def _normalize_shards(shards, chunks, shape, itemsize):
+    """(shard shape, inner chunk shape, index_location) from ``create_array``'s arguments.
+
+    ``shards`` is a shape or ``{"shape": ..., "index_location": "end" | "start"}`` (as
+    zarr-python 3); the shard shape must be a multiple of the inner chunk shape.
+    """
+    index_location = "end"
+    if isinstance(shards, dict):
+        unknown = sorted(set(shards) - {"shape", "index_location"})
+        if unknown or "shape" not in shards:
+            raise ValueError(f"shards: expected a shape or {{'shape': ..., 'index_location': "
+                             f"...}}, got {shards!r}")
+        index_location = shards.get("index_location", "end")
+        if index_location not in ("end", "start"):
+            raise ValueError(f"shards: index_location: expected 'end' or 'start', got "
+                             f"{index_location!r}")
+        shards = shards["shape"]
+    shard_shape = _normalize_chunks(shards, shape, itemsize)
+    inner = _normalize_chunks(chunks, shard_shape if chunks in (None, "auto") else shape,
+                              itemsize)
+    for axis, (s, c) in enumerate(zip(shard_shape, inner)):
+        if s % c:
+            raise ValueError(
+                f"shards: the shard shape {shard_shape} must be a multiple of the chunk shape "
+                f"{inner} (axis {axis}: {s} is not a multiple of {c})")
+    return shard_shape, inner, index_location
+
+
+def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks="auto",
+                 shards=None, filters="auto", compressors="auto", serializer="auto",
+                 fill_value=DEFAULT_FILL_VALUE, order=None, zarr_format=3, attributes=None,
+                 chunk_key_encoding=None, dimension_names=None, storage_options=None,
+                 overwrite=False, config=None, write_data=True, write_empty_chunks=None,
+                 compressor="auto") -> Array:
+    """Create a Zarr array; arguments as zarr-python 3's ``create_array``.
+
+    Parameters
+    ----------
+    store : Store, StorePath, str, pathlib.Path, dict or None
+        A Store, a directory path or URL (``file://``, ``memory://name``, ``s3://``...),
+        a dict (an in-memory store backed by it) or None (a new in-memory store).
+    name : str, optional
+        Path of the array inside the store (default: the root).
+    shape, dtype : array shape and data type (numpy dtype or v3 name such as "float32").
+    data : array-like, optional
+        Initial contents: shape and dtype are taken from it (then give neither).
+    chunks : tuple of int, int or "auto"
+        The chunk shape; with ``shards``, the inner chunk shape. "auto" chooses as
+        zarr-python does.
+    shards : tuple of int, dict or "auto", optional
+        The shard shape (a multiple of ``chunks``), or ``{"shape": ..., "index_location":
+        "end" | "start"}``: store the array in shards of ``sharding_indexed`` (index codecs
+        bytes and crc32c, index at the end, as zarr-python).
+    filters, serializer, compressors : codecs
+        The array->array, array->bytes and bytes->bytes codecs, as zarrhpc, zarr-python or
+        numcodecs codec objects or dicts; ``"auto"`` gives no filters, ``bytes``
+        little-endian and zstd; None gives none.
+    fill_value : scalar or None, optional
+        Default: zero of the type (False, "" ...). For v2, None stores a null fill value
+        (as zarr-python: readers then choose); for v3 None means the default.
+    order : "C" or "F", optional
+        Memory layout of arrays returned by reads (default: config ``array.order``).
+    chunk_key_encoding : dict, tuple, str or ChunkKeyEncoding, optional
+    config : dict, optional
+        ``{"order": ..., "write_empty_chunks": ...}`` as zarr-python's ``ArrayConfig``.
+    write_data : bool
+        Write ``data`` (False creates the array only).
+    write_empty_chunks : bool, optional
+        Store chunks equal to the fill value too (default: config
+        ``array.write_empty_chunks``, i.e. erase them).
+    overwrite : bool
+        Replace an existing node (and everything below it).
+    """
+    from zarrhpc import config as settings
+    from zarrhpc.core._create_args import codec_entries
+
+    store, name = resolve_store_path(store, name, "w", storage_options)
+    cfg = dict(config or {}) if not hasattr(config, "order") else {
+        "order": config.order, "write_empty_chunks": config.write_empty_chunks}
+    unknown = sorted(set(cfg) - {"order", "write_empty_chunks", "read_missing_chunks"})
+    if unknown:
+        raise ValueError(f"config: unknown array config key(s) {unknown}; expected 'order' "
+                         f"or 'write_empty_chunks'")
+    if order is None:
+        order = cfg.get("order") or settings.get("array.order")
+    if write_empty_chunks is None:
+        write_empty_chunks = cfg.get("write_empty_chunks",
+                                     settings.get("array.write_empty_chunks"))
+    if data is not None:
+        if shape is not None or dtype is not None:
+            which = "shape" if shape is not None else "dtype"
+            raise ValueError(f"The data parameter was used, but the {which} parameter was "
+                             f"also used. This is an error: give data, or shape and dtype")
+        if not hasattr(data, "shape") or not hasattr(data, "dtype"):
+            data = np.asarray(data)
+        shape, dtype = data.shape, data.dtype
+    if shape is None or dtype is None:
+        raise TypeError("create_array: give shape and dtype, or data")
+    if compressor != "auto":  # zarr-python's deprecated singular form
+        compressors = compressor
+    if zarr_format is None:
+        zarr_format = settings.get("default_zarr_format")
+    if zarr_format == 2:
+        from zarrhpc.core.api_v2 import create_array_v2
+
+        if shards is not None:
+            raise UnsupportedError("shards: Zarr v2 has no sharding")
+        if isinstance(chunks, str) and chunks == "auto":
+            chunks = guess_chunks(_shape_tuple(shape), np.dtype(dtype).itemsize)
+        if fill_value is DEFAULT_FILL_VALUE:
+            dt = np.dtype(dtype)
+            fill_value = np.zeros((), dt)[()].item() if dt.kind in "biufcSUmM" else None
+        arr = create_array_v2(
+            store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
+            compressors=compressors, serializer=serializer, fill_value=fill_value,
+            order=order, attributes=attributes, dimension_names=dimension_names,
+            chunk_key_encoding=chunk_key_encoding, write_empty_chunks=write_empty_chunks,
+            overwrite=overwrite)
+    elif zarr_format == 3:
+        # v2 keeps numcodecs dicts and objects as they are (codec_to_v2 reads them)
+        size = data_type_from_numpy(dtype).itemsize
+        filters, compressors, serializer = (codec_entries(filters, size),
+                                            codec_entries(compressors, size),
+                                            codec_entries(serializer, size))
+        if isinstance(serializer, list):
+            if len(serializer) != 1:
+                raise ValueError(f"serializer: expected one array->bytes codec, got "
+                                 f"{serializer!r}")
+            serializer = serializer[0]
+        arr = _create_array_v3(store, name, shape, dtype, chunks, shards, filters,
+                               compressors, serializer, fill_value, order, attributes,
+                               chunk_key_encoding, dimension_names, overwrite,
+                               write_empty_chunks)
+    else:
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
+    if data is not None and write_data:
+        arr[...] = data
+    return arr
+
+
+def _shape_tuple(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
+    return shape
+
+
+def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compressors,
+                     serializer, fill_value, order, attributes, chunk_key_encoding,
+                     dimension_names, overwrite, write_empty_chunks) -> Array:
+    from zarrhpc.core._create_args import auto_shards, parse_chunk_key_encoding
+
+    path = normalize_path(name or "")
+    doc = meta_key(path)
+    shape = _shape_tuple(shape)
+    data_type = data_type_from_numpy(dtype)
+    fill = fill_value_from_user(data_type, None if fill_value is DEFAULT_FILL_VALUE
+                                else fill_value)
+    if isinstance(shards, str) and shards == "auto":
+        if isinstance(chunks, str) and chunks == "auto":
+            chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
+        chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
+        shards = auto_shards(shape, chunks)
+    if shards is None:
+        chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    else:
+        # as zarr-python: filters, serializer and compressors make the inner chain
+        chunk_shape, inner, index_location = _normalize_shards(
+            shards, chunks, shape, data_type.itemsize)
+        inner_chain = _build_codecs(filters, serializer, compressors,
+                                    ChunkSpec(inner, data_type.dtype, fill), doc)
+        sharding = ShardingCodec(inner, inner_chain.to_json(), index_location=index_location)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = CodecPipeline.from_codecs([sharding], spec, doc)
+    cke = parse_chunk_key_encoding(chunk_key_encoding, doc)
+    if dimension_names is not None:
+        dimension_names = tuple(dimension_names)
+        if len(dimension_names) != len(shape):
+            raise ValueError(
+                f"dimension_names: {len(dimension_names)} names for {len(shape)} dimensions"
+            )
+    md = ArrayMetadataV3(
+        shape=shape,
+        data_type=data_type,
+        chunk_shape=chunk_shape,
+        chunk_key_encoding=cke,
+        fill_value=fill,
+        codecs=pipeline.to_json(),
+        attributes=json_attributes(attributes),
+        dimension_names=dimension_names,
+    )
+    md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
+    _prepare_path(store, path, overwrite)
+    store.set(doc, md.to_bytes())
+    return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+
+
+def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
+                      attributes=None, storage_options=None):
+    """Write a new group's metadata (and explicit groups at every missing ancestor);
+    returns (store, path, metadata), from which the caller builds its Group.
+
+    ``zarr_format`` defaults to config ``default_zarr_format`` (3); ``overwrite``
+    replaces what is at ``path`` (else an existing node is an error, as zarr-python).
+    """
+    from zarrhpc import config as settings
+
+    if zarr_format is None:
+        zarr_format = settings.get("default_zarr_format")
+    if zarr_format not in (2, 3):
+        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
+    store, path = resolve_store_path(store, path, "w", storage_options)
+    if zarr_format == 2:
+        path = normalize_path_v2(path)
+        md = empty_group(2).with_attributes(json_attributes(attributes))
+        md.documents()  # refuses attributes that are not JSON before anything is written
+    else:
+        path = normalize_path(path or "")
+        md = GroupMetadataV3(attributes=json_attributes(attributes))
+        md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
+    _prepare_path(store, path, overwrite, zarr_format)
+    write_node(store, path, md)
+    return store, path, md
+
+
+_NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "object_codec",
+             "meta_array", "read_only")
+
+
+def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFAULT_FILL_VALUE,
+           order=None,
+           store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
+           write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
+           chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
+           config=None, mode="a", **kwargs) -> Array:
+    """Create an array (zarr-python's ``create``: mode "a", dtype float64 by default).
+
+    ``codecs`` (v3) is the whole chain; ``compressor`` and ``filters`` are the v2-style
+    arguments; ``dimension_separator`` picks the chunk key separator.
+    """
+    unknown = sorted(set(kwargs) - set(_NOT_USED))
+    if unknown:
+        raise TypeError(f"create() got an unexpected keyword argument {unknown[0]!r}")
+    if kwargs.get("read_only"):
+        raise ValueError("read_only=True is no longer supported when creating new arrays")
+    if chunk_shape is not None:
+        chunks = chunk_shape
+    if chunks is None or chunks is True:
+        chunks = "auto"
+    elif chunks is False:
+        chunks = shape
+    mode_store, path = resolve_store_path(store, path, "w" if mode != "r" else "r",
+                                          storage_options)
+    if mode == "w":
+        overwrite = True
+    elif mode == "w-":
+        from zarrhpc.core._nodes import read_node
+
+        if read_node(mode_store, path) is not None:
+            raise ContainsArrayError(f"{path or '/'}: a node already exists in {mode_store!r}")
+    from zarrhpc import config as settings
+
+    fmt = zarr_format or settings.get("default_zarr_format")
+    if dimension_separator is not None and chunk_key_encoding is None:
+        chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
+    kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,
+              chunks=chunks, fill_value=fill_value, order=order, zarr_format=fmt,
+              attributes=attributes, chunk_key_encoding=chunk_key_encoding,
+              dimension_names=dimension_names, overwrite=overwrite, config=config,
+              write_empty_chunks=write_empty_chunks)
+    if codecs is not None:
+        if fmt == 2:
+            raise ValueError("codecs: Zarr v2 arrays take compressor and filters, not codecs")
+        kw.update(_split_codecs(codecs))
+    else:
+        if compressor != "auto":
+            kw["compressors"] = compressor
+        if filters is not None:
+            kw["filters"] = filters
+    return create_array(mode_store, **kw)
+
+
+def _split_codecs(codecs) -> dict:
+    """A whole v3 chain -> filters, serializer, compressors (as create_array takes them)."""
+    from zarrhpc.codecs import ArrayToArrayCodec, ArrayToBytesCodec, Codec, get_codec_class
+    from zarrhpc.core._create_args import codec_entry
+
+    filters, serializer, compressors = [], None, []
+    for entry in codecs:
+        entry = codec_entry(entry)
+        if isinstance(entry, Codec):
+            cls = type(entry)
+        else:
+            cls = get_codec_class(entry if isinstance(entry, str) else entry["name"])
+        if issubclass(cls, ArrayToArrayCodec):
+            filters.append(entry)
+        elif issubclass(cls, ArrayToBytesCodec):
+            serializer = entry
+        else:
+            compressors.append(entry)
+    return {"filters": filters, "serializer": serializer or "auto",
+            "compressors": compressors}
+
+
+def _like_args(a) -> dict:
+    out: dict = {}
+    shape = getattr(a, "shape", None)
+    if isinstance(shape, tuple):
+        out["shape"] = shape
+        chunks = getattr(a, "chunks", None)
+        if isinstance(chunks, tuple) and len(chunks) == len(shape) and \
+                all(isinstance(c, (int, np.integer)) for c in chunks):
+            out["chunks"] = chunks
+    if hasattr(a, "dtype"):
+        out["dtype"] = a.dtype
+    if isinstance(a, Array):
+        out["fill_value"] = a.fill_value
+        if a.zarr_format == 2:
+            out["order"] = a.order
+            out["compressor"] = a.compressors[0] if a.compressors else None
+            out["filters"] = list(a.filters) or None
+        else:
+            out["codecs"] = list(a.metadata.codecs)
+        out["zarr_format"] = a.zarr_format
+    return out
+
+
+def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards="keep",
+               filters="keep", compressors="keep", serializer="keep",
+               fill_value=DEFAULT_FILL_VALUE,
+               order=None, zarr_format=None, attributes=None, chunk_key_encoding=None,
+               dimension_names=None, storage_options=None, overwrite=False,
+               config=None) -> Array:
+    """A new array holding ``data`` (an Array: its settings are kept unless given)."""
+    kw = dict(name=name, order=order, attributes=attributes,
+              chunk_key_encoding=chunk_key_encoding, dimension_names=dimension_names,
+              storage_options=storage_options, overwrite=overwrite, config=config)
+    if isinstance(data, Array):
+        src = data
+        keep = {"chunks": (chunks, src.chunks), "shards": (shards, src.shards),
+                "filters": (filters, list(src.filters)),
+                "compressors": (compressors, list(src.compressors)),
+                "serializer": (serializer, "auto" if src.zarr_format == 2 else src.serializer)}
+        for key, (value, kept) in keep.items():
+            kw[key] = kept if isinstance(value, str) and value == "keep" else value
+        kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value
+        kw["zarr_format"] = zarr_format or src.zarr_format
+        if kw["zarr_format"] == 2:
+            kw.pop("shards")
+            if kw["compressors"] and kw["compressors"] != "auto":
+                kw["compressors"] = kw["compressors"][0]
+        if attributes is None:
+            kw["attributes"] = dict(src.attrs)
+        if dimension_names is None and src.zarr_format == 3:
+            kw["dimension_names"] = src.dimension_names
+        out = create_array(store, shape=src.shape, dtype=src.dtype, **kw)
+        if write_data:
+            for sl in _block_slices(src):
+                out[sl] = src[sl]
+        return out
+    for key, value in (("chunks", chunks), ("shards", shards), ("filters", filters),
+                       ("compressors", compressors), ("serializer", serializer)):
+        kw[key] = ("auto" if key != "shards" else None) if (
+            isinstance(value, str) and value == "keep") else value
+    return create_array(store, data=np.asanyarray(data), fill_value=fill_value,
+                        zarr_format=zarr_format or 3, write_data=write_data, **kw)
+
+
+def _block_slices(a: Array):
+    """Slices covering ``a`` one shard (or chunk) row at a time, to bound memory."""
+    step = a.shards or a.chunks
+    if not a.shape:
+        yield ()
+        return
+    n0 = max(1, step[0])
+    for start in range(0, a.shape[0], n0):
+        yield (slice(start, min(a.shape[0], start + n0)),)
