@@ -223,8 +223,12 @@ def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
         return None
     dims = proj.dims
     base = np.cumsum([0] + [d.count for d in dims[:-1]]).astype(np.int64)
-    cat = (lambda parts: np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
-           if parts else np.zeros(0, np.int64))
+
+    def cat(parts):
+        if not parts:
+            return np.zeros(0, np.int64)
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
+
     tables = (
         np.array([len(d.chunks) for d in dims], dtype=np.int64),
         cat([d.chunks for d in dims]),

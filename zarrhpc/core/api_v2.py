@@ -14,8 +14,8 @@ import numpy as np
 
 from zarrhpc.codecs.registry import codec_to_v2
 from zarrhpc.core._nodes import resolve_store
-from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.array import Array
+from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.formats import write_node
 from zarrhpc.errors import UnsupportedError
 from zarrhpc.metadata import ChunkKeyEncoding

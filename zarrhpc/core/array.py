@@ -29,9 +29,9 @@ from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
 from zarrhpc.core._select import read_orthogonal, read_points, write_orthogonal, write_points
-from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
+from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import ArrayNotFoundError, SelectionError

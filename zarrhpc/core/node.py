@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-
-from zarrhpc.core.formats import write_node
 from zarrhpc.core.attributes import Attributes
+from zarrhpc.core.formats import write_node
 from zarrhpc.errors import ReadOnlyError
 
 __all__ = ["Node", "NodeInfo"]
