@@ -49,10 +49,11 @@ from zarrhpc.bench.mpi_rounds import (  # noqa: F401 - re-exported
     timed,
     timed_rounds,
 )
+from zarrhpc.mpi._comm import _mpi
 
 
 def main(argv=None) -> int:
-    from mpi4py import MPI
+    MPI = _mpi()  # only zarrhpc.mpi imports mpi4py
 
     from zarrhpc import mpi as zmpi
 

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from zarrhpc.bench.mpi_rounds import BLOSC, _clean, _max, field_block, slabs, timed_rounds
+from zarrhpc.mpi._comm import _mpi
 
 __all__ = ["SimulatedPFS", "main", "run"]
 
@@ -99,7 +100,7 @@ def run(argv=None) -> dict:
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
 
-    from mpi4py import MPI
+    MPI = _mpi()  # only zarrhpc.mpi imports mpi4py
 
     from zarrhpc.checkpoint import Checkpointer
     from zarrhpc.mpi import nodes as zn

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from zarrhpc.mpi._comm import _mpi
+
 BLOSC = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}
 
 
@@ -111,6 +113,6 @@ def _clean(comm, root: Path, keep: str) -> None:
 
 
 def _max():
-    from mpi4py import MPI
+    MPI = _mpi()  # only zarrhpc.mpi imports mpi4py
 
     return MPI.MAX
