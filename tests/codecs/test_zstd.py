@@ -135,3 +135,19 @@ def test_bad_configuration(config, key):
             ChunkSpec((2,), np.dtype("u1")),
             "a/zarr.json",
         )
+
+
+def test_huge_declared_size_before_another_codec_is_refused_before_allocating():
+    # gzip then zstd: the zstd frame's size is not known from the chunk, only bounded by it;
+    # a header claiming 32 TiB must fail as corrupt, not as MemoryError (found by fuzzing)
+    from zarrhpc.codecs import GzipCodec
+
+    spec = ChunkSpec((4, 4), np.dtype("f4"))
+    p = CodecPipeline.from_codecs([default_serializer(spec.dtype), GzipCodec(), ZstdCodec()],
+                                  spec)
+    frame = b"\x28\xb5\x2f\xfd" + b"\xe0" + (1 << 45).to_bytes(8, "little") + b"\x01\x00\x00"
+    with pytest.raises(CorruptChunkError, match="more than a chunk"):
+        p.decode(frame, "data/c/0/0")
+    # a real chain still decodes
+    data = np.arange(16, dtype="f4").reshape(4, 4)
+    assert (p.decode(p.encode(data, "k"), "k") == data).all()

@@ -71,6 +71,14 @@ def _decompressor() -> zstandard.ZstdDecompressor:
     return dec
 
 
+def _bound(spec: ChunkSpec) -> float:
+    """The most bytes an intermediate stream of a ``spec`` chunk can hold: twice the chunk
+    plus 1 MiB of format overhead; unbounded for variable-length elements (strings)."""
+    if spec.dtype.hasobject or spec.dtype.kind == "T":
+        return float("inf")
+    return 2 * spec.nbytes + (1 << 20)
+
+
 class ZstdCodec(BytesToBytesCodec):
     """Compress with Zstandard.
 
@@ -142,6 +150,13 @@ class ZstdCodec(BytesToBytesCodec):
             # refuse before allocating what a corrupt header claims
             raise CorruptChunkError(
                 f"zstd: frame header declares {content_size} bytes, expected {decoded_size}"
+            )
+        if decoded_size is None and content_size > _bound(spec):
+            # another compressor follows, so the exact size is unknown; but no stream
+            # between two codecs of a fixed-size chunk is much larger than the chunk
+            raise CorruptChunkError(
+                f"zstd: frame header declares {content_size} bytes, more than a chunk of "
+                f"{spec.nbytes} bytes can need"
             )
         dec = _decompressor()
         try:
