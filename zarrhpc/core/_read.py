@@ -94,6 +94,7 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     # no more threads than chunks: waking an idle worker for a one-chunk read (each dask
     # task reads one) costs more than the read itself on a busy machine
     nthreads = min(config.get("threads"), plan.ntasks)
+    sources = None
     if target is not None:
         prefix, root_len, kind, sep = target
         status, err_task, code, msg = engine.read(
@@ -110,8 +111,10 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
         raise_engine_error(prep, plan, err_task, code, msg)
     for t in np.flatnonzero(status == FALLBACK):
         p = plan.projection(int(t))
+        # the bytes fetched for the engine serve the Python decode too (no second request)
+        raw = False if sources is None else sources[int(t)]
         decode_chunk_into(prep, prep.chunk_key(p.chunk_coords), full[p.out_selection],
-                          p.chunk_selection)
+                          p.chunk_selection, raw)
 
 
 def _read_python(prep, sel, full: np.ndarray) -> None:
