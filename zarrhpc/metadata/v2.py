@@ -27,7 +27,7 @@ byte orders (no single swap applies), which is also what reads return.
 Fill values: ``null``; JSON numbers; ``"NaN"``, ``"Infinity"``, ``"-Infinity"``;
 ``[re, im]`` for complex; base64 for ``S``, ``V`` and structured types; a plain string for
 ``U``; an integer for datetimes (``NaT`` is -2**63, as zarr-python writes). ``null`` reads
-as zero and is written back as ``null``.
+as zero (NaT for datetimes, as zarr-python 3 reads it) and is written back as ``null``.
 """
 
 from __future__ import annotations
@@ -542,6 +542,10 @@ class ArrayMetadataV2(_DocumentV2):
         if fill is None:
             fill = vlen_fill(dt, None, ZARRAY, False) if dt.kind == "object" else np.zeros(
                 (), dt.dtype)
+            if dt.dtype.kind in "mM":
+                # zarr-python 3 reads a null datetime fill as NaT (not the epoch)
+                fill = np.full((), np.datetime64("NaT") if dt.dtype.kind == "M"
+                               else np.timedelta64("NaT"), dt.dtype)
         return ArraySpec(
             shape=self.shape,
             data_type=dt,

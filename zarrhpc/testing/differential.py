@@ -285,7 +285,9 @@ def operation(draw, lay, shape):
     elif kind == "resize":
         op["shape"] = tuple(draw(st.integers(0, 8 if ndim < 3 else 5)) for _ in shape)
     elif kind == "append":
-        axis = draw(st.integers(-ndim, ndim - 1))
+        # zarr-python 3.1 appends along a negative axis wrongly (the array keeps its
+        # shape and the data overwrites its end): only zarrhpc gets negative axes
+        axis = draw(st.integers(-ndim if lib == "zarrhpc" else 0, ndim - 1))
         ashape = list(shape)
         ashape[axis] = draw(st.integers(0, 4))
         op["axis"] = axis
@@ -387,7 +389,7 @@ def model_read(model, op, lay):
     how, index = model_index(op, model.shape, lay)
     if how == "outer":
         idx, dropped = index
-        out = model[idx] if idx else model[()]
+        out = np.asarray(model[idx] if idx else model[()])
         return out.reshape([n for n, d in zip(out.shape, dropped) if not d])
     return model[index]
 
