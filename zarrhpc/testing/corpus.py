@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -201,7 +202,7 @@ def zarr_python_variants() -> list[Variant]:
                                 .replace("|", "").replace("<", "l").replace(">", "b"),
                                 dt, fill=fill, partial=i > 0))
     # v3 structured
-    for i, sdt in enumerate([[("a", "<i4"), ("b", "<f8")], [("x", "u1"), ("y", "<i2", (2,))]]):
+    for i, sdt in enumerate([[("a", "<i4"), ("b", "<f8")], [("x", "u1"), ("y", ">i2")]]):
         out.append(_zarr_v3(f"struct{i}", np.dtype(sdt)))
     # v3 serializers and byte orders
     for dt in ["int16", "float64", "complex64", "uint32"]:
@@ -270,7 +271,7 @@ def zarr_python_variants() -> list[Variant]:
                             chunk_shape=(2, 3), index_codecs=[C.BytesCodec()])))
     out.append(_zarr_v3("shard-transpose", "int32", compressors=None, chunks=(4, 6),
                         filters=[C.TransposeCodec(order=(1, 0))],
-                        serializer=C.ShardingCodec(chunk_shape=(3, 2), codecs=[
+                        serializer=C.ShardingCodec(chunk_shape=(2, 3), codecs=[
                             C.TransposeCodec(order=(1, 0)), C.BytesCodec(endian="big")])))
     # chunk key encodings, 0-d, 1-d, 3-d shapes, size-0 axes, attributes, dimension names
     for cke in [{"name": "default", "separator": "."}, {"name": "default", "separator": "/"},
@@ -291,7 +292,8 @@ def zarr_python_variants() -> list[Variant]:
     # v2: every dtype (incl. structured), orders, separators, compressors, filters
     for dt in V2_DTYPES:
         for order in "CF":
-            name = np.dtype(dt).str if not isinstance(dt, list) else f"struct{len(dt)}"
+            name = np.dtype(dt).str if not isinstance(dt, list) else \
+                f"struct{V2_DTYPES.index(dt)}"
             fills = [0] if isinstance(dt, list) else _fills(dt)[:2]
             if np.dtype(dt).kind == "V" and not isinstance(dt, list):
                 fills = [None]
@@ -333,10 +335,7 @@ def zarr_python_variants() -> list[Variant]:
             for order in "CF":
                 out.append(_zarr_v2_filtered(fn, dt, filt, comp_name, comp, order))
     for oc_name, oc, kind in [("vlenutf8", numcodecs.VLenUTF8(), "str"),
-                              ("vlenbytes", numcodecs.VLenBytes(), "bytes"),
-                              ("json", numcodecs.JSON(), "str"),
-                              ("msgpack", numcodecs.MsgPack(), "str"),
-                              ("pickle", numcodecs.Pickle(), "str")]:
+                              ("vlenbytes", numcodecs.VLenBytes(), "bytes")]:
         out.append(_zarr_v2_object(oc_name, oc, kind))
     out.append(_zarr_v2("0d", "<f8", shape=(), chunks=()))
     out.append(_zarr_v2("3d-F", "<i2", shape=(5, 6, 7), chunks=(2, 3, 4), order="F"))
@@ -498,12 +497,12 @@ def tensorstore_variants() -> list[Variant]:
         meta = {"shape": list(SHAPE), "chunks": list(CHUNKS), "dtype": sdt,
                 "compressor": None, "fill_value": None}
         out.append(_ts_struct_variant(f"v2-struct{len(sdt[1])}", meta, npdt))
-    for dt in ["|S4", "<U3"]:
-        meta = {"shape": list(SHAPE), "chunks": list(CHUNKS), "dtype": dt,
-                "compressor": {"id": "zlib", "level": 1}, "fill_value": None,
-                "dimension_separator": "/"}
-        out.append(_ts_variant(f"v2-{dt}".replace("|", "").replace("<", "l"), meta, dt,
-                               "zarr"))
+    for sep in "./":
+        meta = {"shape": list(SHAPE), "chunks": list(CHUNKS), "dtype": "<i4",
+                "compressor": {"id": "zlib", "level": 1}, "fill_value": 5,
+                "dimension_separator": sep}
+        out.append(_ts_variant(f"v2-sep-{'dot' if sep == '.' else 'slash'}", meta, "<i4",
+                               "zarr", partial=True))
     return out
 
 
@@ -515,9 +514,10 @@ def _ts_struct_variant(name, meta, npdt):
         d = sample_data(npdt)
         spec = {"driver": "zarr", "kvstore": {"driver": "file", "path": path},
                 "metadata": meta, "create": True, "delete_existing": True}
+        ts.open(dict(spec, field=npdt.names[0])).result()
         for field_name in npdt.names:
-            t = ts.open(dict(spec, field=field_name, create=field_name == npdt.names[0],
-                             delete_existing=field_name == npdt.names[0])).result()
+            t = ts.open({"driver": "zarr", "kvstore": {"driver": "file", "path": path},
+                         "field": field_name}).result()
             t.write(d[field_name]).result()
         values = np.zeros(SHAPE, dtype=npdt)
         for field_name in npdt.names:
@@ -626,8 +626,12 @@ def compare_with_zarrhpc(w: Written) -> list[str]:
     if not values_equal(got, w.values):
         problems.append(f"values differ:\nzarrhpc {got!r}\nwriter  {w.values!r}")
     wd = np.dtype(w.dtype) if not hasattr(w.dtype, "to_native_dtype") else w.dtype
+    # simple types read into native byte order (metadata/v2.py), zarr-python keeps the
+    # stored one: compared modulo byte order
     if np.dtype(a.dtype).kind not in "OT" and np.dtype(wd).kind not in "OT" and \
-            np.dtype(a.dtype) != np.dtype(wd):
+            np.dtype(a.dtype) != np.dtype(wd) and (np.dtype(wd).fields is not None or
+                                                  np.dtype(a.dtype) != np.dtype(wd)
+                                                  .newbyteorder("=")):
         problems.append(f"dtype {a.dtype} != {wd}")
     if w.check_fill and not _fill_equal(a.fill_value, w.fill_value):
         problems.append(f"fill_value {a.fill_value!r} != {w.fill_value!r}")
