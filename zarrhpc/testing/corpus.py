@@ -34,6 +34,8 @@ class Written:
     fill_value: Any = None
     attrs: dict = field(default_factory=dict)
     check_fill: bool = True
+    reader: str = "zarr"  # the writer's own reader: "zarr" or "tensorstore"
+    driver: str = ""      # tensorstore's driver
 
 
 @dataclass
@@ -437,7 +439,7 @@ def _ts_variant(name, spec_meta, dtype, driver, *, data=None, shape=SHAPE, parti
         if driver == "zarr3":
             fill = spec_meta.get("fill_value")
         return Written(path, values, tuple(t.shape), t.dtype.numpy_dtype, fill, {},
-                       check_fill=False)
+                       check_fill=False, reader="tensorstore", driver=driver)
     return Variant(f"ts-{driver}-{name}", writer)
 
 
@@ -524,7 +526,8 @@ def _ts_struct_variant(name, meta, npdt):
             t = ts.open({"driver": "zarr", "kvstore": {"driver": "file", "path": path},
                          "field": field_name}).result()
             values[field_name] = t.read().result()
-        return Written(path, values, SHAPE, npdt, None, {}, check_fill=False)
+        return Written(path, values, SHAPE, npdt, None, {}, check_fill=False,
+                       reader="tensorstore-fields", driver="zarr")
     return Variant(f"ts-zarr-{name}", writer)
 
 
@@ -642,4 +645,65 @@ def compare_with_zarrhpc(w: Written) -> list[str]:
         sub = a[1::2, ::-2]
         if not values_equal(sub, np.asarray(w.values)[1::2, ::-2]):
             problems.append(f"strided read differs: {sub!r}")
+    return problems
+
+
+METADATA_FILES = ("zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata")
+
+
+def read_with_writer(w: Written, path: str):
+    """What the implementation that wrote ``w`` reads at ``path`` (same layout)."""
+    if w.reader == "zarr":
+        import zarr
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            base, _, arr_path = path.partition("::")
+            return zarr.open_array(base, path=arr_path or "", mode="r")[...]
+    import tensorstore as ts
+
+    if w.reader == "tensorstore-fields":
+        npdt = np.dtype(w.dtype)
+        values = np.zeros(w.shape, dtype=npdt)
+        for name in npdt.names:
+            t = ts.open({"driver": "zarr", "kvstore": {"driver": "file", "path": path},
+                         "field": name}).result()
+            values[name] = t.read().result()
+        return values
+    t = ts.open({"driver": w.driver, "kvstore": {"driver": "file", "path": path}}).result()
+    return t.read().result()
+
+
+def rewrite_with_zarrhpc(w: Written, root: str) -> list[str]:
+    """Write conformance: copy only the metadata of ``w`` to ``root``, write the writer's
+    values with zarrhpc (whole array, then a strided region again), read them back with the
+    writer's own reader and list every difference."""
+    import shutil
+    from pathlib import Path
+
+    import zarrhpc
+
+    src, _, arr_path = w.path.partition("::")
+    dst = Path(root) / (Path(src).name + "-zh")
+    for f in Path(src).rglob("*"):
+        if f.name in METADATA_FILES:
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, target)
+    a = zarrhpc.open_array(str(dst), path=arr_path or "", mode="r+")
+    values = np.asarray(w.values)
+    a[...] = values
+    problems = []
+    where = str(dst) + (f"::{arr_path}" if arr_path else "")
+    got = read_with_writer(w, where)
+    if not values_equal(got, values):
+        problems.append(f"whole write: writer reads\n{got!r}\nexpected\n{values!r}")
+    if values.ndim == 2 and all(values.shape):
+        region = (slice(1, None, 2), slice(None, None, 3))
+        a[region] = values[::-1, ::-1][region]
+        expect = values.copy()
+        expect[region] = values[::-1, ::-1][region]
+        got = read_with_writer(w, where)
+        if not values_equal(got, expect):
+            problems.append(f"region write: writer reads\n{got!r}\nexpected\n{expect!r}")
     return problems

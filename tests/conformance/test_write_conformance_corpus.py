@@ -1,0 +1,49 @@
+"""Write conformance over the writer corpus: each zarr-python / tensorstore layout's
+metadata is copied alone, zarrhpc writes the values into it (whole array, then a strided
+region), and the writer's own reader must read back exactly what zarrhpc wrote.
+
+`make test` checks every sixth variant; ZARRHPC_CORPUS_FULL=1 (`make differential`) all.
+"""
+
+import os
+import warnings
+
+import pytest
+
+from zarrhpc.testing.corpus import rewrite_with_zarrhpc, tensorstore_variants, zarr_python_variants
+
+zarr = pytest.importorskip("zarr")
+ts = pytest.importorskip("tensorstore")
+
+pytestmark = [pytest.mark.interop,
+              pytest.mark.filterwarnings("ignore::UserWarning"),
+              pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+FULL = os.environ.get("ZARRHPC_CORPUS_FULL", "") not in ("", "0")
+SKIP = {"zarr3-shard-transpose", "zarr2-object-vlenbytes"}  # the writers cannot write them
+
+
+def _select(variants, offset):
+    return [pytest.param(v, id=v.name) for i, v in enumerate(variants)
+            if v.name not in SKIP and "struct21" not in v.name
+            and not v.name.startswith("ts-zarr-v2-bfloat16")  # not opened yet: see
+            and (FULL or i % 6 == offset)]                     # test_corpus_writers.py
+
+
+def _check(variant, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        written = variant.write(tmp_path)
+        problems = rewrite_with_zarrhpc(written, str(tmp_path))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("variant", _select(zarr_python_variants(), 1))
+def test_zarrhpc_writes_zarr_python_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(tensorstore_variants(), 1))
+def test_zarrhpc_writes_tensorstore_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
