@@ -72,6 +72,14 @@ reliability: build-test
 	$(PY) tests/reliability/kill_writers.py --kills $(KILLS)
 	$(PY) tests/reliability/truncate_reader.py --seconds 30
 
+# the long differential run against zarr-python (random layouts and operation sequences)
+# and the whole writer corpus (zarr-python, zarrs, tensorstore stores; read and write)
+DIFF_EXAMPLES ?= 1000
+differential: build-test
+	ZARRHPC_DIFF_EXAMPLES=$(DIFF_EXAMPLES) ZARRHPC_CORPUS_FULL=1 $(PY) -m pytest -q \
+	  -p no:cacheprovider tests/interop/test_differential_ops.py \
+	  tests/conformance/test_corpus_writers.py tests/conformance/test_write_conformance_corpus.py
+
 # the hypothesis fuzz tests of every store-bytes parser, with many more examples
 FUZZ_EXAMPLES ?= 20000
 fuzz: build-test

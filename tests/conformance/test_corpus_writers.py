@@ -1,6 +1,6 @@
 """Corpus: stores written by zarr-python (v2 and v3 layouts, every data type, fill value,
-codec incl. the numcodecs.* ones, sharding, chunk key encodings, consolidated metadata) and
-tensorstore (zarr and zarr3 drivers, its codecs and data types incl. ml_dtypes), each opened
+codec incl. the numcodecs.* ones, sharding, chunk key encodings, consolidated metadata), the
+same v3 layouts through zarrs' Rust codec pipeline, and tensorstore (zarr and zarr3 drivers, its codecs and data types incl. ml_dtypes), each opened
 with zarrhpc and compared with the writer's own read: values (bitwise where fixed-size),
 shape, dtype, fill value, attributes, and a strided sub-read.
 
@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 
 import zarrhpc
-from zarrhpc.testing.corpus import compare_with_zarrhpc, tensorstore_variants, zarr_python_variants
+from zarrhpc.testing.corpus import (
+    compare_with_zarrhpc,
+    tensorstore_variants,
+    zarr_python_variants,
+    zarrs_variants,
+)
 
 zarr = pytest.importorskip("zarr")
 ts = pytest.importorskip("tensorstore")
@@ -31,6 +36,7 @@ PINNED = ("zarr2-dt-lM8[ns]-C-f2", "zarr2-dt-bm8[s]-F-f2")
 # writers that cannot write these variants (the writer's limits, not zarrhpc's)
 WRITER_CANNOT = {
     "zarr3-shard-transpose",       # zarr-python: KeyError writing a transposed inner chunk
+    "zarrs-shard-transpose",
     "zarr2-object-vlenbytes",      # zarr-python: VLenBytes fill value b"" refused
 }
 KNOWN = {
@@ -69,6 +75,12 @@ def test_zarr_python_stores(variant, tmp_path):
 
 @pytest.mark.parametrize("variant", _select(tensorstore_variants()))
 def test_tensorstore_stores(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(zarrs_variants()))
+def test_zarrs_stores(variant, tmp_path):
+    """zarr-python driving the zarrs (Rust) codec pipeline (skipped without zarrs)."""
     _check(variant, tmp_path)
 
 

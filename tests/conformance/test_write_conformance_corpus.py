@@ -10,7 +10,12 @@ import warnings
 
 import pytest
 
-from zarrhpc.testing.corpus import rewrite_with_zarrhpc, tensorstore_variants, zarr_python_variants
+from zarrhpc.testing.corpus import (
+    rewrite_with_zarrhpc,
+    tensorstore_variants,
+    zarr_python_variants,
+    zarrs_variants,
+)
 
 zarr = pytest.importorskip("zarr")
 ts = pytest.importorskip("tensorstore")
@@ -21,7 +26,7 @@ pytestmark = [pytest.mark.interop,
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 FULL = os.environ.get("ZARRHPC_CORPUS_FULL", "") not in ("", "0")
-SKIP = {"zarr3-shard-transpose", "zarr2-object-vlenbytes"}  # the writers cannot write them
+SKIP = {"zarr3-shard-transpose", "zarrs-shard-transpose", "zarr2-object-vlenbytes"}  # the writers cannot write them
 
 
 def _select(variants, offset):
@@ -46,4 +51,9 @@ def test_zarrhpc_writes_zarr_python_layouts(variant, tmp_path):
 
 @pytest.mark.parametrize("variant", _select(tensorstore_variants(), 1))
 def test_zarrhpc_writes_tensorstore_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(zarrs_variants(), 2))
+def test_zarrhpc_writes_zarrs_layouts(variant, tmp_path):
     _check(variant, tmp_path)

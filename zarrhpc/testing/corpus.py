@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Variant", "Written", "zarr_python_variants", "tensorstore_variants",
+__all__ = ["Variant", "Written", "zarr_python_variants", "tensorstore_variants", "zarrs_variants",
            "sample_data", "compare_with_zarrhpc"]
 
 SHAPE, CHUNKS = (9, 7), (4, 3)  # edge chunks on both axes
@@ -233,6 +233,11 @@ def zarr_python_variants() -> list[Variant]:
              "n-crc32": znc.CRC32(), "n-crc32c": znc.CRC32C(), "n-adler32": znc.Adler32(),
              "n-fletcher32": znc.Fletcher32(), "n-jenkins": znc.JenkinsLookup3(),
              "n-shuffle": znc.Shuffle(elementsize=4)}
+
+    if _importable("pcodec"):
+        for dt in ["float32", "int64", "uint16"]:
+            out.append(_zarr_v3(f"nser-pcodec-{dt}", dt, serializer=znc.PCodec(level=3),
+                                compressors=None))
     for cn, comp in ncomp.items():
         for dt in ["float32", "int16"]:
             kw = {"compressors": comp}
@@ -332,6 +337,8 @@ def zarr_python_variants() -> list[Variant]:
         "adler32": ("<i2", [numcodecs.Adler32()]),
         "fletcher32": ("<i2", [numcodecs.Fletcher32()]),
     }
+    if _importable("pcodec"):
+        v2filt["pcodec"] = ("<f8", [numcodecs.PCodec(level=2)])
     for fn, (dt, filt) in v2filt.items():
         for comp_name, comp in [("none", None), ("blosc", numcodecs.Blosc(cname="lz4"))]:
             for order in "CF":
@@ -344,6 +351,35 @@ def zarr_python_variants() -> list[Variant]:
     out.append(_zarr_v2("size0", "<f4", shape=(3, 0), chunks=(2, 2)))
     out.append(_zarr_v2("attrs", "<i4", attrs={"a": [1, {"b": None}], "u": "ünï"}))
     out.extend(_consolidated_variants())
+    return out
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def zarrs_variants() -> list[Variant]:
+    """The zarr-python v3 variants written through the zarrs (Rust) codec pipeline; empty
+    when the ``zarrs`` package is not installed."""
+    if not _importable("zarrs"):
+        return []
+    out = []
+    for v in zarr_python_variants():
+        if not v.name.startswith("zarr3-"):
+            continue
+
+        def writer(root, inner=v.writer):
+            import zarr
+
+            with zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"}):
+                written = inner(root)
+            # expected values: zarr-python's own pipeline (zarrs 0.2.3 itself reads
+            # big-endian complex edge chunks with real and imaginary parts swapped)
+            base, _, arr_path = written.path.partition("::")
+            return _zarr_written(base, arr_path or None, written.check_fill)
+        out.append(Variant("zarrs-" + v.name[len("zarr3-"):], writer))
     return out
 
 

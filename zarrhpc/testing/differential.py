@@ -58,11 +58,16 @@ def _fill_for(draw, dtype: np.dtype):
 
 
 @st.composite
-def layouts(draw, extra_dtypes: bool = True):
-    """A random array layout, within what both zarr-python and zarrhpc create."""
-    ndim = draw(st.integers(0, 4))
-    shape = tuple(draw(st.integers(0 if ndim else 1, 7 if ndim < 3 else 4))
-                  for _ in range(ndim))
+def layouts(draw, extra_dtypes: bool = True, big: bool = False):
+    """A random array layout, within what both zarr-python and zarrhpc create; ``big``:
+    1-3-D arrays of up to 40 per axis and many chunks (the engine's multi-chunk paths)."""
+    if big:
+        ndim = draw(st.integers(1, 3))
+        shape = tuple(draw(st.integers(1, 40 if ndim < 3 else 14)) for _ in range(ndim))
+    else:
+        ndim = draw(st.integers(0, 4))
+        shape = tuple(draw(st.integers(0 if ndim else 1, 7 if ndim < 3 else 4))
+                      for _ in range(ndim))
     fmt = draw(st.sampled_from([2, 3, 3]))
     dtypes = NUMERIC + (DATETIME if extra_dtypes else [])
     if extra_dtypes and fmt == 3:
@@ -73,7 +78,7 @@ def layouts(draw, extra_dtypes: bool = True):
     kind = "plain"
     if fmt == 3 and dtype != "str" and ndim:
         kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
-    inner = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
+    inner = tuple(draw(st.integers(1, 8 if big else 3)) for _ in range(ndim))
     chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
     shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
     npdt = np.dtype("O") if dtype == "str" else np.dtype(dtype)
@@ -229,9 +234,18 @@ def _sel_basic(draw, shape):
             sel.append(draw(st.integers(-n, n - 1)))
         else:
             b = st.one_of(st.none(), st.integers(-n - 2, n + 2))
-            sel.append(slice(draw(b), draw(b), draw(st.sampled_from([None, 1, 2, 3]))))
-    if draw(st.integers(0, 4)) == 0 and sel:
+            sel.append(slice(draw(b), draw(b), draw(st.sampled_from([None, 1, 2, 3, 7, -1,
+                                                                     -2]))))
+    form = draw(st.integers(0, 6))
+    if form == 0 and sel:
         return Ellipsis
+    if form == 1 and sel:  # fewer items than dimensions
+        return tuple(sel[:draw(st.integers(0, len(sel) - 1))])
+    if form == 2 and sel:  # an Ellipsis standing for some dimensions
+        k = draw(st.integers(0, len(sel)))
+        return tuple(sel[:k]) + (Ellipsis,) + tuple(sel[k + 1:])
+    if form == 3 and len(sel) == 1:
+        return sel[0]
     return tuple(sel)
 
 
