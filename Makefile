@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io lint test test-mpi-long bench clean reliability fuzz asan
+.PHONY: all venv build build-test build-mpi demo demo-io lint test test-mpi-long bench clean reliability fuzz asan differential
 
 all: build
 
