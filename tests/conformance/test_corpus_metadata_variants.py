@@ -119,14 +119,9 @@ CASES = {
     "v3-no-zarr-format": (3, "float32", {}, _set(zarr_format=KeyError)),
 }
 
-# zarr-python reads these; zarrhpc refuses them (its fill value / codec configuration
-# parsing is stricter than zarr-python's): metadata/dtypes.py, metadata/v2.py, codecs/*.py
+# zarr-python reads these; zarrhpc refuses them (its codec configuration parsing is
+# stricter than zarr-python's): codecs/bytes.py, zstd.py, blosc.py, sharding.py
 KNOWN = {
-    "v2-fill-true-for-int": "v2 fill_value true for an integer type refused",
-    "v2-fill-numeric-string-for-float": "v2 fill_value '1.5' (a numeric string) refused",
-    "v3-fill-float-for-int": "v3 fill_value 3.0 for an integer type refused",
-    "v3-fill-true-for-int": "v3 fill_value true for an integer type refused",
-    "v3-fill-1-for-bool": "v3 fill_value 1 for bool refused",
     "v3-bytes-no-configuration-f4": "bytes codec without endian for a multi-byte type "
                                     "refused (zarr-python reads little-endian)",
     "v3-zstd-empty-configuration": "zstd without level refused (zarr-python: level 0)",

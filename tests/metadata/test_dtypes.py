@@ -345,8 +345,15 @@ def test_fill_signed_zero_written_as_negative_zero():
     assert json.dumps(fill_value_to_json(dt("float64"), np.array(-0.0))) == "-0.0"
 
 
+def test_fill_other_json_types_read_as_zarr_python_reads_them():
+    """0/1 for bool, true/false and integral floats for integers (other writers' forms)."""
+    assert parse_fill_value(dt("bool"), 1, DOC)[()] is np.True_
+    assert parse_fill_value(dt("int32"), 3.0, DOC)[()] == 3
+    assert parse_fill_value(dt("uint8"), True, DOC)[()] == 1
+
+
 BAD_FILLS = [
-    ("bool", 0, "expected true or false"),
+    ("bool", 2, "expected true or false"),
     ("bool", "true", "expected true or false"),
     ("bool", None, "expected true or false"),
     ("int8", 128, "[-128, 127]"),
@@ -355,9 +362,7 @@ BAD_FILLS = [
     ("uint8", -1, "[0, 255]"),
     ("uint64", 2**64, "18446744073709551615"),
     ("int64", 2**63, "9223372036854775807"),
-    ("int32", 1.0, "no fraction or exponent"),
     ("int32", 1.5, "JSON integer"),
-    ("int32", True, "JSON integer"),
     ("int32", "1", "JSON integer"),
     ("int32", None, "JSON integer"),
     ("float32", "nan", "'NaN'"),

@@ -333,6 +333,8 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         return _ml.parse_ml_fill(dt, obj, doc)
     kind = dt.kind
     if kind == "bool":
+        if type(obj) is int and obj in (0, 1):
+            obj = bool(obj)  # as zarr-python reads it
         if not isinstance(obj, bool):
             raise MetadataError(
                 f"{doc}: {field}: expected true or false for bool, got {_show(obj)}"
@@ -340,6 +342,10 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         return np.array(obj, dtype=dt.dtype)
     if kind in ("int", "uint"):
         lo, hi = _int_range(dt)
+        # read liberally where the meaning is clear, as zarr-python does: true/false and
+        # integral floats (3.0) that some writers put here
+        if isinstance(obj, bool) or (isinstance(obj, float) and obj.is_integer()):
+            obj = int(obj)
         if not isinstance(obj, int) or isinstance(obj, bool):
             raise MetadataError(
                 f"{doc}: {field}: expected a JSON integer (no fraction or exponent) in "

@@ -223,6 +223,9 @@ def _parse_float(value: Any, fdt: np.dtype, doc: str) -> float:
     special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
     if isinstance(value, str) and value in special:
         return special[value]
+    if isinstance(value, str) and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?",
+                                               value.strip()):
+        return float(value)  # a number written as a string ("1.5"): zarr-python reads it
     raise _err(doc, "fill_value", f"expected a number, 'NaN', 'Infinity' or '-Infinity' "
                f"for {fdt}, got {_show(value)}")
 
@@ -272,8 +275,8 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
         raise _err(doc, "fill_value", f"expected true or false for {npdt}, got {_show(value)}")
     if kind in "iu":
         info = np.iinfo(out_dt)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # some writers put 0.0 here
+        if isinstance(value, bool) or (isinstance(value, float) and value.is_integer()):
+            value = int(value)  # some writers put 0.0 (or true) here; zarr-python reads it
         if not isinstance(value, int) or isinstance(value, bool) or not (
                 info.min <= value <= info.max):
             raise _err(doc, "fill_value", f"expected an integer in [{info.min}, {info.max}] "
