@@ -33,6 +33,7 @@ from zarrhpc.metadata import (
     fill_value_from_user,
     normalize_path,
 )
+from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.v2 import normalize_path_v2
 
 # zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
@@ -230,7 +231,12 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
         shards = auto_shards(shape, chunks)
-    if shards is None:
+    grid, chunks = _rectilinear(chunks, shape, shards)
+    if grid is not None:
+        chunk_shape = grid.max_edges(shape)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    elif shards is None:
         chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
         spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
         pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
@@ -259,11 +265,29 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         codecs=pipeline.to_json(),
         attributes=json_attributes(attributes),
         dimension_names=dimension_names,
+        chunk_grid=grid,
     )
     md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
     _prepare_path(store, path, overwrite)
     store.set(doc, md.to_bytes())
     return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+
+
+def _rectilinear(chunks, shape, shards):
+    """``(irregular grid or None, chunks)`` for ``chunks`` given as edge lengths per
+    dimension (``[[10, 20, 30], [25, 25, 25, 25]]``, as zarr-python's rectilinear
+    ``create_array``); edges all equal per dimension are the regular grid they are."""
+    if not isinstance(chunks, (list, tuple)) or not any(
+            isinstance(c, (list, tuple)) for c in chunks):
+        return None, chunks
+    grid = RectilinearGrid.from_edges(chunks, shape, "chunks")
+    regular = grid.regular_chunk_shape(shape)
+    if regular is not None:
+        return None, regular
+    if shards is not None:
+        raise UnsupportedError("shards: sharding on an irregular (rectilinear) chunk grid "
+                               "is not supported")
+    return grid, chunks
 
 
 def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,

@@ -21,6 +21,7 @@ from zarrhpc.indexing.fancy import (
     orthogonal_projection,
 )
 from zarrhpc.indexing.grid import RegularChunkGrid
+from zarrhpc.indexing.rectilinear import RectilinearChunkGrid
 from zarrhpc.indexing.projection import (
     ChunkPlan,
     ChunkProjection,
@@ -42,6 +43,7 @@ __all__ = [
     "DimSelection",
     "OrthogonalProjection",
     "PointProjection",
+    "RectilinearChunkGrid",
     "RegularChunkGrid",
     "block_to_basic",
     "check_coordinate",
