@@ -21,13 +21,13 @@ from zarrhpc.indexing.fancy import (
     orthogonal_projection,
 )
 from zarrhpc.indexing.grid import RegularChunkGrid
-from zarrhpc.indexing.rectilinear import RectilinearChunkGrid
 from zarrhpc.indexing.projection import (
     ChunkPlan,
     ChunkProjection,
     iter_chunk_projections,
     plan_chunks,
 )
+from zarrhpc.indexing.rectilinear import RectilinearChunkGrid
 from zarrhpc.indexing.selection import (
     BasicSelection,
     DimSelection,
