@@ -191,9 +191,9 @@ def _create(store, shape, edges, chain, dtype="i4"):
 
 
 def _kinds(draw, shape, grid):
-    kinds = ["basic", "orthogonal", "block"]
+    kinds = ["basic", "orthogonal"]
     if 0 not in shape:
-        kinds += ["coordinate", "mask"]
+        kinds += ["block", "coordinate", "mask"]
     kind = draw(st.sampled_from(kinds))
     if kind == "basic":
         return kind, draw(basic_selections(shape))
