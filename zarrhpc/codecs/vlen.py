@@ -182,7 +182,10 @@ class VLenArrayCodec(ArrayToBytesCodec):
         return {"id": "vlen-array", "dtype": self.dtype.str}
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
-        return self._codec.encode(np.ascontiguousarray(arr, dtype=object).reshape(-1))
+        flat = np.ascontiguousarray(arr, dtype=object).reshape(-1)
+        if not flat.flags.writeable:  # numcodecs takes a writable memoryview (a broadcast
+            flat = flat.copy()        # value written whole is a read-only view)
+        return self._codec.encode(flat)
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         n = int(np.prod(spec.shape, dtype=np.int64))

@@ -212,7 +212,8 @@ def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -
         if name is None:
             raise UnsupportedError(
                 f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
-                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}")
+                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}"
+                f" (creating one: pass object_codec=numcodecs.VLenUTF8(), or dtype=str)")
         return vlen_data_type(name)
     if npdt.fields is not None:
         return DataType("structured", npdt)  # fields keep their byte orders
