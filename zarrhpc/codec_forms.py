@@ -26,10 +26,13 @@ import numpy as np
 
 __all__ = [
     "CodecForms",
+    "default_chain",
     "draft_entry",
     "is_serializer",
     "object_codec_id",
     "object_type",
+    "readable_in_v3",
+    "register_defaults",
     "register_forms",
     "v2_entry",
     "v2_out_dtype",
@@ -68,6 +71,11 @@ class CodecForms:
     object_type : str or None
         For an object codec: the v3 data type of the elements it decodes (``"string"``,
         ``"variable_length_bytes"``, ``"object"``); a v2 ``|O`` array takes it.
+    core : bool
+        Its v3 form is a codec of the v3 core specification (every v3 reader has it).
+    zarr_python_v3 : bool
+        zarr-python 3 reads its v3 form (core codecs, and the ``numcodecs.<id>`` codecs
+        zarr-python registers).
     """
 
     v2_id: str | None
@@ -76,6 +84,8 @@ class CodecForms:
     out_dtype: Callable[[dict, np.dtype], np.dtype] = _same_dtype
     serializer: bool = False
     object_type: str | None = None
+    core: bool = False
+    zarr_python_v3: bool = False
 
 
 _BY_V2: dict[str, CodecForms] = {}
@@ -91,6 +101,29 @@ def register_forms(forms: CodecForms) -> None:
             _BY_OBJECT_TYPE[forms.object_type] = forms
     for name in forms.draft_names:
         _BY_DRAFT[name] = forms
+
+
+_DEFAULTS: list = []
+
+
+def register_defaults(chain: Callable[[np.dtype], list]) -> None:
+    """Set the function giving the v3 chain (JSON entries) zarrhpc writes by default for
+    a data type: serializer then compressors (the codecs package registers it)."""
+    _DEFAULTS[:] = [chain]
+
+
+def default_chain(dtype: np.dtype) -> list:
+    """The default v3 chain for ``dtype`` as JSON entries (see :func:`register_defaults`)."""
+    return _DEFAULTS[0](np.dtype(dtype))
+
+
+def readable_in_v3(conf: dict, *, core_only: bool = False) -> bool:
+    """Whether the v3 form of the v2 codec ``conf`` is read by zarr-python 3 (with
+    ``core_only``: by every v3 reader, i.e. it is a codec of the core specification)."""
+    forms = _BY_V2.get(conf.get("id")) if isinstance(conf, dict) else None
+    if forms is None:
+        return False
+    return forms.core if core_only else forms.core or forms.zarr_python_v3
 
 
 def v2_entry(conf: dict, dtype: np.dtype) -> dict:

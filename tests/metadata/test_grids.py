@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import zarrhpc
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import MetadataError
 from zarrhpc.metadata.grids import RectilinearGrid
 
 CONF = {"kind": "inline", "chunk_shapes": [4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]]}
@@ -78,7 +78,31 @@ def test_regular_in_disguise_reads(tmp_path):
     np.testing.assert_array_equal(a[...], data)
 
 
-def test_irregular_grid_is_refused_clearly(tmp_path):
-    _store(tmp_path, [[2, 3], 6], (5, 6), {})
-    with pytest.raises(UnsupportedError, match="rectilinear grid with chunks of different"):
-        zarrhpc.open_array(tmp_path / "r.zarr")
+def test_irregular_grid_reads(tmp_path):
+    data = np.arange(30, dtype="i2").reshape(5, 6)
+    chunks = {"c/0/0": data[:2], "c/1/0": np.pad(data[2:], ((0, 1), (0, 0)))}
+    _store(tmp_path, [[2, 4], 6], (5, 6), chunks)  # rows 0-1 and 2-5 (one past the end)
+    a = zarrhpc.open_array(tmp_path / "r.zarr")
+    assert a.chunks == ((2, 3), (6,))
+    np.testing.assert_array_equal(a[...], data)
+    np.testing.assert_array_equal(a[1:4, ::5], data[1:4, ::5])
+
+
+def test_regular_needs_every_declared_edge_equal():
+    g = RectilinearGrid.from_json({"kind": "inline", "chunk_shapes": [[10, 10, 5]]}, (20,), "z")
+    assert g.regular_chunk_shape((20,)) is None  # growing would meet the 5 edge
+    assert RectilinearGrid.from_json({"kind": "inline", "chunk_shapes": [[4, 4, 4]]}, (6,),
+                                     "z").regular_chunk_shape((6,)) == (4,)
+
+
+def test_hostile_repetition_count_is_refused_before_expanding():
+    with pytest.raises(MetadataError, match="too many"):
+        RectilinearGrid.from_json({"kind": "inline", "chunk_shapes": [[[1, 2**40]]]}, (5,), "z")
+    with pytest.raises(MetadataError, match="too many"):
+        RectilinearGrid.from_json({"kind": "inline", "chunk_shapes": [1]}, (2**40,), "z")
+
+
+def test_covering_adds_edges_of_the_last_length():
+    g = RectilinearGrid(((3, 5),))
+    assert g.covering((20,)).edges == ((3, 5, 5, 5, 5),)
+    assert g.covering((4,)) == g

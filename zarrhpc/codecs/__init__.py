@@ -14,6 +14,7 @@ A new codec plugs in by subclassing one of the base classes and calling
 ``create_array``.
 """
 
+from zarrhpc.codec_forms import register_defaults
 from zarrhpc.codecs.abc import (
     ArrayToArrayCodec,
     ArrayToBytesCodec,
@@ -52,6 +53,13 @@ for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32
              *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
+
+
+def _default_chain(dtype) -> list:
+    return [c.to_json() for c in (default_serializer(dtype), *default_compressors(dtype))]
+
+
+register_defaults(_default_chain)
 
 # short names for users (DESIGN.md section 1)
 Bytes = BytesCodec

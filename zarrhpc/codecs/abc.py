@@ -171,6 +171,8 @@ class Codec(ABC):
     - ``draft_names``: its names in the 2022 draft's codec URIs;
     - :meth:`v3_from_v2` / :meth:`to_v2` / :meth:`v2_out_dtype`: the translations;
     - ``native_step()`` (bytes->bytes codecs): its step in the native engine;
+    - ``core``: a codec of the v3 core specification; ``zarr_python_v3``: zarr-python 3
+      reads its v3 form too (what conversions to v3 may keep);
     - its spec card: the module docstring.
     """
 
@@ -179,6 +181,8 @@ class Codec(ABC):
     aliases: ClassVar[tuple[str, ...]] = ()
     v2_id: ClassVar[str | None] = None
     draft_names: ClassVar[tuple[str, ...]] = ()
+    core: ClassVar[bool] = False
+    zarr_python_v3: ClassVar[bool] = False
 
     @classmethod
     def v3_from_v2(cls, conf: dict, dtype: np.dtype | None) -> dict:

@@ -124,6 +124,7 @@ class BloscCodec(BytesToBytesCodec):
     """
 
     name: ClassVar[str] = "blosc"
+    core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "blosc"
     draft_names: ClassVar[tuple[str, ...]] = ("blosc",)
     #: built from numcodecs' form without a typesize: the chunk's itemsize is meant

@@ -67,6 +67,7 @@ class BytesCodec(ArrayToBytesCodec):
     """
 
     name: ClassVar[str] = "bytes"
+    core: ClassVar[bool] = True
     aliases: ClassVar[tuple[str, ...]] = ("endian",)
     draft_names: ClassVar[tuple[str, ...]] = ("endian",)
 

@@ -41,6 +41,7 @@ class Crc32cCodec(BytesToBytesCodec):
     """Append (encode) or check and strip (decode) a CRC-32C checksum."""
 
     name: ClassVar[str] = "crc32c"
+    core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "crc32c"
 
     @classmethod

@@ -47,6 +47,7 @@ class GzipCodec(BytesToBytesCodec):
     """
 
     name: ClassVar[str] = "gzip"
+    core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "gzip"
     draft_names: ClassVar[tuple[str, ...]] = ("gzip",)
 

@@ -53,6 +53,11 @@ FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "ca
 ARRAY_BYTES_IDS = ("pcodec", "zfpy")
 COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32", "jenkins_lookup3",
                   "shuffle")
+#: the ``numcodecs.<id>`` codecs zarr-python 3.1 reads in v3 (zarr.codecs.numcodecs)
+ZARR_PYTHON_V3 = frozenset({
+    "adler32", "astype", "bz2", "bitround", "blosc", "crc32", "crc32c", "delta",
+    "fixedscaleoffset", "fletcher32", "gzip", "jenkins_lookup3", "lz4", "lzma", "pcodec",
+    "packbits", "quantize", "shuffle", "zfpy", "zlib", "zstd"})
 #: where an id numcodecs lacks comes from (``pip install <package>``)
 PACKAGES = {"pcodec": "pcodec", "zfpy": "zfpy", "lz4": "numcodecs[lz4] (lz4)",
             "msgpack2": "msgpack", "vlen-utf8": "numcodecs", "vlen-bytes": "numcodecs"}
@@ -286,6 +291,7 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
         suffix = "" if kind == default_kind(codec_id) else "Filter"
         cls = type(f"Numcodecs{name}{suffix}Codec", (_BASES[kind],), {
             "name": f"numcodecs.{codec_id}", "codec_id": codec_id, "v2_id": codec_id,
+            "zarr_python_v3": codec_id in ZARR_PYTHON_V3,
             "__doc__": f"numcodecs ``{codec_id}`` as the v3 codec ``numcodecs.{codec_id}``.",
             "__module__": __name__,
         })

@@ -88,7 +88,8 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
 def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
     return CodecForms(v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype,
                       serializer=cls.kind == "array_to_bytes",
-                      object_type=getattr(cls, "object_type", None))
+                      object_type=getattr(cls, "object_type", None), core=cls.core,
+                      zarr_python_v3=cls.zarr_python_v3)
 
 
 def get_codec_class(name: str) -> type[Codec] | None:

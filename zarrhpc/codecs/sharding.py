@@ -131,6 +131,7 @@ class ShardingCodec(ArrayToBytesCodec):
     """
 
     name: ClassVar[str] = "sharding_indexed"
+    core: ClassVar[bool] = True
 
     def __init__(self, chunk_shape: Sequence[int], codecs: Iterable | None = None,
                  index_codecs: Iterable | None = None, index_location: str = "end",

@@ -61,6 +61,7 @@ class TransposeCodec(ArrayToArrayCodec):
     """
 
     name: ClassVar[str] = "transpose"
+    core: ClassVar[bool] = True
 
     def __init__(self, order: Any) -> None:
         self.order = _check_order(order, "", "TransposeCodec")

@@ -124,6 +124,7 @@ class VLenUTF8Codec(_VLenBase):
     """Variable-length UTF-8 strings (v3 ``vlen-utf8``, v2 ``vlen-utf8``)."""
 
     name: ClassVar[str] = "vlen-utf8"
+    zarr_python_v3: ClassVar[bool] = True
     aliases: ClassVar[tuple[str, ...]] = ("numcodecs.vlen-utf8",)
     v2_id: ClassVar[str | None] = "vlen-utf8"
     object_type: ClassVar[str] = "string"
@@ -136,6 +137,7 @@ class VLenBytesCodec(_VLenBase):
     """Variable-length byte strings (v3 ``vlen-bytes``, v2 ``vlen-bytes``)."""
 
     name: ClassVar[str] = "vlen-bytes"
+    zarr_python_v3: ClassVar[bool] = True
     aliases: ClassVar[tuple[str, ...]] = ("numcodecs.vlen-bytes",)
     v2_id: ClassVar[str | None] = "vlen-bytes"
     object_type: ClassVar[str] = "variable_length_bytes"
@@ -180,7 +182,10 @@ class VLenArrayCodec(ArrayToBytesCodec):
         return {"id": "vlen-array", "dtype": self.dtype.str}
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
-        return self._codec.encode(np.ascontiguousarray(arr, dtype=object).reshape(-1))
+        flat = np.ascontiguousarray(arr, dtype=object).reshape(-1)
+        if not flat.flags.writeable:  # numcodecs takes a writable memoryview (a broadcast
+            flat = flat.copy()        # value written whole is a read-only view)
+        return self._codec.encode(flat)
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         n = int(np.prod(spec.shape, dtype=np.int64))

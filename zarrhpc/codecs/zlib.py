@@ -44,6 +44,7 @@ class ZlibCodec(BytesToBytesCodec):
     """
 
     name: ClassVar[str] = "numcodecs.zlib"
+    zarr_python_v3: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "zlib"
     draft_names: ClassVar[tuple[str, ...]] = ("zlib",)
 

@@ -92,6 +92,7 @@ class ZstdCodec(BytesToBytesCodec):
     """
 
     name: ClassVar[str] = "zstd"
+    core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "zstd"
     draft_names: ClassVar[tuple[str, ...]] = ("zstd",)
 

@@ -9,6 +9,8 @@ no sibling import cycle runs through api.py.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from zarrhpc.codecs import (
@@ -33,6 +35,7 @@ from zarrhpc.metadata import (
     fill_value_from_user,
     normalize_path,
 )
+from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.v2 import normalize_path_v2
 
 # zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
@@ -230,7 +233,12 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
         shards = auto_shards(shape, chunks)
-    if shards is None:
+    grid, chunks = _rectilinear(chunks, shape, shards)
+    if grid is not None:
+        chunk_shape = grid.max_edges(shape)
+        spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
+        pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
+    elif shards is None:
         chunk_shape = _normalize_chunks(chunks, shape, data_type.itemsize)
         spec = ChunkSpec(chunk_shape, data_type.dtype, fill)
         pipeline = _build_codecs(filters, serializer, compressors, spec, doc)
@@ -259,11 +267,29 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         codecs=pipeline.to_json(),
         attributes=json_attributes(attributes),
         dimension_names=dimension_names,
+        chunk_grid=grid,
     )
     md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
     _prepare_path(store, path, overwrite)
     store.set(doc, md.to_bytes())
     return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+
+
+def _rectilinear(chunks, shape, shards):
+    """``(irregular grid or None, chunks)`` for ``chunks`` given as edge lengths per
+    dimension (``[[10, 20, 30], [25, 25, 25, 25]]``, as zarr-python's rectilinear
+    ``create_array``); edges all equal per dimension are the regular grid they are."""
+    if not isinstance(chunks, (list, tuple)) or not any(
+            isinstance(c, (list, tuple)) for c in chunks):
+        return None, chunks
+    grid = RectilinearGrid.from_edges(chunks, shape, "chunks")
+    regular = grid.regular_chunk_shape(shape)
+    if regular is not None:
+        return None, regular
+    if shards is not None:
+        raise UnsupportedError("shards: sharding on an irregular (rectilinear) chunk grid "
+                               "is not supported")
+    return grid, chunks
 
 
 def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
@@ -294,8 +320,8 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
     return store, path, md
 
 
-_NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "object_codec",
-             "meta_array", "read_only")
+_NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "meta_array",
+             "read_only")
 
 
 def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFAULT_FILL_VALUE,
@@ -303,11 +329,14 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
            store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
            write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
            chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
-           config=None, mode="a", **kwargs) -> Array:
+           config=None, mode="a", object_codec=None, **kwargs) -> Array:
     """Create an array (zarr-python's ``create``: mode "a", dtype float64 by default).
 
     ``codecs`` (v3) is the whole chain; ``compressor`` and ``filters`` are the v2-style
-    arguments; ``dimension_separator`` picks the chunk key separator.
+    arguments; ``dimension_separator`` picks the chunk key separator. ``object_codec``
+    (``dtype=object``, as zarr-python 2 takes it): in v2 the object codec becomes the
+    first filter; in v3 it picks the data type (``VLenUTF8`` -> ``string``, ``VLenBytes``
+    -> ``variable_length_bytes``; ``VLenArray`` has no v3 type and is refused).
     """
     unknown = sorted(set(kwargs) - set(_NOT_USED))
     if unknown:
@@ -334,6 +363,8 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     fmt = zarr_format or settings.get("default_zarr_format")
     if dimension_separator is not None and chunk_key_encoding is None:
         chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
+    if object_codec is not None:
+        dtype, filters = _object_codec(object_codec, dtype, filters, fmt)
     kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,
               chunks=chunks, fill_value=fill_value, order=order, zarr_format=fmt,
               attributes=attributes, chunk_key_encoding=chunk_key_encoding,
@@ -349,6 +380,30 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
         if filters is not None:
             kw["filters"] = filters
     return create_array(mode_store, **kw)
+
+
+def _object_codec(codec, dtype, filters, fmt: int):
+    """``(dtype, filters)`` for ``create(object_codec=codec)`` (see :func:`create`)."""
+    from zarrhpc.codec_forms import object_type
+    from zarrhpc.codecs.registry import codec_to_v2
+
+    if dtype is None or np.dtype(dtype).kind != "O":
+        warnings.warn("object_codec: only object arrays (dtype=object) need one; ignored",
+                      UserWarning, stacklevel=3)
+        return dtype, filters
+    conf = codec_to_v2(codec, "object_codec")
+    held = object_type([conf])
+    if held is None:
+        raise ValueError(f"object_codec: {conf.get('id')!r} is not an object codec "
+                         f"(VLenUTF8, VLenBytes, VLenArray, ...)")
+    if fmt == 2:
+        given = [codec_to_v2(f, "filters") for f in (filters or [])]
+        return dtype, filters if given and given[0] == conf else [conf, *(filters or [])]
+    v3_dtype = {"string": str, "variable_length_bytes": bytes}.get(held)
+    if v3_dtype is None:
+        raise UnsupportedError(f"object_codec: {conf['id']!r}: Zarr v3 has no data type for "
+                               f"its elements; create the array with zarr_format=2")
+    return v3_dtype, filters
 
 
 def _split_codecs(codecs) -> dict:

@@ -126,5 +126,15 @@ def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes, fill_value=None) -> bool
         if chunk.size == 0:
             return True
         fv = fill_value[()] if isinstance(fill_value, np.ndarray) else fill_value
-        return bool(np.all(chunk == fv))
+        try:
+            return bool(np.all(chunk == fv))
+        except ValueError:  # elements that are arrays (VLenArray): one by one
+            return all(_same_object(x, fv) for x in chunk.flat)
     return bits_equal_fill(chunk, fill_bytes)
+
+
+def _same_object(x, fv) -> bool:
+    if isinstance(x, np.ndarray) or isinstance(fv, np.ndarray):
+        return (isinstance(x, np.ndarray) and isinstance(fv, np.ndarray)
+                and x.dtype == fv.dtype and np.array_equal(x, fv))
+    return x is fv or bool(x == fv)

@@ -25,6 +25,7 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
+from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
@@ -34,8 +35,9 @@ from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, SelectionError
+from zarrhpc.errors import ArrayNotFoundError, SelectionError, UnsupportedError
 from zarrhpc.indexing import (
+    RectilinearChunkGrid,
     RegularChunkGrid,
     block_to_basic,
     check_coordinate,
@@ -106,7 +108,13 @@ class Array(ArrayApiMixin, Node):
         # as zarr-python: an array is sharded when its chain is one sharding codec
         codecs = pipeline.codecs
         sharding = None
-        if len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
+        if md.chunk_grid is not None:  # irregular rectilinear: the Python path (_irregular)
+            grid = RectilinearChunkGrid(md.shape, md.chunk_grid.edges)
+            engine = None
+            if any(isinstance(c, ShardingCodec) for c in codecs):
+                raise UnsupportedError(f"{doc_key(self._path, self._metadata)}: sharding on "
+                                       f"an irregular rectilinear chunk grid is not supported")
+        elif len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
             spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
             sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata), "codecs[0]")
         if md.chunk_prefix is not None:
@@ -162,8 +170,18 @@ class Array(ArrayApiMixin, Node):
         return self._spec.data_type.dtype
 
     @property
+    def _irregular(self) -> bool:
+        return self._spec.chunk_grid is not None
+
+    @property
     def chunks(self) -> tuple[int, ...]:
-        """The chunk shape; the inner chunk shape when the array is sharded."""
+        """The chunk shape; the inner chunk shape when the array is sharded.
+
+        An irregular rectilinear grid: per dimension the lengths of its chunks inside the
+        array (dask's form, e.g. ``((16, 10), (24, 14))``).
+        """
+        if self._irregular:
+            return self._prep.grid.chunk_lengths()
         if self._prep.sharding is not None:
             return self._prep.sharding.chunk_shape
         return self._spec.chunk_shape
@@ -248,13 +266,17 @@ class Array(ArrayApiMixin, Node):
 
     # -- data -----------------------------------------------------------------------
     def _read(self, selection, out=None):
+        if self._irregular:
+            return get_selection(self._prep, "basic", selection, out)
         if self._prep.sharding is not None:
             return read_sharded(self._prep, selection, out=out)
         return read_selection(self._prep, selection, out=out)
 
     def _write(self, selection, value) -> None:
         self._check_writable()
-        if self._prep.sharding is not None:
+        if self._irregular:
+            set_selection(self._prep, "basic", selection, value)
+        elif self._prep.sharding is not None:
             write_sharded(self._prep, selection, value)
         else:
             write_selection(self._prep, selection, value)
@@ -269,6 +291,8 @@ class Array(ArrayApiMixin, Node):
         shape = prep.shape
         if kind == "basic":
             return self._read(selection, out)
+        if self._irregular:
+            return get_selection(prep, kind, selection, out)
         if kind == "block":  # an array always (the Ellipsis), as zarr-python
             return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape)
                               + (Ellipsis,), out)
@@ -298,6 +322,10 @@ class Array(ArrayApiMixin, Node):
         shape = prep.shape
         if kind == "basic":
             self._write(selection, value)
+            return
+        if self._irregular:
+            self._check_writable()
+            set_selection(prep, kind, selection, value)
             return
         if kind == "block":
             self._write(block_to_basic(selection, shape, prep.grid.chunk_shape), value)
@@ -525,7 +553,8 @@ class Array(ArrayApiMixin, Node):
             The array was opened read-only.
         """
         self._check_writable()
-        md = resize_array(self._prep, self._metadata, new_shape)
+        resize = resize_irregular if self._irregular else resize_array
+        md = resize(self._prep, self._metadata, new_shape)
         self._metadata = md
         self._prepare()
 

@@ -27,6 +27,7 @@ from zarrhpc.indexing.projection import (
     iter_chunk_projections,
     plan_chunks,
 )
+from zarrhpc.indexing.rectilinear import RectilinearChunkGrid
 from zarrhpc.indexing.selection import (
     BasicSelection,
     DimSelection,
@@ -42,6 +43,7 @@ __all__ = [
     "DimSelection",
     "OrthogonalProjection",
     "PointProjection",
+    "RectilinearChunkGrid",
     "RegularChunkGrid",
     "block_to_basic",
     "check_coordinate",

@@ -22,6 +22,7 @@ from zarrhpc.errors import (
     SelectionError,
     VindexInvalidSelectionError,
 )
+from zarrhpc.indexing.rectilinear import RectilinearChunkGrid, axes_of
 
 __all__ = [
     "block_to_basic",
@@ -186,17 +187,31 @@ def check_mask(selection, shape) -> np.ndarray:
     return np.asarray(sel[0])
 
 
+def _bound(c, i: int) -> int:
+    """Array position where block ``i`` starts on an axis (regular length ``c``, or a
+    rectilinear axis's cumulative ends; past the last declared edge: its end)."""
+    if isinstance(c, np.ndarray):
+        return i if i <= 0 else int(c[min(i, len(c)) - 1])  # negative: refused below
+    return i * c
+
+
 def block_to_basic(selection, shape, chunk_shape) -> tuple:
-    """A block selection (block indices, or slices of blocks with step 1) as slices."""
+    """A block selection (block indices, or slices of blocks with step 1) as slices.
+
+    ``chunk_shape``: a regular chunk shape or a ``RectilinearChunkGrid``.
+    """
     sel = replace_lists(replace_ellipsis(replace_lists(ensure_tuple(selection)), shape))
+    grid = chunk_shape if isinstance(chunk_shape, RectilinearChunkGrid) else None
     out = []
-    for s, n, c in zip(sel, shape, chunk_shape):
-        nblocks = -(-n // c)
+    for d, (s, n, c) in enumerate(zip(sel, shape, axes_of(chunk_shape))):
+        nblocks = grid.grid_shape[d] if grid is not None else -(-n // c)
         if _is_integer(s):
             i = int(s)
             if i < 0:
                 i += nblocks
-            start, stop = i * c, i * c + c
+            if grid is not None and not 0 <= i < nblocks:
+                raise BoundsCheckError(f"index out of bounds for dimension with length {n}")
+            start, stop = _bound(c, i), _bound(c, i + 1)
         elif isinstance(s, slice):
             if s.step not in (1, None):
                 raise SelectionError(
@@ -208,7 +223,7 @@ def block_to_basic(selection, shape, chunk_shape) -> tuple:
                 b0 += nblocks
             if b1 < 0:
                 b1 += nblocks
-            start, stop = b0 * c, b1 * c
+            start, stop = _bound(c, b0), _bound(c, b1)
         else:
             raise SelectionError(
                 "unsupported selection item for block indexing; expected integer or "

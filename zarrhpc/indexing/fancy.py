@@ -1,4 +1,8 @@
-"""Orthogonal and point selections projected onto a regular chunk grid (numpy, no I/O).
+"""Orthogonal and point selections projected onto a chunk grid (numpy, no I/O).
+
+The grid is a regular chunk shape or a ``RectilinearChunkGrid`` (indexing.rectilinear):
+positions map to chunks by division on the first, by ``np.searchsorted`` on the second's
+cumulative edges; the native grouping kernels take regular grids only.
 
 Life cycle: a selection already sorted into its kind (indexing.dispatch) is turned into
 integer index arrays, then grouped by chunk with one stable ``argsort`` per dimension
@@ -25,6 +29,7 @@ import numpy as np
 
 from zarrhpc._kernels.points import group_points, mask_points
 from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError
+from zarrhpc.indexing.rectilinear import RectilinearChunkGrid, axes_of, split_positions
 
 __all__ = [
     "DimIndex",
@@ -105,9 +110,12 @@ class PointProjection:
         return len(self.out_index)
 
 
-def _group(idx: np.ndarray, chunk_len: int):
-    """Stable grouping of 1-d indices by chunk: (chunks, offsets, in_chunk, order)."""
-    cidx = idx // chunk_len
+def _group(idx: np.ndarray, chunk_len):
+    """Stable grouping of 1-d indices by chunk: (chunks, offsets, in_chunk, order).
+
+    ``chunk_len``: a regular chunk length or a rectilinear axis's cumulative ends.
+    """
+    cidx, within = split_positions(idx, chunk_len)
     if len(cidx) < 2 or bool((cidx[1:] >= cidx[:-1]).all()):
         order = np.arange(len(idx), dtype=np.int64)
         sorted_c = cidx
@@ -120,7 +128,7 @@ def _group(idx: np.ndarray, chunk_len: int):
         starts = np.zeros(0, dtype=np.int64)
     chunks = sorted_c[starts].astype(np.int64, copy=False)
     offsets = np.append(starts, len(sorted_c)).astype(np.int64)
-    in_chunk = (idx[order] - sorted_c * chunk_len).astype(np.int64, copy=False)
+    in_chunk = within[order].astype(np.int64, copy=False)
     return chunks, offsets, in_chunk, order
 
 
@@ -139,7 +147,7 @@ def _is_integer(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def dim_index(sel, dim_len: int, chunk_len: int) -> DimIndex:
+def dim_index(sel, dim_len: int, chunk_len) -> DimIndex:
     """One dimension of an orthogonal selection: int, slice (any step), int or bool array."""
     dropped = False
     if _is_integer(sel):
@@ -179,9 +187,11 @@ def dim_index(sel, dim_len: int, chunk_len: int) -> DimIndex:
 
 
 def orthogonal_projection(selection: tuple, shape: tuple[int, ...],
-                          chunk_shape: tuple[int, ...]) -> OrthogonalProjection:
-    """Project a normalised orthogonal selection (one item per dimension)."""
-    dims = tuple(dim_index(s, n, c) for s, n, c in zip(selection, shape, chunk_shape))
+                          chunk_shape) -> OrthogonalProjection:
+    """Project a normalised orthogonal selection (one item per dimension) onto a regular
+    chunk shape or a ``RectilinearChunkGrid``."""
+    dims = tuple(dim_index(s, n, c)
+                 for s, n, c in zip(selection, shape, axes_of(chunk_shape)))
     full = tuple(d.count for d in dims)
     out = tuple(d.count for d in dims if not d.dropped)
     return OrthogonalProjection(dims, full, out)
@@ -194,11 +204,15 @@ def _points(coords: tuple[np.ndarray, ...], shape, chunk_shape,
     if ndim == 0:
         return PointProjection(np.zeros((1, 0), np.int64), np.array([0, n], np.int64),
                                np.zeros((n, 0), np.int64), np.zeros(n, np.int64), out_shape)
-    native = group_points(coords, shape, chunk_shape)  # one counting sort, no GIL
-    if native is not None:
-        return PointProjection(*native, out_shape)
-    grid = tuple(max(-(-s // c), 1) for s, c in zip(shape, chunk_shape))
-    cmulti = [c // cl for c, cl in zip(coords, chunk_shape)]
+    axes = axes_of(chunk_shape)
+    if not isinstance(chunk_shape, RectilinearChunkGrid):
+        native = group_points(coords, shape, chunk_shape)  # one counting sort, no GIL
+        if native is not None:
+            return PointProjection(*native, out_shape)
+    grid = tuple(len(a) if isinstance(a, np.ndarray) else max(-(-s // a), 1)
+                 for s, a in zip(shape, axes))
+    split = [split_positions(c, a) for c, a in zip(coords, axes)]
+    cmulti = [k for k, _ in split]
     flat = np.ravel_multi_index(cmulti, grid) if n else np.zeros(0, np.int64)
     if n < 2 or bool((flat[1:] >= flat[:-1]).all()):
         order = np.arange(n, dtype=np.int64)
@@ -210,13 +224,12 @@ def _points(coords: tuple[np.ndarray, ...], shape, chunk_shape,
     chunk_coords = np.stack(np.unravel_index(uniq, grid), axis=1).astype(np.int64) if n \
         else np.zeros((0, ndim), np.int64)
     offsets = np.append(starts, n).astype(np.int64)
-    in_chunk = np.stack([(c[order] - m[order] * cl) for c, m, cl in
-                         zip(coords, cmulti, chunk_shape)], axis=1).astype(np.int64)
+    in_chunk = np.stack([w[order] for _, w in split], axis=1).astype(np.int64)
     return PointProjection(chunk_coords, offsets, in_chunk, order, out_shape)
 
 
 def coordinate_projection(selection: tuple, shape: tuple[int, ...],
-                          chunk_shape: tuple[int, ...]) -> PointProjection:
+                          chunk_shape) -> PointProjection:
     """Project a coordinate selection: one integer (array) per dimension, broadcast.
 
     The result has the broadcast shape of the index arrays (as numpy's and zarr-python's
@@ -236,14 +249,15 @@ def coordinate_projection(selection: tuple, shape: tuple[int, ...],
 
 
 def mask_projection(mask: np.ndarray, shape: tuple[int, ...],
-                    chunk_shape: tuple[int, ...]) -> PointProjection:
+                    chunk_shape) -> PointProjection:
     """Project a full-shape boolean mask: the selected elements in C order (1-d result)."""
     if mask.ndim == 0:  # a 0-d array: the mask takes its one element or none
         n = int(bool(mask))
         return PointProjection(np.zeros((n, 0), np.int64), np.arange(n + 1, dtype=np.int64),
                                np.zeros((n, 0), np.int64), np.zeros(n, np.int64), (n,))
-    native = mask_points(mask, shape, chunk_shape)  # two scans of the mask, no GIL
-    if native is not None:
-        return PointProjection(*native, (len(native[3]),))
+    if not isinstance(chunk_shape, RectilinearChunkGrid):
+        native = mask_points(mask, shape, chunk_shape)  # two scans of the mask, no GIL
+        if native is not None:
+            return PointProjection(*native, (len(native[3]),))
     coords = tuple(c.astype(np.int64) for c in np.nonzero(mask))
     return _points(coords, shape, chunk_shape, (len(coords[0]),))

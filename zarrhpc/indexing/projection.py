@@ -1,4 +1,4 @@
-"""Project a basic selection onto a regular chunk grid.
+"""Project a basic selection onto a chunk grid (regular, or rectilinear: indexing.rectilinear).
 
 For every chunk the selection touches this gives the chunk's grid coordinates, the part
 of the chunk wanted (one slice per dimension, in chunk coordinates, any step) and where
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zarrhpc.indexing.rectilinear import axes_of
 from zarrhpc.indexing.selection import BasicSelection, DimSelection
 
 __all__ = [
@@ -71,10 +72,54 @@ def _groups_increasing(start: int, step: int, count: int, c: int):
             yield ci, k_lo, k_hi
 
 
-def dim_pieces(d: DimSelection, chunk_len: int, dim_len: int) -> list[DimPiece]:
-    """Split one dimension's selection into per-chunk pieces, in chunk order."""
+def _groups_edges(start: int, step: int, count: int, ends: np.ndarray):
+    """:func:`_groups_increasing` on a rectilinear axis (cumulative chunk ``ends``)."""
+    last = start + (count - 1) * step
+    first_c = int(np.searchsorted(ends, start, side="right"))
+    last_c = int(np.searchsorted(ends, last, side="right"))
+    if step > 1 and last_c - first_c > count:  # sparser than the chunks: per element
+        idx = start + step * np.arange(count, dtype=np.int64)
+        ks = np.searchsorted(ends, idx, side="right")
+        cuts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+        for a, b in zip(cuts, np.r_[cuts[1:], count]):
+            yield int(ks[a]), int(a), int(b) - 1
+        return
+    for ci in range(first_c, last_c + 1):
+        lo = int(ends[ci - 1]) if ci else 0
+        hi = int(ends[ci]) - 1
+        k_lo = max(0, -((start - lo) // step))
+        k_hi = min(count - 1, (hi - start) // step)
+        if k_lo <= k_hi:
+            yield ci, k_lo, k_hi
+
+
+def _dim_pieces_edges(d: DimSelection, ends: np.ndarray, dim_len: int) -> list[DimPiece]:
+    def piece(ci, first_k, k_lo, n):
+        lo = int(ends[ci - 1]) if ci else 0
+        first = d.start + first_k * d.step - lo
+        return DimPiece(ci, _slice(first, d.step, n), slice(k_lo, k_lo + n), n,
+                        min(int(ends[ci]), dim_len) - lo)
+
+    if d.step > 0:
+        return [piece(ci, k_lo, k_lo, k_hi - k_lo + 1)
+                for ci, k_lo, k_hi in _groups_edges(d.start, d.step, d.count, ends)]
+    last = d.start + (d.count - 1) * d.step
+    out = []
+    for ci, m_lo, m_hi in _groups_edges(last, -d.step, d.count, ends):
+        k_lo = d.count - 1 - m_hi
+        out.append(piece(ci, k_lo, k_lo, m_hi - m_lo + 1))
+    return out
+
+
+def dim_pieces(d: DimSelection, chunk_len, dim_len: int) -> list[DimPiece]:
+    """Split one dimension's selection into per-chunk pieces, in chunk order.
+
+    ``chunk_len``: the regular chunk length, or a rectilinear axis's cumulative ends.
+    """
     if d.count == 0:
         return []
+    if isinstance(chunk_len, np.ndarray):
+        return _dim_pieces_edges(d, chunk_len, dim_len)
     c = chunk_len
     pieces = []
     if d.step > 0:
@@ -99,9 +144,13 @@ def dim_pieces(d: DimSelection, chunk_len: int, dim_len: int) -> list[DimPiece]:
     return pieces
 
 
-def iter_chunk_projections(sel: BasicSelection, chunk_shape: tuple[int, ...]):
-    """Yield a :class:`ChunkProjection` for every chunk the selection touches."""
-    per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, chunk_shape, sel.shape)]
+def iter_chunk_projections(sel: BasicSelection, chunk_shape):
+    """Yield a :class:`ChunkProjection` for every chunk the selection touches.
+
+    ``chunk_shape``: a regular chunk shape, or a ``RectilinearChunkGrid``.
+    """
+    per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, axes_of(chunk_shape),
+                                                       sel.shape)]
     if any(not p for p in per_dim):
         return
     for combo in itertools.product(*per_dim):
@@ -128,8 +177,9 @@ class ChunkPlan:
 
     __slots__ = ("ntasks", "per_dim", "steps")
 
-    def __init__(self, sel: BasicSelection, chunk_shape: tuple[int, ...]) -> None:
-        self.per_dim = [dim_pieces(d, c, n) for d, c, n in zip(sel.dims, chunk_shape, sel.shape)]
+    def __init__(self, sel: BasicSelection, chunk_shape) -> None:
+        self.per_dim = [dim_pieces(d, c, n)
+                        for d, c, n in zip(sel.dims, axes_of(chunk_shape), sel.shape)]
         self.steps = tuple(d.step for d in sel.dims)
         ntasks = 1
         for pieces in self.per_dim:

@@ -9,10 +9,14 @@ chunks:
 - ``"rename"``: the bytes stay, the keys move (the draft keeps chunks under ``data/``);
 - ``"reencode"``: the bytes must change, because v3 (as zarr-python 3.1 reads it) cannot
   express the stored encoding: a structured type with big-endian fields (v3 structured
-  types are little-endian), a filter with no v3 equivalent in ``numcodecs.zarr3``
+  types are little-endian), a filter whose v3 form zarr-python 3 does not read
   (``categorize``), or a flattening filter after ``order: "F"`` (zarr-python 3 and v2
   flatten in different orders there). Re-encoded chunks get the v2 compressor where it
-  has a v3 form, else zstd.
+  is a v3 core codec, else the default compressors.
+
+Which codec has which v3 form, and which of those every reader has, is asked from the
+codec forms (:mod:`zarrhpc.codec_forms`, filled by the codec classes); nothing here names
+a codec.
 
 Groups become v3 groups with the same attributes. xarray's ``_ARRAY_DIMENSIONS``
 attribute becomes ``dimension_names``. A v2 ``null`` fill value becomes zero, which is
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zarrhpc.codec_forms import default_chain, is_serializer, readable_in_v3, v2_entry
 from zarrhpc.errors import UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, data_type_from_numpy
 from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
@@ -32,11 +37,6 @@ from zarrhpc.metadata.v3 import ArrayMetadataV3, ChunkKeyEncoding, GroupMetadata
 from zarrhpc.metadata.v3draft import ArrayMetadataV3Draft, GroupMetadataV3Draft
 
 __all__ = ["ArrayPlan", "group_to_v3", "plan_array"]
-
-# filters that zarr-python 3 (numcodecs.zarr3) reads in v3
-_V3_FILTERS = {"delta", "fixedscaleoffset", "quantize", "astype", "packbits"}
-_CORE_COMPRESSORS = {"gzip", "zstd", "blosc"}
-
 
 @dataclass(frozen=True)
 class ArrayPlan:
@@ -58,6 +58,8 @@ class ArrayPlan:
 
 def _v3_type_of_v2(md: ArrayMetadataV2) -> DataType:
     npdt = md.dtype
+    if npdt.kind == "O":  # the object codec says what it holds (string, bytes, ...)
+        return md.to_spec().data_type
     if npdt.fields is None and npdt.kind == "V":
         return DataType("raw_bytes", npdt)  # zarr-python 3's v3 name for v2 '|V<n>'
     if npdt.fields is None and npdt.kind not in "S":
@@ -69,16 +71,17 @@ def _v3_type_of_v2(md: ArrayMetadataV2) -> DataType:
 
 
 def _reencode_chain(md: ArrayMetadataV2, dt: DataType) -> list:
+    """The object codec the array was written with (it alone knows its elements) or the
+    default serializer for ``dt``, then the v2 compressor when it is a core v3 codec (its
+    v3 form for elements of ``dt``), else the default compressors."""
+    serializer, *compressors = default_chain(dt.dtype)
+    objects = [f for f in md.filters or [] if is_serializer(f)]
+    if objects:
+        serializer = v2_entry(objects[0], dt.dtype)
     comp = md.compressor
-    tail = [c for c in md.codecs_v3() if c["name"] in _CORE_COMPRESSORS][-1:] if (
-        comp and comp["id"] in _CORE_COMPRESSORS) else [
-        {"name": "zstd", "configuration": {"level": 0, "checksum": False}}]
-    if tail and tail[0]["name"] == "blosc":
-        tail[0]["configuration"]["typesize"] = dt.itemsize
-    bytes_entry = {"name": "bytes"}
-    if dt.swap_size:
-        bytes_entry["configuration"] = {"endian": "little"}
-    return [bytes_entry, *tail]
+    if comp and readable_in_v3(comp, core_only=True):
+        compressors = [v2_entry(comp, dt.dtype)]
+    return [serializer, *compressors]
 
 
 def _plan_v2(md: ArrayMetadataV2) -> ArrayPlan:
@@ -87,7 +90,8 @@ def _plan_v2(md: ArrayMetadataV2) -> ArrayPlan:
     if md.dtype.fields is not None and np.dtype(dt.dtype) != md.dtype:
         reason = "a structured type with big-endian fields (v3 structured types are little-endian)"
     filters = md.filters or []
-    odd = [f["id"] for f in filters if f["id"] not in _V3_FILTERS]
+    # an object codec stays (no other codec decodes its elements), readable or not
+    odd = [f["id"] for f in filters if not readable_in_v3(f) and not is_serializer(f)]
     if odd:
         reason = f"the filter {odd[0]!r}, which has no v3 form zarr-python reads"
     elif filters and md.order == "F" and md.ndim > 1:

@@ -13,8 +13,12 @@ Life cycle: :meth:`RectilinearGrid.from_json` validates and expands a document's
 (the message names the key and the member); :meth:`RectilinearGrid.to_json` writes the
 compact run-length form; :meth:`regular_chunk_shape` tells when the grid is a regular grid
 in disguise (every edge covering the array the same length), which
-:mod:`zarrhpc.metadata.v3` then reads as ``regular``. Selections on irregular grids belong
-to the indexing layer (``chunk_index``/``chunk_slices`` give what it needs). Pure.
+:mod:`zarrhpc.metadata.v3` then reads as ``regular``; an irregular grid stays on the
+metadata (``ArrayMetadataV3.chunk_grid``) and the indexing layer's
+``RectilinearChunkGrid`` locates chunks on it. :meth:`covering` is what a resize asks:
+shrinking keeps the edges (chunks past the end are allowed), growing past the last edge
+adds edges of the last edge's length (the spec only requires the edges to reach the axis
+length; zarrhpc's documented choice). Pure.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from zarrhpc.errors import MetadataError, UnsupportedError
 __all__ = ["RectilinearGrid"]
 
 _FIELD = "chunk_grid.configuration"
+#: edges expanded per dimension at most: a hostile ``[1, 2**31]`` must not allocate GiBs
+_MAX_EDGES = 1 << 24
 
 
 def _positive(v: Any) -> bool:
@@ -38,17 +44,24 @@ def _positive(v: Any) -> bool:
 
 def _expand(spec: Any, length: int, doc: str, where: str) -> tuple[int, ...]:
     if _positive(spec):
-        return (spec,) * max(1, math.ceil(length / spec))
+        n = max(1, math.ceil(length / spec))
+        if n > _MAX_EDGES:
+            raise MetadataError(f"{doc}: {where}: {n} chunks along one axis is too many "
+                                f"(at most {_MAX_EDGES})")
+        return (spec,) * n
     if not isinstance(spec, list) or not spec:
         raise MetadataError(f"{doc}: {where}: expected a positive integer or a non-empty "
                             f"array of edge lengths, got {spec!r}")
     edges: list[int] = []
     for i, item in enumerate(spec):
         if _positive(item):
+            if len(edges) >= _MAX_EDGES:
+                raise MetadataError(f"{doc}: {where}: more than {_MAX_EDGES} edges")
             edges.append(item)
         elif isinstance(item, list) and len(item) == 2 and all(_positive(v) for v in item):
-            if item[1] > 2**31:  # refuse before expanding what a hostile document claims
-                raise MetadataError(f"{doc}: {where}[{i}]: {item[1]} repetitions is too many")
+            if len(edges) + item[1] > _MAX_EDGES:  # refuse before expanding it
+                raise MetadataError(f"{doc}: {where}[{i}]: {item[1]} repetitions is too many "
+                                    f"(at most {_MAX_EDGES} edges along one axis)")
             edges.extend([item[0]] * item[1])
         else:
             raise MetadataError(f"{doc}: {where}[{i}]: expected a positive edge length or "
@@ -109,17 +122,43 @@ class RectilinearGrid:
     def regular_chunk_shape(self, shape: tuple[int, ...]) -> tuple[int, ...] | None:
         """The regular chunk shape this grid equals on ``shape``, or None.
 
-        Equal when, per dimension, every chunk that holds array elements has the same edge
-        length (chunks past the array's end hold nothing and do not count).
+        Equal when, per dimension, every edge (past the array's end too: a resize may
+        bring those chunks in) has the same length; the integer form always does.
         """
         out = []
-        for edges, n in zip(self.edges, shape):
-            c = edges[0]
-            needed = max(1, math.ceil(n / c))
-            if any(e != c for e in edges[:needed]):
+        for edges in self.edges:
+            if any(e != edges[0] for e in edges):
                 return None
-            out.append(c)
+            out.append(edges[0])
         return tuple(out)
+
+    def max_edges(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """Per dimension the longest edge among chunks holding elements (the chunk shape
+        a codec chain is validated against; never used to locate data)."""
+        return tuple(max(e[:g] or e[:1]) for e, g in zip(self.edges, self.grid_shape(shape)))
+
+    def covering(self, shape: tuple[int, ...]) -> RectilinearGrid:
+        """This grid, with edges of the last edge's length added where ``shape`` runs past
+        the sum of the edges (the grid after a resize to ``shape``)."""
+        if len(shape) != len(self.edges):
+            raise MetadataError(f"chunk_grid: {len(self.edges)} dimensions, shape {shape} has "
+                                f"{len(shape)}")
+        out = []
+        for e, n in zip(self.edges, shape):
+            short = n - sum(e)
+            out.append(e + (e[-1],) * -(-short // e[-1]) if short > 0 else e)
+        return RectilinearGrid(tuple(out))
+
+    @classmethod
+    def from_edges(cls, edges: Any, shape: tuple[int, ...], what: str) -> RectilinearGrid:
+        """A grid from per-dimension edge lists as a user gives them (``chunks=[[10, 20],
+        [5, 5]]``; an int per dimension means a regular axis), checked against ``shape``."""
+        if len(edges) != len(shape):
+            raise MetadataError(f"{what}: {len(edges)} dimensions of chunk edges, shape "
+                                f"{shape} has {len(shape)}")
+        spec = [int(e) if isinstance(e, (int, np.integer)) else [int(v) for v in e]
+                for e in edges]
+        return cls.from_json({"kind": "inline", "chunk_shapes": spec}, shape, what)
 
     def as_regular(self, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
         """:meth:`regular_chunk_shape`, or UnsupportedError naming ``doc`` when irregular."""

@@ -40,6 +40,9 @@ class ArraySpec:
     chunk_prefix : str or None
         Key prefix of the chunks; None: the node's path plus ``/`` (v2 and v3); the 2022
         draft keeps chunks under ``data/root/``.
+    chunk_grid : RectilinearGrid or None
+        An irregular rectilinear grid (v3 only); then ``chunk_shape`` is only the longest
+        edge per dimension, which the codec chain is checked against.
     """
 
     shape: tuple[int, ...]
@@ -50,3 +53,4 @@ class ArraySpec:
     codecs: list
     dimension_names: tuple | None = None
     chunk_prefix: str | None = None
+    chunk_grid: Any = None

@@ -195,6 +195,16 @@ def dtype_to_json_v2(dtype: np.dtype) -> str | list:
     return [entry(n, dtype.fields[n][0]) for n in dtype.names]
 
 
+def _object_chain(npdt: np.dtype, filters: list | None, compressor: Any):
+    """``(filters, compressor)`` as read: an ``|O`` array with no filters whose
+    ``compressor`` is an object codec (vlen-utf8, ...) has it as its one filter, which is
+    how zarr-python 3 reads such stores (numcodecs decodes the objects either way)."""
+    if (npdt.kind == "O" and not filters and isinstance(compressor, dict)
+            and is_serializer(compressor)):
+        return [compressor], None
+    return filters, compressor
+
+
 def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -> DataType:
     """The internal DataType of a stored v2 dtype (``filters`` name an ``|O`` array's type)."""
     if npdt.kind == "O":
@@ -202,7 +212,8 @@ def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -
         if name is None:
             raise UnsupportedError(
                 f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
-                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}")
+                f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}"
+                f" (creating one: pass object_codec=numcodecs.VLenUTF8(), or dtype=str)")
         return vlen_data_type(name)
     if npdt.fields is not None:
         return DataType("structured", npdt)  # fields keep their byte orders
@@ -352,6 +363,7 @@ def _byte_order(npdt: np.dtype) -> str | None:
 def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None,
                     compressor: dict | None, doc: str) -> list[dict]:
     """The v3-shaped codec chain that reads and writes the same chunk bytes as v2."""
+    filters, compressor = _object_chain(dtype, filters, compressor)
     chain: list[dict] = []
     if order == "F" and ndim > 1:
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
@@ -518,7 +530,8 @@ class ArrayMetadataV2(_DocumentV2):
     @property
     def data_type(self) -> DataType:
         """The internal data type (native byte order for simple types)."""
-        return _data_type(self.dtype, self.filters)
+        return _data_type(self.dtype, _object_chain(self.dtype, self.filters,
+                                                    self.compressor)[0])
 
     @property
     def ndim(self) -> int:
@@ -607,7 +620,8 @@ class ArrayMetadataV2(_DocumentV2):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
         separator = d.get("dimension_separator") or "."  # absent or null: "."
         _check_members(shape, chunks, d["order"], separator, filters, d.get("compressor"), doc)
-        fill = parse_fill_value_v2(npdt, _data_type(npdt, filters, doc), d["fill_value"], doc)
+        fill = parse_fill_value_v2(npdt, _data_type(
+            npdt, _object_chain(npdt, filters, d.get("compressor"))[0], doc), d["fill_value"], doc)
         attrs_doc = doc[: -len(ZARRAY)] + ZATTRS
         return cls(
             shape=shape, chunks=chunks, dtype=npdt, fill_value=fill, order=d["order"],

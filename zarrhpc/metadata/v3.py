@@ -280,26 +280,27 @@ def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str) -> tuple[int
     return tuple(int(v) for v in value)
 
 
-def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str) -> tuple[int, ...]:
+def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str):
+    """``(chunk_shape, irregular grid or None)``; a rectilinear grid of equal chunks is
+    read as the regular grid it is, an irregular one keeps its edges."""
     fname = "chunk_grid"
-    ndim = len(shape)
     entry = _required_extension(obj, doc, fname)
-    if entry.name == "rectilinear":  # zarr-extensions; read when it is regular in disguise
-        return RectilinearGrid.from_json(entry.configuration, shape, doc).as_regular(shape, doc)
+    if entry.name == "rectilinear":  # zarr-extensions
+        grid = RectilinearGrid.from_json(entry.configuration, shape, doc)
+        regular = grid.regular_chunk_shape(shape)
+        return (regular, None) if regular is not None else (grid.max_edges(shape), grid)
     if entry.name != "regular":
         raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
-                   f" and 'rectilinear' grids of equal chunks")
+                   f" and 'rectilinear'")
     conf = entry.configuration
     if conf is None or "chunk_shape" not in conf:
-        raise _err(
-            doc,
-            f"{fname}.configuration.chunk_shape",
-            f"missing (the regular grid needs an array of chunk lengths), got {_show(obj)}",
-        )
+        raise _err(doc, f"{fname}.configuration.chunk_shape",
+                   f"missing (the regular grid needs an array of chunk lengths), got {_show(obj)}")
     unknown = [k for k in conf if k != "chunk_shape"]
     if unknown:
         raise _err(doc, f"{fname}.configuration", f"unexpected member {unknown[0]!r}")
-    return _check_chunk_shape(conf["chunk_shape"], ndim, doc, f"{fname}.configuration.chunk_shape")
+    return _check_chunk_shape(conf["chunk_shape"], len(shape), doc,
+                              f"{fname}.configuration.chunk_shape"), None
 
 
 def _check_codecs(value: Any, doc: str, own: bool = False) -> list:
@@ -498,6 +499,7 @@ class ArrayMetadataV3(_NodeDocument):
     dimension_names: tuple | None = None
     storage_transformers: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    chunk_grid: RectilinearGrid | None = None  # an irregular rectilinear grid, else None
 
     zarr_format = 3
     node_type = "array"
@@ -521,6 +523,13 @@ class ArrayMetadataV3(_NodeDocument):
             else data_type_from_numpy(self.data_type)
         )
         setf(self, "data_type", dt)
+        grid = self.chunk_grid
+        if grid is not None:  # irregular: edges reach the shape (a resize adds edges)
+            if not isinstance(grid, RectilinearGrid):
+                raise _err(doc, "chunk_grid", f"expected a RectilinearGrid, got {grid!r}")
+            grid = grid.covering(shape)
+            setf(self, "chunk_grid", grid)
+            setf(self, "chunk_shape", grid.max_edges(shape))
         setf(
             self,
             "chunk_shape",
@@ -590,7 +599,7 @@ class ArrayMetadataV3(_NodeDocument):
                 raise _err(doc, key, "missing required member")
         shape = _check_shape(d["shape"], doc)
         dt = parse_data_type(d["data_type"], doc)
-        chunk_shape = _parse_chunk_grid(d["chunk_grid"], tuple(shape), doc)
+        chunk_shape, grid = _parse_chunk_grid(d["chunk_grid"], tuple(shape), doc)
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
@@ -619,6 +628,7 @@ class ArrayMetadataV3(_NodeDocument):
             dimension_names=dimension_names,
             storage_transformers=storage_transformers,
             extra=extra,
+            chunk_grid=grid,
         )
 
     # -- writing ------------------------------------------------------------------------
@@ -637,7 +647,7 @@ class ArrayMetadataV3(_NodeDocument):
             "chunk_grid": {
                 "name": "regular",
                 "configuration": {"chunk_shape": list(self.chunk_shape)},
-            },
+            } if self.chunk_grid is None else self.chunk_grid.to_json(),
             "chunk_key_encoding": self.chunk_key_encoding.to_json(),
             "fill_value": fill_value_to_json(self.data_type, self.fill_value),
             "codecs": copy.deepcopy(self.codecs),
@@ -688,6 +698,7 @@ class ArrayMetadataV3(_NodeDocument):
             fill_value=self.fill_value,
             codecs=self.codecs,
             dimension_names=self.dimension_names,
+            chunk_grid=self.chunk_grid,
         )
 
 
