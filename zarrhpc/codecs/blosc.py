@@ -52,6 +52,7 @@ checksum: corruption inside a compressed block may decode to wrong data of the r
 from __future__ import annotations
 
 import threading
+from enum import Enum
 from typing import Any, ClassVar
 
 import blosc2
@@ -74,10 +75,29 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, UnsupportedError
 
-__all__ = ["BloscCodec"]
+__all__ = ["BloscCname", "BloscCodec", "BloscShuffle"]
 
 CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "zlib")
 SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
+
+
+class BloscShuffle(Enum):
+    """zarr-python's enum of the shuffle choices (``BloscCodec`` also takes the strings)."""
+
+    noshuffle = "noshuffle"
+    shuffle = "shuffle"
+    bitshuffle = "bitshuffle"
+
+
+class BloscCname(Enum):
+    """zarr-python's enum of the internal compressors (the strings work as well)."""
+
+    lz4 = "lz4"
+    lz4hc = "lz4hc"
+    blosclz = "blosclz"
+    zstd = "zstd"
+    snappy = "snappy"
+    zlib = "zlib"
 _SHUFFLE_INT = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
 _SHUFFLE_NAME = {v: k for k, v in _SHUFFLE_INT.items()}
 _HEADER = 16  # c-blosc1 header length
@@ -167,6 +187,8 @@ class BloscCodec(BytesToBytesCodec):
         blocksize: int = 0,
     ) -> None:
         where = "BloscCodec"
+        cname = cname.value if isinstance(cname, BloscCname) else cname
+        shuffle = shuffle.value if isinstance(shuffle, BloscShuffle) else shuffle
         self.cname = _check_cname(cname, "", where)
         self.clevel = check_int(clevel, 0, 9, "", where, "clevel")
         self.shuffle = check_choice(shuffle, SHUFFLES, "", where, "shuffle")
