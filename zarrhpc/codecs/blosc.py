@@ -197,6 +197,14 @@ class BloscCodec(BytesToBytesCodec):
         )
         self.blocksize = check_int(blocksize, 0, 2**31 - 1, "", where, "blocksize")
 
+    def __repr__(self) -> str:
+        # zarr-python's dataclass repr, so printed codecs read the same after the switch
+        tunable = "{'typesize'}" if self.typesize is None else "set()"
+        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize}, "
+                f"cname=<BloscCname.{self.cname}: '{self.cname}'>, clevel={self.clevel}, "
+                f"shuffle=<BloscShuffle.{self.shuffle}: '{self.shuffle}'>, "
+                f"blocksize={self.blocksize})")
+
     @classmethod
     def from_config(
         cls, configuration: dict | None, doc: str = "", field: str = "codec"

@@ -102,12 +102,6 @@ def codec_text(codec, itemsize: int) -> str:
         return "Crc32cCodec()"
     if name == "transpose":
         return f"TransposeCodec(order={tuple(conf.get('order', ()))})"
-    if name == "blosc":
-        cname, shuffle = conf.get("cname", "zstd"), conf.get("shuffle", "noshuffle")
-        return (f"BloscCodec(_tunable_attrs=set(), typesize={conf.get('typesize')}, "
-                f"cname=<BloscCname.{cname}: '{cname}'>, clevel={conf.get('clevel', 5)}, "
-                f"shuffle=<BloscShuffle.{shuffle}: '{shuffle}'>, "
-                f"blocksize={conf.get('blocksize', 0)})")
     if name in ("vlen-utf8", "vlen-bytes"):
         return "VLenUTF8Codec()" if name == "vlen-utf8" else "VLenBytesCodec()"
     return repr(codec)  # the numcodecs adapter's repr is already zarr-python's

@@ -25,9 +25,22 @@ from zarrhpc.errors import (
 )
 from zarrhpc.metadata import normalize_path
 
-__all__ = ["Group", "open_node"]
+__all__ = ["Group", "GroupMetadata", "open_node"]
 
 _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
+
+
+class GroupMetadata:
+    """zarr-python's ``GroupMetadata(attributes=..., zarr_format=...)``: builds zarrhpc's
+    group metadata of that format (what ``create_hierarchy`` takes for a group)."""
+
+    def __new__(cls, attributes: dict | None = None, zarr_format: int = 3,
+                consolidated_metadata=None, node_type: str = "group"):
+        if node_type != "group":
+            raise ValueError(f"GroupMetadata: node_type must be 'group', got {node_type!r}")
+        if zarr_format not in (2, 3):
+            raise ValueError(f"GroupMetadata: zarr_format must be 2 or 3, got {zarr_format!r}")
+        return empty_group(zarr_format).with_attributes(dict(attributes or {}))
 
 
 class TreeRepr(str):
