@@ -86,7 +86,9 @@ _VARYING = [
 def normalize(text, workdir):
     """Text as compared: the scratch directory (zarrhpc's LocalStore shows its absolute
     root where zarr-python keeps the relative one), ids, addresses and timings taken out."""
-    text = text.replace(f"file://{workdir}/", "file://").replace(str(workdir), "<dir>")
+    for scheme in ("file", "zip"):
+        text = text.replace(f"{scheme}://{workdir}/", f"{scheme}://")
+    text = text.replace(str(workdir), "<dir>")
     for pattern, repl in _VARYING:
         text = pattern.sub(repl, text)
     return text
