@@ -26,7 +26,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["available_cpus", "executor", "get", "set"]
+__all__ = ["available_cpus", "executor", "get", "pprint", "set"]
 
 _lock = threading.Lock()
 
@@ -111,6 +111,21 @@ def get(name: str, default=_MISSING):
         if default is not _MISSING:
             return default
         raise KeyError(f"zarrhpc.config: unknown setting {name!r}; known: {sorted(_settings)}") from None
+
+
+def pprint(**kwargs) -> None:
+    """Print the settings as a nested dict (``pprint.pprint``'s keywords: ``stream``,
+    ``width``...), as zarr-python's ``config.pprint`` prints its own."""
+    import pprint as _pprint
+
+    nested: dict = {}
+    for key, value in _settings.items():
+        *parents, leaf = key.split(".")
+        node = nested
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    _pprint.pprint(nested, **kwargs)
 
 
 class _Restore:

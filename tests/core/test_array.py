@@ -147,7 +147,7 @@ def test_info_and_properties(store):
     a = zarrhpc.create_array(store, name="g/a", shape=(100, 50), chunks=(10, 10), dtype="f4",
                              dimension_names=("y", "x"))
     text = repr(a.info)
-    assert "Shape" in text and "(100, 50)" in text and "float32" in text
+    assert "Shape" in text and "(100, 50)" in text and "Float32(endianness='little')" in text
     assert a.nchunks == 50 and a.ndim == 2 and a.nbytes == 20000 and a.size == 5000
     assert a.path == "g/a" and a.name == "/g/a" and a.basename == "a"
     assert a.dimension_names == ("y", "x") and a.shards is None and a.zarr_format == 3

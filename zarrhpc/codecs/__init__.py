@@ -24,7 +24,7 @@ from zarrhpc.codecs.abc import (
     component_size,
     swap_size,
 )
-from zarrhpc.codecs.blosc import BloscCodec
+from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
@@ -76,7 +76,9 @@ __all__ = [
     "ArrayToArrayCodec",
     "ArrayToBytesCodec",
     "Blosc",
+    "BloscCname",
     "BloscCodec",
+    "BloscShuffle",
     "Bytes",
     "BytesCodec",
     "BytesToBytesCodec",

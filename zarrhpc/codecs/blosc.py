@@ -52,6 +52,7 @@ checksum: corruption inside a compressed block may decode to wrong data of the r
 from __future__ import annotations
 
 import threading
+from enum import Enum
 from typing import Any, ClassVar
 
 import blosc2
@@ -74,10 +75,29 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, UnsupportedError
 
-__all__ = ["BloscCodec"]
+__all__ = ["BloscCname", "BloscCodec", "BloscShuffle"]
 
 CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "zlib")
 SHUFFLES = ("noshuffle", "shuffle", "bitshuffle")
+
+
+class BloscShuffle(Enum):
+    """zarr-python's enum of the shuffle choices (``BloscCodec`` also takes the strings)."""
+
+    noshuffle = "noshuffle"
+    shuffle = "shuffle"
+    bitshuffle = "bitshuffle"
+
+
+class BloscCname(Enum):
+    """zarr-python's enum of the internal compressors (the strings work as well)."""
+
+    lz4 = "lz4"
+    lz4hc = "lz4hc"
+    blosclz = "blosclz"
+    zstd = "zstd"
+    snappy = "snappy"
+    zlib = "zlib"
 _SHUFFLE_INT = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
 _SHUFFLE_NAME = {v: k for k, v in _SHUFFLE_INT.items()}
 _HEADER = 16  # c-blosc1 header length
@@ -168,6 +188,8 @@ class BloscCodec(BytesToBytesCodec):
         blocksize: int = 0,
     ) -> None:
         where = "BloscCodec"
+        cname = cname.value if isinstance(cname, BloscCname) else cname
+        shuffle = shuffle.value if isinstance(shuffle, BloscShuffle) else shuffle
         self.cname = _check_cname(cname, "", where)
         self.clevel = check_int(clevel, 0, 9, "", where, "clevel")
         self.shuffle = check_choice(shuffle, SHUFFLES, "", where, "shuffle")
@@ -175,6 +197,14 @@ class BloscCodec(BytesToBytesCodec):
             None if typesize is None else check_int(typesize, 1, None, "", where, "typesize")
         )
         self.blocksize = check_int(blocksize, 0, 2**31 - 1, "", where, "blocksize")
+
+    def __repr__(self) -> str:
+        # zarr-python's dataclass repr, so printed codecs read the same after the switch
+        tunable = "{'typesize'}" if self.typesize is None else "set()"
+        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize}, "
+                f"cname=<BloscCname.{self.cname}: '{self.cname}'>, clevel={self.clevel}, "
+                f"shuffle=<BloscShuffle.{self.shuffle}: '{self.shuffle}'>, "
+                f"blocksize={self.blocksize})")
 
     @classmethod
     def from_config(

@@ -45,7 +45,7 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
 
-__all__ = ["PACKAGES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
+__all__ = ["PACKAGES", "ZARR_NAMES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
            "NumcodecsFilterCodec", "numcodecs_class", "numcodecs_codec_classes"]
 
 FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize",
@@ -58,6 +58,15 @@ ZARR_PYTHON_V3 = frozenset({
     "adler32", "astype", "bz2", "bitround", "blosc", "crc32", "crc32c", "delta",
     "fixedscaleoffset", "fletcher32", "gzip", "jenkins_lookup3", "lz4", "lzma", "pcodec",
     "packbits", "quantize", "shuffle", "zfpy", "zlib", "zstd"})
+#: zarr.codecs.numcodecs' class names for the ids (the reprs, zarrhpc.codecs.numcodecs)
+ZARR_NAMES = {
+    "bz2": "BZ2", "lzma": "LZMA", "lz4": "LZ4", "zlib": "Zlib", "gzip": "GZip",
+    "blosc": "Blosc", "zstd": "Zstd", "crc32": "CRC32", "crc32c": "CRC32C",
+    "adler32": "Adler32", "fletcher32": "Fletcher32", "jenkins_lookup3": "JenkinsLookup3",
+    "pcodec": "PCodec", "zfpy": "ZFPY", "astype": "AsType", "bitround": "BitRound",
+    "fixedscaleoffset": "FixedScaleOffset", "packbits": "PackBits", "quantize": "Quantize",
+    "shuffle": "Shuffle", "delta": "Delta",
+}
 #: where an id numcodecs lacks comes from (``pip install <package>``)
 PACKAGES = {"pcodec": "pcodec", "zfpy": "zfpy", "lz4": "numcodecs[lz4] (lz4)",
             "msgpack2": "msgpack", "vlen-utf8": "numcodecs", "vlen-bytes": "numcodecs"}
@@ -95,6 +104,12 @@ class NumcodecsCodec:
 
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
         self._codec, self.configuration = _build(self.codec_id, configuration, doc, field)
+
+    def __repr__(self) -> str:
+        """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
+        name = ZARR_NAMES.get(self.codec_id, type(self).__name__)
+        conf = self.to_json().get("configuration", {})
+        return f"{name}(codec_name={self.name!r}, codec_config={conf!r})"
 
     @classmethod
     def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):

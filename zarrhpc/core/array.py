@@ -26,6 +26,7 @@ import numpy as np
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
 from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
+from zarrhpc.core._info import array_info, dtype_text, node_url
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
@@ -55,14 +56,6 @@ from zarrhpc.indexing import (
 )
 
 __all__ = ["Array", "BlockIndex", "OIndex", "VIndex"]
-
-
-def _human(nbytes: int) -> str:
-    for unit in ("", "K", "M", "G", "T"):
-        if nbytes < 1024 or unit == "T":
-            return f"{nbytes:.1f}{unit}" if unit else f"{nbytes}"
-        nbytes /= 1024
-    return str(nbytes)  # pragma: no cover
 
 
 # (id(metadata), doc) -> (metadata, pipeline, engine): both are stateless and shared by
@@ -243,26 +236,24 @@ class Array(ArrayApiMixin, Node):
 
     @property
     def info(self) -> NodeInfo:
-        p = self._prep.pipeline
-        rows = [
-            ("Type", "Array"),
-            ("Zarr format", self._format_text),
-            ("Data type", self._spec.data_type.name),
-            ("Fill value", repr(self.fill_value)),
-            ("Shape", str(self.shape)),
-            ("Chunk shape", str(self.chunks)),
-            *([("Shard shape", str(self.shards))] if self._prep.sharding is not None else []),
-            ("Order", self._order),
-            ("Read-only", str(self._read_only)),
-            ("Store type", type(self._store).__name__),
-            ("Filters", repr(tuple(p.array_array))),
-            ("Serializer", repr(p.array_bytes)),
-            ("Compressors", repr(tuple(p.bytes_bytes))),
-            ("No. bytes", f"{self.nbytes} ({_human(self.nbytes)})"),
-        ]
-        if self._spec.dimension_names is not None:
-            rows.insert(6, ("Dimension names", str(self._spec.dimension_names)))
-        return NodeInfo(rows)
+        """A table of the array's properties, as zarr-python 3 prints it (no store reads)."""
+        return self._info_table()
+
+    def _info_table(self, stored=None, initialized=None) -> NodeInfo:
+        spec = self._spec
+        rows = {"zarr_format": self._format_text,
+                "data_type": dtype_text(spec.data_type.dtype, spec.data_type.name),
+                "fill_value": self.fill_value, "shape": self.shape, "shards": self.shards,
+                "chunks": self.chunks, "order": self._order, "read_only": self._read_only,
+                "store_type": type(self._store).__name__, "filters": self.filters,
+                "serializer": self.serializer, "compressors": self.compressors,
+                "nbytes": self.nbytes}
+        table = array_info(rows, sharded=self._prep.sharding is not None,
+                           v2=self.zarr_format == 2, itemsize=spec.data_type.dtype.itemsize,
+                           stored=stored, initialized=initialized)
+        if spec.dimension_names is not None:  # zarrhpc's addition (zarr-python omits them)
+            table.rows.insert(6, ("Dimension names", str(spec.dimension_names)))
+        return table
 
     # -- data -----------------------------------------------------------------------
     def _read(self, selection, out=None):
@@ -604,7 +595,7 @@ class Array(ArrayApiMixin, Node):
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return f"<Array {type(self._store).__name__} {self.name!r} shape={self.shape} dtype={self.dtype}>"
+        return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
 
 
 def _is_plain_basic(selection) -> bool:

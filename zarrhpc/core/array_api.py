@@ -99,18 +99,39 @@ class ArrayApiMixin:
                 total += store.getsize(key) or 0
         return total
 
-    def info_complete(self):
-        """``info`` plus what needs the store listed: stored bytes, chunks initialized."""
-        from zarrhpc.core.node import NodeInfo
+    @property
+    def config(self):
+        """The runtime configuration (``ArrayConfig(order=..., write_empty_chunks=...)``);
+        read-only: :meth:`with_config` makes an array with another one."""
+        from zarrhpc.core.array_spec import ArrayConfig
 
-        info = self.info
-        stored = self.nbytes_stored()
-        rows = list(info.rows)
-        ratio = f"{self.nbytes / stored:.1f}" if stored else "-"
-        rows.append(("No. bytes stored", str(stored)))
-        rows.append(("Storage ratio", ratio))
-        rows.append(("Chunks Initialized", f"{self.nchunks_initialized}/{self.nchunks}"))
-        return NodeInfo(rows)
+        return ArrayConfig(self._order, self._write_empty_chunks)
+
+    def with_config(self, config):
+        """A new Array on the same store, path and metadata with another runtime config.
+
+        Parameters
+        ----------
+        config : ArrayConfig or dict
+            An ``ArrayConfig`` replaces the config; a dict's missing keys are kept from
+            this array's config (as zarr-python 3 does).
+        """
+        from zarrhpc.core.array_spec import ArrayConfig
+
+        if not isinstance(config, ArrayConfig):
+            config = ArrayConfig(**{**self.config.to_dict(), **dict(config)})
+        return type(self)(self._store, self._path, self._metadata, read_only=self._read_only,
+                          write_empty_chunks=config.write_empty_chunks, order=config.order)
+
+    def info_complete(self):
+        """``info`` plus what needs the store listed: bytes stored, chunks (sharded: shards)
+        initialized, as zarr-python 3 prints it."""
+        prep = self._prep
+        if prep.sharding is not None:
+            initialized = self.nchunks_initialized // prep.sharding.nchunks
+        else:
+            initialized = self.nchunks_initialized
+        return self._info_table(stored=self.nbytes_stored(), initialized=initialized)
 
     # -- python protocols -----------------------------------------------------------
     def __iter__(self):

@@ -181,13 +181,15 @@ def create_hierarchy(*, store, nodes: dict, overwrite=False):
     """Create the arrays and groups ``{path: metadata}`` and yield ``(path, node)``.
 
     ``nodes`` values are metadata (ours, or zarr-python's with ``to_dict()``) or plain
-    metadata dicts; missing ancestors become groups.
+    metadata dicts; missing ancestors become groups, yielded too (as zarr-python does).
     """
     from zarrhpc.core._nodes import resolve_store
     from zarrhpc.core.formats import read_node as read_any
     from zarrhpc.core.group import open_node
 
     store = resolve_store(store, "w")
+    wanted = {p.strip("/") for p in nodes}
+    seen: set[str] = set()
     for path in sorted(nodes, key=lambda p: p.count("/")):
         md = nodes[path]
         doc = md if isinstance(md, dict) else (md.to_dict() if hasattr(md, "to_dict") else None)
@@ -199,7 +201,14 @@ def create_hierarchy(*, store, nodes: dict, overwrite=False):
         if existing is not None and not overwrite:
             cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
             raise cls(f"{path or '/'}: a node already exists in {store!r}")
-        _write_doc(store, path, doc, overwrite)
+        parts = path.split("/") if path else []
+        ancestors = ["/".join(parts[:i]) for i in range(len(parts))]
+        missing = [a for a in ancestors if a not in wanted and a not in seen
+                   and read_any(store, a) is None]
+        seen.update(ancestors)
+        _write_doc(store, path, doc, overwrite)  # creates the missing ancestors
+        for parent in missing:
+            yield parent, open_node(store, parent, read_only=False)
         yield path, open_node(store, path, read_only=False)
 
 

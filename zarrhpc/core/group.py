@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from zarrhpc.core._info import group_info, node_url
 from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
@@ -24,9 +25,22 @@ from zarrhpc.errors import (
 )
 from zarrhpc.metadata import normalize_path
 
-__all__ = ["Group", "open_node"]
+__all__ = ["Group", "GroupMetadata", "open_node"]
 
 _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
+
+
+class GroupMetadata:
+    """zarr-python's ``GroupMetadata(attributes=..., zarr_format=...)``: builds zarrhpc's
+    group metadata of that format (what ``create_hierarchy`` takes for a group)."""
+
+    def __new__(cls, attributes: dict | None = None, zarr_format: int = 3,
+                consolidated_metadata=None, node_type: str = "group"):
+        if node_type != "group":
+            raise ValueError(f"GroupMetadata: node_type must be 'group', got {node_type!r}")
+        if zarr_format not in (2, 3):
+            raise ValueError(f"GroupMetadata: zarr_format must be 2 or 3, got {zarr_format!r}")
+        return empty_group(zarr_format).with_attributes(dict(attributes or {}))
 
 
 class TreeRepr(str):
@@ -94,19 +108,16 @@ class Group(Node):
 
     @property
     def info(self) -> NodeInfo:
-        return NodeInfo([
-            ("Name", self.name),
-            ("Type", "implicit Group" if self.is_implicit else "Group"),
-            ("Zarr format", self._format_text),
-            ("Read-only", str(self._read_only)),
-            ("Store type", type(self._store).__name__),
-            ("No. members", str(len(self))),
-        ])
+        """A table of the group's properties, as zarr-python 3 prints it (no store reads)."""
+        return group_info(self._path, self._format_text, self._read_only,
+                          type(self._store).__name__)
 
     def info_complete(self) -> NodeInfo:
-        """``info`` with the members counted at every depth (lists the hierarchy)."""
-        return NodeInfo(self.info.rows + [("No. members (all depths)",
-                                           str(self.nmembers(max_depth=None)))])
+        """``info`` with the members, arrays and groups counted at every depth."""
+        kinds = [isinstance(m, Group) for _, m in self.members(max_depth=None)]
+        return group_info(self._path, self._format_text, self._read_only,
+                          type(self._store).__name__,
+                          counts=(len(kinds), kinds.count(False), kinds.count(True)))
 
     def _empty_metadata(self):
         return empty_group(3)  # writing attrs makes an implicit group explicit
@@ -366,4 +377,4 @@ class Group(Node):
 
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
-        return f"<{kind} {type(self._store).__name__} {self.name!r}>"
+        return f"<{kind} {node_url(self._store, self._path)}>"

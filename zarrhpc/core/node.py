@@ -12,11 +12,12 @@ __all__ = ["Node", "NodeInfo"]
 class NodeInfo:
     """What ``node.info`` shows: a table of the node's properties."""
 
-    def __init__(self, rows: list[tuple[str, str]]):
+    def __init__(self, rows: list[tuple[str, str]], width: int = 0):
         self.rows = rows
+        self.width = width  # zarr-python pads every row to its template's widest label
 
     def __repr__(self) -> str:
-        width = max(len(k) for k, _ in self.rows)
+        width = max([self.width] + [len(k) for k, _ in self.rows])
         return "\n".join(f"{k:<{width}} : {v}" for k, v in self.rows)
 
     __str__ = __repr__

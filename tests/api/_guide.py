@@ -1,0 +1,104 @@
+"""Runs zarr-python 3's user-guide code blocks (tests/api/data/zarr_user_guide_*.json, taken
+from its documentation at the installed version) with either ``zarr`` or ``zarrhpc`` bound to
+the name ``zarr``, and records what each block prints and raises.
+
+The blocks of one page and session run in order in one namespace, in a fresh working
+directory (the pages write to relative paths such as ``data/example-1.zarr``), exactly as the
+documentation builder runs them. For the zarrhpc run every ``import zarr...`` resolves to the
+matching ``zarrhpc...`` module, as ``import zarrhpc as zarr`` would for a user script.
+"""
+
+import builtins
+import contextlib
+import io
+import json
+import os
+import pathlib
+import re
+import sys
+import warnings
+
+DATA = pathlib.Path(__file__).parent / "data" / "zarr_user_guide_3.1.6.json"
+# blocks that reach the network (public S3 buckets): never run in tests
+NETWORK = ("s3://", "S3Store(", "fsspec.filesystem(")
+
+
+def load_sessions():
+    """``{(page, session): [code, ...]}`` for every executed block, in page order."""
+    docs = json.loads(DATA.read_text())["docs"]
+    sessions = {}
+    for page, blocks in docs.items():
+        for block in blocks:
+            if block["exec"] and not any(n in block["code"] for n in NETWORK):
+                sessions.setdefault((page, block["session"]), []).append(block["code"])
+    return sessions
+
+
+def _importer(lib):
+    real = builtins.__import__
+    if lib == "zarr":
+        return real
+
+    def imp(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and (name == "zarr" or name.startswith("zarr.")):
+            name = lib + name[4:]
+        return real(name, globals, locals, fromlist, level)
+
+    return imp
+
+
+def run_session(lib, blocks, workdir):
+    """Run ``blocks`` with ``lib`` ("zarr" or "zarrhpc") as ``zarr``; one record per block:
+    ``(printed text, exception class name or None)``. A block after a failed one still runs
+    (a later block may not depend on it); the records show where the runs part."""
+    env = dict(vars(builtins))
+    env["__import__"] = _importer(lib)
+    namespace = {"__builtins__": env, "__name__": "__guide__"}
+    records = []
+    old = os.getcwd()
+    os.makedirs(workdir, exist_ok=True)
+    os.chdir(workdir)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for code in blocks:
+                buf = io.StringIO()
+                err = None
+                try:
+                    with contextlib.redirect_stdout(buf):
+                        exec(compile(code, f"<{lib} guide>", "exec"), namespace)
+                except Exception as e:  # recorded and compared by class
+                    err = f"{type(e).__name__}: {e}"
+                records.append((buf.getvalue(), err))
+    finally:
+        os.chdir(old)
+    return records
+
+
+_VARYING = [
+    (re.compile(r" at 0x[0-9a-f]+"), " at 0x"),  # object addresses
+    (re.compile(r"memory://\d+"), "memory://<id>"),  # id() of a store's dict
+    (re.compile(r"\d+\.\d+(e-?\d+)?s\b"), "<t>s"),  # timings the examples print
+    (re.compile(r"(took|Speedup is) \d+\.\d+(e-?\d+)?"), r"\1 <t>"),
+]
+
+
+def normalize(text, workdir):
+    """Text as compared: the scratch directory (zarrhpc's LocalStore shows its absolute
+    root where zarr-python keeps the relative one), ids, addresses and timings taken out."""
+    for scheme in ("file", "zip"):
+        text = text.replace(f"{scheme}://{workdir}/", f"{scheme}://")
+    text = text.replace(str(workdir), "<dir>")
+    for pattern, repl in _VARYING:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def main(page, session, lib, workdir, out):
+    records = run_session(lib, load_sessions()[(page, session)], workdir)
+    texts = [(normalize(text, os.path.realpath(workdir)), err) for text, err in records]
+    pathlib.Path(out).write_text(json.dumps(texts))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,157 @@
+"""The text ``Array.info``/``Group.info`` and the node reprs show, spelt as zarr-python 3
+spells it, so a script switched to ``import zarrhpc as zarr`` prints what it printed.
+
+Life cycle: ``Array.info``/``info_complete`` and ``Group.info``/``info_complete`` gather
+their values and hand them to :func:`array_info`/:func:`group_info`; ``repr(node)`` asks
+:func:`node_url` for the ``<scheme>://...`` form of its store and path. Nothing here reads
+the store. Values zarr-python shows through its own classes (data types, codecs) are
+rendered from our objects' JSON forms into that class's repr text; anything without a
+zarr-python counterpart keeps our repr.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zarrhpc.core.node import NodeInfo
+
+__all__ = ["array_info", "codec_text", "dtype_text", "group_info", "human_size", "node_url"]
+
+_ARRAY_WIDTH = len("Chunks Initialized")
+_GROUP_WIDTH = len("Zarr format")
+_SIZES = "KMGTP"
+
+
+def human_size(size: int) -> str:
+    """``1614`` -> ``"1.6K"`` (powers of 1024, one decimal), below 1 KiB the plain count."""
+    if size < 1024:
+        return str(size)
+    for i, unit in enumerate(_SIZES, start=1):
+        if size < 1024 ** (i + 1) or unit == _SIZES[-1]:
+            return f"{size / float(1024 ** i):.1f}{unit}"
+    raise AssertionError  # pragma: no cover - the loop always returns
+
+
+def byte_info(size: int) -> str:
+    return str(size) if size < 1024 else f"{size} ({human_size(size)})"
+
+
+def node_url(store, path: str) -> str:
+    """``memory://<id>``, ``file://<root>``, ``zip://<file>`` (and the node's path after a
+    slash): what zarr-python's ``StorePath`` shows for the same store."""
+    name = type(store).__name__
+    if name == "MemoryStore" and hasattr(store, "_data"):
+        base = f"memory://{id(store._data)}"
+    elif name == "LocalStore" and hasattr(store, "_root"):
+        base = f"file://{store._root}"
+    elif name == "ZipStore" and hasattr(store, "_archive"):
+        base = f"zip://{store._archive.path}"
+    else:
+        base = getattr(store, "url", None) or repr(store)
+    return f"{base}/{path}" if path else base
+
+
+_ENDIAN = {"<": "little", ">": "big", "=": "little" if np.little_endian else "big"}
+
+
+def dtype_text(dtype, fallback: str) -> str:
+    """zarr-python's data-type repr (``Int32(endianness='little')``, ``UInt8()``...)."""
+    dt = np.dtype(dtype)
+    endian = _ENDIAN.get(dt.byteorder, "little")
+    if dt.kind == "b":
+        return "Bool()"
+    if dt.kind in "iu":
+        name = ("Int" if dt.kind == "i" else "UInt") + str(dt.itemsize * 8)
+        return f"{name}()" if dt.itemsize == 1 else f"{name}(endianness='{endian}')"
+    if dt.kind == "f" and dt.itemsize in (2, 4, 8):
+        return f"Float{dt.itemsize * 8}(endianness='{endian}')"
+    if dt.kind == "c" and dt.itemsize in (8, 16):
+        return f"Complex{dt.itemsize * 8}(endianness='{endian}')"
+    if dt.kind in "mM":
+        unit, count = np.datetime_data(dt)
+        name = "DateTime64" if dt.kind == "M" else "TimeDelta64"
+        return f"{name}(endianness='{endian}', scale_factor={count}, unit='{unit}')"
+    if dt.kind == "S":
+        return f"NullTerminatedBytes(length={dt.itemsize})"
+    if dt.kind == "U":
+        return f"FixedLengthUTF32(length={dt.itemsize // 4}, endianness='{endian}')"
+    if dt.kind == "V" and dt.fields is None:
+        return f"RawBytes(length={dt.itemsize})"
+    if dt.kind == "T":
+        return "VariableLengthUTF8()"
+    return fallback
+
+
+def codec_text(codec, itemsize: int) -> str:
+    """zarr-python's repr of the v3 codec ``codec`` (ours, described by its JSON form)."""
+    to_json = getattr(codec, "to_json", None)
+    form = to_json() if to_json is not None else None
+    if not isinstance(form, dict) or "name" not in form:
+        return repr(codec)  # a v2 (numcodecs) codec: numcodecs' own repr, as zarr-python's
+    name, conf = form["name"], form.get("configuration") or {}
+    if name == "bytes":
+        endian = conf.get("endian")
+        if endian is None or itemsize == 1:
+            return "BytesCodec(endian=None)"
+        return f"BytesCodec(endian=<Endian.{endian}: '{endian}'>)"
+    if name == "zstd":
+        return f"ZstdCodec(level={conf.get('level', 0)}, checksum={conf.get('checksum', False)})"
+    if name == "gzip":
+        return f"GzipCodec(level={conf.get('level', 5)})"
+    if name == "crc32c":
+        return "Crc32cCodec()"
+    if name == "transpose":
+        return f"TransposeCodec(order={tuple(conf.get('order', ()))})"
+    if name in ("vlen-utf8", "vlen-bytes"):
+        return "VLenUTF8Codec()" if name == "vlen-utf8" else "VLenBytesCodec()"
+    return repr(codec)  # the numcodecs adapter's repr is already zarr-python's
+
+
+def array_info(rows: dict, *, sharded: bool, v2: bool, itemsize: int,
+               stored: int | None = None, initialized: int | None = None) -> NodeInfo:
+    """The ``Array.info`` table; with ``stored``/``initialized``, ``info_complete``'s."""
+    fill = rows["fill_value"]
+    out = [
+        ("Type", "Array"),
+        ("Zarr format", rows["zarr_format"]),
+        ("Data type", rows["data_type"]),
+        ("Fill value", str(fill)),
+        ("Shape", str(rows["shape"])),
+    ]
+    if sharded:
+        out.append(("Shard shape", str(rows["shards"])))
+    out += [
+        ("Chunk shape", str(rows["chunks"])),
+        ("Order", rows["order"]),
+        ("Read-only", str(rows["read_only"])),
+        ("Store type", rows["store_type"]),
+        ("Filters", _tuple_text(rows["filters"], itemsize)),
+    ]
+    if not v2:
+        out.append(("Serializer", codec_text(rows["serializer"], itemsize)))
+    out += [("Compressors", _tuple_text(rows["compressors"], itemsize)),
+            ("No. bytes", byte_info(rows["nbytes"]))]
+    if stored is not None:
+        out.append(("No. bytes stored", byte_info(stored)))
+        if stored > 0:
+            out.append(("Storage ratio", f"{rows['nbytes'] / stored:.1f}"))
+    if initialized is not None:
+        out.append(("Shards Initialized" if sharded else "Chunks Initialized", str(initialized)))
+    return NodeInfo(out, width=_ARRAY_WIDTH)
+
+
+def _tuple_text(codecs, itemsize: int) -> str:
+    items = [codec_text(c, itemsize) for c in codecs]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def group_info(name: str, zarr_format: str, read_only: bool, store_type: str,
+               counts: tuple[int, int, int] | None = None) -> NodeInfo:
+    """The ``Group.info`` table; with ``counts`` (members, arrays, groups at every depth),
+    ``info_complete``'s."""
+    rows = [("Name", name), ("Type", "Group"), ("Zarr format", zarr_format),
+            ("Read-only", str(read_only)), ("Store type", store_type)]
+    if counts is not None:
+        rows += [("No. members", str(counts[0])), ("No. arrays", str(counts[1])),
+                 ("No. groups", str(counts[2]))]
+    return NodeInfo(rows, width=_GROUP_WIDTH)
