@@ -25,8 +25,8 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
-from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._info import array_info, dtype_text, node_url
+from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
