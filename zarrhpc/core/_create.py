@@ -291,8 +291,9 @@ def _rectilinear(chunks, shape, shards):
     if regular is not None:
         return None, regular
     if shards is not None:
-        raise UnsupportedError("shards: sharding on an irregular (rectilinear) chunk grid "
-                               "is not supported")
+        raise UnsupportedError("shards: creating a sharded array on an irregular "
+                               "(rectilinear) grid is not supported (such stores are read "
+                               "and written)")
     return grid, chunks
 
 
