@@ -8,6 +8,8 @@ writes or accepts something else on purpose are listed in :func:`_deliberate`, w
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import warnings
@@ -97,3 +99,12 @@ def float_json_ok(v) -> bool:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return math.isfinite(v)
     return isinstance(v, str) and (v in ("NaN", "Infinity", "-Infinity") or v.startswith("0x"))
+
+
+def base64_ok(v) -> bool:
+    """A bytes fill value as the specs encode it: base64 text."""
+    try:
+        base64.b64decode(v, validate=True)
+    except (TypeError, ValueError, binascii.Error):
+        return False
+    return isinstance(v, str)
