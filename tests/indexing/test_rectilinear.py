@@ -354,3 +354,16 @@ def test_strings_on_an_irregular_grid():
     a[...] = ["a", "bé", "", "dd", "e"]
     assert list(a[::-1]) == ["e", "dd", "", "bé", "a"]
     assert list(a.vindex[[4, 0]]) == ["e", "a"]
+
+
+def test_from_array_keeps_the_grid_and_dask_takes_its_chunks():
+    da = pytest.importorskip("dask.array")
+    a = zarrhpc.create_array(MemoryStore(), shape=(10, 4), chunks=[[3, 7], [1, 3]], dtype="i2")
+    ref = np.arange(40, dtype="i2").reshape(10, 4)
+    a[...] = ref
+    b = zarrhpc.from_array(MemoryStore(), data=a)
+    assert b.chunks == ((3, 7), (1, 3))
+    np.testing.assert_array_equal(b[...], ref)
+    x = da.from_array(a, chunks=a.chunks)
+    assert x.chunks == ((3, 7), (1, 3))
+    np.testing.assert_array_equal(x[2:9, 1:].compute(), ref[2:9, 1:])

@@ -503,6 +503,12 @@ def _block_slices(a: Array):
     if not a.shape:
         yield ()
         return
+    if isinstance(step[0], tuple):  # an irregular grid: its row of chunks at a time
+        start = 0
+        for n in step[0]:
+            yield (slice(start, start + n),)
+            start += n
+        return
     n0 = max(1, step[0])
     for start in range(0, a.shape[0], n0):
         yield (slice(start, min(a.shape[0], start + n0)),)
