@@ -13,6 +13,7 @@ import json
 
 import numpy as np
 import pytest
+import zarr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -316,6 +317,32 @@ def test_growing_past_the_edges_adds_edges_of_the_last_length():
     assert sorted(k for k in store.list_prefix("c/")) == ["c/0", "c/1"]  # others erased
 
 
+def test_irregular_grid_of_shards_reads_and_writes(tmp_path):
+    a = zarrhpc.create_array(tmp_path / "a", shape=(12, 6), chunks=(2, 3), shards=(4, 6),
+                             dtype="i4", fill_value=-1)
+    doc = json.loads((tmp_path / "a/zarr.json").read_text())
+    doc["chunk_grid"] = {"name": "rectilinear",
+                         "configuration": {"kind": "inline", "chunk_shapes": [[4, 8], 6]}}
+    (tmp_path / "a/zarr.json").write_text(json.dumps(doc))
+    a = zarrhpc.open_array(tmp_path / "a", mode="r+")
+    ref = np.arange(72, dtype="i4").reshape(12, 6)
+    a[...] = ref
+    a.vindex[[1, 9], [0, 5]] = [-5, -6]
+    ref[[1, 9], [0, 5]] = [-5, -6]
+    np.testing.assert_array_equal(a[...], ref)
+    np.testing.assert_array_equal(a.oindex[[11, 0], ::2], ref[[11, 0], ::2])
+    # shard (1, 0) holds rows 4-11: zarr-python reads it as the one shard of an 8x6 array
+    z = zarr.create_array(tmp_path / "z", shape=(8, 6), chunks=(2, 3), shards=(8, 6),
+                          dtype="i4", fill_value=-1)
+    (tmp_path / "z/c/0").mkdir(parents=True)
+    (tmp_path / "z/c/0/0").write_bytes((tmp_path / "a/c/1/0").read_bytes())
+    np.testing.assert_array_equal(z[...], ref[4:])
+    doc["chunk_grid"]["configuration"]["chunk_shapes"] = [[5, 7], 6]
+    (tmp_path / "a/zarr.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="multiple of the inner chunk shape"):
+        zarrhpc.open_array(tmp_path / "a")[...]
+
+
 def test_sharding_on_an_irregular_grid_is_refused_clearly():
     with pytest.raises(UnsupportedError, match="irregular"):
         zarrhpc.create_array(MemoryStore(), shape=(5,), chunks=[[2, 3]], shards=(4,),
@@ -327,3 +354,16 @@ def test_strings_on_an_irregular_grid():
     a[...] = ["a", "bé", "", "dd", "e"]
     assert list(a[::-1]) == ["e", "dd", "", "bé", "a"]
     assert list(a.vindex[[4, 0]]) == ["e", "a"]
+
+
+def test_from_array_keeps_the_grid_and_dask_takes_its_chunks():
+    da = pytest.importorskip("dask.array")
+    a = zarrhpc.create_array(MemoryStore(), shape=(10, 4), chunks=[[3, 7], [1, 3]], dtype="i2")
+    ref = np.arange(40, dtype="i2").reshape(10, 4)
+    a[...] = ref
+    b = zarrhpc.from_array(MemoryStore(), data=a)
+    assert b.chunks == ((3, 7), (1, 3))
+    np.testing.assert_array_equal(b[...], ref)
+    x = da.from_array(a, chunks=a.chunks)
+    assert x.chunks == ((3, 7), (1, 3))
+    np.testing.assert_array_equal(x[2:9, 1:].compute(), ref[2:9, 1:])

@@ -251,9 +251,10 @@ class BloscCodec(BytesToBytesCodec):
     def evolve(self, spec: ChunkSpec) -> BloscCodec:
         """Fill ``typesize`` from the itemsize of the chunk's dtype when it is unset."""
         if self.typesize is None:
-            return BloscCodec(
-                self.cname, self.clevel, self.shuffle, spec.dtype.itemsize, self.blocksize
-            )
+            # variable-length elements (strings, objects) reach blosc as bytes: 1, as
+            # zarr-python resolves it
+            size = 1 if spec.dtype.kind in "OT" else spec.dtype.itemsize
+            return BloscCodec(self.cname, self.clevel, self.shuffle, size, self.blocksize)
         return self
 
     def native_step(self) -> NativeStep:

@@ -179,7 +179,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             chunks = guess_chunks(_shape_tuple(shape), np.dtype(dtype).itemsize)
         if fill_value is DEFAULT_FILL_VALUE:
             dt = np.dtype(dtype)
-            fill_value = np.zeros((), dt)[()].item() if dt.kind in "biufcSUmM" else None
+            fill_value = (np.array("NaT", dt)[()] if dt.kind in "mM"  # as zarr-python 3
+                          else np.zeros((), dt)[()].item() if dt.kind in "biufcSU"
+                          else bytes(dt.itemsize) if dt.kind == "V" else None)
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
@@ -188,7 +190,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             overwrite=overwrite)
     elif zarr_format == 3:
         # v2 keeps numcodecs dicts and objects as they are (codec_to_v2 reads them)
-        size = data_type_from_numpy(dtype).itemsize
+        dt_v3 = data_type_from_numpy(dtype)
+        # variable-length elements: typesize 1 for blosc (as zarr-python resolves it)
+        size = 1 if np.dtype(dt_v3.dtype).kind in "OT" else dt_v3.itemsize
         filters, compressors, serializer = (codec_entries(filters, size),
                                             codec_entries(compressors, size),
                                             codec_entries(serializer, size))
@@ -287,8 +291,9 @@ def _rectilinear(chunks, shape, shards):
     if regular is not None:
         return None, regular
     if shards is not None:
-        raise UnsupportedError("shards: sharding on an irregular (rectilinear) chunk grid "
-                               "is not supported")
+        raise UnsupportedError("shards: creating a sharded array on an irregular "
+                               "(rectilinear) grid is not supported (such stores are read "
+                               "and written)")
     return grid, chunks
 
 
@@ -497,6 +502,12 @@ def _block_slices(a: Array):
     step = a.shards or a.chunks
     if not a.shape:
         yield ()
+        return
+    if isinstance(step[0], tuple):  # an irregular grid: its row of chunks at a time
+        start = 0
+        for n in step[0]:
+            yield (slice(start, start + n),)
+            start += n
         return
     n0 = max(1, step[0])
     for start in range(0, a.shape[0], n0):

@@ -11,7 +11,9 @@ Writes read, merge and re-encode the chunks they touch only in part, encode whol
 covered ones directly, and erase chunks equal to the fill value unless
 ``write_empty_chunks``; the store writes each chunk atomically.
 
-Sharding is not combined with irregular grids here (the array refuses at open).
+Sharded arrays on an irregular grid of shards (each edge a multiple of the inner chunk
+shape; the chain for a shard shape that is not says so when first used) read and write
+whole shards here: correct, not fast.
 """
 
 from __future__ import annotations

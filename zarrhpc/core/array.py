@@ -36,7 +36,7 @@ from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, SelectionError, UnsupportedError
+from zarrhpc.errors import ArrayNotFoundError, SelectionError
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -103,10 +103,7 @@ class Array(ArrayApiMixin, Node):
         sharding = None
         if md.chunk_grid is not None:  # irregular rectilinear: the Python path (_irregular)
             grid = RectilinearChunkGrid(md.shape, md.chunk_grid.edges)
-            engine = None
-            if any(isinstance(c, ShardingCodec) for c in codecs):
-                raise UnsupportedError(f"{doc_key(self._path, self._metadata)}: sharding on "
-                                       f"an irregular rectilinear chunk grid is not supported")
+            engine = None  # shards too are read and written whole there
         elif len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
             spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
             sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata), "codecs[0]")

@@ -146,6 +146,12 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             name, obj.get("configuration") if isinstance(obj, dict) else None, doc,
             parse_data_type,
         )
+    if dt is None and name.startswith("complex_") and name[8:] in _ml_names():
+        # zarr-extensions' complex_bfloat16, complex_float16, complex_float8_*...: pairs of
+        # small floats that no numpy type (nor ml_dtypes) represents, no reader reads
+        raise UnsupportedError(
+            f"{doc}: {field}: data type {name!r} is not supported: no numpy representation "
+            f"of complex numbers with {name[8:]} parts exists (ml_dtypes has none)")
     if dt is None:
         raise MetadataError(
             f"{doc}: {field}: unknown data type {name!r}; expected one of "
@@ -577,3 +583,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
 
 # DataType.to_json of an extension type (structured fields recurse into the general converter)
 _base._EXT_TO_JSON[0] = lambda dt: _ext.ext_to_json(dt, data_type_from_numpy)
+
+
+def _ml_names() -> set:
+    """Names of the small float types (float16 and ml_dtypes' ones) complex_* pairs use."""
+    return {"float16", "bfloat16", *(n for n in _ml.ML_NAMES if n.startswith("float"))}

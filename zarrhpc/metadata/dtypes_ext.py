@@ -336,12 +336,17 @@ def ext_fill_from_user(dt, value: Any, doc: str) -> np.ndarray:
     if dt.name in VLEN_NAMES:
         return vlen_fill(dt, value, doc, json_form=False)
     if value is None:
+        if dt.name in ("numpy.datetime64", "numpy.timedelta64"):
+            return np.array("NaT", dtype=dt.dtype)  # zarr-python 3's default, not 1970
         return np.zeros((), dtype=dt.dtype)
     try:
         if isinstance(value, np.ndarray):
             if value.shape != ():
                 raise ValueError(f"shape {value.shape}")
             value = value[()]
+        if dt.dtype.kind == "S" and isinstance(value, (float, complex, np.inexact)):
+            # numpy would store the text of the number (b"nan"); zarr-python refuses too
+            raise TypeError("a float is not a bytes value")
         if dt.name in ("numpy.datetime64", "numpy.timedelta64") and isinstance(value, int):
             return np.array(value, dtype="i8").view(dt.dtype).reshape(())
         if dt.name in ("raw_bytes", "structured") and isinstance(value, (bytes, bytearray)):

@@ -114,6 +114,15 @@ class RectilinearGrid:
         return cls(tuple(_expand(s, n, doc, f"{_FIELD}.chunk_shapes[{d}]")
                          for d, (s, n) in enumerate(zip(shapes, shape))))
 
+    @classmethod
+    def read(cls, conf: Any, shape: tuple[int, ...], doc: str):
+        """``(chunk_shape, grid or None)`` of a document's grid: a grid of equal chunks is
+        the regular grid it is (None); an irregular one keeps its edges (``chunk_shape``
+        is then :meth:`max_edges`)."""
+        grid = cls.from_json(conf, shape, doc)
+        regular = grid.regular_chunk_shape(shape)
+        return (regular, None) if regular is not None else (grid.max_edges(shape), grid)
+
     def to_json(self) -> dict:
         """The grid entry, edges run-length encoded."""
         return {"name": "rectilinear", "configuration": {

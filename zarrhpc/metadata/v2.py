@@ -697,6 +697,8 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
         try:
             if npdt.fields is not None and isinstance(fill_value, (bytes, bytearray)):
                 fill = np.frombuffer(bytes(fill_value), dtype=dt.dtype).reshape(()).copy()
+            elif npdt.kind == "S" and isinstance(fill_value, (float, complex, np.inexact)):
+                raise TypeError("a float is not a bytes value")  # numpy would store b"nan"
             else:
                 fill = np.array(fill_value, dtype=dt.dtype)
         except (TypeError, ValueError, OverflowError) as exc:

@@ -281,14 +281,11 @@ def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str) -> tuple[int
 
 
 def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str):
-    """``(chunk_shape, irregular grid or None)``; a rectilinear grid of equal chunks is
-    read as the regular grid it is, an irregular one keeps its edges."""
+    """``(chunk_shape, irregular RectilinearGrid or None)`` (RectilinearGrid.read)."""
     fname = "chunk_grid"
     entry = _required_extension(obj, doc, fname)
     if entry.name == "rectilinear":  # zarr-extensions
-        grid = RectilinearGrid.from_json(entry.configuration, shape, doc)
-        regular = grid.regular_chunk_shape(shape)
-        return (regular, None) if regular is not None else (grid.max_edges(shape), grid)
+        return RectilinearGrid.read(entry.configuration, shape, doc)
     if entry.name != "regular":
         raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
                    f" and 'rectilinear'")
@@ -525,11 +522,8 @@ class ArrayMetadataV3(_NodeDocument):
         setf(self, "data_type", dt)
         grid = self.chunk_grid
         if grid is not None:  # irregular: edges reach the shape (a resize adds edges)
-            if not isinstance(grid, RectilinearGrid):
-                raise _err(doc, "chunk_grid", f"expected a RectilinearGrid, got {grid!r}")
-            grid = grid.covering(shape)
-            setf(self, "chunk_grid", grid)
-            setf(self, "chunk_shape", grid.max_edges(shape))
+            setf(self, "chunk_grid", grid.covering(shape))
+            setf(self, "chunk_shape", self.chunk_grid.max_edges(shape))
         setf(
             self,
             "chunk_shape",
@@ -675,7 +669,9 @@ class ArrayMetadataV3(_NodeDocument):
 
     @property
     def chunk_grid_shape(self) -> tuple[int, ...]:
-        """Number of chunks along each dimension (``ceil(shape / chunk_shape)``)."""
+        """Number of chunks along each dimension holding elements."""
+        if self.chunk_grid is not None:
+            return self.chunk_grid.grid_shape(self.shape)
         return tuple(-(-s // c) for s, c in zip(self.shape, self.chunk_shape, strict=True))
 
     def encode_chunk_key(self, coords: tuple[int, ...]) -> str:
