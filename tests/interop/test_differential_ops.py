@@ -50,6 +50,19 @@ def test_numeric_layouts_long_sequences_agree(tmp_path_factory, data):
         session.apply(op)
 
 
+@settings(SETTINGS, max_examples=max(EXAMPLES // 2, 10))
+@given(data=st.data())
+def test_many_chunk_layouts_agree(tmp_path_factory, data):
+    """1-3-D arrays of up to 40 per axis, many chunks, blosc with 64-byte internal blocks:
+    the engine's multi-chunk, partial-chunk and partial-block paths."""
+    lay = data.draw(layouts(big=True), label="layout")
+    ops = data.draw(operations(lay), label="operations")
+    session = Session(lay, tmp_path_factory.mktemp("diff") / "a.zarr")
+    session.read_all("created")
+    for op in ops:
+        session.apply(op)
+
+
 def _layout(**kw):
     base = dict(shape=(5, 4), chunks=(2, 3), shards=None, kind="plain", inner=(2, 3), fmt=3,
                 dtype="<i4", fill=0, codec="zstd", sep="/", order="C", endian="little",

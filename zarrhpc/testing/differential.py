@@ -78,13 +78,15 @@ def layouts(draw, extra_dtypes: bool = True, big: bool = False):
     kind = "plain"
     if fmt == 3 and dtype != "str" and ndim:
         kind = draw(st.sampled_from(["plain", "plain", "sharded", "nested"]))
-    inner = tuple(draw(st.integers(1, 8 if big else 3)) for _ in range(ndim))
+    inner = tuple(draw(st.integers(1, (20 if ndim < 3 else 8) if big else 3))
+                  for _ in range(ndim))
     chunks = tuple(i * draw(st.integers(1, 2)) for i in inner)
     shards = tuple(c * draw(st.integers(1, 2)) for c in chunks) if kind != "plain" else None
     npdt = np.dtype("O") if dtype == "str" else np.dtype(dtype)
     fill = _fill_for(draw, np.dtype("U") if dtype == "str" else npdt)
-    codec = draw(st.sampled_from(["none", "zstd", "gzip", "blosc", "crc32c"] if fmt == 3
-                                 else ["none", "zstd", "zlib", "blosc"]))
+    codec = draw(st.sampled_from(["none", "zstd", "gzip", "blosc", "blosc-small", "crc32c"]
+                                 if fmt == 3 else ["none", "zstd", "zlib", "blosc",
+                                                   "blosc-small"]))
     if dtype == "str" and codec == "crc32c":
         codec = "none"
     sep = draw(st.sampled_from(["/", "."]))
@@ -92,6 +94,8 @@ def layouts(draw, extra_dtypes: bool = True, big: bool = False):
                   fmt=fmt, dtype=dtype, fill=fill, codec=codec, sep=sep,
                   order=draw(st.sampled_from("CF")) if fmt == 2 else "C",
                   endian=draw(st.sampled_from(["little", "big"])),
+                  transpose=fmt == 3 and ndim > 1 and dtype != "str" and draw(st.booleans()),
+                  index_location=draw(st.sampled_from(["end", "start"])),
                   creator=draw(st.sampled_from(["zarr", "zarrhpc"])))
 
 
@@ -105,7 +109,11 @@ def _codec_kwargs(lay) -> dict:
     if lay["fmt"] == 2:
         comp = {"none": None, "zstd": numcodecs.Zstd(level=1), "zlib": numcodecs.Zlib(level=1),
                 "blosc": numcodecs.Blosc(cname="lz4", clevel=3,
-                                         shuffle=numcodecs.Blosc.SHUFFLE)}[c]
+                                         shuffle=numcodecs.Blosc.SHUFFLE),
+                # many small internal blosc blocks per chunk: partial-block decoding
+                "blosc-small": numcodecs.Blosc(cname="zstd", clevel=1,
+                                               shuffle=numcodecs.Blosc.BITSHUFFLE,
+                                               blocksize=64)}[c]
         kw["compressors"] = comp
         kw["filters"] = None
         if lay["dtype"] in ("<U3", "|S2"):
@@ -114,14 +122,21 @@ def _codec_kwargs(lay) -> dict:
     codecs = zarr.codecs
     comp = {"none": None, "zstd": codecs.ZstdCodec(level=1), "gzip": codecs.GzipCodec(level=1),
             "blosc": codecs.BloscCodec(cname="lz4", clevel=3, shuffle="shuffle"),
+            "blosc-small": codecs.BloscCodec(cname="lz4", clevel=1, shuffle="noshuffle",
+                                             blocksize=64),
             "crc32c": codecs.Crc32cCodec()}[c]
     kw["compressors"] = comp
     if lay["dtype"] != "str":
         ser = codecs.BytesCodec(endian=lay["endian"])
         if lay["kind"] == "nested":
-            ser = codecs.ShardingCodec(chunk_shape=lay["inner"],
-                                       codecs=[codecs.BytesCodec(endian=lay["endian"])])
+            # behind a transpose the sharding codec sees the chunk's axes reversed
+            inner = lay["inner"][::-1] if lay.get("transpose") else lay["inner"]
+            ser = codecs.ShardingCodec(chunk_shape=inner,
+                                       codecs=[codecs.BytesCodec(endian=lay["endian"])],
+                                       index_location=lay.get("index_location", "end"))
         kw["serializer"] = ser
+    if lay.get("transpose"):
+        kw["filters"] = [codecs.TransposeCodec(order=tuple(range(len(lay["shape"])))[::-1])]
     return kw
 
 
