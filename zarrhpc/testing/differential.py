@@ -73,7 +73,7 @@ def layouts(draw, extra_dtypes: bool = True, big: bool = False):
     if extra_dtypes and fmt == 3:
         dtypes = dtypes + ["str"]
     if extra_dtypes and fmt == 2:
-        dtypes = dtypes + ["<U3", "|S2"]
+        dtypes = dtypes + ["<U3", "|S2", "str"]  # str: an object array, VLenUTF8
     dtype = draw(st.sampled_from(dtypes))
     kind = "plain"
     if fmt == 3 and dtype != "str" and ndim:
