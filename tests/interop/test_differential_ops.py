@@ -97,3 +97,16 @@ def test_append_negative_axis(tmp_path):
     a.append(np.full((2, 2), 9, dtype="i2"), axis=-1)
     expect = np.concatenate([np.arange(6).reshape(2, 3), np.full((2, 2), 9)], axis=-1)
     assert np.array_equal(zarr.open_array(str(tmp_path / "a.zarr"))[...], expect)
+
+
+@pytest.mark.parametrize("accessor", ["basic", "oindex"])
+def test_zero_step_is_a_value_error_as_in_zarr_python(tmp_path, accessor):
+    """Regression: a zero slice step raised zarrhpc's SelectionError (an IndexError);
+    numpy and zarr-python raise ValueError."""
+    a = zarrhpc.create_array(str(tmp_path / "a.zarr"), shape=(4,), chunks=(2,), dtype="i4")
+    z = zarr.open_array(str(tmp_path / "a.zarr"))
+    for arr, cls in ((z, ValueError), (a, zarrhpc.errors.ZeroStepError)):
+        target = arr if accessor == "basic" else arr.oindex
+        with pytest.raises(ValueError) as info:
+            target[::0]
+        assert isinstance(info.value, cls)

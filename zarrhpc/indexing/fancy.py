@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from zarrhpc._kernels.points import group_points, mask_points
-from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError
+from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError, ZeroStepError
 
 __all__ = [
     "DimIndex",
@@ -152,7 +152,7 @@ def dim_index(sel, dim_len: int, chunk_len: int) -> DimIndex:
         dropped = True
     elif isinstance(sel, slice):
         if sel.step is not None and operator.index(sel.step) == 0:
-            raise SelectionError("slice step cannot be zero")
+            raise ZeroStepError("slice step cannot be zero")
         idx = np.arange(*sel.indices(dim_len), dtype=np.int64)
     else:
         arr = np.asarray(sel)

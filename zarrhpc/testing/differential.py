@@ -288,6 +288,33 @@ def _sel_blocks(draw, shape, chunks):
     return draw(block_selections(shape, chunks))
 
 
+def _invalid_selection(draw, kind, shape):
+    """A selection both libraries must refuse (out of bounds, too many items, bad types,
+    a zero step, a mask of the wrong shape)."""
+    n0 = shape[0] if shape else 0
+    pick = draw(st.integers(0, 5))
+    if kind in ("basic", "ortho"):
+        if pick == 0:
+            return (n0 + draw(st.integers(0, 3)),) + (slice(None),) * (len(shape) - 1)
+        if pick == 1:
+            return (slice(None),) * len(shape) + (0,)
+        if pick == 2:
+            return (1.5,) + (slice(None),) * (len(shape) - 1)
+        if pick == 3:
+            return (slice(None, None, 0),) + (slice(None),) * (len(shape) - 1)
+        if pick == 4 and kind == "ortho":
+            return (np.array([n0 + 1]),) + (slice(None),) * (len(shape) - 1)
+        return ("a",) + (slice(None),) * (len(shape) - 1)
+    if kind == "coord":
+        if pick < 3:
+            return tuple(np.array([n + draw(st.integers(0, 2))]) for n in shape)
+        return tuple(np.array([0]) for _ in shape) + (np.array([0]),)
+    if kind == "mask":
+        return np.zeros(tuple(n + 1 for n in shape), dtype=bool)
+    # blocks
+    return tuple(-(-n // 1) + 5 for n in shape)
+
+
 @st.composite
 def operation(draw, lay, shape):
     """One operation on an array of the given current shape."""
@@ -329,6 +356,10 @@ def operation(draw, lay, shape):
                                            st.one_of(st.integers(-5, 5), st.text(max_size=3),
                                                      st.lists(st.integers(0, 3), max_size=3)),
                                            max_size=3))
+    sub = kind.split("_")[-1]
+    if sub in ("basic", "ortho", "coord", "mask", "blocks") and ndim and \
+            draw(st.integers(0, 9)) == 0:
+        op["sel"] = _invalid_selection(draw, sub, shape)
     if kind.startswith("write"):
         op["draw_values"] = True
     return op
@@ -402,6 +433,12 @@ def model_index(op, shape, lay):
     if kind == "ortho":
         if len(sel) != len(shape):
             raise IndexError("selection arity")
+        for s, n in zip(sel, shape):  # numpy skips the bounds check of an empty result
+            if isinstance(s, (int, np.integer)) and not -n <= s < n:
+                raise IndexError("index out of bounds")
+            if isinstance(s, np.ndarray) and s.dtype != bool and s.size and \
+                    not ((-n <= s) & (s < n)).all():
+                raise IndexError("index out of bounds")
         for s, n in zip(sel, shape):
             if isinstance(s, np.ndarray) and s.dtype == bool and len(s) != n:
                 raise IndexError("mask length")
@@ -507,8 +544,9 @@ class Session:
                            f"({got_b!r})")
         if not ok_a:
             ca = _builtin_class(got_a)
-            cb = _builtin_class(got_b)
-            if ca is not cb:
+            same_named = _same_named_class(got_a)
+            if not isinstance(got_b, ca) or (same_named is not None and
+                                             not isinstance(got_b, same_named)):
                 raise Mismatch(f"{what}: error class zarr {type(got_a).__name__}({got_a}) "
                                f"vs zarrhpc {type(got_b).__name__}({got_b})")
             return
@@ -655,6 +693,16 @@ class Session:
                     raise Mismatch(f"{what}: {lib} attrs {got} != {self.attrs}")
             return
         raise AssertionError(kind)
+
+
+def _same_named_class(exc):
+    """zarrhpc.errors' class of the name of zarr-python's exception class, if it has one
+    (``except zarr.errors.BoundsCheckError`` must work with ``import zarrhpc as zarr``)."""
+    import zarrhpc.errors
+
+    if not type(exc).__module__.startswith("zarr."):
+        return None
+    return getattr(zarrhpc.errors, type(exc).__name__, None)
 
 
 def _builtin_class(exc):
