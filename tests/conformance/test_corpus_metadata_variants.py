@@ -122,10 +122,6 @@ CASES = {
 # zarr-python reads these; zarrhpc refuses them (its codec configuration parsing is
 # stricter than zarr-python's): codecs/bytes.py, zstd.py, blosc.py, sharding.py
 KNOWN = {
-    "v3-bytes-no-configuration-f4": "bytes codec without endian for a multi-byte type "
-                                    "refused (zarr-python reads little-endian)",
-    "v3-zstd-empty-configuration": "zstd without level refused (zarr-python: level 0)",
-    "v3-blosc-no-typesize": "blosc without typesize refused (blosc frames carry it)",
     "v3-blosc-no-shuffle": "blosc without shuffle refused (blosc frames carry it)",
     "v3-sharding-index-bytes-no-configuration": "shard index bytes codec without endian "
                                                 "refused",

@@ -192,7 +192,12 @@ class BloscCodec(BytesToBytesCodec):
         if "typesize" in config:
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
         blocksize = get_int(config, "blocksize", doc, field, 0, 2**31 - 1, default=0)  # int32
-        return cls(cname, clevel, shuffle, typesize, blocksize)
+        codec = cls(cname, clevel, shuffle, typesize, blocksize)
+        if typesize is None:
+            # no typesize stored: the chunk's itemsize is meant, as zarr-python reads it
+            # (decoding does not need it: every blosc frame carries its own)
+            codec.evolve_on_read = True
+        return codec
 
     def to_json(self) -> dict:
         """Return the v3 JSON entry (``typesize`` omitted only when unknown)."""
