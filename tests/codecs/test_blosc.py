@@ -194,7 +194,16 @@ def test_missing_typesize_read_and_filled_on_create():
     assert pipeline.to_json()[1]["configuration"]["typesize"] == 8
 
 
-@pytest.mark.parametrize("missing", ["cname", "clevel", "shuffle"])
+def test_missing_clevel_and_shuffle_take_zarr_pythons_defaults():
+    spec = ChunkSpec((2,), np.dtype("u1"))
+    config = {"cname": "lz4", "typesize": 1, "blocksize": 0}
+    read = CodecPipeline.from_json(["bytes", {"name": "blosc", "configuration": config}], spec,
+                                   "a/zarr.json")
+    conf = read.to_json()[1]["configuration"]
+    assert conf["clevel"] == 5 and conf["shuffle"] == "bitshuffle"  # 1-byte type
+
+
+@pytest.mark.parametrize("missing", ["cname"])
 def test_missing_required(missing):
     config = {k: v for k, v in GOOD.items() if k != missing}
     with pytest.raises(

@@ -108,6 +108,7 @@ CASES = {
     "v3-blosc-no-blocksize": (3, "float32", BLOSC3, _codec(1, _pop_conf("blocksize"))),
     "v3-blosc-no-typesize": (3, "float32", BLOSC3, _codec(1, _pop_conf("typesize"))),
     "v3-blosc-no-shuffle": (3, "float32", BLOSC3, _codec(1, _pop_conf("shuffle"))),
+    "v3-blosc-no-clevel": (3, "uint8", BLOSC3, _codec(1, _pop_conf("clevel"))),
     "v3-extra-member-must-understand-false": (3, "float32", {},
                                               _set(foo={"must_understand": False})),
     "v3-extra-member-must-understand-true": (3, "float32", {}, _set(foo={"a": 1})),
@@ -122,7 +123,6 @@ CASES = {
 # zarr-python reads these; zarrhpc refuses them (its codec configuration parsing is
 # stricter than zarr-python's): codecs/bytes.py, zstd.py, blosc.py, sharding.py
 KNOWN = {
-    "v3-blosc-no-shuffle": "blosc without shuffle refused (blosc frames carry it)",
     "v3-sharding-index-bytes-no-configuration": "shard index bytes codec without endian "
                                                 "refused",
 }
