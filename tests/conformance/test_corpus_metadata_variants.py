@@ -118,13 +118,17 @@ CASES = {
         3, "int16", {"shards": (4, 6), "compressors": None},
         _codec(0, lambda e: e["configuration"]["index_codecs"][0].pop("configuration"))),
     "v3-no-zarr-format": (3, "float32", {}, _set(zarr_format=KeyError)),
+    "v3-sharding-inner-bytes-no-configuration": (
+        3, "int16", {"shards": (4, 6), "compressors": None},
+        _codec(0, lambda e: e["configuration"]["codecs"][0].pop("configuration"))),
+    "v3-sharding-inner-blosc-no-typesize": (
+        3, "int16", {"shards": (4, 6), **BLOSC3},
+        _codec(0, lambda e: e["configuration"]["codecs"][1]["configuration"].pop("typesize"))),
 }
 
 # zarr-python reads these; zarrhpc refuses them (its codec configuration parsing is
 # stricter than zarr-python's): codecs/bytes.py, zstd.py, blosc.py, sharding.py
 KNOWN = {
-    "v3-sharding-index-bytes-no-configuration": "shard index bytes codec without endian "
-                                                "refused",
 }
 
 
