@@ -115,9 +115,8 @@ def _codec_kwargs(lay) -> dict:
                                                shuffle=numcodecs.Blosc.BITSHUFFLE,
                                                blocksize=64)}[c]
         kw["compressors"] = comp
-        kw["filters"] = None
-        if lay["dtype"] in ("<U3", "|S2"):
-            pass
+        if lay["dtype"] != "str":  # an object array keeps its VLenUTF8 filter
+            kw["filters"] = None
         return kw
     codecs = zarr.codecs
     comp = {"none": None, "zstd": codecs.ZstdCodec(level=1), "gzip": codecs.GzipCodec(level=1),
