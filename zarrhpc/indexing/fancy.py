@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from zarrhpc._kernels.points import group_points, mask_points
-from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError, ZeroStepError
+from zarrhpc.errors import BoundsCheckError, BroadcastError, SelectionError
 
 __all__ = [
     "DimIndex",
@@ -152,6 +152,8 @@ def dim_index(sel, dim_len: int, chunk_len: int) -> DimIndex:
         dropped = True
     elif isinstance(sel, slice):
         if sel.step is not None and operator.index(sel.step) == 0:
+            from zarrhpc.errors import ZeroStepError  # (here: keeps the import block as main's)
+
             raise ZeroStepError("slice step cannot be zero")
         idx = np.arange(*sel.indices(dim_len), dtype=np.int64)
     else:
