@@ -23,6 +23,7 @@ __all__ = [
     "CodecError",
     "CorruptChunkError",
     "SelectionError",
+    "ZeroStepError",
     "UnsupportedError",
     "StoreError",
     "InvalidKeyError",
@@ -96,6 +97,10 @@ class CorruptChunkError(CodecError):
 
 class SelectionError(ZarrhpcError, IndexError):
     """An index or selection is out of range or of an unsupported kind."""
+
+
+class ZeroStepError(SelectionError, ValueError):
+    """A slice with step 0: a ValueError too, as numpy and zarr-python raise."""
 
 
 class UnsupportedError(ZarrhpcError, NotImplementedError):

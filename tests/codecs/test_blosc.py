@@ -179,13 +179,14 @@ def test_bad_configuration(change, key):
         )
 
 
-def test_missing_typesize_refused_in_metadata_filled_on_create():
+def test_missing_typesize_read_and_filled_on_create():
     config = {k: v for k, v in GOOD.items() if k != "typesize"}
     entry = {"name": "blosc", "configuration": config}
     spec = ChunkSpec((2,), np.dtype("f8"))
     little = {"name": "bytes", "configuration": {"endian": "little"}}
-    with pytest.raises(CodecError, match=field_re("a/zarr.json", "codecs[1].configuration.typesize")):
-        CodecPipeline.from_json([little, entry], spec, "a/zarr.json")
+    # stored metadata without typesize: the chunk's itemsize, as zarr-python reads it
+    read = CodecPipeline.from_json([little, entry], spec, "a/zarr.json")
+    assert read.to_json()[1]["configuration"]["typesize"] == 8
     # creating an array: the typesize comes from the dtype, as in zarr-python
     pipeline = CodecPipeline.from_codecs(
         [parse_codec(little, "", "codecs[0]"), parse_codec(entry, "", "codecs[1]")], spec
@@ -193,7 +194,16 @@ def test_missing_typesize_refused_in_metadata_filled_on_create():
     assert pipeline.to_json()[1]["configuration"]["typesize"] == 8
 
 
-@pytest.mark.parametrize("missing", ["cname", "clevel", "shuffle"])
+def test_missing_clevel_and_shuffle_take_zarr_pythons_defaults():
+    spec = ChunkSpec((2,), np.dtype("u1"))
+    config = {"cname": "lz4", "typesize": 1, "blocksize": 0}
+    read = CodecPipeline.from_json(["bytes", {"name": "blosc", "configuration": config}], spec,
+                                   "a/zarr.json")
+    conf = read.to_json()[1]["configuration"]
+    assert conf["clevel"] == 5 and conf["shuffle"] == "bitshuffle"  # 1-byte type
+
+
+@pytest.mark.parametrize("missing", ["cname"])
 def test_missing_required(missing):
     config = {k: v for k, v in GOOD.items() if k != missing}
     with pytest.raises(

@@ -115,6 +115,12 @@ def test_json_round_trip(entry):
     assert parse_codec(entry).to_json() == entry
 
 
+def test_missing_level_reads_as_zero():
+    """zarr-python reads a zstd entry without level as level 0."""
+    assert parse_codec({"name": "zstd", "configuration": {}}).to_json()["configuration"][
+        "level"] == 0
+
+
 @pytest.mark.parametrize(
     "config, key",
     [
@@ -122,7 +128,6 @@ def test_json_round_trip(entry):
         ({"level": -131073}, "level"),
         ({"level": "1"}, "level"),
         ({"level": None}, "level"),
-        ({}, "level"),
         ({"level": 1, "checksum": 1}, "checksum"),
         ({"level": 1, "checksum": "yes"}, "checksum"),
         ({"level": 1, "dict": "x"}, "dict"),

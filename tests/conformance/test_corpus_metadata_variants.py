@@ -108,6 +108,7 @@ CASES = {
     "v3-blosc-no-blocksize": (3, "float32", BLOSC3, _codec(1, _pop_conf("blocksize"))),
     "v3-blosc-no-typesize": (3, "float32", BLOSC3, _codec(1, _pop_conf("typesize"))),
     "v3-blosc-no-shuffle": (3, "float32", BLOSC3, _codec(1, _pop_conf("shuffle"))),
+    "v3-blosc-no-clevel": (3, "uint8", BLOSC3, _codec(1, _pop_conf("clevel"))),
     "v3-extra-member-must-understand-false": (3, "float32", {},
                                               _set(foo={"must_understand": False})),
     "v3-extra-member-must-understand-true": (3, "float32", {}, _set(foo={"a": 1})),
@@ -117,18 +118,17 @@ CASES = {
         3, "int16", {"shards": (4, 6), "compressors": None},
         _codec(0, lambda e: e["configuration"]["index_codecs"][0].pop("configuration"))),
     "v3-no-zarr-format": (3, "float32", {}, _set(zarr_format=KeyError)),
+    "v3-sharding-inner-bytes-no-configuration": (
+        3, "int16", {"shards": (4, 6), "compressors": None},
+        _codec(0, lambda e: e["configuration"]["codecs"][0].pop("configuration"))),
+    "v3-sharding-inner-blosc-no-typesize": (
+        3, "int16", {"shards": (4, 6), **BLOSC3},
+        _codec(0, lambda e: e["configuration"]["codecs"][1]["configuration"].pop("typesize"))),
 }
 
 # zarr-python reads these; zarrhpc refuses them (its codec configuration parsing is
 # stricter than zarr-python's): codecs/bytes.py, zstd.py, blosc.py, sharding.py
 KNOWN = {
-    "v3-bytes-no-configuration-f4": "bytes codec without endian for a multi-byte type "
-                                    "refused (zarr-python reads little-endian)",
-    "v3-zstd-empty-configuration": "zstd without level refused (zarr-python: level 0)",
-    "v3-blosc-no-typesize": "blosc without typesize refused (blosc frames carry it)",
-    "v3-blosc-no-shuffle": "blosc without shuffle refused (blosc frames carry it)",
-    "v3-sharding-index-bytes-no-configuration": "shard index bytes codec without endian "
-                                                "refused",
 }
 
 

@@ -50,6 +50,19 @@ def test_numeric_layouts_long_sequences_agree(tmp_path_factory, data):
         session.apply(op)
 
 
+@settings(SETTINGS, max_examples=max(EXAMPLES // 2, 10))
+@given(data=st.data())
+def test_many_chunk_layouts_agree(tmp_path_factory, data):
+    """1-3-D arrays of up to 40 per axis, many chunks, blosc with 64-byte internal blocks:
+    the engine's multi-chunk, partial-chunk and partial-block paths."""
+    lay = data.draw(layouts(big=True), label="layout")
+    ops = data.draw(operations(lay), label="operations")
+    session = Session(lay, tmp_path_factory.mktemp("diff") / "a.zarr")
+    session.read_all("created")
+    for op in ops:
+        session.apply(op)
+
+
 def _layout(**kw):
     base = dict(shape=(5, 4), chunks=(2, 3), shards=None, kind="plain", inner=(2, 3), fmt=3,
                 dtype="<i4", fill=0, codec="zstd", sep="/", order="C", endian="little",
@@ -84,3 +97,16 @@ def test_append_negative_axis(tmp_path):
     a.append(np.full((2, 2), 9, dtype="i2"), axis=-1)
     expect = np.concatenate([np.arange(6).reshape(2, 3), np.full((2, 2), 9)], axis=-1)
     assert np.array_equal(zarr.open_array(str(tmp_path / "a.zarr"))[...], expect)
+
+
+@pytest.mark.parametrize("accessor", ["basic", "oindex"])
+def test_zero_step_is_a_value_error_as_in_zarr_python(tmp_path, accessor):
+    """Regression: a zero slice step raised zarrhpc's SelectionError (an IndexError);
+    numpy and zarr-python raise ValueError."""
+    a = zarrhpc.create_array(str(tmp_path / "a.zarr"), shape=(4,), chunks=(2,), dtype="i4")
+    z = zarr.open_array(str(tmp_path / "a.zarr"))
+    for arr, cls in ((z, ValueError), (a, zarrhpc.errors.ZeroStepError)):
+        target = arr if accessor == "basic" else arr.oindex
+        with pytest.raises(ValueError) as info:
+            target[::0]
+        assert isinstance(info.value, cls)

@@ -149,6 +149,8 @@ class BloscCodec(BytesToBytesCodec):
     draft_names: ClassVar[tuple[str, ...]] = ("blosc",)
     #: built from numcodecs' form without a typesize: the chunk's itemsize is meant
     evolve_on_read: bool = False
+    #: stored without ``shuffle``: zarr-python's default for the chunk's type is meant
+    shuffle_unset: bool = False
 
     @classmethod
     def v3_from_v2(cls, conf: dict, dtype) -> dict:
@@ -217,13 +219,22 @@ class BloscCodec(BytesToBytesCodec):
         if "cname" not in config:
             raise CodecError(f"{field_name(doc, field, 'cname')}: missing required key")
         cname = _check_cname(config["cname"], doc, field)
-        clevel = get_int(config, "clevel", doc, field, 0, 9)
-        shuffle = get_choice(config, "shuffle", doc, field, SHUFFLES)
+        # clevel and shuffle left out: zarr-python's defaults (neither changes decoding:
+        # every blosc frame carries its own shuffle flags)
+        clevel = get_int(config, "clevel", doc, field, 0, 9, default=5)
+        shuffle = get_choice(config, "shuffle", doc, field, SHUFFLES, default=None)
         typesize = None
         if "typesize" in config:
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
         blocksize = get_int(config, "blocksize", doc, field, 0, 2**31 - 1, default=0)  # int32
-        return cls(cname, clevel, shuffle, typesize, blocksize)
+        codec = cls(cname, clevel, shuffle or "shuffle", typesize, blocksize)
+        if shuffle is None:
+            codec.shuffle_unset = codec.evolve_on_read = True
+        if typesize is None:
+            # no typesize stored: the chunk's itemsize is meant, as zarr-python reads it
+            # (decoding does not need it: every blosc frame carries its own)
+            codec.evolve_on_read = True
+        return codec
 
     def to_json(self) -> dict:
         """Return the v3 JSON entry (``typesize`` omitted only when unknown)."""
@@ -249,12 +260,16 @@ class BloscCodec(BytesToBytesCodec):
             )
 
     def evolve(self, spec: ChunkSpec) -> BloscCodec:
-        """Fill ``typesize`` from the itemsize of the chunk's dtype when it is unset."""
-        if self.typesize is None:
+        """Fill ``typesize`` from the itemsize of the chunk's dtype when it is unset (and
+        an unset ``shuffle`` as zarr-python does: bit shuffle for 1-byte types)."""
+        if self.typesize is None or self.shuffle_unset:
             # variable-length elements (strings, objects) reach blosc as bytes: 1, as
             # zarr-python resolves it
-            size = 1 if spec.dtype.kind in "OT" else spec.dtype.itemsize
-            return BloscCodec(self.cname, self.clevel, self.shuffle, size, self.blocksize)
+            itemsize = 1 if spec.dtype.kind in "OT" else spec.dtype.itemsize
+            shuffle = ("bitshuffle" if itemsize == 1 else "shuffle") if self.shuffle_unset \
+                else self.shuffle
+            return BloscCodec(self.cname, self.clevel, shuffle, self.typesize or itemsize,
+                              self.blocksize)
         return self
 
     def native_step(self) -> NativeStep:

@@ -257,6 +257,11 @@ class CodecPipeline:
         for i, codec in enumerate(parsed):
             if getattr(codec, "evolve_on_read", False):  # numcodecs' forms omit what the
                 codec = codec.evolve(current)  # chunk's type says (blosc's typesize)
+            if isinstance(codec, BytesCodec) and codec.endian is None and \
+                    component_size(current.dtype) != 0:
+                # stored without an endian for a multi-byte type: zarr-python reads the
+                # machine's order, little-endian on every platform zarr runs on
+                codec = type(codec)(endian="little")
             # resolve legacy forms (transpose "C"/"F") against the spec reaching them
             if isinstance(codec, ArrayToArrayCodec):
                 codec.validate(current, doc, f"codecs[{i}]")

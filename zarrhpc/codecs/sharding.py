@@ -47,6 +47,7 @@ from zarrhpc.codecs.abc import (
     as_bytes_view,
     check_choice,
     check_int,
+    component_size,
     config_dict,
     config_error,
     field_name,
@@ -237,6 +238,11 @@ def _pipeline(codecs: list, raw: list, spec: ChunkSpec, doc: str):
     current = spec
     prepared = []
     for i, codec in enumerate(codecs):
+        if getattr(codec, "evolve_on_read", False):  # blosc stored without typesize
+            codec = codec.evolve(current)
+        if isinstance(codec, BytesCodec) and codec.endian is None and \
+                component_size(current.dtype) != 0:
+            codec = BytesCodec(endian="little")  # no endian stored: as zarr-python reads it
         if isinstance(codec, ArrayToArrayCodec):
             codec.validate(current, doc, f"codecs[{i}]")
             codec = codec.evolve(current)

@@ -120,7 +120,9 @@ class ZstdCodec(BytesToBytesCodec):
     ) -> ZstdCodec:
         """Build from ``{"level": int, "checksum"?: bool}``."""
         config = config_dict(configuration, doc, field, {"level", "checksum"})
-        level = get_int(config, "level", doc, field, MIN_LEVEL, MAX_LEVEL)
+        # zarr-python reads a configuration without level as level 0 (zstd's default);
+        # the level does not change how a frame decodes
+        level = get_int(config, "level", doc, field, MIN_LEVEL, MAX_LEVEL, default=0)
         checksum = None
         if "checksum" in config:
             checksum = check_bool(config["checksum"], doc, field, "checksum")

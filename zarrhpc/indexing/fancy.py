@@ -160,7 +160,9 @@ def dim_index(sel, dim_len: int, chunk_len) -> DimIndex:
         dropped = True
     elif isinstance(sel, slice):
         if sel.step is not None and operator.index(sel.step) == 0:
-            raise SelectionError("slice step cannot be zero")
+            from zarrhpc.errors import ZeroStepError  # (here: keeps the import block as main's)
+
+            raise ZeroStepError("slice step cannot be zero")
         idx = np.arange(*sel.indices(dim_len), dtype=np.int64)
     else:
         arr = np.asarray(sel)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zarrhpc.errors import BoundsCheckError, SelectionError
+from zarrhpc.errors import BoundsCheckError, SelectionError, ZeroStepError
 
 __all__ = ["BasicSelection", "DimSelection", "normalize_basic_selection", "point_index"]
 
@@ -120,7 +120,7 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
                         f"axis {axis}: slice {sel!r} must have integer start, stop and step"
                     )
             if sel.step is not None and operator.index(sel.step) == 0:
-                raise SelectionError(f"axis {axis}: slice step cannot be zero")
+                raise ZeroStepError(f"axis {axis}: slice step cannot be zero")
             start, stop, step = sel.indices(n)
             count = len(range(start, stop, step))
             if count == 0:
