@@ -39,12 +39,7 @@ WRITER_CANNOT = {
     "zarrs-shard-transpose",
     "zarr2-object-vlenbytes",      # zarr-python: VLenBytes fill value b"" refused
 }
-KNOWN = {
-    # tensorstore's zarr v2 driver writes "dtype": "bfloat16"; zarrhpc's v2 parser refuses
-    # it (metadata/v2.py, issue 17)
-    **{f"ts-zarr-v2-bfloat16-{c}-{o}": "tensorstore v2 'bfloat16' dtype string not parsed"
-       for c in ("none", "zlib", "blosc", "bz2", "zstd") for o in "CF"},
-}
+KNOWN: dict[str, str] = {}  # variant name -> reason, for strict xfails
 
 
 def _select(variants):

@@ -53,6 +53,13 @@ from zarrhpc.codec_forms import (
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
+from zarrhpc.metadata.dtypes_ml import (
+    ML_NAMES,
+    ml_data_type,
+    ml_data_type_of,
+    ml_fill_to_json,
+    parse_ml_fill,
+)
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
@@ -117,6 +124,8 @@ def _simple_dtype(text: Any, doc: str, member: str) -> np.dtype:
         raise _err(doc, member, f"expected a numpy type string such as '<f8', got {_show(text)}")
     if text in ("|O", "O", "<O", ">O"):  # object arrays: the object codec says of what
         return np.dtype(object)
+    if text in ML_NAMES and ml_data_type(text) is not None:
+        return ml_data_type(text).dtype  # tensorstore's v2 "bfloat16", "float8_e4m3fn", ...
     m = _SIMPLE_RE.match(text)
     if m is None:
         raise _err(
@@ -183,6 +192,9 @@ def dtype_from_json_v2(obj: Any, doc: str, member: str = "dtype") -> np.dtype:
 def dtype_to_json_v2(dtype: np.dtype) -> str | list:
     """The v2 ``dtype`` member of a numpy dtype (``descr`` lists for structured types)."""
     dtype = np.dtype(dtype)
+    ml = ml_data_type_of(dtype)
+    if ml is not None:
+        return ml.name  # as tensorstore's zarr driver writes ml_dtypes types
     if dtype.fields is None:
         return dtype.str
 
@@ -217,6 +229,8 @@ def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -
         return vlen_data_type(name)
     if npdt.fields is not None:
         return DataType("structured", npdt)  # fields keep their byte orders
+    if ml_data_type_of(npdt) is not None:
+        return ml_data_type_of(npdt)
     if npdt.kind == "V":
         return DataType("raw_bytes", npdt)  # zarr-python 3's name for v2 '|V<n>'
     return data_type_from_numpy(npdt.newbyteorder("=") if npdt.kind not in "SV" else npdt)
@@ -263,6 +277,8 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
     out_dt = dt.dtype
     if kind == "O":
         return vlen_fill(dt, value, doc, json_form=True)
+    if ml_data_type_of(npdt) is not None:
+        return parse_ml_fill(dt, value, doc)
     if kind in "SU" and value == 0 and not isinstance(value, bool):
         return np.zeros((), dtype=out_dt)  # zarr-python 2 wrote 0 for string types
     if npdt.fields is not None or kind in "SV":
@@ -323,6 +339,9 @@ def fill_value_to_json_v2(npdt: np.dtype, value: np.ndarray | None) -> Any:
         if isinstance(v, bytes):
             return base64.standard_b64encode(v).decode("ascii")
         return None if v is None else str(v)
+    ml = ml_data_type_of(npdt)
+    if ml is not None:
+        return ml_fill_to_json(ml, value)
     if npdt.fields is not None or kind in "SV":
         raw = np.asarray(value).reshape(1).view(np.uint8).tobytes()
         if kind == "S":
