@@ -238,14 +238,15 @@ def set_selection(prep, kind: str, selection, value) -> None:
 
 
 def resize_irregular(prep, metadata, new_shape):
-    """Erase the chunks wholly outside ``new_shape``, write and return the new metadata
-    (growing past the declared edges adds edges of the last edge's length)."""
+    """Write and return the new metadata, then erase the chunks wholly outside
+    ``new_shape`` (the crash-safe order of core/_resize.py; growing past the declared edges
+    adds edges of the last edge's length)."""
     shape = _check_shape(new_shape, len(prep.shape))
     grid = prep.grid
     keys = [prep.chunk_key(c) for c in grid.all_chunk_coords()
             if any(grid.start(d, k) >= n for d, (k, n) in enumerate(zip(c, shape)))]
-    if keys:
-        prep.store.erase_values(keys)
     md = metadata.with_shape(shape)
     write_node(prep.store, prep.path, md)
+    if keys:
+        prep.store.erase_values(keys)
     return md

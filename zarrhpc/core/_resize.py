@@ -1,13 +1,20 @@
 """Resize and append: a new shape, chunks wholly outside it erased, metadata rewritten.
 
-Life cycle: ``Array.resize`` checks the new shape, erases (one ``erase_values`` call) the
-stored chunks — shards when sharded — that lie wholly outside it, then writes the new
-metadata document (``store.set`` is atomic: temporary name, then rename), then prepares
-itself again. Chunks cut in part keep their bytes, as zarr-python keeps them: growing
-the array again shows their old elements. Erasing before the metadata is written means a
-crash in between leaves the old shape with fill values where the erased chunks were, never
-a larger shape over stale chunks. ``append`` is a resize followed by a write of the new
-region. Under MPI, zarrhpc.mpi.resize runs this on rank 0 and refreshes the others.
+Life cycle: ``Array.resize`` checks the new shape and then, so that a process killed at any
+moment leaves the old shape over the old chunks or the new shape over the new ones:
+
+- growing: erases (one ``erase_values`` call) any stored chunk — shard when sharded — of
+  the new grid that lies wholly outside the old shape (none exist unless an earlier shrink
+  was killed after its metadata was written), then writes the new metadata document;
+- shrinking: writes the new metadata document first, then erases the chunks wholly outside
+  it. A kill in between leaves the new shape with unreachable chunks past its end, which
+  the next grow erases before it exposes them (and ``zarrhpc verify --repair`` reports).
+
+``store.set`` of the metadata is atomic (temporary name, then rename); the array then
+prepares itself again. Chunks cut in part keep their bytes, as zarr-python keeps them:
+growing the array again shows their old elements. ``append`` is a resize followed by a
+write of the new region. Under MPI, zarrhpc.mpi.resize runs this on rank 0 and refreshes
+the others.
 """
 
 from __future__ import annotations
@@ -47,15 +54,22 @@ def outside_chunks(old_shape, new_shape, chunk_shape):
 
 
 def resize_array(prep, metadata, new_shape):
-    """Erase what falls outside ``new_shape``, write and return the new metadata."""
+    """Write and return the new metadata, erasing chunks outside whichever shape is the
+    smaller in the crash-safe order of the module docstring."""
     shape = _check_shape(new_shape, len(prep.shape))
-    if prep.shape:
-        keys = [prep.chunk_key(c) for c in
-                outside_chunks(prep.shape, shape, prep.grid.chunk_shape)]
+    chunk_shape = prep.grid.chunk_shape if prep.shape else ()
+
+    def erase(outer, inner):
+        keys = [prep.chunk_key(c) for c in outside_chunks(outer, inner, chunk_shape)]
         if keys:
             prep.store.erase_values(keys)
+
     md = metadata.with_shape(shape)
+    if prep.shape:
+        erase(shape, prep.shape)  # stale chunks a killed shrink left where we now grow
     write_node(prep.store, prep.path, md)
+    if prep.shape:
+        erase(prep.shape, shape)
     return md
 
 
