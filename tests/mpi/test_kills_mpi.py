@@ -21,7 +21,7 @@ def test_sigkill_of_every_rank_leaves_whole_chunks_and_loses_nothing(tmp_path, k
     assert counts["stores"] == 2
     assert counts["open_failed"] == 0, counts["errors"]
     assert counts["torn"] == 0 and counts["lost"] == 0, counts
-    assert counts["chunks"] >= 2 * 16  # every chunk of each store was checked
+    assert counts["chunks"] >= 2 * 12  # every chunk of each store (12 or 18) was checked
     assert counts["repaired"] == counts["leftover_temp_files"]  # verify --repair removed all
 
 

@@ -62,7 +62,9 @@ from zarrhpc.mpi.partition import box_shape, box_size, plan_pieces, to_slices
 
 __all__ = ["last_profile", "write_node"]
 
-_BATCH = 8 << 20  # raw bytes of inner chunks per batch (at least one chunk)
+# raw bytes of inner chunks per batch (at least one chunk): a batch costs one atomic
+# fetch-and-add per shard it touches, and MPICH's can take milliseconds on a loaded machine
+_BATCH = 32 << 20
 
 _PROFILE: dict = {}  # phase -> seconds of this rank's last write_node (`last_profile`)
 
@@ -211,12 +213,16 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
             return s, i, fast.encode(chunk, slot, arr.name)
         return s, i, as_bytes_view(layout.inner.encode(chunk, arr.name))
 
-    # on worker threads even when there is one: numcodecs' blosc then compresses with one
-    # thread per call, as the native engine does (from the main thread it would start its
-    # own threads in every rank, more than the node has cores)
+    # In this thread when there is nothing to encode, or one thread per rank and blosc
+    # straight into the arena: a second thread of a rank that has one core's share gains
+    # nothing and costs hand-offs (measured: 10-30% more CPU time). Else on worker threads
+    # even when there is one: numcodecs' blosc then compresses with one thread per call,
+    # as the native engine does (from the main thread it would start its own threads in
+    # every rank, more than the node has cores).
+    threads = max(1, config.get("threads"))
+    inline = raw or (fast is not None and threads == 1)
     try:
-        with ThreadPoolExecutor(max(1, config.get("threads")),
-                                thread_name_prefix="zarrhpc-encode") as pool:
+        with ThreadPoolExecutor(threads, thread_name_prefix="zarrhpc-encode") as pool:
 
             def start():  # the next batch: assembled here, encoded on the pool
                 nonlocal left, batches
@@ -226,7 +232,7 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
                 half = (batches % 2) * m  # two batches in flight: alternate arena halves
                 if not todo:
                     return None
-                if raw:  # nothing to encode: no thread hand-off
+                if inline:
                     return [_Done(encode(t, half + j)) for j, t in enumerate(todo)]
                 return [pool.submit(encode, t, half + j) for j, t in enumerate(todo)]
 
