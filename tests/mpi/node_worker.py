@@ -58,7 +58,9 @@ def main(root: str, seed: int, cases: int) -> int:
         dtype = str(rng.choice(["f8", "i4", "u2"]))
         full = (np.arange(np.prod(shape)) % 97).astype(dtype).reshape(shape)
         full[tuple(slice(0, max(1, n // 3)) for n in shape)] = 0  # some fill chunks
-        comp = [None, "auto", [{"name": "zstd", "configuration": {"level": 1}}]][int(rng.integers(3))]
+        comp = [None, "auto", [{"name": "zstd", "configuration": {"level": 1}}],
+                [{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                                                     "shuffle": "shuffle"}}]][int(rng.integers(4))]
         loc = str(rng.choice(["end", "start"]))
         boxes = decomposition(rng, shape, size)
         reg = tuple(slice(a, b) for a, b in boxes[rank])
