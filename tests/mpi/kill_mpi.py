@@ -33,7 +33,6 @@ import argparse
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -142,19 +141,7 @@ def _kill(job: subprocess.Popen, root: Path) -> None:
     remove the MPI shared-memory files the dead job cannot."""
     from zarrhpc.testing import killed_jobs
 
-    ranks = [int(f.read_text()) for f in (root / "pids").glob("[0-9]*")]
-    segments = killed_jobs.shm_segments(ranks)
-    for pid in ranks:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        os.killpg(job.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    job.wait(timeout=60)
-    killed_jobs.remove(segments)
+    killed_jobs.kill_job(job, [int(f.read_text()) for f in (root / "pids").glob("[0-9]*")])
 
 
 def _mpi_command() -> list[str]:
@@ -165,7 +152,7 @@ def _mpi_command() -> list[str]:
 def run(kinds=KINDS, kills: int = 3, seed: int = 0, tmp: str | None = None,
         max_delay: float = 1.0, timeout: float = 120) -> dict:
     """``kills`` random kills per kind; a dict of counts per kind."""
-    from zarrhpc import cli
+    from zarrhpc.testing import killed_jobs
 
     rng = random.Random(seed)
     results = {}
@@ -211,16 +198,9 @@ def run(kinds=KINDS, kills: int = 3, seed: int = 0, tmp: str | None = None,
                     tot[name] += counts[name]
                 if "error" in counts:
                     tot["errors"].append(counts["error"])
-                left = cli._leftovers(store)
-                tot["leftover_temp_files"] += len(left)
-                if left:
-                    with open(os.devnull, "w") as devnull:
-                        old, sys.stdout = sys.stdout, devnull
-                        try:
-                            cli.main(["verify", store, "--repair"])
-                        finally:
-                            sys.stdout = old
-                    tot["repaired"] += len(left) - len(cli._leftovers(store))
+                left, repaired = killed_jobs.repair(store)
+                tot["leftover_temp_files"] += left
+                tot["repaired"] += repaired
             results[kind] = tot
     finally:
         if own:
