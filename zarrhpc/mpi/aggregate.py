@@ -71,10 +71,10 @@ _PROFILE: dict = {}  # phase -> seconds of this rank's last write_node (`last_pr
 
 def last_profile() -> dict:
     """Seconds this rank spent in each phase of its last node-aggregated write: ``create``
-    (temporary files, names shared), ``encode`` (assembly and encoding), ``sizes`` (the
-    rounds' size exchange: waits for the node's slowest encoder), ``pwrite``, ``wait``
-    (for every rank to finish), ``index`` (index, rename, fsync), ``end_wait`` and
-    ``total``; ``rounds`` is the number of rounds. For benchmarks and tuning."""
+    (temporary files, names shared), ``encode`` (assembly and encoding), ``pwrite``
+    (taking places and writing), ``share`` (where the node's chunks went: waits for the
+    node's slowest writer), ``wait`` (for every rank), ``index`` (index, rename, fsync),
+    ``end_wait`` and ``total``. For benchmarks and tuning."""
     return dict(_PROFILE)
 
 
@@ -137,7 +137,7 @@ def write_node(arr, comm, ownership, box, boxes, data, what: str) -> None:
             names.update(entry)
         clock("create")
 
-        # 2. and 3.: the exchange starts, then the rounds
+        # 2. and 3.: the exchange starts, then the batches
         gather = _Gather(arr, comm, plan, box, boxes, data, what, scope, per_shard)
         index = {s: np.full((layout.nchunks, 2), EMPTY, dtype=np.uint64) for s in my_shards}
         error, ends = _stream(arr, plan, local, gather, names, index, store.durable, clock)
@@ -269,7 +269,7 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
     mine = np.array(placed if error is None else [], dtype=np.int64).reshape(-1, 4)
     every = _allgather_rows(local, mine)
     counters.free()
-    clock("sizes")
+    clock("share")
     ends: dict = defaultdict(lambda: base)
     for s, i, off, n in every.tolist():
         if s in index:
