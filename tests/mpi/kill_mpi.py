@@ -144,6 +144,20 @@ def _kill(job: subprocess.Popen, root: Path) -> None:
     killed_jobs.kill_job(job, [int(f.read_text()) for f in (root / "pids").glob("[0-9]*")])
 
 
+def _repair(store: str) -> tuple[int, int]:
+    """``(temporary files left in store, how many zarrhpc verify --repair removed)``."""
+    import contextlib
+    import io
+
+    from zarrhpc import cli
+
+    left = len(cli._leftovers(store))
+    if left:
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli.main(["verify", store, "--repair"])
+    return left, left - len(cli._leftovers(store))
+
+
 def _mpi_command() -> list[str]:
     mpiexec = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or "mpiexec"
     return [mpiexec, "-n", str(NRANKS), sys.executable, "-m", "mpi4py", __file__, "writer"]
@@ -152,8 +166,6 @@ def _mpi_command() -> list[str]:
 def run(kinds=KINDS, kills: int = 3, seed: int = 0, tmp: str | None = None,
         max_delay: float = 1.0, timeout: float = 120) -> dict:
     """``kills`` random kills per kind; a dict of counts per kind."""
-    from zarrhpc.testing import killed_jobs
-
     rng = random.Random(seed)
     results = {}
     own = tmp is None
@@ -198,7 +210,7 @@ def run(kinds=KINDS, kills: int = 3, seed: int = 0, tmp: str | None = None,
                     tot[name] += counts[name]
                 if "error" in counts:
                     tot["errors"].append(counts["error"])
-                left, repaired = killed_jobs.repair(store)
+                left, repaired = _repair(store)
                 tot["leftover_temp_files"] += left
                 tot["repaired"] += repaired
             results[kind] = tot

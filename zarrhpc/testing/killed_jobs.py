@@ -53,17 +53,3 @@ def kill_job(job, ranks) -> set[str]:
     remove(segments)
     return segments
 
-
-def repair(store: str) -> tuple[int, int]:
-    """``(temporary files left in store, how many zarrhpc verify --repair removed)``."""
-    import contextlib
-    import io
-
-    from zarrhpc import cli
-
-    left = len(cli._leftovers(store))
-    if not left:
-        return 0, 0
-    with contextlib.redirect_stdout(io.StringIO()):
-        cli.main(["verify", store, "--repair"])
-    return left, left - len(cli._leftovers(store))
