@@ -50,7 +50,8 @@ test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # the long randomised MPI run: node-aggregated shards on 2-6 ranks and 1-3 ranks per node,
-# N-to-M restarts, repeated kills during asynchronous saves and drains (minutes)
+# N-to-M restarts, repeated kills during asynchronous saves and drains, and kills during
+# collective, node-aggregated and resize writes (tests/mpi/kill_mpi.py) (minutes)
 MPI_CASES ?= 40
 test-mpi-long: build-test
 	$(PY) tests/mpi/long_run.py $(MPI_CASES)

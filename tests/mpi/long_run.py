@@ -4,7 +4,9 @@
   sizes 1-3, each case against a serial write and zarr-python (node_worker.py);
 - N-to-M restarts: written on 4 ranks as 2 nodes, read on 1, 2, 3, 5 and 6 ranks;
 - kills: SIGKILL of every rank during asynchronous saves and during drains, repeated, then
-  the newest committed step is checked (the kill tests of test_checkpoint_mpi.py).
+  the newest committed step is checked (the kill tests of test_checkpoint_mpi.py);
+- kills during collective writes, node-aggregated writes and resizes (kill_mpi.py,
+  ``max(10, CASES)`` per kind): torn chunks, lost data, temporary files repaired.
 
 Usage: ``python tests/mpi/long_run.py [CASES]``; exits non-zero on the first failure.
 """
@@ -16,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from zarrhpc.testing.scripts import load_script
 
 HERE = Path(__file__).parent
 
@@ -55,6 +59,16 @@ def main(cases: int) -> int:
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         str(HERE / "test_checkpoint_mpi.py"), "-k", "sigkill"], check=True)
     print(f"kill tests: {rounds} rounds ok")
+    kill_mpi = load_script(HERE / "kill_mpi.py")
+    counts = kill_mpi.run(kills=max(10, cases), seed=seed)
+    for kind, t in counts.items():
+        errors = t.pop("errors")
+        print(f"kills during collective writes, {kind}: "
+              + " ".join(f"{k}={v}" for k, v in t.items()), flush=True)
+        if t["torn"] or t["lost"] or t["open_failed"] or t["repaired"] != t[
+                "leftover_temp_files"]:
+            print(errors[:3])
+            return 1
     return 0
 
 

@@ -58,7 +58,9 @@ def main(root: str, seed: int, cases: int) -> int:
         dtype = str(rng.choice(["f8", "i4", "u2"]))
         full = (np.arange(np.prod(shape)) % 97).astype(dtype).reshape(shape)
         full[tuple(slice(0, max(1, n // 3)) for n in shape)] = 0  # some fill chunks
-        comp = [None, "auto", [{"name": "zstd", "configuration": {"level": 1}}]][int(rng.integers(3))]
+        comp = [None, "auto", [{"name": "zstd", "configuration": {"level": 1}}],
+                [{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+                                                     "shuffle": "shuffle"}}]][int(rng.integers(4))]
         loc = str(rng.choice(["end", "start"]))
         boxes = decomposition(rng, shape, size)
         reg = tuple(slice(a, b) for a, b in boxes[rank])
@@ -89,6 +91,9 @@ def main(root: str, seed: int, cases: int) -> int:
             if ours != theirs:
                 diff = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
                 failures.append(f"stored bytes differ from the serial write: {diff[:4]}")
+            gaps = _gaps(os.path.join(root, name), layout)
+            if gaps:
+                failures.append(f"shards with gaps or overlaps: {gaps[:4]}")
             report.append({"case": case, "shape": shape, "chunks": chunks, "shards": shards,
                            "boxes": boxes, "files": len(ours), "failures": failures})
         comm.Barrier()
@@ -113,6 +118,32 @@ def _files(root: str, layout) -> dict:
                              for o, k in index)
             out[os.path.relpath(p, root)] = data
     return out
+
+
+def _gaps(root: str, layout) -> list:
+    """Shard files whose inner chunks and index do not tile the file exactly (no holes,
+    no overlaps, nothing after the end)."""
+    bad = []
+    for d, _, names in os.walk(root):
+        for n in names:
+            if n == "zarr.json":
+                continue
+            p = os.path.join(d, n)
+            with open(p, "rb") as f:
+                data = f.read()
+            runs = sorted((int(o), int(k)) for o, k in layout.read_index(data).reshape(-1, 2)
+                          if o != 2**64 - 1)
+            pos = layout.index_nbytes if layout.index_location == "start" else 0
+            for o, k in runs:
+                if o != pos:
+                    bad.append((os.path.relpath(p, root), o, pos))
+                    break
+                pos += k
+            else:
+                end = pos + (layout.index_nbytes if layout.index_location == "end" else 0)
+                if end != len(data):
+                    bad.append((os.path.relpath(p, root), end, len(data)))
+    return bad
 
 
 def node_report(root: str) -> int:

@@ -54,17 +54,9 @@ def kill_job(job: subprocess.Popen, root: Path, nranks: int, delay: float = 0.0,
     time.sleep(delay)
     if job.poll() is not None:
         raise AssertionError(f"job ended early ({job.returncode}):\n{job.stdout.read().decode()}")
-    ranks = [int(f.read_text()) for f in pids.glob("[0-9]*")]
-    segments = killed_jobs.shm_segments(ranks)
-    for pid in ranks:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    os.killpg(job.pid, signal.SIGKILL)
-    job.wait(timeout=30)
+    # the job's shared-memory files removed: a killed job cannot (2-4 MiB of RAM each time)
+    segments = killed_jobs.kill_job(job, [int(f.read_text()) for f in pids.glob("[0-9]*")])
     job.stdout.close()
-    killed_jobs.remove(segments)  # a killed job cannot: 2-4 MiB of RAM each time
     return segments
 
 

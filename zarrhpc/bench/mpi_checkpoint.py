@@ -35,6 +35,7 @@ import numpy as np
 
 from zarrhpc.bench.mpi_rounds import BLOSC, _clean, _max, field_block, slabs, timed_rounds
 from zarrhpc.mpi._comm import _mpi
+from zarrhpc.mpi.aggregate import last_profile
 
 __all__ = ["SimulatedPFS", "main", "run"]
 
@@ -98,6 +99,8 @@ def run(argv=None) -> dict:
                    help="simulated GB/s per node (default: measured here)")
     p.add_argument("--dir", default="bench_ckpt_data")
     p.add_argument("--json", default=None)
+    p.add_argument("--profile", action="store_true",
+                   help="print each rank's seconds per phase of the shard writes (median)")
     args = p.parse_args(argv)
 
     MPI = _mpi()  # only zarrhpc.mpi imports mpi4py
@@ -130,19 +133,21 @@ def run(argv=None) -> dict:
     modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
     for mode in modes:
         comp = None if mode == "none" else BLOSC
-        stats = {}
+        stats, phases = {}, {name: [] for name in POLICIES[1:]}
 
-        def saver(name, c, policy, stats=stats, comp=comp):
+        def saver(name, c, policy, stats=stats, comp=comp, phases=phases):
             def run(i):
                 ck = Checkpointer(root / f"{name[:5]}_{i}", c)
                 stats[name] = ck.save(0, {"T": block}, region=region, shape=shape,
                                       chunks=chunks, compressors=comp, policy=policy)
+                if i >= 0 and name in phases:
+                    phases[name].append(dict(last_profile(), save=stats[name]["seconds"]))
             return run
 
         fns = {POLICIES[0]: saver(POLICIES[0], comm, "decomposition"),
                POLICIES[1]: saver(POLICIES[1], per_rank, "node"),
                POLICIES[2]: saver(POLICIES[2], comm, "node")}
-        times, _ = timed_rounds(comm, fns, args.repeat, root)
+        times, cpu = timed_rounds(comm, fns, args.repeat, root)
         ref = times[POLICIES[0]]
         row = {}
         for name in POLICIES:
@@ -150,6 +155,7 @@ def run(argv=None) -> dict:
             row[name] = {
                 "GB/s": nbytes / 1e9 / statistics.median(times[name]),
                 "seconds": statistics.median(times[name]),
+                "cpu seconds per rank": statistics.median(cpu[name]),
                 "speed vs per-chunk": statistics.median(r / t for r, t in zip(ref, times[name])),
                 **{key: st[key] for key in ("files_created", "dirs_created", "renames",
                                             "fsyncs", "bytes_written")}}
@@ -160,6 +166,8 @@ def run(argv=None) -> dict:
                                   "round_seconds": times}
         if rank == 0:
             _print_mode(size, nnodes, shape, nbytes, chunks, mode, args.repeat, row, overlap)
+        if args.profile:
+            _print_phases(comm, phases)
     if rank == 0:
         results["projection"] = _projection(results, args, nnodes)
         if args.json:
@@ -194,12 +202,28 @@ def _overlap(comm, Checkpointer, root, block, region, shape, chunks, comp, save_
             "bound": 2 * steps / (steps + 1)}
 
 
+def _print_phases(comm, phases: dict) -> None:
+    """Each rank's median seconds per phase of `zarrhpc.mpi.aggregate.write_node`."""
+    every = comm.gather(phases, root=0)
+    if comm.Get_rank() != 0:
+        return
+    for name in phases:
+        print(f"  phases of {name} (median seconds per rank; save = whole Checkpointer.save):")
+        for r, mine in enumerate(every):
+            runs = mine[name]
+            keys = list(runs[0]) if runs else []
+            med = {k: statistics.median(run.get(k, 0.0) for run in runs) for k in keys}
+            print(f"    rank {r}: " + "  ".join(f"{k} {v:.3f}" for k, v in med.items()))
+    sys.stdout.flush()
+
+
 def _print_mode(size, nnodes, shape, nbytes, chunks, mode, repeat, row, overlap) -> None:
     print(f"{size} ranks as {nnodes} simulated nodes, {shape} float64 = {nbytes / 2**30:.2f} GiB, "
           f"inner chunks {chunks}, compressors: {mode}; median of {repeat} rounds")
     for name, r in row.items():
         print(f"  {name:24s} {r['GB/s']:6.2f} GB/s  {r['speed vs per-chunk']:5.2f}x   files "
-              f"{r['files_created']:6d}  dirs {r['dirs_created']:5d}  renames {r['renames']:6d}")
+              f"{r['files_created']:6d}  dirs {r['dirs_created']:5d}  renames {r['renames']:6d}"
+              f"  cpu/rank {r['cpu seconds per rank']:.2f} s")
     if overlap is None:
         return
     print(f"  overlap: {overlap['steps']} steps, compute {overlap['compute_s']:.2f} s each: "

@@ -30,3 +30,26 @@ def remove(segments) -> None:
     """Remove the files `shm_segments` named, once the job is dead."""
     for seg in segments:
         Path(seg).unlink(missing_ok=True)
+
+
+def kill_job(job, ranks) -> set[str]:
+    """SIGKILL every rank (process ids ``ranks``) and the launcher's process group (``job``
+    a `subprocess.Popen` started with ``start_new_session=True``); wait for the launcher
+    and remove the job's shared-memory files. Returns the files removed."""
+    import os
+    import signal
+
+    segments = shm_segments(ranks)
+    for pid in ranks:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        os.killpg(job.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    job.wait(timeout=60)
+    remove(segments)
+    return segments
+
