@@ -40,7 +40,7 @@ def test_the_checker_sees_torn_and_lost_chunks(tmp_path, kind):
     a[...] = 5
     a[16:32, :] = 7  # one whole shard (node) of a newer generation: fine
     assert kill_mpi._check(kind, store, 5, 48) == {
-        "torn": 0, "lost": 0, "open_failed": 0, "chunks": 18, "erased_by_shrink": 0}
+        "torn": 0, "lost": 0, "open_failed": 0, "chunks": 18}
     a[8:16, :] = 4  # older than the last generation reported
     got = kill_mpi._check(kind, store, 5, 48)
     assert got["lost"] == 3 and got["torn"] == (1 if kind == "node" else 0), got  # its shard
