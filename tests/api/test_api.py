@@ -334,8 +334,15 @@ def test_create_hierarchy():
 
     store = zarrhpc.MemoryStore()
     nodes = dict(zarrhpc.create_hierarchy(store=store, nodes={"a/b/c": GroupMetadata()}))
-    assert list(nodes) == ["a/b/c"]
+    theirs = dict(zarr.create_hierarchy(store=zarr.storage.MemoryStore(),
+                                        nodes={"a/b/c": GroupMetadata()}))
+    # the ancestors it creates are yielded too, as zarr-python yields them
+    assert sorted(nodes) == sorted(theirs) == ["", "a", "a/b", "a/b/c"]
+    assert all(isinstance(n, zarrhpc.Group) for n in nodes.values())
     assert isinstance(zarrhpc.open_group(store, path="a/b", mode="r"), zarrhpc.Group)
+    # an existing ancestor is not created again, so not yielded
+    more = dict(zarrhpc.create_hierarchy(store=store, nodes={"a/d": GroupMetadata()}))
+    assert sorted(more) == ["a/d"]
 
 
 @pytest.mark.parametrize("dtype", ["f8", "u1", "i2"])
