@@ -24,14 +24,33 @@ NETWORK = ("s3://", "S3Store(", "fsspec.filesystem(")
 
 
 def load_sessions():
-    """``{(page, session): [code, ...]}`` for every executed block, in page order."""
+    """``{(page, session): [code, ...]}`` for every executed block, in page order, plus
+    ``("api", name)`` for the examples in the docstrings of the installed zarr-python's
+    top-level functions (``zarr.api.synchronous``)."""
     docs = json.loads(DATA.read_text())["docs"]
     sessions = {}
     for page, blocks in docs.items():
         for block in blocks:
             if block["exec"] and not any(n in block["code"] for n in NETWORK):
                 sessions.setdefault((page, block["session"]), []).append(block["code"])
+    sessions.update(_docstring_sessions())
     return sessions
+
+
+def _docstring_sessions():
+    import textwrap
+
+    try:
+        from zarr.api import synchronous
+    except ImportError:
+        return {}
+    out = {}
+    for name in sorted(synchronous.__all__):
+        doc = getattr(getattr(synchronous, name, None), "__doc__", None) or ""
+        blocks = [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", doc, re.S)]
+        if blocks:
+            out[("api", name)] = blocks
+    return out
 
 
 def _importer(lib):
@@ -47,10 +66,26 @@ def _importer(lib):
     return imp
 
 
-def run_session(lib, blocks, workdir):
+def _run_shown(code, namespace, name):
+    """Run ``code`` statement by statement, printing the repr of every expression's and
+    assignment's value, as the docstrings' ``# <Array ...>`` comments show them."""
+    import ast
+
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.Expr):
+            value = eval(compile(ast.Expression(node.value), name, "eval"), namespace)
+            print(repr(value))
+            continue
+        exec(compile(ast.Module([node], []), name, "exec"), namespace)
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            print(repr(namespace[node.targets[0].id]))
+
+
+def run_session(lib, blocks, workdir, show=False):
     """Run ``blocks`` with ``lib`` ("zarr" or "zarrhpc") as ``zarr``; one record per block:
     ``(printed text, exception class name or None)``. A block after a failed one still runs
-    (a later block may not depend on it); the records show where the runs part."""
+    (a later block may not depend on it); the records show where the runs part. ``show``:
+    also print the value of every expression and assignment (docstring examples)."""
     env = dict(vars(builtins))
     env["__import__"] = _importer(lib)
     namespace = {"__builtins__": env, "__name__": "__guide__"}
@@ -66,7 +101,10 @@ def run_session(lib, blocks, workdir):
                 err = None
                 try:
                     with contextlib.redirect_stdout(buf):
-                        exec(compile(code, f"<{lib} guide>", "exec"), namespace)
+                        if show:
+                            _run_shown(code, namespace, f"<{lib} docstring>")
+                        else:
+                            exec(compile(code, f"<{lib} guide>", "exec"), namespace)
                 except Exception as e:  # recorded and compared by class
                     err = f"{type(e).__name__}: {e}"
                 records.append((buf.getvalue(), err))
@@ -95,7 +133,7 @@ def normalize(text, workdir):
 
 
 def main(page, session, lib, workdir, out):
-    records = run_session(lib, load_sessions()[(page, session)], workdir)
+    records = run_session(lib, load_sessions()[(page, session)], workdir, show=page == "api")
     texts = [(normalize(text, os.path.realpath(workdir)), err) for text, err in records]
     pathlib.Path(out).write_text(json.dumps(texts))
 

@@ -334,8 +334,15 @@ def test_create_hierarchy():
 
     store = zarrhpc.MemoryStore()
     nodes = dict(zarrhpc.create_hierarchy(store=store, nodes={"a/b/c": GroupMetadata()}))
-    assert list(nodes) == ["a/b/c"]
+    theirs = dict(zarr.create_hierarchy(store=zarr.storage.MemoryStore(),
+                                        nodes={"a/b/c": GroupMetadata()}))
+    # the ancestors it creates are yielded too, as zarr-python yields them
+    assert sorted(nodes) == sorted(theirs) == ["", "a", "a/b", "a/b/c"]
+    assert all(isinstance(n, zarrhpc.Group) for n in nodes.values())
     assert isinstance(zarrhpc.open_group(store, path="a/b", mode="r"), zarrhpc.Group)
+    # an existing ancestor is not created again, so not yielded
+    more = dict(zarrhpc.create_hierarchy(store=store, nodes={"a/d": GroupMetadata()}))
+    assert sorted(more) == ["a/d"]
 
 
 @pytest.mark.parametrize("dtype", ["f8", "u1", "i2"])
@@ -367,3 +374,29 @@ def test_group_info_complete_counts_every_depth(lib):
     assert str(g.info_complete()).splitlines()[-3:] == [
         "No. members : 3", "No. arrays  : 1", "No. groups  : 2"]
     assert str(g["a"].info).splitlines()[0] == "Name        : a"
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_array_config_and_with_config_as_zarr_python(zarr_format):
+    from zarr.core.array_spec import ArrayConfig as TheirConfig
+
+    from zarrhpc.core.array_spec import ArrayConfig
+
+    results = []
+    for lib, cls in ((zarr, TheirConfig), (zarrhpc, ArrayConfig)):
+        arr = lib.create_array({}, shape=(4, 6), chunks=(2, 3), dtype="i4",
+                               zarr_format=zarr_format, config={"write_empty_chunks": True})
+        arr[:] = np.arange(24).reshape(4, 6)
+        f = arr.with_config({"order": "F"})  # missing keys kept from the array
+        g = f.with_config(cls(order="C", write_empty_chunks=False))  # replaced whole
+        g[:2] = 0  # fill value: erased with write_empty_chunks=False
+        # v2: zarr-python reads in the metadata's order whatever the config says
+        layout = (f[:].flags.f_contiguous, arr[:].flags.c_contiguous) if zarr_format == 3 else ()
+        results.append((repr(arr.config), repr(f.config), repr(g.config), layout,
+                        f[:].tolist(), g.nchunks_initialized, arr.config == f.config))
+    assert results[0] == results[1]
+    assert results[1][:3] == ("ArrayConfig(order='C', write_empty_chunks=True)",
+                              "ArrayConfig(order='F', write_empty_chunks=True)",
+                              "ArrayConfig(order='C', write_empty_chunks=False)")
+    with pytest.raises(ValueError):
+        zarrhpc.create_array({}, shape=(2,), dtype="i1").with_config({"order": "K"})

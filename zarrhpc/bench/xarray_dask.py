@@ -5,11 +5,12 @@ Workloads (one store per codec, written once, read by both in alternating rounds
   a float32 Dataset of 4 variables (each (n, 512, 512)), chunks (64, 64, 64), Zarr v3,
   consolidated, blosc lz4 (shuffle) and uncompressed;
 - D1: ``da.from_array(zarrhpc_array, chunks=a.chunks).sum().compute()`` vs
-  ``da.from_zarr(path).sum().compute()`` (zarr-python) on one variable, dask's threaded
-  scheduler.
+  ``da.from_zarr(path).sum().compute()`` (zarr-python) on one variable, with dask's
+  threaded scheduler and with its processes scheduler (``--schedulers``).
 
-Reported: the median of ``--repeat`` rounds (default 3) in GB/s of decoded data and in
-seconds, and zarrhpc's speed-up. Every result is checked against the other engine's once.
+Reported: the median of ``--repeat`` rounds (default 3, at least 3), the two engines
+interleaved round by round, in GB/s of decoded data and in seconds, and zarrhpc's
+speed-up. Every result is checked against the other engine's once.
 
 Run: ``python -m zarrhpc.bench.xarray_dask [--gib 2] [--repeat 3] [--dir /dev/shm]``.
 """
@@ -69,8 +70,10 @@ def _time(fn) -> float:
     return time.perf_counter() - t0
 
 
-def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=print) -> list:
+def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=print,
+        schedulers=("threads", "processes")) -> list:
     """Run the workloads; returns rows (workload, codec, engine, GB/s, seconds)."""
+    repeat = max(3, repeat)
     import warnings
 
     import dask
@@ -105,21 +108,26 @@ def run(gib: float = 2.0, repeat: int = 3, directory: str | None = None, log=pri
 
             var = os.path.join(path, "t")
             ours_arr = zarrhpc.open_array(var, mode="r")
-            with dask.config.set(scheduler="threads"):
-                def ours_sum(a=ours_arr):
-                    return da.from_array(a, chunks=a.chunks).sum().compute()
 
-                def ref_sum(var=var):
-                    return da.from_zarr(var).sum().compute()
+            def ours_sum(a=ours_arr):
+                return da.from_array(a, chunks=a.chunks).sum().compute()
 
-                assert np.isclose(ours_sum(), ref_sum(), rtol=1e-5)
-                times = {"zarrhpc": [], "zarr": []}
-                for _ in range(repeat):
-                    times["zarrhpc"].append(_time(ours_sum))
-                    times["zarr"].append(_time(ref_sum))
-            for engine, ts in times.items():
-                med = statistics.median(ts)
-                rows.append(("D1 dask sum", codec, engine, ours_arr.nbytes / med / 1e9, med))
+            def ref_sum(var=var):
+                return da.from_zarr(var).sum().compute()
+
+            for scheduler in schedulers:
+                with dask.config.set(scheduler=scheduler):
+                    assert np.isclose(ours_sum(), ref_sum(), rtol=1e-5)
+                    times = {"zarrhpc": [], "zarr": []}
+                    for i in range(repeat):
+                        # alternate which engine goes first: neither always gets a warm cache
+                        order = [("zarrhpc", ours_sum), ("zarr", ref_sum)][::1 - 2 * (i % 2)]
+                        for engine, fn in order:
+                            times[engine].append(_time(fn))
+                for engine, ts in times.items():
+                    med = statistics.median(ts)
+                    rows.append((f"D1 dask sum ({scheduler})", codec, engine,
+                                 ours_arr.nbytes / med / 1e9, med))
             shutil.rmtree(path)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -142,10 +150,13 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--gib", type=float, default=2.0, help="dataset size in GiB (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="rounds (median reported)")
+    p.add_argument("--schedulers", default="threads,processes",
+                   help="dask schedulers for D1, comma-separated (default threads,processes)")
     p.add_argument("--dir", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
                    help="where the stores go (default /dev/shm)")
     args = p.parse_args(argv)
-    rows = run(args.gib, args.repeat, args.dir, log=lambda m: print(m, file=sys.stderr))
+    rows = run(args.gib, args.repeat, args.dir, log=lambda m: print(m, file=sys.stderr),
+               schedulers=tuple(args.schedulers.split(",")))
     print(format_rows(rows))
     return 0
 

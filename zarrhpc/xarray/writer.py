@@ -13,30 +13,34 @@ metadata is consolidated (``consolidated=None`` or True), as xarray does.
 
 Fill values follow xarray's rules: Zarr v2 stores ``_FillValue`` as the array's fill
 value; v3 keeps the array fill value apart (NaN for floats) and ``_FillValue`` as an
-encoded attribute. Modes: "w-" (default: fail if the group exists), "w" (replace) and
-"a" (add new variables to an existing group); appending along a dimension and region
-writes are not supported here.
+encoded attribute. Modes: "w-" (default: fail if the group exists), "w" (replace), "a"
+(add or replace variables; with ``append_dim``, extend the variables that have that
+dimension) and "r+" (``region`` writes into existing arrays only).
+
+Incremental writes (``append_dim``, ``region``) follow ``Dataset.to_zarr``: the existing
+variables' encoding (units, dtype, scale_factor, _FillValue, ...) is read back through
+the zarrhpc backend and reused, so the new values are encoded as the stored ones;
+appended arrays are resized first, then written at their end; a region (slices per
+dimension, or "auto": found from the index coordinates' values in the store) is written
+in place, its index coordinates left as stored. ``compute=False`` creates and resizes
+every array and writes numpy data at once, and returns a ``dask.delayed`` object that
+writes the dask data and consolidates the metadata when computed.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from xarray import conventions
-from xarray.backends.zarr import (
-    DIMENSION_KEY,
-    FillValueCoder,
-    encode_zarr_attr_value,
-    encode_zarr_variable,
-    extract_zarr_variable_encoding,
-)
+from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
 
 import zarrhpc
-from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedError
+from zarrhpc.errors import ContainsArrayError, ContainsGroupError
+from zarrhpc.xarray._incremental import write_incremental
+from zarrhpc.xarray._writes import create_variable, finish
 
 __all__ = ["to_zarr"]
 
 
-def to_zarr(ds, store=None, *, mode="w-", group=None, encoding=None, compute=True,
+def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=True,
             consolidated=None, zarr_format=None, storage_options=None,
             write_empty_chunks=None, use_zarr_fill_value_as_mask=None, append_dim=None,
             region=None):
@@ -47,31 +51,48 @@ def to_zarr(ds, store=None, *, mode="w-", group=None, encoding=None, compute=Tru
     ds : xarray.Dataset
     store : path, URL, Store, StorePath, dict or None
         Where to write (as ``zarrhpc.open_group`` takes it).
-    mode : {"w-", "w", "a"}
-        Create (failing if a group exists), replace, or add variables.
+    mode : {"w-", "w", "a", "r+"}, optional
+        Create (failing if a group exists), replace, add or append variables, or write a
+        region of existing ones. Default: "a" with ``append_dim``, "r+" with ``region``,
+        else "w-".
     group : str, optional
         Path of the group inside the store.
     encoding : dict, optional
         ``{variable: {"chunks": ..., "compressors": ..., "dtype": ..., ...}}``.
     compute : bool
-        Must be True (delayed writes are not supported).
+        False: write the metadata (and numpy data) now, return a ``dask.delayed`` object
+        that writes the dask data and consolidates when computed.
     consolidated : bool, optional
         Consolidate the metadata afterwards (default: yes, as xarray).
     zarr_format : {2, 3}, optional
         Default: zarrhpc.config ``default_zarr_format`` (3).
+    append_dim : str, optional
+        Extend the stored variables along this dimension with ``ds``'s values.
+    region : dict or "auto", optional
+        ``{dim: slice or "auto"}`` (or "auto" for every dimension): where in the stored
+        arrays ``ds`` goes.
 
     Returns
     -------
-    zarrhpc.Group
-        The written group.
+    zarrhpc.Group or dask.delayed.Delayed
+        The written group (``compute=False``: the delayed write).
     """
-    if append_dim is not None or region is not None:
-        raise UnsupportedError("to_zarr: append_dim and region writes are not supported by "
-                               "zarrhpc.xarray.to_zarr; use Dataset.to_zarr")
-    if not compute:
-        raise UnsupportedError("to_zarr: compute=False is not supported")
-    if mode not in ("w-", "w", "a"):
-        raise ValueError(f"to_zarr: mode must be 'w-', 'w' or 'a', got {mode!r}")
+    if append_dim is not None and region is not None:
+        raise ValueError("to_zarr: cannot list both append_dim and region")
+    if mode is None:
+        mode = "a" if append_dim is not None else "r+" if region is not None else "w-"
+    if mode not in ("w-", "w", "a", "r+"):
+        raise ValueError(f"to_zarr: mode must be 'w-', 'w', 'a' or 'r+', got {mode!r}")
+    if append_dim is not None and mode != "a":
+        raise ValueError(f"to_zarr: append_dim needs mode='a', got mode={mode!r}")
+    if region is not None and mode not in ("a", "r+"):
+        raise ValueError(f"to_zarr: region needs mode='a' or 'r+', got mode={mode!r}")
+    if append_dim is not None or region is not None or mode in ("a", "r+"):
+        return write_incremental(ds, store, mode=mode, group=group, encoding=encoding,
+                                 compute=compute, consolidated=consolidated,
+                                 storage_options=storage_options, append_dim=append_dim,
+                                 region=region, write_empty_chunks=write_empty_chunks,
+                                 use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask)
     if mode == "w-":
         from zarrhpc.core._nodes import read_node, resolve_store_path
 
@@ -93,72 +114,11 @@ def to_zarr(ds, store=None, *, mode="w-", group=None, encoding=None, compute=Tru
     for name, enc in (encoding or {}).items():
         variables[name].encoding = dict(enc)
         check.add(name)
-    existing = set(root.array_keys()) if mode == "a" else set()
-    clash = sorted(existing & {str(k) for k in variables})
-    if clash:
-        raise UnsupportedError(f"to_zarr: variables {clash} already exist in the group; "
-                               f"zarrhpc.xarray.to_zarr only adds new ones in mode 'a'")
     root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
     pending = []
     for name, var in variables.items():
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-        arr = _create(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
-                      name in check, write_empty_chunks)
-        pending.append((var.data, arr))
-    _write(pending)
-    if consolidated is None or consolidated:
-        return zarrhpc.consolidate_metadata(root.store, root.path)
-    return root
-
-
-def _create(root, name, var, fmt, mask_with_fill, check_encoding, write_empty_chunks):
-    attrs = dict(var.attrs)
-    if mask_with_fill:
-        fill_value = attrs.pop("_FillValue", None)
-    else:
-        fill_value = var.encoding.pop("fill_value", None)
-        if fill_value is None and var.dtype.kind == "f":
-            fill_value = np.nan  # xarray's default for float arrays in v3
-        if "_FillValue" in attrs:
-            fv = attrs.pop("_FillValue")
-            if fv is not None:
-                attrs["_FillValue"] = FillValueCoder.encode(fv, var.dtype)
-    if var.encoding.get("_FillValue", None) is not None:
-        raise ValueError("Zarr does not support _FillValue in encoding.")
-    var.encoding.pop("_FillValue", None)
-    enc = extract_zarr_variable_encoding(var, raise_on_invalid=check_encoding, name=name,
-                                         zarr_format=fmt)
-    attrs = {k: encode_zarr_attr_value(v) for k, v in attrs.items()}
-    if fmt == 3:
-        enc["dimension_names"] = var.dims
-    else:
-        attrs[DIMENSION_KEY] = list(var.dims)
-    config = {k: enc.pop(k) for k in ("write_empty_chunks", "order") if k in enc}
-    if write_empty_chunks is not None:
-        config["write_empty_chunks"] = write_empty_chunks
-    enc.pop("fill_value", None)
-    if "compressor" in enc:
-        enc["compressors"] = enc.pop("compressor")
-    chunks = enc.pop("chunks", None)
-    if chunks is None or chunks is True:
-        chunks = "auto"
-    return root.create_array(name, shape=var.shape, dtype=var.dtype, chunks=chunks,
-                             fill_value=fill_value, attributes=attrs, config=config or None,
-                             overwrite=True, **enc)
-
-
-def _write(pending) -> None:
-    """Write every variable's data: numpy at once, dask arrays in one ``da.store``."""
-    lazy_sources, lazy_targets = [], []
-    for data, arr in pending:
-        if hasattr(data, "dask"):
-            lazy_sources.append(data)
-            lazy_targets.append(arr)
-        elif arr.shape:
-            arr[...] = np.asarray(data)
-        else:
-            arr[()] = np.asarray(data)
-    if lazy_sources:
-        import dask.array as da
-
-        da.store(lazy_sources, lazy_targets, lock=False)
+        arr = create_variable(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
+                              name in check, write_empty_chunks)
+        pending.append((var.data, arr, None))
+    return finish(root, pending, compute, consolidated)

@@ -1,0 +1,158 @@
+"""``to_zarr`` into an existing group: mode "a" (add or replace variables, or extend them
+along ``append_dim``) and ``region`` writes (mode "r+" or "a"), as ``Dataset.to_zarr``.
+
+Life cycle: the group is opened (mode "a" creates it when missing); the stored variables
+are read back through the zarrhpc backend, only for their encoding (CF attributes and
+dtype), which the new variables of the same name take over, so they are encoded as the
+stored ones; a region's "auto" slices are found from the index coordinates' stored
+values. Then each variable is encoded; a new one is created (``_writes.create_variable``);
+an existing one is resized along ``append_dim`` and its new part written, or written in
+its region, or (mode "a", neither) written whole. ``_writes.finish`` writes the data and
+consolidates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xarray import conventions
+from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
+
+import zarrhpc
+from zarrhpc.xarray._writes import create_variable, finish
+
+__all__ = ["write_incremental"]
+
+
+def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated,
+                      storage_options, append_dim, region, write_empty_chunks,
+                      use_zarr_fill_value_as_mask):
+    from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
+
+    root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
+                              storage_options=storage_options, use_consolidated=False)
+    fmt = root.zarr_format
+    if use_zarr_fill_value_as_mask is None:
+        use_zarr_fill_value_as_mask = fmt == 2
+    stored_names = set(root.array_keys())
+    stored = ZarrhpcBackendEntrypoint().open_dataset(root) if stored_names else None
+    if append_dim is not None and stored is not None and append_dim not in stored.dims:
+        raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
+                         f"dimensions {dict(stored.sizes)}")
+    if encoding:
+        given = sorted(set(encoding) & stored_names)
+        if given:
+            raise ValueError(f"variable {given[0]!r} already exists, but encoding was "
+                             f"provided")
+    slices = _region(ds, stored, region) if region is not None else None
+    if slices is not None:
+        ds = _drop_for_region(ds, slices, auto=_has_auto(region))
+    variables, attrs = conventions.encode_dataset_coordinates(ds)
+    for name, enc in (encoding or {}).items():
+        variables[name].encoding = dict(enc)
+    if mode == "a":
+        root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
+    pending = []
+    for name, var in variables.items():
+        name = str(name)
+        if name in stored_names:
+            var = var.copy(deep=False)
+            var.encoding = dict(stored[name].encoding)
+            var = encode_zarr_variable(var, name=name, zarr_format=fmt)
+            pending.append(_existing(root[name], var, append_dim, slices))
+        else:
+            if slices is not None:
+                raise ValueError(f"to_zarr with region: variable {name!r} is not in the "
+                                 f"store; a region write only writes existing variables")
+            var = encode_zarr_variable(var, name=name, zarr_format=fmt)
+            arr = create_variable(root, name, var, fmt, use_zarr_fill_value_as_mask,
+                                  name in (encoding or {}), write_empty_chunks)
+            pending.append((var.data, arr, None))
+    return finish(root, pending, compute, consolidated)
+
+
+def _existing(arr, var, append_dim, slices):
+    """``(data, array, selection)`` writing ``var`` into the stored array ``arr``."""
+    if append_dim is not None and append_dim in var.dims:
+        axis = var.dims.index(append_dim)
+        old = arr.shape[axis]
+        shape = list(arr.shape)
+        shape[axis] = old + var.shape[axis]
+        arr.resize(tuple(shape))
+        where = tuple(slice(old, old + n) if i == axis else slice(None)
+                      for i, n in enumerate(var.shape))
+        return var.data, arr, where
+    if slices is not None:
+        where = tuple(slices.get(d, slice(None)) for d in var.dims)
+        return var.data, arr, where
+    if tuple(arr.shape) != tuple(var.shape):
+        raise ValueError(f"variable {arr.path!r} already exists with shape {arr.shape}; "
+                         f"the new one has shape {var.shape} (append_dim or region?)")
+    return var.data, arr, None
+
+
+def _has_auto(region) -> bool:
+    return region == "auto" or any(v == "auto" for v in region.values())
+
+
+def _region(ds, stored, region) -> dict:
+    """``{dim: slice}``: "auto" entries found from the stored index coordinates."""
+    if stored is None:
+        raise ValueError("to_zarr with region: the group holds no variables to write into")
+    if region == "auto":
+        region = {dim: "auto" for dim in ds.dims}
+    if not isinstance(region, dict):
+        raise TypeError(f"``region`` must be a dict or 'auto', got {region!r}")
+    out = {}
+    for dim, sel in region.items():
+        if dim not in ds.dims:
+            raise ValueError(f"all keys in ``region`` are not in Dataset dimensions, got "
+                             f"{list(region)} and {list(ds.dims)}")
+        if dim not in stored.dims:
+            raise ValueError(f"region: dimension {dim!r} is not in the stored dataset "
+                             f"{dict(stored.sizes)}")
+        if sel == "auto":
+            out[dim] = _auto_slice(ds, stored, dim)
+            continue
+        if not isinstance(sel, slice) or sel.step not in (None, 1):
+            raise TypeError(f"region[{dim!r}]: expected a slice with step 1 or 'auto', "
+                            f"got {sel!r}")
+        start, stop, _ = sel.indices(stored.sizes[dim])
+        if stop - start != ds.sizes.get(dim, stop - start):
+            raise ValueError(f"region[{dim!r}] = {sel} has {stop - start} elements but "
+                             f"the dataset's {dim!r} has {ds.sizes[dim]}")
+        out[dim] = slice(start, stop)
+    return out
+
+
+def _auto_slice(ds, stored, dim) -> slice:
+    """As xarray: an unindexed dimension is written whole; an indexed one where the
+    dataset's values sit (one contiguous run) in the stored coordinate."""
+    import pandas as pd
+
+    if dim not in ds.variables:
+        return slice(0, ds.sizes[dim])
+    positions = pd.Index(stored[dim].values).get_indexer(ds[dim].values)
+    if (positions < 0).any():
+        raise KeyError(f"Not all values of coordinate {dim!r} in the new array were found "
+                       f"in the original store. Writing to a zarr region slice requires "
+                       f"that no dimensions or metadata are changed by the write.")
+    if len(positions) and (np.diff(positions) != 1).any():
+        raise ValueError(f"The auto-detected region of coordinate {dim!r} for writing new "
+                         f"data to the original store had non-contiguous indices.")
+    start = int(positions[0]) if len(positions) else 0
+    return slice(start, start + len(positions))
+
+
+def _drop_for_region(ds, slices, auto: bool):
+    """As xarray: with "auto", the region's index coordinates are left as stored; every
+    other variable must share a dimension with the region."""
+    if auto:
+        ds = ds.drop_vars([d for d in slices if d in ds.variables])
+    outside = [str(n) for n, v in ds.variables.items() if not set(v.dims) & set(slices)]
+    if outside:
+        raise ValueError(
+            f"when setting `region` in to_zarr(), all variables in the dataset must have "
+            f"at least one dimension in common with the region's dimensions "
+            f"{list(slices)}, but these do not: {outside}; drop them with "
+            f"ds.drop_vars({outside})")
+    return ds

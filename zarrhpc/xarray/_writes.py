@@ -1,0 +1,98 @@
+"""What every ``zarrhpc.xarray`` write shares: creating a variable's array, writing
+the data (numpy at once, dask through one ``da.store``) and consolidating, now or as the
+last step of the delayed object ``compute=False`` returns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xarray.backends.zarr import (
+    DIMENSION_KEY,
+    FillValueCoder,
+    encode_zarr_attr_value,
+    extract_zarr_variable_encoding,
+)
+
+import zarrhpc
+
+__all__ = ["create_variable", "finish", "write_data"]
+
+
+def finish(root, pending, compute, consolidated):
+    """Write ``pending`` ``(data, array, region)``, then consolidate (now, or as the
+    returned delayed's last step with ``compute=False``)."""
+    delayed_writes = write_data(pending, compute)
+    if not compute:
+        import dask
+
+        return dask.delayed(_finalize)(delayed_writes, root, consolidated)
+    return _finalize(None, root, consolidated)
+
+
+def _finalize(_writes, root, consolidated):
+    if consolidated is None or consolidated:
+        return zarrhpc.consolidate_metadata(root.store, root.path)
+    return root
+
+
+def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
+                    write_empty_chunks):
+    """Create the array of the encoded variable ``var`` in ``root`` (fill value, attributes,
+    dimension names and encoding as xarray's zarr backend sets them)."""
+    attrs = dict(var.attrs)
+    if mask_with_fill:
+        fill_value = attrs.pop("_FillValue", None)
+    else:
+        fill_value = var.encoding.pop("fill_value", None)
+        if fill_value is None and var.dtype.kind == "f":
+            fill_value = np.nan  # xarray's default for float arrays in v3
+        if "_FillValue" in attrs:
+            fv = attrs.pop("_FillValue")
+            if fv is not None:
+                attrs["_FillValue"] = FillValueCoder.encode(fv, var.dtype)
+    if var.encoding.get("_FillValue", None) is not None:
+        raise ValueError("Zarr does not support _FillValue in encoding.")
+    var.encoding.pop("_FillValue", None)
+    enc = extract_zarr_variable_encoding(var, raise_on_invalid=check_encoding, name=name,
+                                         zarr_format=fmt)
+    attrs = {k: encode_zarr_attr_value(v) for k, v in attrs.items()}
+    if fmt == 3:
+        enc["dimension_names"] = var.dims
+    else:
+        attrs[DIMENSION_KEY] = list(var.dims)
+    config = {k: enc.pop(k) for k in ("write_empty_chunks", "order") if k in enc}
+    if write_empty_chunks is not None:
+        config["write_empty_chunks"] = write_empty_chunks
+    enc.pop("fill_value", None)
+    if "compressor" in enc:
+        enc["compressors"] = enc.pop("compressor")
+    chunks = enc.pop("chunks", None)
+    if chunks is None or chunks is True:
+        chunks = "auto"
+    return root.create_array(name, shape=var.shape, dtype=var.dtype, chunks=chunks,
+                             fill_value=fill_value, attributes=attrs, config=config or None,
+                             overwrite=True, **enc)
+
+
+def write_data(pending, compute=True):
+    """Write every ``(data, array, region)``: numpy at once, dask arrays in one
+    ``da.store`` (``compute=False``: its delayed, or None when nothing is lazy)."""
+    lazy_sources, lazy_targets, lazy_regions = [], [], []
+    for data, arr, region in pending:
+        where = region if region is not None else (...,) if arr.shape else ()
+        if hasattr(data, "dask"):
+            lazy_sources.append(data)
+            lazy_targets.append(arr)
+            lazy_regions.append(region)
+        else:
+            arr[where] = np.asarray(data)
+    if not lazy_sources:
+        return None
+    import dask.array as da
+
+    regions = None if all(r is None for r in lazy_regions) else [
+        r if r is not None else tuple(slice(None) for _ in t.shape)
+        for r, t in zip(lazy_regions, lazy_targets)]
+    stored = da.store(lazy_sources, lazy_targets, lock=False, regions=regions,
+                      compute=compute)
+    return None if compute else stored
