@@ -171,3 +171,17 @@ def test_engine_refuses_ranges_beyond_the_file(tmp_path):
                            key_kind=kind, sep=sep,
                            ranges=(np.array([[0, 0]]), np.array([1]), np.array([0]),
                                    np.array([16])))
+
+
+@pytest.mark.parametrize("codec", ["none", "blosc"])
+def test_sparse_reads_inside_large_inner_chunks(tmp_path, codec):
+    """Inner chunks large enough for the sparse paths (byte runs of an uncompressed chunk,
+    a few blosc blocks), at non-zero offsets in the shard: the ranges are relative."""
+    a, data, rng = _make(tmp_path, (64, 64, 128), (64, 64, 128), (64, 64, 32), codec, 6,
+                         holes=False)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    for _ in range(3):
+        coords = tuple(rng.integers(0, s, 5) for s in data.shape)
+        np.testing.assert_array_equal(a.vindex[coords], data[coords])
+    idx = ([0, 1], [5, 6], [33, 70, 127])
+    np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
