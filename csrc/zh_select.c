@@ -12,7 +12,10 @@
 
 #define ZH_PATH_MAX 4096
 /* Bytes worth one system call: runs closer than this are read as one, and a sparse
- * read must save more than this per run over reading the whole chunk. */
+ * read must save more than this per run over reading the whole chunk.  Measured on the
+ * 2-core VM under load: a 4-byte pread from the page cache costs 1.7-2.9 us, as much as
+ * pread-copying 5-17 KiB.  (With ZH_RUN_GAP >= ZH_RUN_COST, reading the span covering
+ * the runs never beats one pread per run, so there is no third choice.) */
 #ifndef ZH_RUN_GAP
 #define ZH_RUN_GAP 8192
 #endif
