@@ -49,9 +49,12 @@ a 1 MiB float32 chunk (lz4, shuffle), so an 8x8x8 box of a 64**3 chunk needs hal
 chunk decoded. ``blocksize: 0`` leaves the choice to the writer, so zarrhpc writes
 **64 KiB blocks** (the metadata keeps ``blocksize: 0``; each chunk's header records its
 real block size, which every reader uses). Measured on the benchmark data (64**3 float32,
-lz4 level 5, shuffle; one thread; 2-core VM under load): compression ratio 1.337 (512 KiB)
-against 1.340 (64 KiB); whole-chunk decode 0.07-0.10 ms either way, so W1/W2 do not move;
-an 8**3 box decodes 2-3 blocks of 64 KiB instead of one of 512 KiB. 64 KiB is also the
+lz4 level 5, shuffle; one thread; 2-core VM under load): compression ratio 1.337 with
+512 KiB blocks, 1.340 with 256 KiB, 1.309 with 128 KiB, 1.283 with 64 KiB (three sample
+chunks; the whole 512**3 W1 array: 393.7 MB -> 411.9 MB, +4.6 %); whole-chunk decode
+0.07-0.13 ms per 1 MiB chunk for every size (noise), and W2 read unchanged in an
+interleaved A/B (1.03x); an 8**3 box decodes 2-3 blocks of 64 KiB instead of one of
+512 KiB (W4 block8 4.6x, single element 6.9x faster in that A/B). 64 KiB is also the
 smallest block c-blosc1 writes for the "split" codecs (lz4, lz4hc, blosclz, zlib with
 typesize <= 16: the requested size is multiplied by the typesize, then raised to at least
 64 KiB); smaller blocks would need c-blosc1's process-wide ``blosc_set_splitmode``, which
