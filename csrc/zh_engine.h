@@ -58,6 +58,11 @@ typedef struct {
                                      * the dimension's piece_off), pieces, shard index */
     int index_start;                /* the index is at the start of the shard (else end) */
     int index_crc;                  /* a crc32c follows the index */
+    /* point and orthogonal reads of inner chunks (csrc/zh_select.c): task t's chunk is
+     * the byte range [src_off[t], src_off[t] + src_len[t]) of the file of the stored
+     * (outer) chunk at src_coords[src_file[t] * ndim ...], beneath path_prefix;
+     * src_len[t] < 0: not stored.  NULL: a task's chunk is its own file. */
+    const int64_t *src_coords, *src_file, *src_off, *src_len;
     /* results */
     uint8_t *task_status;           /* per task */
     int failed;                     /* set once a task failed: the others stop */

@@ -60,3 +60,22 @@ def test_declines_out_of_range_and_huge_grids():
     assert group_points((np.array([-1]),), (5,), (2,)) is None
     assert group_points((np.array([0]), np.array([0])), (10**9, 10**9), (1, 1)) is None
     assert mask_points(np.zeros((3, 4), bool), (4, 3), (2, 2)) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(outer=st.lists(st.integers(1, 4), max_size=2), last=st.integers(1, 300),
+       chunks=st.lists(st.integers(1, 100), min_size=3, max_size=3),
+       density=st.sampled_from([0.002, 0.02, 0.3]), seed=st.integers(0, 2**32 - 1),
+       wide=st.booleans())
+def test_mask_points_long_rows_words_and_segments(outer, last, chunks, density, seed, wide):
+    """Rows long enough for the 64-byte and 8-byte skips, chunks that split words, and
+    mask bytes other than 0/1 (a bool view of uint8: any non-zero byte is true)."""
+    shape = (*outer, last)
+    chunk_shape = tuple(chunks[-len(shape):])
+    rng = np.random.default_rng(seed)
+    raw = (rng.random(shape) < density).astype(np.uint8)
+    if wide:
+        raw *= rng.integers(1, 256, shape, dtype=np.uint8)
+    mask = raw.view(np.bool_)
+    assert_same(mask_points(mask, shape, chunk_shape),
+                point_groups_oracle(np.nonzero(raw), shape, chunk_shape))

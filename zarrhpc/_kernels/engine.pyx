@@ -82,6 +82,10 @@ cdef extern from "zh_engine.h":
         const int64_t *g_shard
         int index_start
         int index_crc
+        const int64_t *src_coords
+        const int64_t *src_file
+        const int64_t *src_off
+        const int64_t *src_len
         uint8_t *task_status
         int failed
         int64_t err_task
@@ -460,17 +464,37 @@ cdef class Engine:
         job.mem_len = src.lens
         return src
 
+    cdef object _ranged(self, zh_job_t *job, ranges, Py_ssize_t ntasks):
+        """Point ``job``'s tasks at byte ranges of stored (outer) chunk files:
+        ``ranges = (file_coords (nfiles, ndim), file (ntasks,), offset, length)``, length
+        -1 where the task's chunk is not stored.  Returns what must stay alive."""
+        if len(ranges) != 4:
+            raise ValueError("engine: ranges must be (file_coords, file, offset, length)")
+        cdef cnp.ndarray fc = _i64_2d(ranges[0], self.ndim, "file_coords")
+        cdef cnp.ndarray fi = _i64(ranges[1], ntasks, "file")
+        cdef cnp.ndarray off = _i64(ranges[2], ntasks, "offset")
+        cdef cnp.ndarray ln = _i64(ranges[3], ntasks, "length")
+        if ntasks and ((fi < 0).any() or (fi >= fc.shape[0]).any()):
+            raise ValueError("engine: ranges: a task names a file out of range")
+        job.src_coords = _p(fc)
+        job.src_file = _p(fi)
+        job.src_off = _p(off)
+        job.src_len = _p(ln)
+        return (fc, fi, off, ln)
+
     def read_points(self, cnp.ndarray out not None, chunk_coords, offsets, in_chunk,
                     out_index, *, path_prefix=None, int64_t root_len=0, int key_kind=0,
-                    str sep="/", sources=None, int nthreads=1):
+                    str sep="/", sources=None, ranges=None, int nthreads=1):
         """Read scattered elements (a PointProjection) into ``out`` (contiguous).
 
         Chunk ``k`` (grid coordinates ``chunk_coords[k]``) holds the points
         ``offsets[k]:offsets[k+1]``; point ``i`` is element ``in_chunk[i]`` of its chunk
         and goes to ``out.flat[out_index[i]]``. One task per chunk, each chunk decoded
         once (or only the bytes / blosc blocks its points need). ``sources`` (when no
-        ``path_prefix``) are the stored bytes per chunk. Returns ``(task_status,
-        err_task, err_code, err_msg)``, tasks being chunks.
+        ``path_prefix``) are the stored bytes per chunk; ``ranges`` (with
+        ``path_prefix``) place each chunk in a range of another chunk's file (inner
+        chunks of shards, see ``_ranged``). Returns ``(task_status, err_task, err_code,
+        err_msg)``, tasks being chunks.
         """
         if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
             raise ValueError("engine: read_points: out must be writable and C-contiguous")
@@ -500,14 +524,17 @@ cdef class Engine:
         pj.out = <char *> cnp.PyArray_DATA(out)
         pj.out_size = cnp.PyArray_SIZE(out)
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, nchunks)
         with nogil:
             rc = zh_points_run(&pj, nthreads)
-        del keep
+        del keep, keep_r
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_orthogonal(self, cnp.ndarray full not None, tuple tables, *, path_prefix=None,
                         int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
-                        int nthreads=1):
+                        ranges=None, int nthreads=1):
         """Read an orthogonal selection (an OrthogonalProjection) into ``full``.
 
         ``tables`` is ``(nchunks, chunks, offsets, in_chunk, out)``, the dimensions'
@@ -518,7 +545,8 @@ cdef class Engine:
         along that dimension of ``full`` (the result with integer-indexed dimensions kept
         as length 1; any strides). Tasks are the product of the per-dimension chunks,
         last dimension fastest; ``sources`` (when no ``path_prefix``) are the stored
-        bytes per task. Returns ``(task_status, err_task, err_code, err_msg)``.
+        bytes per task, ``ranges`` as for :meth:`read_points`. Returns ``(task_status,
+        err_task, err_code, err_msg)``.
         """
         if not cnp.PyArray_ISWRITEABLE(full):
             raise ValueError("engine: the result buffer is read-only")
@@ -574,9 +602,12 @@ cdef class Engine:
         oj.nq = base
         oj.full_shape = _p(arrays[7])
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, ntasks)
         with nogil:
             rc = zh_ortho_run(&oj, nthreads)
-        del keep
+        del keep, keep_r
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,

@@ -6,7 +6,9 @@ PointProjection: arrays only). Here every touched chunk is located once:
 - chunk source: a plain array's chunks come with ONE ``store.get_values(keys)`` call; a
   sharded array's inner chunks are found through each touched shard's index (one reader
   per shard: its length, then its index, checked) and fetched with ONE
-  ``store.get_partial_values`` call for all their byte ranges. Nested sharding needs
+  ``store.get_partial_values`` call for all their byte ranges. On a directory store the
+  native engine reads them itself: chunk files, or the inner chunks' ranges of the shard
+  files (``ranges=``), in parallel without the GIL. Nested sharding needs
   nothing more: the inner chain decodes a whole inner shard.
 - read: each chunk is decoded once, on ``config.executor()``, then numpy fancy indexing
   moves the wanted elements into the result (``np.ix_`` per task for orthogonal, the
@@ -47,6 +49,47 @@ def _shard_split(prep, coords: np.ndarray):
     return coords // ratio, coords % ratio
 
 
+class _InnerRanges:
+    """Where the inner chunks at ``coords`` (n, ndim) are stored: each touched shard's
+    index read once (one reader per shard: its length, then its index, checked by the
+    layout: entries inside the data region, none overlapping, checksum), then per inner
+    chunk its shard (``file``, a row of ``shard_coords``), ``offset`` and ``length``
+    (-1: not stored), all int64 arrays."""
+
+    def __init__(self, prep, coords: np.ndarray):
+        layout = prep.sharding
+        store = prep.store
+        shards, local = _shard_split(prep, coords)
+        n = len(coords)
+        uniq, inv = np.unique(shards, axis=0, return_inverse=True)
+        self.shard_coords = np.ascontiguousarray(uniq, dtype=np.int64)
+        self.file = np.ascontiguousarray(inv.reshape(-1), dtype=np.int64)
+        self.local = local
+        self.keys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
+        nper = math.prod(layout.grid_shape)
+        table = np.full((len(uniq), nper, 2), EMPTY, dtype=np.uint64)
+        for s, key in enumerate(self.keys):
+            reader = store.open_reader(key)
+            if reader is None:
+                continue
+            with reader:
+                nbytes = reader.size
+                buf = reader.read(*layout.index_range(nbytes))
+            table[s] = layout.decode_index(buf, nbytes, key).reshape(nper, 2)
+        flat = (np.ravel_multi_index(tuple(local.T), layout.grid_shape) if n
+                else np.zeros(0, np.int64))
+        entry = table[self.file, flat] if n else np.zeros((0, 2), np.uint64)
+        stored = entry[:, 0] != EMPTY
+        # checked entries lie inside their shard, so they fit int64
+        self.offset = np.where(stored, entry[:, 0], 0).astype(np.int64)
+        self.length = np.where(stored, entry[:, 1], 0).astype(np.int64)
+        self.length[~stored] = -1
+
+    def name(self, i: int) -> str:
+        loc = tuple(int(x) for x in self.local[i])
+        return f"{self.keys[self.file[i]]}: inner chunk {loc}"
+
+
 def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
     """Encoded bytes (or None) and a name (key) of every chunk at ``coords`` (n, ndim).
 
@@ -57,35 +100,13 @@ def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
     if prep.sharding is None:
         keys = [prep.chunk_key(tuple(int(i) for i in c)) for c in coords]
         return store.get_values(keys), keys
-    layout = prep.sharding
-    shards, local = _shard_split(prep, coords)
-    uniq, inv = np.unique(shards, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    skeys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
-    indexes = []
-    for key in skeys:
-        reader = store.open_reader(key)
-        if reader is None:
-            indexes.append(None)
-            continue
-        with reader:
-            nbytes = reader.size
-            buf = reader.read(*layout.index_range(nbytes))
-        indexes.append(layout.decode_index(buf, nbytes, key))
-    names, ranges, where = [], [], []
-    for i, (s, loc) in enumerate(zip(inv, local)):
-        loc = tuple(int(x) for x in loc)
-        names.append(f"{skeys[s]}: inner chunk {loc}")
-        index = indexes[s]
-        if index is None:
-            continue
-        off = int(index[loc + (0,)])
-        if off == EMPTY:
-            continue
-        ranges.append((skeys[s], off, int(index[loc + (1,)])))
-        where.append(i)
+    where = _InnerRanges(prep, coords)
+    names = [where.name(i) for i in range(len(coords))]
+    present = np.flatnonzero(where.length >= 0)
+    ranges = [(where.keys[where.file[i]], int(where.offset[i]), int(where.length[i]))
+              for i in present]
     bufs: list = [None] * len(coords)
-    for i, rng, buf in zip(where, ranges, store.get_partial_values(ranges) if ranges else []):
+    for i, rng, buf in zip(present, ranges, store.get_partial_values(ranges) if ranges else []):
         if buf is None or len(buf) != rng[2]:
             raise CorruptChunkError(
                 f"{names[i]}: expected {rng[2]} bytes at offset {rng[1]}, got "
@@ -184,19 +205,29 @@ def _native_engine(prep):
 
 
 def _engine_call(prep, method, coords: np.ndarray, *args):
-    """Call ``method`` with the store target or the chunks' sources; raise its error."""
-    target = prep.native_target() if prep.sharding is None else None
+    """Call ``method`` with the store target or the chunks' sources; raise its error.
+
+    A directory store is read by the engine itself: chunk files, or for a sharded array
+    the inner chunks' byte ranges of the shard files (the indexes read and checked here,
+    once per shard; the engine checks each range against the file again before reading).
+    """
+    target = prep.native_target()
     kwargs = {"nthreads": config.get("threads")}
-    names = None
+    name = None
     if target is not None:
         prefix, root_len, kind, sep = target
         kwargs.update(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
+        if prep.sharding is not None:
+            where = _InnerRanges(prep, coords)
+            kwargs["ranges"] = (where.shard_coords, where.file, where.offset, where.length)
+            name = where.name
     else:
         kwargs["sources"], names = fetch_chunks(prep, coords)
+        name = names.__getitem__
     status, err_task, code, msg = method(*args, **kwargs)
     if code:
-        name = names[err_task] if names else prep.chunk_key(tuple(coords[err_task]))
-        raise engine_error(prep, name, code, msg)
+        key = name(err_task) if name else prep.chunk_key(tuple(coords[err_task]))
+        raise engine_error(prep, key, code, msg)
     return np.flatnonzero(status == FALLBACK)
 
 

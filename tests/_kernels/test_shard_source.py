@@ -1,0 +1,187 @@
+"""The engine's native shard source: point and orthogonal reads of sharded arrays on a
+LocalStore, the inner chunks read by the engine from byte ranges of the shard files.
+
+Against numpy (hypothesis: shapes, shard and inner chunk shapes, codecs, missing inner
+chunks and shards), and against corrupt shard indexes (entries beyond the file,
+overlapping, overflowing, half empty, a shard truncated after its index was read): a
+CorruptChunkError naming the shard key, never wrong data or a crash.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import zarrhpc
+from zarrhpc._kernels.engine import crc32c
+from zarrhpc.core import _select
+from zarrhpc.errors import CorruptChunkError
+from zarrhpc.storage import LocalStore
+
+CODECS = {"none": None, "blosc": {"name": "blosc", "configuration": {
+    "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}},
+    "zstd": {"name": "zstd", "configuration": {"level": 1}}}
+
+
+@st.composite
+def sharded_case(draw):
+    ndim = draw(st.integers(1, 3))
+    inner = tuple(draw(st.integers(1, 4)) for _ in range(ndim))
+    ratio = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
+    shards = tuple(i * r for i, r in zip(inner, ratio))
+    shape = tuple(draw(st.integers(1, 3 * s)) for s in shards)
+    return shape, shards, inner, draw(st.sampled_from(sorted(CODECS))), draw(
+        st.integers(0, 2**32 - 1))
+
+
+def _make(tmp_path, shape, shards, inner, codec, seed, holes=True):
+    rng = np.random.default_rng(seed)
+    data = rng.standard_normal(shape).astype(np.float32)
+    comp = CODECS[codec]
+    a = zarrhpc.create_array(LocalStore(str(tmp_path)), shape=shape, dtype="f4",
+                             chunks=inner, shards=shards, fill_value=-1.0,
+                             compressors=[comp] if comp else None, overwrite=True)
+    if holes:  # some inner chunks (and maybe whole shards) stay unwritten: fill value
+        keep = rng.random(shape) < 0.6
+        data = np.where(keep, data, np.float32(-1.0))
+    a[...] = data
+    return a, data, rng
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=sharded_case())
+def test_sharded_selections_match_numpy(tmp_path_factory, case):
+    shape, shards, inner, codec, seed = case
+    a, data, rng = _make(tmp_path_factory.mktemp("s"), shape, shards, inner, codec, seed)
+    a = zarrhpc.open_array(a.store, mode="r")
+    n = int(rng.integers(1, 40))
+    coords = tuple(rng.integers(0, s, n) for s in shape)
+    np.testing.assert_array_equal(a.vindex[coords], data[coords])
+    idx = tuple(rng.choice(s, int(rng.integers(1, s + 1)), replace=False) for s in shape)
+    np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
+    mask = rng.random(shape) < 0.2
+    np.testing.assert_array_equal(a.vindex[mask], data[mask])
+
+
+def test_engine_gets_ranges_not_bytes(tmp_path, monkeypatch):
+    """On a LocalStore the inner chunks reach the engine as ranges of the shard files."""
+    a, data, _ = _make(tmp_path, (16, 16), (8, 8), (4, 4), "blosc", 1, holes=False)
+    seen = []
+    real = _select._InnerRanges
+
+    def spy(prep, coords):
+        where = real(prep, coords)
+        seen.append(len(where.length))
+        return where
+
+    monkeypatch.setattr(_select, "_InnerRanges", spy)
+    monkeypatch.setattr(_select, "fetch_chunks", None)  # no Python reads of inner chunks
+    coords = (np.array([0, 5, 15, 9]), np.array([1, 14, 15, 3]))
+    np.testing.assert_array_equal(a.vindex[coords], data[coords])
+    np.testing.assert_array_equal(a.oindex[[0, 9], [3, 15]], data[np.ix_([0, 9], [3, 15])])
+    assert seen == [4, 4]
+
+
+def _rewrite_index(path, nper, change):
+    """Apply ``change(index (nper, 2) uint64)`` to a shard's end index, crc kept valid."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = nper * 16
+    index = np.frombuffer(raw[-n - 4:-4], "<u8").reshape(nper, 2).copy()
+    change(index, len(raw))
+    body = index.astype("<u8").tobytes()
+    with open(path, "wb") as f:
+        f.write(raw[:-n - 4] + body + crc32c(body).to_bytes(4, "little"))
+
+
+def _beyond(index, size):
+    index[1] = (size + 10, 8)
+
+
+def _overlap(index, size):
+    index[1] = index[0]
+
+
+def _overflow(index, size):
+    index[1] = (2**64 - 2, 16)
+
+
+def _half_empty(index, size):
+    index[1, 0] = 2**64 - 1
+
+
+@pytest.mark.parametrize("change", [_beyond, _overlap, _overflow, _half_empty])
+@pytest.mark.parametrize("kind", ["vindex", "oindex", "mask"])
+def test_corrupt_index_names_the_shard(tmp_path, change, kind):
+    a, data, _ = _make(tmp_path, (8, 8), (4, 4), (2, 2), "blosc", 3, holes=False)
+    _rewrite_index(os.path.join(str(tmp_path), "c", "0", "1"), 4, change)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    with pytest.raises(CorruptChunkError, match=r"c/0/1"):
+        if kind == "vindex":
+            a.vindex[np.array([0, 1]), np.array([6, 7])]
+        elif kind == "oindex":
+            a.oindex[[0, 1], [6, 7]]
+        else:
+            mask = np.zeros((8, 8), bool)
+            mask[1, 6] = True
+            a.vindex[mask]
+    # the shards left alone still read
+    np.testing.assert_array_equal(a.vindex[np.array([0, 7]), np.array([0, 3])],
+                                  data[[0, 7], [0, 3]])
+
+
+def test_shard_truncated_after_its_index_was_read(tmp_path, monkeypatch):
+    """The engine checks every range against the file as it is when it reads."""
+    a, _, _ = _make(tmp_path, (8, 8), (8, 8), (2, 2), "none", 4, holes=False)
+    shard = os.path.join(str(tmp_path), "c", "0", "0")
+    real = _select._InnerRanges
+
+    def then_truncate(prep, coords):
+        where = real(prep, coords)
+        os.truncate(shard, 100)
+        return where
+
+    monkeypatch.setattr(_select, "_InnerRanges", then_truncate)
+    with pytest.raises(CorruptChunkError, match=r"c/0/0: inner chunk \(3, 3\).*beyond"):
+        a.vindex[np.array([7]), np.array([7])]
+
+
+def test_engine_refuses_ranges_beyond_the_file(tmp_path):
+    """The kernel itself, given ranges no index check has seen."""
+    a, _, _ = _make(tmp_path, (4, 4), (4, 4), (2, 2), "none", 5, holes=False)
+    engine = a._prep.sharding.inner_engine
+    prep = a._prep
+    prefix, root_len, kind, sep = prep.native_target()
+    size = os.path.getsize(os.path.join(str(tmp_path), "c", "0", "0"))
+    out = np.zeros(1, np.float32)
+    for off, length in [(size - 8, 16), (size + 1, 0), (2**62, 2**62), (-4, 16)]:
+        status, err_task, code, msg = engine.read_points(
+            out, np.array([[0, 0]]), np.array([0, 1]), np.array([[0, 0]]), np.array([0]),
+            path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
+            ranges=(np.array([[0, 0]]), np.array([0]), np.array([off]), np.array([length])),
+            nthreads=1)
+        assert code == 5 and err_task == 0 and "beyond the shard" in msg, (off, length, msg)
+    with pytest.raises(ValueError, match="file out of range"):
+        engine.read_points(out, np.array([[0, 0]]), np.array([0, 1]), np.array([[0, 0]]),
+                           np.array([0]), path_prefix=prefix, root_len=root_len,
+                           key_kind=kind, sep=sep,
+                           ranges=(np.array([[0, 0]]), np.array([1]), np.array([0]),
+                                   np.array([16])))
+
+
+@pytest.mark.parametrize("codec", ["none", "blosc"])
+def test_sparse_reads_inside_large_inner_chunks(tmp_path, codec):
+    """Inner chunks large enough for the sparse paths (byte runs of an uncompressed chunk,
+    a few blosc blocks), at non-zero offsets in the shard: the ranges are relative."""
+    a, data, rng = _make(tmp_path, (64, 64, 128), (64, 64, 128), (64, 64, 32), codec, 6,
+                         holes=False)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    for _ in range(3):
+        coords = tuple(rng.integers(0, s, 5) for s in data.shape)
+        np.testing.assert_array_equal(a.vindex[coords], data[coords])
+    idx = ([0, 1], [5, 6], [33, 70, 127])
+    np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
