@@ -258,7 +258,7 @@ def mask_projection(mask: np.ndarray, shape: tuple[int, ...],
         return PointProjection(np.zeros((n, 0), np.int64), np.arange(n + 1, dtype=np.int64),
                                np.zeros((n, 0), np.int64), np.zeros(n, np.int64), (n,))
     if not isinstance(chunk_shape, RectilinearChunkGrid):
-        native = mask_points(mask, shape, chunk_shape)  # two scans of the mask, no GIL
+        native = mask_points(mask, shape, chunk_shape)  # one scan of the mask, no GIL
         if native is not None:
             return PointProjection(*native, (len(native[3]),))
     coords = tuple(c.astype(np.int64) for c in np.nonzero(mask))
