@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-PIP    := $(PY) -m pip
+# setuptools warns on every editable install that a folder named like the package could
+# shadow it: that folder is the package itself here
+PIP    := PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip
 PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
