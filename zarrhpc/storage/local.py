@@ -85,7 +85,7 @@ def _is_temp_name(name: str) -> bool:
 
 def _store_error(what: str, exc: OSError) -> StoreError:
     """Wrap an ``OSError`` in a `StoreError` keeping errno, strerror and filename."""
-    detail = exc.strerror or str(exc)
+    detail = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else str(exc)
     where = f" ({exc.filename})" if exc.filename else ""
     err = StoreError(f"{what}: {detail}{where}")
     err.errno = exc.errno
