@@ -113,3 +113,26 @@ def test_frames_within_the_bound_still_decode(tmp_path):
     a[...] = data
     np.testing.assert_array_equal(zarrhpc.open_array(str(tmp_path / "s"))[...], data)
     np.testing.assert_array_equal(a.vindex[[0, 63], [1, 62]], data[[0, 63], [1, 62]])
+
+
+def _rle_bomb(nblocks: int) -> bytes:
+    """A zstd frame with no content size: ``nblocks`` RLE blocks of 128 KiB of zeros,
+    4 bytes each (a decompression bomb: 32 768 times its size)."""
+    out = bytearray(struct.pack("<I", 0xFD2FB528) + bytes([0x00, 0x38]))  # 128 KiB window
+    for i in range(nblocks):
+        out += struct.pack("<I", (131072 << 3) | (1 << 1) | int(i == nblocks - 1))[:3] + b"\0"
+    return bytes(out)
+
+
+def test_zstd_bomb_with_no_content_size_is_stopped_early(tmp_path):
+    # 4 GiB of zeros in 128 KiB of frame, where the chunk (8 KiB) can need ~1 MiB: the
+    # Python codec streams it and stops past the bound, under a 3 GiB address-space cap
+    a = _array(tmp_path / "s", [{"name": "zstd", "configuration": {"level": 1}},
+                                {"name": "zstd", "configuration": {"level": 1}}])
+    with open(tmp_path / "s" / "c" / "0" / "1", "wb") as f:
+        f.write(_rle_bomb(32768))
+    lines = _read_capped(tmp_path / "s")
+    assert lines[0].startswith("CorruptChunkError") and "more than a chunk" in lines[0], lines
+    assert lines[1] == "read without error", lines
+    with pytest.raises(CorruptChunkError, match="more than a chunk"):
+        a[...]
