@@ -170,30 +170,29 @@ def test_seed_stores_read_whole(kind):
         np.testing.assert_array_equal(zarrhpc.open_group(store, mode="r")["a"][...], want)
 
 
-@pytest.mark.parametrize("kind", sorted(SEEDS))
-@FUZZ
-@given(data=st.data())
-def test_fuzz_store_values(kind, data):
+def _damaged(kind: str, data) -> MemoryStore:
+    """The ``kind`` seed store with one of its values (drawn) damaged."""
     docs = _SEEDS[kind]
     key = data.draw(st.sampled_from(sorted(docs)))
     bad = data.draw(mutations(docs[key]))
     store = MemoryStore()
     for k, v in docs.items():
         store.set(k, bad if k == key else v)
-    _timed(kind, _read_all, store)
+    return store
+
+
+@pytest.mark.parametrize("kind", sorted(SEEDS))
+@FUZZ
+@given(data=st.data())
+def test_fuzz_store_values(kind, data):
+    _timed(kind, _read_all, _damaged(kind, data))
 
 
 @pytest.mark.parametrize("kind", sorted(DRAFTS))
 @FUZZ
 @given(data=st.data())
 def test_fuzz_draft_stores(kind, data):
-    docs = _SEEDS[kind]
-    key = data.draw(st.sampled_from(sorted(docs)))
-    bad = data.draw(mutations(docs[key]))
-    store = MemoryStore()
-    for k, v in docs.items():
-        store.set(k, bad if k == key else v)
-    _timed(kind, _read_draft, store, DRAFTS[kind][1])
+    _timed(kind, _read_draft, _damaged(kind, data), DRAFTS[kind][1])
 
 
 _ZIP = None
