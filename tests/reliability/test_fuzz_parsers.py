@@ -5,7 +5,7 @@ appended) damages one value of a real store (metadata JSON v3/v2/2022 draft,
 consolidated metadata, chunk bytes of every codec, vlen string chunks, shard indexes, a
 zip file's directory and local headers), then the whole store is opened and read. Every
 failure must be a zarrhpc error; a crash, a foreign exception or a read taking more than
-5 s (a hang) fails the test. More examples: ``ZARRHPC_FUZZ_EXAMPLES=100000 make fuzz``
+5 s twice in a row (a hang) fails the test. More examples: ``ZARRHPC_FUZZ_EXAMPLES=100000 make fuzz``
 (under ASan: see the Makefile's asan notes). With ``ZARRHPC_FUZZ_STATS=file`` each
 parser's counts (inputs, zarrhpc errors, slowest read) are written there at exit.
 """
@@ -99,7 +99,13 @@ def _timed(kind: str, read, *args) -> None:
     st_["zarrhpc_errors"] += read(*args)
     dt = time.perf_counter() - t0
     st_["max_seconds"] = max(st_["max_seconds"], round(dt, 3))
-    assert dt < HANG_SECONDS, f"{kind}: one read took {dt:.1f} s"
+    if dt >= HANG_SECONDS:
+        # a loaded machine (or ASan) can stall one read; a hang is one that stays slow
+        st_["slow_once"] = st_.get("slow_once", 0) + 1
+        t0 = time.perf_counter()
+        read(*args)
+        dt = time.perf_counter() - t0
+        assert dt < HANG_SECONDS, f"{kind}: one read took {dt:.1f} s, twice"
 
 
 @st.composite
