@@ -67,8 +67,9 @@ bench: build
 	[ -f "$$HOME/.asv-machine.json" ] || $(VENV)/bin/asv machine --yes --config asv_bench/asv.conf.json
 	cd asv_bench && TMPDIR=$(BENCH_TMP) ../$(VENV)/bin/asv run --quick --python=same --show-stderr $(ASV_ARGS)
 
-# 200 random SIGKILLs per write kind (plain, partial, sharded, v2, zip, consolidate):
-# stores checked, torn chunks, lost data, temporary files left and repaired; then the
+# 200 random SIGKILLs per write kind (plain, partial, sharded whole/partial, v2, zip
+# append, consolidate, resize, append, convert --in-place): stores checked, torn chunks,
+# lost data, temporary files left and repaired (one line per kind as it ends); then the
 # truncate-under-reader (SIGBUS) run. `make test` runs a few kills per kind.
 KILLS ?= 200
 reliability: build-test
@@ -85,8 +86,11 @@ differential: build-test
 
 # the hypothesis fuzz tests of every store-bytes parser, with many more examples
 FUZZ_EXAMPLES ?= 20000
+# per-parser counts (inputs, zarrhpc errors, slowest read), one JSON line per run
+FUZZ_STATS ?= /tmp/zarrhpc-fuzz-stats.jsonl
 fuzz: build-test
-	ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -p no:cacheprovider tests/reliability -k fuzz
+	ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ZARRHPC_FUZZ_STATS=$(FUZZ_STATS) \
+	  $(PY) -m pytest -q -p no:cacheprovider tests/reliability -k fuzz
 
 # the fuzzers on extensions built with AddressSanitizer + UBSan (the python process
 # preloads the sanitizer runtimes), then the normal build again. A long run:
@@ -97,6 +101,7 @@ asan: build-test
 	ZARRHPC_ASAN=1 $(PIP) install -q --no-build-isolation -e .
 	LD_PRELOAD="$(ASAN_RT)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ZARRHPC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+	  ZARRHPC_FUZZ_STATS=$(FUZZ_STATS) \
 	  $(PY) -m pytest -q -p no:cacheprovider tests/reliability/test_fuzz_parsers.py \
 	  tests/reliability/test_hostile_metadata.py tests/codecs; \
 	  status=$$?; rm -rf build zarrhpc/_kernels/*.so; $(MAKE) build; exit $$status

@@ -317,6 +317,22 @@ static int inflate_z(int wbits, const char *src, size_t n, char *dst, size_t cap
     return ZH_OK;
 }
 
+static size_t step_bound(const zh_bb *s, size_t n);
+
+/* The most bytes decoding step i can produce when its size is not fixed (a compressor
+ * followed by another): what the encoding steps between the nearest step of fixed
+ * decoded size and step i can make of that size at worst.  -1 when no size before it is
+ * fixed.  A header declaring more is corrupt or a bomb: the engine never allocates it
+ * (the Python codecs, which name the problem, get the chunk). */
+static int64_t step_decode_limit(const zh_bb *steps, int i) {
+    int j = i;
+    while (j >= 0 && steps[j].decoded_size < 0) j--;
+    if (j < 0) return -1;
+    size_t lim = (size_t)steps[j].decoded_size;
+    for (int k = j; k < i; k++) lim = step_bound(&steps[k], lim);
+    return lim > (size_t)INT64_MAX ? -1 : (int64_t)lim;
+}
+
 int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src, size_t n,
                     char *final_dst, size_t final_cap, const char **out, size_t *out_n,
                     char *err, size_t errlen) {
@@ -375,6 +391,10 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
                          bl_nbytes, (long long)expect);
                 return ZH_ERR_CORRUPT;
             }
+            if (expect < 0) {
+                int64_t lim = step_decode_limit(steps, i);
+                if (lim < 0 || bl_nbytes > lim) return ZH_FALLBACK;
+            }
             expect = bl_nbytes;
         } else if (s->kind == ZH_BB_ZSTD && expect < 0) {
             unsigned long long fcs = ZSTD_getFrameContentSize(cur, n);
@@ -382,7 +402,9 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
                 snprintf(err, errlen, "zstd: cannot decode: not a zstd frame");
                 return ZH_ERR_CORRUPT;
             }
-            if (fcs == ZH_ZSTD_CONTENTSIZE_UNKNOWN || fcs > (1ULL << 40)) return ZH_FALLBACK;
+            int64_t lim = step_decode_limit(steps, i);
+            if (fcs == ZH_ZSTD_CONTENTSIZE_UNKNOWN || lim < 0 || fcs > (unsigned long long)lim)
+                return ZH_FALLBACK;
             expect = (int64_t)fcs;
         } else if (expect < 0) {
             return ZH_FALLBACK; /* gzip or zlib of unknown size */

@@ -16,7 +16,11 @@ zarr-python's dotted keys are accepted too, as a dict (``config.set({"array.orde
 or through ``get("array.order")``: ``array.order`` and ``array.write_empty_chunks`` (the
 defaults of new and opened arrays), ``default_zarr_format``, and ``async.concurrency`` /
 ``threading.max_workers``, which both set ``threads`` (zarrhpc's one knob for parallelism).
-Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
+
+``shard_lock`` (default False): partial shard writes to a LocalStore hold an exclusive
+``flock`` on the shard file from reading it to renaming the new one in, so writers in
+several processes updating different inner chunks of one shard lose nothing (see
+``LocalStore.lock``). Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
 refused with a KeyError naming them.
 """
 
@@ -71,7 +75,7 @@ def _buffer_cache_from_env() -> int:
 
 _settings = {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
              "array.order": "C", "array.write_empty_chunks": False, "default_zarr_format": 3,
-             "json_indent": 2}
+             "json_indent": 2, "shard_lock": False}
 # zarr-python's keys for zarrhpc's thread count
 _ALIASES = {"async.concurrency": "threads", "threading.max_workers": "threads"}
 _pool: ThreadPoolExecutor | None = None
@@ -155,6 +159,8 @@ def set(arg: dict | None = None, **kwargs) -> _Restore:
         (larger values are clamped).
     buffer_cache : int
         Bytes of freed large results kept for reuse (0: none).
+    shard_lock : bool
+        Lock each shard file (``flock``) during a partial shard write (default False).
     """
     if arg is not None:
         if not isinstance(arg, dict):
@@ -181,7 +187,7 @@ def set(arg: dict | None = None, **kwargs) -> _Restore:
             raise ValueError(f"zarrhpc.config: array.order must be 'C' or 'F', got {value!r}")
         if name == "default_zarr_format" and value not in (2, 3):
             raise ValueError(f"zarrhpc.config: default_zarr_format must be 2 or 3, got {value!r}")
-        if name == "array.write_empty_chunks":
+        if name in ("array.write_empty_chunks", "shard_lock"):
             value = bool(value)
         previous.setdefault(name, _settings[name])
         _settings[name] = value

@@ -11,6 +11,8 @@ exceptions (:func:`raise_for_status`).
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ZarrhpcError",
     "MetadataError",
@@ -224,7 +226,14 @@ def engine_error(status: int, where: str, msg: str = "") -> Exception:
     """The exception for an engine failure with ``status`` at ``where`` (a key, or a
     key and an inner chunk), carrying the engine's message ``msg``."""
     cls, what = status_class(status)
-    return cls(f"{where}: {msg or what}")
+    err = cls(f"{where}: {msg or what}")
+    m = _ERRNO_IN_MSG.search(msg) if issubclass(cls, OSError) else None
+    if m:  # an I/O failure: the errno as an OSError carries it, not only in the text
+        err.errno, err.strerror = int(m.group(1)), m.group(2).strip() or None
+    return err
+
+
+_ERRNO_IN_MSG = re.compile(r"\[Errno (\d+)\]([^:(]*)")
 
 # -- selection errors under zarr-python 3's names (zarr.errors); each is an IndexError, as
 # there. Raised by zarrhpc.indexing for the same bad selections zarr-python rejects.

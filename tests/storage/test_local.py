@@ -510,3 +510,37 @@ def test_set_vectored_goes_through_a_subclass_set_hook(root):
     s = Hooked(root)
     s.set_vectored("k", [b"ab", b"cd"])
     assert Hooked.seen == [("k", b"abcd")] and bytes(s.get("k")) == b"abcd"
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_lock_serializes_read_modify_write_across_replacements(tmp_path, exists):
+    """LocalStore.lock: every set replaces the file (a new inode), so a waiter must lock
+    the file that is there when it gets the lock; threads incrementing one value under
+    the lock lose no increment, from a key that exists or not yet."""
+    import threading
+
+    store = LocalStore(str(tmp_path / "s"))
+    if exists:
+        store.set("c/0", b"0")
+
+    def bump(n):
+        for _ in range(n):
+            with store.lock("c/0"):
+                old = store.get("c/0")
+                store.set("c/0", str(int(bytes(old)) + 1 if old is not None else 1).encode())
+
+    threads = [threading.Thread(target=bump, args=(60,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert int(bytes(store.get("c/0"))) == 240
+    assert sorted(store.list()) == ["c/0"]  # no lock file left in the store
+
+
+def test_lock_names_the_key_when_it_cannot_open(tmp_path):
+    store = LocalStore(str(tmp_path / "s"))
+    store.set("a/b", b"x")
+    with pytest.raises(InvalidKeyError):
+        with store.lock("../b"):
+            pass

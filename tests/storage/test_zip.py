@@ -531,3 +531,23 @@ def test_damaged_files_give_store_errors(tmp_path, data):
             except (StoreError, UnsupportedError) as exc:
                 assert "bad.zip" in str(exc) and repr(key) in str(exc)
 
+
+
+def test_entry_changing_under_a_read_names_the_zip_path_and_entry(tmp_path, monkeypatch):
+    """Another program rewriting the archive in place under every read attempt: the
+    StoreError names the zip file and the entry (the changes are simulated through the
+    file's change stamp, which is what the reader compares)."""
+    import itertools
+
+    import zarrhpc.storage.local as local_mod
+
+    path = str(tmp_path / "x.zip")
+    with ZipStore(path, mode="w") as z:
+        z.set("a/c/0", b"x" * 100)
+    ticks = itertools.count()
+    monkeypatch.setattr(local_mod, "_stamp", lambda st: (st.st_size, next(ticks), 0))
+    z = ZipStore(path)
+    with pytest.raises(StoreError, match="keeps changing") as info:
+        z.get("a/c/0")
+    assert path in str(info.value) and "'a/c/0'" in str(info.value)
+    z.close()

@@ -164,9 +164,19 @@ class ZstdCodec(BytesToBytesCodec):
         dec = _decompressor()
         try:
             if content_size == -1 and not decoded_size:
-                # no size known anywhere (e.g. zstd after another compressor): stream
+                # no size known anywhere (e.g. zstd after another compressor): stream, a
+                # KiB of input at a time, refusing more output than the chunk can need (a
+                # KiB of zstd decodes to at most ~32 MiB: a bomb is stopped early)
                 obj = dec.decompressobj()
-                out = obj.decompress(data)
+                parts, total, bound = [], 0, _bound(spec)
+                for i in range(0, len(data), 1024):
+                    parts.append(obj.decompress(data[i:i + 1024]))
+                    total += len(parts[-1])
+                    if total > bound:
+                        raise CorruptChunkError(
+                            f"zstd: frame decodes to more than a chunk of {spec.nbytes} "
+                            "bytes can need")
+                out = b"".join(parts)
                 if not obj.eof or obj.unused_data:
                     raise CorruptChunkError("zstd: truncated frame or trailing data")
             else:

@@ -25,13 +25,16 @@ the Python path: every touched shard is rebuilt in memory and stored once
 (``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
 bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
-a shard left with no inner chunk is erased. With at least as many shards as threads each
+a shard left with no inner chunk is erased. With the ``shard_lock`` setting, a shard
+that is read to be rebuilt is held under the store's lock (``LocalStore.lock``: flock)
+from that read to its store, so concurrent processes lose no inner chunk. With at least as many shards as threads each
 shard is one task (so shards are stored while others are encoded); with fewer, the inner
 chunks are encoded in a few batches per worker thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import threading
@@ -533,10 +536,12 @@ def write_sharded(prep, selection, value) -> None:
     if not shards:
         return
     pool = config.executor()
-    if pool is None or len(shards) >= config.get("threads"):
+    # shard_lock: each shard rebuilt under its store lock, from reading it to storing it
+    lock = getattr(prep.store, "lock", None) if config.get("shard_lock") else None
+    if pool is None or lock is not None or len(shards) >= config.get("threads"):
         # enough shards to keep every thread busy: one task per shard, so that shards
         # are stored while others are still being encoded
-        _map(pool, lambda item: _write_shard(prep, *item, full), list(shards.items()))
+        _map(pool, lambda item: _write_shard(prep, *item, full, lock), list(shards.items()))
         return
     loads = [sw for sc, sw in shards.items() if _needs_existing(prep, sc, sw.projections)]
     _map(pool, lambda sw: _load_existing(prep, sw), loads)
@@ -551,14 +556,17 @@ def write_sharded(prep, selection, value) -> None:
     _map(pool, lambda sw: _store_shard(prep, sw), list(shards.values()))
 
 
-def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray) -> None:
-    """Rebuild and store one shard, its inner chunks encoded in this thread."""
-    if _needs_existing(prep, sc, sw.projections):
-        _load_existing(prep, sw)
-    for p in sw.projections:
-        flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
-        if enc is None:
-            sw.pieces.pop(flat, None)
-        else:
-            sw.pieces[flat] = enc
-    _store_shard(prep, sw)
+def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray, lock=None) -> None:
+    """Rebuild and store one shard, its inner chunks encoded in this thread; under
+    ``lock(key)`` (the store's, ``shard_lock``) when it reads the existing shard."""
+    needs = _needs_existing(prep, sc, sw.projections)
+    with lock(sw.key) if lock is not None and needs else contextlib.nullcontext():
+        if needs:
+            _load_existing(prep, sw)
+        for p in sw.projections:
+            flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
+            if enc is None:
+                sw.pieces.pop(flat, None)
+            else:
+                sw.pieces[flat] = enc
+        _store_shard(prep, sw)

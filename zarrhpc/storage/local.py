@@ -48,7 +48,9 @@ Because the file system is a tree, a key cannot also be a prefix here: with a va
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import pathlib
 import stat
@@ -83,7 +85,7 @@ def _is_temp_name(name: str) -> bool:
 
 def _store_error(what: str, exc: OSError) -> StoreError:
     """Wrap an ``OSError`` in a `StoreError` keeping errno, strerror and filename."""
-    detail = exc.strerror or str(exc)
+    detail = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else str(exc)
     where = f" ({exc.filename})" if exc.filename else ""
     err = StoreError(f"{what}: {detail}{where}")
     err.errno = exc.errno
@@ -615,6 +617,60 @@ class LocalStore(Store):
             except OSError as exc:
                 raise _store_error(f"{key!r}: cannot flush its directory", exc) from exc
         self._prune(dirpath)
+
+    # -- locks -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, key: str) -> Iterator[None]:
+        """Hold an exclusive advisory lock for a read-modify-write of ``key`` (the
+        ``shard_lock`` setting: partial shard writes from several processes).
+
+        The lock is ``flock`` on the key's file itself, so it needs no extra file. A
+        writer replaces the file by a rename, so after the lock is granted the path is
+        checked to still name the locked file; if another writer replaced or erased it
+        meanwhile, the lock is taken again on what is there now. A key with no file yet
+        is locked through the store's root directory (never removed), so writers that
+        create values wait on each other there. Other processes only wait when they
+        take the lock too; readers never do (they see the old file or the new one). The
+        file system must support ``flock`` across the processes involved (local file
+        systems; NFS emulates it with POSIX locks; Lustre needs ``-o flock``).
+        """
+        key = self._validate_key(key)
+        path = self._path(key)
+        while True:
+            try:
+                try:
+                    fd = os.open(path, os.O_RDWR | _O_NOFOLLOW | os.O_CLOEXEC)
+                    missing = False
+                except FileNotFoundError:
+                    os.makedirs(self._root, exist_ok=True)
+                    fd = os.open(self._root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                    missing = True
+            except OSError as exc:
+                raise _store_error(f"{key!r}: cannot open for locking", exc) from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # EINTR is retried by Python (PEP 475)
+                if missing:
+                    current = not os.path.lexists(path)
+                else:
+                    try:
+                        st, locked = os.lstat(path), os.fstat(fd)
+                        current = (st.st_ino, st.st_dev) == (locked.st_ino, locked.st_dev)
+                    except FileNotFoundError:
+                        current = False
+            except OSError as exc:
+                os.close(fd)
+                raise _store_error(f"{key!r}: cannot lock", exc) from exc
+            except BaseException:
+                os.close(fd)
+                raise
+            if current:
+                break
+            os.close(fd)  # replaced or created meanwhile: lock what is there now
+        try:
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     def _remove_tree(self, path: str) -> None:
         """Remove everything below the directory ``path`` (not ``path`` itself)."""

@@ -91,7 +91,8 @@ _ARCHIVES_LOCK = threading.Lock()
 
 
 def _os_error(what: str, exc: OSError) -> StoreError:
-    err = StoreError(f"{what}: {exc.strerror or exc}")
+    detail = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else exc
+    err = StoreError(f"{what}: {detail}")
     err.errno, err.strerror, err.filename = exc.errno, exc.strerror, exc.filename
     return err
 
