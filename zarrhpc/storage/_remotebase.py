@@ -55,7 +55,7 @@ from typing import Any, NamedTuple
 
 from zarrhpc.errors import StoreError
 from zarrhpc.storage._ranges import coalesce, split
-from zarrhpc.storage.abc import Buffer, RangeReader, Store, as_byte_view, resolve_range
+from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
 __all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "store_settings"]
 
@@ -527,24 +527,12 @@ class RemoteStore(Store):
         self._put(key, data)
         self._cache.drop(key)
 
-    def set_values(self, items: Iterable[tuple[str, Any]]) -> None:
-        """Store several values, uploading them concurrently (each one as `set` does).
+    def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
+        self._map(lambda kv: self._set(*kv), items)
 
-        Parameters
-        ----------
-        items : iterable of (key, buffer)
-
-        Raises
-        ------
-        InvalidKeyError, ReadOnlyError, TypeError, StoreError
-            As for `set`; on an error some of the other values may have been stored.
-        """
-        checked = []
-        for key, value in items:
-            key = self._validate_key(key)
-            self._check_writable(key, "set")
-            checked.append((key, as_byte_view(key, value)))
-        self._map(lambda kv: self._set(*kv), checked)
+    @property
+    def concurrency(self) -> int:
+        return self.settings["concurrency"]
 
     def _erase(self, key: str) -> None:
         self._erase_values([key])

@@ -1,8 +1,9 @@
 """The abstract store interface of the Zarr v3 specification, as a Python class.
 
 A store is a mapping from keys (see :mod:`zarrhpc.storage.keys`) to byte values, with the
-three capabilities the specification names: *readable* (`Store.get`,
-`Store.get_partial_values`), *writeable* (`Store.set`, `Store.set_partial_values`,
+three capabilities the specification names: *readable* (`Store.get`, `Store.get_values`,
+`Store.get_partial_values`), *writeable* (`Store.set`, `Store.set_values`,
+`Store.set_partial_values`,
 `Store.erase`, `Store.erase_values`, `Store.erase_prefix`) and *listable* (`Store.list`,
 `Store.list_prefix`, `Store.list_dir`), plus `Store.exists`.
 
@@ -424,6 +425,40 @@ class Store(abc.ABC):
         self._check_writable(key, "set")
         self._set(key, as_byte_view(key, value))
 
+    def set_values(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Store several values, each one as `set` does (atomically, bytes copied).
+
+        The batched form of `set` that the write path uses for the chunks of a request:
+        remote stores override the ``_set_values`` hook to upload up to `concurrency`
+        values at once; the fallback stores one value at a time. Every key and value is
+        checked before anything is stored.
+
+        Parameters
+        ----------
+        items : iterable of (key, buffer)
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, TypeError, StoreError
+            As for `set`; after a failed store some of the other values may be stored.
+        """
+        checked = []
+        for key, value in items:
+            key = self._validate_key(key)
+            self._check_writable(key, "set")
+            checked.append((key, as_byte_view(key, value)))
+        if checked:
+            self._set_values(checked)
+
+    @property
+    def concurrency(self) -> int:
+        """int: how many requests `get_values`/`set_values` keep in flight (1: in turn).
+
+        The write path sizes its upload batches by it; remote stores return their
+        ``concurrency`` setting.
+        """
+        return 1
+
     def set_vectored(self, key: str, values: Iterable[Any]) -> None:
         """Store the concatenation of ``values`` (buffers) under ``key``, as :meth:`set`.
 
@@ -570,6 +605,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def _set(self, key: str, data: memoryview) -> None:
         """Atomically store ``data`` (flat bytes; copy it, the caller may reuse it)."""
+
+    def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
+        for key, data in items:
+            self._set(key, data)
 
     @abc.abstractmethod
     def _erase(self, key: str) -> None:
