@@ -245,12 +245,18 @@ class _RemoteReader(RangeReader):
     def close(self) -> None:
         self._ahead = None
 
-
     def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
         """The bytes of several ``(offset, length)`` ranges, coalesced and fetched
         concurrently (each checked against the ETag the reader opened)."""
-        store = self.store
         out: list[Buffer] = [b""] * len(ranges)
+        self.store._map(lambda task: task(), self.plan_ranges(ranges, out))
+        return out
+
+    def plan_ranges(self, ranges: list[tuple[int, int | None]],
+                    out: list) -> list[Callable[[], None]]:
+        """Fill ``out[i]`` with what the cache holds of range ``i``; return the fetches
+        (coalesced spans, checked against the reader's ETag) that fill the rest."""
+        store = self.store
         absolute: list[tuple[int, int]] = []
         where: list[int] = []
         entry = store._cache.get(self.key)
@@ -259,6 +265,7 @@ class _RemoteReader(RangeReader):
         for i, (offset, length) in enumerate(ranges):
             start, stop = resolve_range(self.size, offset, length)
             if stop <= start:
+                out[i] = b""
                 continue
             hit = entry.lookup(start, stop) if entry is not None else None
             if hit is not None:
@@ -268,16 +275,17 @@ class _RemoteReader(RangeReader):
             where.append(i)
         gap, most = store.settings["coalesce_gap"], store.settings["coalesce_max"]
 
-        def run(span: Any) -> None:
-            got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
-            if got is None:
-                raise StoreError(
-                    f"{store.url_of(self.key)}: the object was deleted while being read")
-            for m, data in split(span, got.data, absolute):
-                out[where[m]] = data
+        def task(span: Any) -> Callable[[], None]:
+            def run() -> None:
+                got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
+                if got is None:
+                    raise StoreError(
+                        f"{store.url_of(self.key)}: the object was deleted while being read")
+                for m, data in split(span, got.data, absolute):
+                    out[where[m]] = data
+            return run
 
-        store._map(run, coalesce(absolute, gap, most))
-        return out
+        return [task(span) for span in coalesce(absolute, gap, most)]
 
 
 class RemoteStore(Store):
@@ -439,6 +447,24 @@ class RemoteStore(Store):
         a shard's size and index come together)."""
         self._check_open()
         return self._map(self._open_reader, [self._validate_key(k) for k in keys])
+
+    def read_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> list[list[Buffer]]:
+        """The ranges of several readers in one batch: coalesced per object, every
+        request of every reader in flight together (at most ``concurrency``)."""
+        self._check_open()
+        outs: list[list[Buffer]] = []
+        tasks: list[Callable[[], None]] = []
+        for reader, ranges in requests:
+            out: list[Buffer] = [b""] * len(ranges)
+            outs.append(out)
+            if isinstance(reader, _RemoteReader):
+                tasks.extend(reader.plan_ranges(ranges, out))
+            else:
+                out[:] = reader.read_ranges(ranges)
+        self._map(lambda task: task(), tasks)
+        return outs
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, int | None]]

@@ -182,6 +182,10 @@ class RangeReader:
         (value,) = self.store.get_partial_values([(self.key, offset, length)])
         return b"" if value is None else value
 
+    def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
+        """The bytes of several ``(offset, length)`` ranges, in order (see `read`)."""
+        return [self.read(offset, length) for offset, length in ranges]
+
     def close(self) -> None:
         """Release what the reader holds."""
 
@@ -383,6 +387,25 @@ class Store(abc.ABC):
         """
         self._check_open()
         return self._open_reader(self._validate_key(key))
+
+    def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
+        """`open_reader` of several keys, in order (remote stores open them concurrently:
+        one request each at most, which also brings a shard's index)."""
+        self._check_open()
+        return [self._open_reader(self._validate_key(k)) for k in keys]
+
+    def read_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> list[list[Buffer]]:
+        """Byte ranges of several open readers at once: per ``(reader, ranges)`` the list
+        ``reader.read_ranges(ranges)`` returns.
+
+        How a sharded read fetches the inner chunks of every shard of a request: remote
+        stores coalesce and fetch all of them with one batch of concurrent requests (each
+        checked against its reader's version); the fallback asks each reader in turn.
+        """
+        self._check_open()
+        return [reader.read_ranges(ranges) for reader, ranges in requests]
 
     def exists(self, key: str) -> bool:
         """Return whether a value is stored under ``key``.
