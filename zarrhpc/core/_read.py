@@ -101,6 +101,12 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
             full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
             key_kind=kind, sep=sep, nthreads=nthreads,
         )
+    elif plan.ntasks > 1 and prep.store.concurrency > 1:
+        # a remote store: every chunk requested at once, decoded as they arrive
+        from zarrhpc.core._stream import read_fetched
+
+        read_fetched(prep, engine, plan, full, nthreads)
+        return
     else:
         # one batched call: remote stores fetch every chunk of the request concurrently
         sources = prep.store.get_values([prep.chunk_key(c) for c in plan.iter_coords()])

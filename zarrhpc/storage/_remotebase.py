@@ -47,10 +47,11 @@ from __future__ import annotations
 
 import copy
 import os
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, NamedTuple
 
 from zarrhpc.errors import StoreError
@@ -410,6 +411,41 @@ class RemoteStore(Store):
 
     def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return self._map(self._get, keys)
+
+    def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
+        limit = self.settings["concurrency"]
+        if len(keys) <= 1 or limit == 1:
+            yield from super()._iter_values(keys)
+            return
+        pool = _shared_pool(limit)
+        arrived: queue.SimpleQueue = queue.SimpleQueue()
+        lock = threading.Lock()
+        state = {"next": 0, "stop": False}
+
+        def launch() -> None:
+            # each finished request starts the next: ``limit`` in flight, whether or not
+            # the consumer is busy decoding
+            with lock:
+                if state["stop"] or state["next"] >= len(keys):
+                    return
+                i = state["next"]
+                state["next"] += 1
+            try:
+                future = pool.submit(self._get, keys[i])
+            except BaseException as exc:  # the pool is shutting down: report, never hang
+                future = Future()
+                future.set_exception(exc)
+            future.add_done_callback(lambda f, i=i: (arrived.put((i, f)), launch()))
+
+        for _ in range(min(limit, len(keys))):
+            launch()
+        try:
+            for _ in range(len(keys)):
+                i, future = arrived.get()
+                yield i, future.result()
+        finally:
+            with lock:
+                state["stop"] = True
 
     def _exists(self, key: str) -> bool:
         return self._head(key) is not None

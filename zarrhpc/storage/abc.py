@@ -329,6 +329,27 @@ class Store(abc.ABC):
         self._check_open()
         return self._get_values([self._validate_key(k) for k in keys])
 
+    def iter_values(self, keys: Iterable[str]) -> Iterator[tuple[int, Buffer | None]]:
+        """Yield ``(i, value)`` for every key ``keys[i]`` as its value arrives.
+
+        What a read uses to decode the chunks already fetched while the others are still
+        in flight: remote stores keep up to `concurrency` requests going on their own
+        threads (the consumer need not keep up) and yield in the order the answers come;
+        the fallback reads the keys in order. Abandoning the iterator stops new requests.
+
+        Parameters
+        ----------
+        keys : iterable of str
+
+        Yields
+        ------
+        tuple
+            ``(position in keys, bytes or memoryview or None)``.
+        """
+        self._check_open()
+        checked = [self._validate_key(k) for k in keys]
+        return self._iter_values(checked)
+
     def get_partial_values(
         self, key_ranges: Iterable[tuple[str, int, int | None]]
     ) -> list[Buffer | None]:
@@ -624,6 +645,10 @@ class Store(abc.ABC):
 
     def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return [self._get(k) for k in keys]
+
+    def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
+        for i, key in enumerate(keys):
+            yield i, self._get(key)
 
     @abc.abstractmethod
     def _set(self, key: str, data: memoryview) -> None:
