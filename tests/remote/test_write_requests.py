@@ -84,8 +84,24 @@ def test_sharded_write_one_put_per_shard(s3_url, s3_options, proxy):
     a[...] = data
     assert proxy.total == 4, proxy.log  # 4 shards, covered whole: nothing read first
     assert proxy.counts["PUT"] == 4
+    assert proxy.max_in_flight >= 3, proxy.max_in_flight  # uploaded together
     proxy.delay = 0.0
     np.testing.assert_array_equal(a[...], data)
+    # a box across the 4 shards: each stored shard read once, rebuilt, stored once; a
+    # shard left with only fill values is erased
+    proxy.reset()
+    a[24:40, 24:40] = 0.0
+    a[0:32, 32:64] = 0.0  # shard (0, 1) now holds only the fill value
+    expect = data.copy()
+    expect[24:40, 24:40] = 0.0
+    expect[0:32, 32:64] = 0.0
+    assert proxy.counts["HEAD"] == proxy.counts["LIST"] == 0, proxy.log
+    assert proxy.counts["GET"] == 4, proxy.log  # the first write: 4 shards merged
+    assert proxy.counts["PUT"] == 4, proxy.log  # the second covers (0, 1) whole: no PUT
+    assert proxy.counts["DELETE"] + proxy.counts["POST"] == 1, proxy.log
+    np.testing.assert_array_equal(a[...], expect)
+    store = open_url(s3_url, storage_options=s3_options)
+    assert sorted(store.list_prefix("w/c")) == ["w/c/0/0", "w/c/1/0", "w/c/1/1"]
 
 
 def test_failed_upload_names_the_key_and_leaves_no_partial_object(s3_url, s3_options, proxy):

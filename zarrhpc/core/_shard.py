@@ -31,7 +31,11 @@ bytes as they are; touched ones are merged (read, decode, copy) when partly cove
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
 a shard left with no inner chunk is erased. With at least as many shards as threads each
 shard is one task (so shards are stored while others are encoded); with fewer, the inner
-chunks are encoded in a few batches per worker thread.
+chunks are encoded in a few batches per worker thread. A store that uploads concurrently
+(``store.concurrency > 1``, a remote store) gets the shards in batches instead: one
+``get_values`` for the stored shards a batch merges with, the batch rebuilt on the worker
+threads, one ``set_values``/``erase_values`` on an uploader thread while the next batch
+is built (`zarrhpc.core._write.UploadQueue`): one PUT per shard, nothing else.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
-from zarrhpc.core._write import _prepare_value
+from zarrhpc.core._write import UploadQueue, _prepare_value, store_encoded
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,
@@ -417,9 +421,11 @@ def _needs_existing(prep, sc, projections) -> bool:
     return len(projections) != inside
 
 
-def _load_existing(prep, sw: _ShardWrite) -> None:
+def _load_existing(prep, sw: _ShardWrite, raw=False) -> None:
+    """Take the stored shard's inner chunks (``raw``: its bytes when already fetched)."""
     layout = prep.sharding
-    raw = prep.store.get(sw.key)
+    if raw is False:
+        raw = prep.store.get(sw.key)
     if raw is None:
         return
     sw.raw = memoryview(raw)
@@ -573,6 +579,9 @@ def write_sharded(prep, selection, value) -> None:
     if not shards:
         return
     pool = config.executor()
+    if prep.store.concurrency > 1 and len(shards) > 1:
+        _write_batched(prep, pool, list(shards.items()), full)
+        return
     if pool is None or len(shards) >= config.get("threads"):
         # enough shards to keep every thread busy: one task per shard, so that shards
         # are stored while others are still being encoded
@@ -602,3 +611,37 @@ def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray) -> None:
         else:
             sw.pieces[flat] = enc
     _store_shard(prep, sw)
+
+
+def _build_shard(prep, sw: _ShardWrite, full: np.ndarray) -> tuple:
+    """``(key, new shard bytes or None)``: the touched inner chunks encoded into ``sw``
+    (whose existing chunks are loaded), None when no inner chunk is left."""
+    for p in sw.projections:
+        flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
+        if enc is None:
+            sw.pieces.pop(flat, None)
+        else:
+            sw.pieces[flat] = enc
+    return sw.key, prep.sharding.assemble(sw.pieces)
+
+
+def _write_batched(prep, pool, items: list, full: np.ndarray) -> None:
+    """Shards to a store that uploads concurrently (a remote store), in batches: the
+    stored shards a batch must merge with read by one ``get_values``, the batch's shards
+    rebuilt on the worker threads, then stored by one ``set_values`` (and one
+    ``erase_values`` for shards left empty) on an uploader thread while the next batch is
+    built. One PUT per shard; about ``store.concurrency`` shards uploading at once."""
+    store = prep.store
+    size = max(2 * config.get("threads"), 4)
+    with UploadQueue(store, store.concurrency // size) as queue:
+        for first in range(0, len(items), size):
+            batch = items[first:first + size]
+            loads = [sw for sc, sw in batch if _needs_existing(prep, sc, sw.projections)]
+            if loads:
+                for sw, raw in zip(loads, store.get_values([sw.key for sw in loads])):
+                    _load_existing(prep, sw, raw)
+            encoded = _map(pool, lambda item: _build_shard(prep, item[1], full), batch)
+            if len(items) <= size:
+                store_encoded(store, encoded)  # one batch: nothing to overlap with
+            else:
+                queue.put(encoded)

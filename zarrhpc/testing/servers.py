@@ -16,6 +16,9 @@ the kernel (port 0) and is stopped by its context manager.
   injects faults: a status code for the next N requests that match
   (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
   dropped connection (``status=0``).
+- `ProxyProcess`: the same proxy in a child process, so that its Python work (every byte
+  passes through it) does not compete with the client for this process's GIL: what the
+  benchmarks use. It offers ``endpoint``, ``total`` and `ProxyProcess.reset`.
 
 Life cycle: ``with S3Server() as s3, CountingProxy(s3.endpoint) as proxy: ...``.
 """
@@ -37,7 +40,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["CountingProxy", "HTTPRangeServer", "S3Server", "request_kind"]
+__all__ = ["CountingProxy", "HTTPRangeServer", "ProxyProcess", "S3Server", "request_kind"]
 
 _MOTO_CHILD = r"""
 import sys
@@ -432,3 +435,91 @@ class CountingProxy(_Served):
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+_PROXY_CHILD = r"""
+import sys
+from zarrhpc.testing.servers import CountingProxy
+proxy = CountingProxy(sys.argv[1], delay=float(sys.argv[2])).start()
+print(proxy.port, flush=True)
+for line in sys.stdin:  # one command a line, one answer a line, until stdin closes
+    if line.strip() == "total":
+        print(proxy.total, flush=True)
+    elif line.strip() == "reset":
+        proxy.reset()
+        print("ok", flush=True)
+proxy.stop()
+"""
+
+
+class ProxyProcess:
+    """A `CountingProxy` in a child process (see the module docstring).
+
+    Parameters
+    ----------
+    upstream : str
+        ``http://host:port`` of the server behind the proxy.
+    delay : float
+        Seconds to wait before forwarding each request.
+    timeout : float
+        Seconds to wait for the child to start.
+    """
+
+    def __init__(self, upstream: str, delay: float = 0.0, timeout: float = 60.0) -> None:
+        self.upstream = upstream
+        self.delay = delay
+        self.timeout = timeout
+        self._proc: subprocess.Popen | None = None
+        self.port = 0
+
+    @property
+    def endpoint(self) -> str:
+        """str: ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ProxyProcess:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", _PROXY_CHILD, self.upstream, repr(float(self.delay))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True)
+        line = self._proc.stdout.readline()
+        if not line.strip().isdigit():
+            self.stop()
+            raise RuntimeError(f"proxy process did not start (said {line!r})")
+        self.port = int(line)
+        _wait_listening(self.port, self.timeout)
+        return self
+
+    def _ask(self, command: str) -> str:
+        assert self._proc is not None, "start() the proxy first"
+        self._proc.stdin.write(command + "\n")
+        self._proc.stdin.flush()
+        return self._proc.stdout.readline().strip()
+
+    @property
+    def total(self) -> int:
+        """int: requests seen since the last `reset`."""
+        return int(self._ask("total"))
+
+    def reset(self) -> None:
+        """Forget the counts."""
+        self._ask("reset")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        finally:
+            proc.stdout.close()
+
+    def __enter__(self) -> ProxyProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
