@@ -600,28 +600,28 @@ def write_sharded(prep, selection, value) -> None:
     _map(pool, lambda sw: _store_shard(prep, sw), list(shards.values()))
 
 
-def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray) -> None:
-    """Rebuild and store one shard, its inner chunks encoded in this thread."""
-    if _needs_existing(prep, sc, sw.projections):
-        _load_existing(prep, sw)
+def _encode_touched(prep, sw: _ShardWrite, full: np.ndarray) -> None:
+    """Encode the inner chunks ``sw`` touches into its pieces (existing ones loaded)."""
     for p in sw.projections:
         flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
         if enc is None:
             sw.pieces.pop(flat, None)
         else:
             sw.pieces[flat] = enc
+
+
+def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray) -> None:
+    """Rebuild and store one shard, its inner chunks encoded in this thread."""
+    if _needs_existing(prep, sc, sw.projections):
+        _load_existing(prep, sw)
+    _encode_touched(prep, sw, full)
     _store_shard(prep, sw)
 
 
 def _build_shard(prep, sw: _ShardWrite, full: np.ndarray) -> tuple:
     """``(key, new shard bytes or None)``: the touched inner chunks encoded into ``sw``
     (whose existing chunks are loaded), None when no inner chunk is left."""
-    for p in sw.projections:
-        flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
-        if enc is None:
-            sw.pieces.pop(flat, None)
-        else:
-            sw.pieces[flat] = enc
+    _encode_touched(prep, sw, full)
     return sw.key, prep.sharding.assemble(sw.pieces)
 
 
