@@ -7,7 +7,10 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
 `zarrhpc.storage.abc.Store` hooks:
 
 - ``_get_values`` fetches every key concurrently on the store's thread pool
-  (``concurrency`` threads, see below), one request per key.
+  (``concurrency`` threads, see below), one request per key; ``_iter_values`` does the
+  same but yields each value as it arrives, each finished request starting the next (a
+  completion callback), so ``concurrency`` requests stay in flight while the caller
+  decodes what has arrived.
 - ``_get_partial_values`` groups the ranges by key, coalesces the ranges of one key that
   lie within ``coalesce_gap`` bytes of each other into one request (at most
   ``coalesce_max`` bytes unless a single range is larger; `zarrhpc.storage._ranges`),
@@ -25,11 +28,13 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   two versions. A write or erase through this store (or a view of it from
   `with_read_only`) drops the entry first. Backends that give no ETag cache nothing.
 
-What the read path should do to get the fewest round trips: chunks of a request with ONE
-`get_values` call; shards opened with `open_readers` (all at once: size and index of each
-in one request, or none when cached); the inner chunks of all shards with ONE
-`get_partial_values` call (or `_RemoteReader.read_ranges` per shard), which coalesces and
-fetches concurrently; writes with `set_values`.
+What the read path does to get the fewest round trips: chunks of a request with ONE
+`iter_values` (or `get_values`) call; shards opened with `open_readers` (all at once: size
+and index of each in one request, or none when cached); the inner chunks of all shards
+with ONE `read_ranges` call over their readers (each reader's spans coalesced, every span
+of every shard in flight together, each checked with its reader's ETag); writes with
+`set_values` (at most ``concurrency`` uploads at once; the write path keeps about that
+many in flight across its batches).
 
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 32, or the environment variable
