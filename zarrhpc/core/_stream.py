@@ -5,24 +5,22 @@ object store) is cut into *units*: runs of consecutive tasks of the chunk plan t
 their leading dimensions' pieces, so that each unit is itself a product plan the engine
 takes as is. Every chunk key goes to `Store.iter_values` at once (a remote store keeps
 ``concurrency`` requests in flight on its own threads); as the answers arrive, a unit
-whose chunks are all in is handed to the engine (GIL released, ``nthreads`` threads) while
-the other fetches go on, and its buffers are dropped once decoded. Chunks the engine hands
-back are decoded in Python from the bytes already fetched (no second request).
+whose chunks are all in is yielded to `zarrhpc.core._read`, which hands it to the engine
+(GIL released, ``nthreads`` threads) while the other fetches go on; its buffers are
+dropped once decoded. Chunks the engine hands back are decoded in Python from the bytes
+already fetched (no second request).
 
-Life cycle: `read_fetched` is called by `zarrhpc.core._read` for one request; nothing
-outlives the call (abandoning the iterator on an error stops further requests).
+Life cycle: `fetched_units` is iterated by the read path for one request; nothing
+outlives the iteration (abandoning it on an error stops further requests).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from typing import Any
 
-import numpy as np
-
-from zarrhpc.codecs.native import FALLBACK
-from zarrhpc.core._read import decode_chunk_into, raise_engine_error
-
-__all__ = ["read_fetched", "unit_size"]
+__all__ = ["fetched_units", "unit_size"]
 
 #: Most tasks in one unit: small enough that decoding starts after a few arrivals,
 #: large enough that the engine's per-call cost stays negligible.
@@ -59,8 +57,9 @@ def _unit_plan(plan, first: int, size: int):
     return sub
 
 
-def read_fetched(prep, engine, plan, full: np.ndarray, nthreads: int) -> None:
-    """Fill ``full`` with every task of ``plan``, decoding units as their chunks arrive."""
+def fetched_units(prep, plan) -> Iterator[tuple[Any, list]]:
+    """Yield ``(unit plan, its chunks' bytes)`` for every unit of ``plan``, each as soon
+    as all its chunks have arrived (None: a chunk not stored)."""
     keys = [prep.chunk_key(c) for c in plan.iter_coords()]
     size = unit_size(plan)
     sources: list = [None] * plan.ntasks
@@ -70,19 +69,6 @@ def read_fetched(prep, engine, plan, full: np.ndarray, nthreads: int) -> None:
         u = t // size
         missing[u] -= 1
         if missing[u] == 0:
-            _decode_unit(prep, engine, plan, full, sources, u * size, size, nthreads)
-
-
-def _decode_unit(prep, engine, plan, full, sources: list, first: int, size: int,
-                 nthreads: int) -> None:
-    sub = _unit_plan(plan, first, size)
-    chunk_sources = sources[first:first + size]
-    status, err_task, code, msg = engine.read(
-        full, sub.arrays(), sub.steps, sources=chunk_sources, nthreads=min(nthreads, size))
-    if code:
-        raise_engine_error(prep, sub, err_task, code, msg)
-    for t in np.flatnonzero(status == FALLBACK):
-        p = sub.projection(int(t))
-        decode_chunk_into(prep, prep.chunk_key(p.chunk_coords), full[p.out_selection],
-                          p.chunk_selection, chunk_sources[int(t)])
-    sources[first:first + size] = [None] * size  # decoded: let the bytes go
+            first = u * size
+            yield _unit_plan(plan, first, size), sources[first:first + size]
+            sources[first:first + size] = [None] * size  # decoded: let the bytes go
