@@ -93,3 +93,22 @@ def test_missing_chunks_are_fill_not_errors(s3_url, s3_options, proxy):
     expected = np.full(20, -2.5)
     expected[5:10] = 1.0
     np.testing.assert_array_equal(zarrhpc.open_array(store, path="a")[...], expected)
+
+
+def test_proxy_process_counts_and_delays(s3):
+    import time
+
+    from zarrhpc.testing.servers import ProxyProcess
+
+    from .conftest import BUCKET
+
+    with ProxyProcess(s3.endpoint, delay=0.05) as proxy:
+        store = open_url(f"s3://{BUCKET}/proxyproc", storage_options=s3.storage_options(
+            proxy.endpoint))
+        store.set("a", b"1")
+        assert proxy.total == 1
+        proxy.reset()
+        t0 = time.perf_counter()
+        assert bytes(store.get("a")) == b"1" and store.get("b") is None
+        assert time.perf_counter() - t0 >= 0.1  # each request waited in the child
+        assert proxy.total == 2

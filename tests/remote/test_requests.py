@@ -179,3 +179,26 @@ def test_reader_reads_ahead_only_when_reads_go_forward(sharded, s3_url, s3_optio
         o, n = (int(x) for x in index[3, 3, 3])
         assert bytes(reader.read(o, n)) == whole[o:o + n]
         assert proxy.log[-1][2] == f"bytes={o}-{o + n - 1}"
+
+
+def test_sub_volume_across_shards_one_batch(s3_url, s3_options, proxy):
+    # 8 shards of 16^3 (4^3 inner chunks each); a box touching a corner of each shard:
+    # the 8 indexes are fetched together, then the inner chunks of all 8 shards together
+    data = np.random.default_rng(2).random((32, 32, 32), dtype="f4")
+    a = zarrhpc.create_array(open_url(s3_url, storage_options=s3_options), name="m",
+                             shape=data.shape, dtype="f4", chunks=(4, 4, 4),
+                             shards=(16, 16, 16))
+    a[...] = data
+    # the tail read holds the index (64 x 16 + 4 bytes), not the whole (small) shard
+    b = zarrhpc.open_array(open_url(s3_url, storage_options=dict(s3_options, tail_bytes=1100)),
+                           path="m")
+    proxy.delay = 0.05  # requests sent together overlap
+    proxy.reset()
+    np.testing.assert_array_equal(b[12:20, 12:20, 12:20], data[12:20, 12:20, 12:20])
+    assert proxy.total == 16, proxy.log  # 8 x (size + index), 8 x one inner chunk
+    assert proxy.max_in_flight >= 8, proxy.max_in_flight
+    kinds = [rng.startswith("bytes=-") for _, _, rng in proxy.log]
+    assert kinds == [True] * 8 + [False] * 8  # every index before any inner chunk
+    proxy.reset()
+    np.testing.assert_array_equal(b[12:20, 12:20, 12:20], data[12:20, 12:20, 12:20])
+    assert proxy.total == 8 and proxy.max_in_flight >= 8  # indexes cached

@@ -12,12 +12,18 @@ objects (interop is tested elsewhere):
 - single elements: 50 random elements of the sharded array (per element);
 - write: each peer writes the chunked array under its own prefix;
 - fetch floor: every object of the chunked array fetched concurrently with obstore's
-  async API, nothing decoded (the best a reader can do on this server).
+  async API, nothing decoded (the best a reader can do on this server);
+- upload floor: the same objects (already encoded) PUT back concurrently the same way
+  (the best a writer can do).
 
 Peers: zarr-python with its default S3 store (FsspecStore, s3fs) and with ObjectStore
 (obstore), tensorstore's S3 driver. With ``--latency`` the same table is measured again
-with every request delayed by that many seconds in a proxy (all peers through it).
-Reported: medians of ``--repeat`` rounds (the peers run in turn within each round).
+with every request delayed by that many seconds in a proxy (all peers through it; the
+proxy runs in a child process, off this process's GIL). Reported: medians of
+``--repeat`` rounds (the peers run in turn within each round), and the requests each
+operation made (counted by the proxy). Before the tables, what the server itself costs
+(`server_costs`): per request, per MiB, and for a small range of a large object (moto
+reads a whole object to answer any range of it, so that cost grows with the object).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.testing.servers import CountingProxy, S3Server
+from zarrhpc.testing.servers import ProxyProcess, S3Server
 
 BUCKET = "bench"
 BLOSC_V3 = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
@@ -184,7 +190,7 @@ def floor_client(env: Env, name: str) -> tuple:
                     secret_access_key=s3.secret_key, region=s3.region,
                     client_options={"allow_http": True})
     paths = [m["path"] for batch in obstore.list(store) for m in batch
-             if not m["path"].endswith("zarr.json")]
+             if not m["path"].endswith("zarr.json") and not m["path"].startswith("w-floor/")]
     return store, paths
 
 
@@ -211,6 +217,54 @@ def fetch_floor(store: Any, paths: list) -> float:
     return time.perf_counter() - t0
 
 
+def upload_floor(store: Any, paths: list, blobs: list) -> float:
+    """Seconds to PUT ``blobs`` under ``w-floor/<path>`` concurrently with obstore."""
+    import obstore
+
+    async def all_of() -> None:
+        sem = asyncio.Semaphore(64)
+
+        async def one(path: str, blob: bytes) -> None:
+            async with sem:
+                await obstore.put_async(store, f"w-floor/{path}", blob)
+
+        await asyncio.gather(*(one(p, b) for p, b in zip(paths, blobs)))
+
+    t0 = time.perf_counter()
+    asyncio.run(all_of())
+    return time.perf_counter() - t0
+
+
+def server_costs(env: Env, shard_path: str) -> list[str]:
+    """What the server costs, measured with obstore (medians of 3; lines to print)."""
+    import obstore
+
+    store, _ = floor_client(env, "costs")
+    blob = np.random.default_rng(0).bytes(1 << 20)
+    obstore.put(store, "small", blob[:1024])
+    obstore.put(store, "mib", blob)
+    shard_store, _ = floor_client(env, "sharded")
+    size = obstore.head(shard_store, shard_path)["size"]
+
+    def per_call(fn: Callable[[], Any], n: int) -> float:
+        rounds = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            rounds.append((time.perf_counter() - t0) / n)
+        return statistics.median(rounds) * 1e3
+
+    get_small = per_call(lambda: obstore.get(store, "small").bytes(), 20)
+    get_mib = per_call(lambda: obstore.get(store, "mib").bytes(), 10)
+    put_mib = per_call(lambda: obstore.put(store, "mib2", blob), 10)
+    ranged = per_call(lambda: obstore.get(shard_store, shard_path,
+                                          options={"range": (0, 131072)}).bytes(), 5)
+    return [f"# server costs, one request at a time: GET 1 KiB {get_small:.2f} ms, "
+            f"GET 1 MiB {get_mib:.2f} ms, PUT 1 MiB {put_mib:.2f} ms, "
+            f"GET 128 KiB of the {size / 2**20:.0f} MiB shard {ranged:.2f} ms"]
+
+
 def _timed(fn: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
     fn()
@@ -219,7 +273,9 @@ def _timed(fn: Callable[[], Any]) -> float:
 
 def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) -> dict:
     """One table: {workload: {peer: [seconds per round]}}."""
-    proxy = CountingProxy(s3.endpoint, delay=latency).start() if latency else None
+    import obstore
+
+    proxy = ProxyProcess(s3.endpoint, delay=latency).start() if latency else None
     env = Env(s3, proxy.endpoint if proxy else s3.endpoint)
     try:
         peers = []
@@ -250,10 +306,13 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
             if _read(p, handles[p.name][0], points[0]) != data[points[0]]:
                 raise AssertionError(f"{p.name}: element differs")
         floor = floor_client(env, "plain")
+        blobs = [bytes(obstore.get(floor[0], path).bytes()) for path in floor[1]]
         if proxy is not None:
             proxy.reset()
         for _ in range(repeat):
             add("fetch floor (obstore, no decode)", "floor", fetch_floor(*floor))
+            add("upload floor (obstore, encoded bytes)", "floor",
+                upload_floor(floor[0], floor[1], blobs))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 plain, sharded = handles[p.name]
@@ -311,6 +370,7 @@ def main(argv: Any = None) -> int:
         Zarrhpc(env).write("sharded", data, (32,) * 3, shards=(min(args.size, 256),) * 3)
         print(f"# float32 {args.size}^3 ({data.nbytes / 2**20:.0f} MiB), chunks 64^3 blosc "
               f"lz4; sharded {min(args.size, 256)}^3 / 32^3; medians of {args.repeat} rounds")
+        print(*server_costs(env, "c/0/0/0"), sep="\n")
         print(format_table(run(args.size, args.repeat, 0.0, s3, data),
                            "## loopback S3 (moto), no added latency"))
         if args.latency:

@@ -19,6 +19,7 @@ import numpy as np
 
 from zarrhpc import config, errors
 from zarrhpc.codecs.native import FALLBACK
+from zarrhpc.core._stream import fetched_units
 from zarrhpc.errors import SelectionError, StoreError, status_class
 from zarrhpc.indexing import (
     iter_chunk_projections,
@@ -94,27 +95,43 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     # no more threads than chunks: waking an idle worker for a one-chunk read (each dask
     # task reads one) costs more than the read itself on a busy machine
     nthreads = min(config.get("threads"), plan.ntasks)
-    sources = None
     if target is not None:
         prefix, root_len, kind, sep = target
         status, err_task, code, msg = engine.read(
             full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
             key_kind=kind, sep=sep, nthreads=nthreads,
         )
+    elif plan.ntasks > 1 and prep.store.concurrency > 1:
+        # a remote store: every chunk requested at once, each unit of the plan decoded
+        # as soon as its chunks are in while the other fetches go on
+        for sub, sources in fetched_units(prep, plan):
+            _read_native_sources(prep, engine, sub, full, sources, min(nthreads, sub.ntasks))
+        return
     else:
         # one batched call: remote stores fetch every chunk of the request concurrently
         sources = prep.store.get_values([prep.chunk_key(c) for c in plan.iter_coords()])
-        status, err_task, code, msg = engine.read(
-            full, plan.arrays(), plan.steps, sources=sources, nthreads=nthreads
-        )
+        _read_native_sources(prep, engine, plan, full, sources, nthreads)
+        return
+    if code:
+        raise_engine_error(prep, plan, err_task, code, msg)
+    for t in np.flatnonzero(status == FALLBACK):
+        p = plan.projection(int(t))
+        decode_chunk_into(prep, prep.chunk_key(p.chunk_coords), full[p.out_selection],
+                          p.chunk_selection)
+
+
+def _read_native_sources(prep, engine, plan, full: np.ndarray, sources: list,
+                         nthreads: int) -> None:
+    """Decode the fetched ``sources`` of ``plan``'s tasks into ``full`` with the engine."""
+    status, err_task, code, msg = engine.read(
+        full, plan.arrays(), plan.steps, sources=sources, nthreads=nthreads)
     if code:
         raise_engine_error(prep, plan, err_task, code, msg)
     for t in np.flatnonzero(status == FALLBACK):
         p = plan.projection(int(t))
         # the bytes fetched for the engine serve the Python decode too (no second request)
-        raw = False if sources is None else sources[int(t)]
         decode_chunk_into(prep, prep.chunk_key(p.chunk_coords), full[p.out_selection],
-                          p.chunk_selection, raw)
+                          p.chunk_selection, sources[int(t)])
 
 
 def _read_python(prep, sel, full: np.ndarray) -> None:

@@ -1,11 +1,15 @@
 """Reads and writes of sharded arrays (a ``sharding_indexed`` codec alone in the chain).
 
 Read ``a[sel]``: the selection is planned over the *inner* chunk grid and grouped by
-shard. Per touched shard, one reader (``store.open_reader``: one open on LocalStore)
-gives the shard's length and, with one ranged read, its index, which is checked against
-that length (:meth:`ShardLayout.decode_index`) before any inner byte is read; then only
-the wanted inner chunks are read through the same reader (or, when at least half the
-shard is wanted, the whole shard is fetched once and its index taken from those bytes).
+shard. The touched shards are opened together (``store.open_readers``: one open per shard
+on LocalStore, one request bringing size and index on a remote store, none when its index
+is cached); each reader gives the shard's length and its index, read for all shards with
+one ``store.read_ranges`` and checked against that length
+(:meth:`ShardLayout.decode_index`) before any inner byte is read; then the wanted inner
+chunks of every shard are read through their readers with one more ``read_ranges`` call
+(a remote store coalesces neighbouring ranges and fetches all of them concurrently). When
+at least half a shard is wanted it is fetched whole instead (one ``get_values`` for all
+such shards) and its index taken from those bytes.
 
 - One element: two small reads, then the engine's one-task decode (``read_point``).
 - Inner chain with a native form (codecs.native): the inner chunks' bytes go to the
@@ -27,9 +31,13 @@ bytes as they are; touched ones are merged (read, decode, copy) when partly cove
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
 a shard left with no inner chunk is erased. With the ``shard_lock`` setting, a shard
 that is read to be rebuilt is held under the store's lock (``LocalStore.lock``: flock)
-from that read to its store, so concurrent processes lose no inner chunk. With at least as many shards as threads each
-shard is one task (so shards are stored while others are encoded); with fewer, the inner
-chunks are encoded in a few batches per worker thread.
+from that read to its store, so concurrent processes lose no inner chunk. With at least
+as many shards as threads each shard is one task (so shards are stored while others are encoded); with fewer, the inner
+chunks are encoded in a few batches per worker thread. A store that uploads concurrently
+(``store.concurrency > 1``, a remote store) gets the shards in batches instead: one
+``get_values`` for the stored shards a batch merges with, the batch rebuilt on the worker
+threads, one ``set_values``/``erase_values`` on an uploader thread while the next batch
+is built (`zarrhpc.core._write.UploadQueue`): one PUT per shard, nothing else.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
-from zarrhpc.core._write import _prepare_value
+from zarrhpc.core._write import UploadQueue, _prepare_value, store_encoded
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
     iter_chunk_projections,
@@ -111,14 +119,20 @@ def plan_inner_reads(prep, sel, full: np.ndarray) -> list[InnerRead]:
     keys = {sc: prep.chunk_key(sc) for sc in by_shard}
     sizes: dict = {}
     indexes: dict = {}
-    for sc, key in keys.items():
-        reader = store.open_reader(key)
-        if reader is None:
-            continue
-        with reader:
+    order = list(keys)
+    for first in range(0, len(order), _READERS_AT_ONCE):
+        group = order[first:first + _READERS_AT_ONCE]
+        readers = store.open_readers([keys[sc] for sc in group])
+        try:  # every shard's size and index in one batch
+            opened = [(sc, r) for sc, r in zip(group, readers) if r is not None]
+            bufs = store.read_ranges([(r, [layout.index_range(r.size)]) for _, r in opened])
+        finally:
+            for reader in readers:
+                if reader is not None:
+                    reader.close()
+        for (sc, reader), (buf,) in zip(opened, bufs):
             sizes[sc] = reader.size
-            buf = reader.read(*layout.index_range(reader.size))
-        indexes[sc] = layout.decode_index(buf, sizes[sc], key)
+            indexes[sc] = layout.decode_index(buf, reader.size, keys[sc])
     jobs = []
     for sc, projections in by_shard.items():
         key = keys[sc]
@@ -181,19 +195,6 @@ def plan_point_read(prep, point: tuple, dst: np.ndarray) -> list[InnerRead]:
         return [InnerRead(key, off, length, local, csel, dst, nbytes, reader.read(off, length))]
 
 
-def _fetch(store, jobs: list[InnerRead]) -> list:
-    """Encoded bytes of each job of one shard: the whole shard when most of it is wanted."""
-    wanted = sum(j.length for j in jobs)
-    key = jobs[0].key
-    if wanted * 2 >= jobs[0].shard_nbytes:
-        whole = store.get(key)
-        if whole is not None:
-            view = memoryview(whole)
-            return [view[j.offset:j.offset + j.length] for j in jobs]
-        return [None] * len(jobs)
-    return store.get_partial_values([(key, j.offset, j.length) for j in jobs])
-
-
 def _decode_into(prep, job: InnerRead, buf) -> None:
     where = f"{job.key}: inner chunk {job.inner_coords}"
     if buf is None:
@@ -220,58 +221,102 @@ def run_inner_reads(prep, jobs: list[InnerRead]) -> None:
     if not by_key:
         return
     store = prep.store
-    groups = list(by_key.values())
-    pool = config.executor() if len(jobs) > 1 else None
+    # the shards mostly wanted are fetched whole with one get_values, the inner chunks of
+    # the others with one get_partial_values (a remote store coalesces and fetches both
+    # concurrently)
+    whole = [g for g in by_key.values() if 2 * sum(j.length for j in g) >= g[0].shard_nbytes]
+    parts = [j for g in by_key.values() if 2 * sum(j.length for j in g) < g[0].shard_nbytes
+             for j in g]
+    pairs = []
+    for group, raw in zip(whole, store.get_values([g[0].key for g in whole])):
+        view = None if raw is None else memoryview(raw)
+        pairs += [(j, None if view is None else view[j.offset:j.offset + j.length])
+                  for j in group]
+    if parts:
+        bufs = store.get_partial_values([(j.key, j.offset, j.length) for j in parts])
+        pairs += list(zip(parts, bufs))
+    pool = config.executor() if len(pairs) > 1 else None
     if pool is None:
-        for group in groups:
-            for job, buf in zip(group, _fetch(store, group)):
-                _decode_into(prep, job, buf)
-        return
-    fetched = list(pool.map(lambda g: _fetch(store, g), groups))
-    pairs = [pair for group, bufs in zip(groups, fetched) for pair in zip(group, bufs)]
-    list(pool.map(lambda pair: _decode_into(prep, *pair), pairs))
+        for pair in pairs:
+            _decode_into(prep, *pair)
+    else:
+        list(pool.map(lambda pair: _decode_into(prep, *pair), pairs))
 
 
-def _shard_sources(prep, key: str, locals_: list, whole: bool) -> list:
-    """Encoded bytes of the inner chunks ``locals_`` of one shard (None: not stored).
+def _index_value(index, local) -> tuple[int, int] | None:
+    off = index.item(*local, 0)
+    return None if off == EMPTY else (off, index.item(*local, 1))
 
-    ``whole``: most of the shard is wanted, so it is fetched whole (LocalStore maps it)
-    and the index is taken from those same bytes; otherwise one reader gives the length,
-    the index and only the inner chunks wanted, all from one version of the file.
+
+_READERS_AT_ONCE = 256  # shards open together (a LocalStore reader holds a file open)
+
+
+def _shard_sources(prep, shards: list) -> list:
+    """Encoded bytes of the inner chunks wanted from every shard of a request.
+
+    ``shards``: ``(key, locals_, whole)`` per shard, ``locals_`` the inner chunks wanted
+    and ``whole`` true when most of the shard is wanted. Returns per shard the list of
+    buffers (None: not stored). The shards wanted whole are fetched with one `get_values`
+    (the index taken from those same bytes); the others are opened together
+    (`Store.open_readers`: size and index with one request each on a remote store, none
+    when cached), their indexes read with one `Store.read_ranges` and then every wanted
+    inner chunk of all of them with one more, so that a remote store coalesces and fetches
+    them in one concurrent batch. Each reader reads one version of its shard.
     """
     layout = prep.sharding
     store = prep.store
+    out: list = [None] * len(shards)
+    whole = [n for n, s in enumerate(shards) if s[2]]
     if whole:
-        raw = store.get(key)
-        if raw is None:
-            return [None] * len(locals_)
-        view = memoryview(raw)
-        index = layout.read_index(view, key)
-        out = []
-        for local in locals_:
-            off = index.item(*local, 0)
-            out.append(None if off == EMPTY else view[off:off + index.item(*local, 1)])
-        return out
-    reader = store.open_reader(key)
-    if reader is None:
-        return [None] * len(locals_)
-    with reader:
-        nbytes = reader.size
-        index = layout.decode_index(reader.read(*layout.index_range(nbytes)), nbytes, key)
-        out = []
-        for local in locals_:
-            off = index.item(*local, 0)
-            if off == EMPTY:
-                out.append(None)
+        for n, raw in zip(whole, store.get_values([shards[n][0] for n in whole])):
+            key, locals_, _ = shards[n]
+            if raw is None:
+                out[n] = [None] * len(locals_)
                 continue
-            length = index.item(*local, 1)
-            buf = reader.read(off, length)
+            view = memoryview(raw)
+            index = layout.read_index(view, key)
+            spans = [_index_value(index, local) for local in locals_]
+            out[n] = [None if sp is None else view[sp[0]:sp[0] + sp[1]] for sp in spans]
+    part = [n for n, s in enumerate(shards) if not s[2]]
+    for first in range(0, len(part), _READERS_AT_ONCE):
+        group = part[first:first + _READERS_AT_ONCE]
+        readers = store.open_readers([shards[n][0] for n in group])
+        try:
+            _read_inner(prep, shards, group, readers, out)
+        finally:
+            for reader in readers:
+                if reader is not None:
+                    reader.close()
+    return out
+
+
+def _read_inner(prep, shards: list, group: list, readers: list, out: list) -> None:
+    layout = prep.sharding
+    store = prep.store
+    opened = [(n, r) for n, r in zip(group, readers) if r is not None]
+    for n, r in zip(group, readers):
+        if r is None:
+            out[n] = [None] * len(shards[n][1])
+    indexes = store.read_ranges([(r, [layout.index_range(r.size)]) for _, r in opened])
+    requests = []
+    plans = []
+    for (n, reader), (buf,) in zip(opened, indexes):
+        key, locals_, _ = shards[n]
+        index = layout.decode_index(buf, reader.size, key)
+        spans = [_index_value(index, local) for local in locals_]
+        out[n] = [None] * len(locals_)
+        slots = [m for m, sp in enumerate(spans) if sp is not None]
+        requests.append((reader, [spans[m] for m in slots]))
+        plans.append((n, slots, spans))
+    for (n, slots, spans), bufs in zip(plans, store.read_ranges(requests)):
+        key, locals_, _ = shards[n]
+        for m, buf in zip(slots, bufs):
+            off, length = spans[m]
             if len(buf) != length:
                 raise CorruptChunkError(
-                    f"{key}: inner chunk {local}: expected {length} bytes at offset {off}, "
-                    f"got {len(buf)} (the shard changed while it was read)")
-            out.append(buf)
-        return out
+                    f"{key}: inner chunk {locals_[m]}: expected {length} bytes at offset "
+                    f"{off}, got {len(buf)} (the shard changed while it was read)")
+            out[n][m] = buf
 
 
 def _read_native(prep, engine, sel, full: np.ndarray) -> None:
@@ -286,12 +331,11 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     for t, c in enumerate(coords):
         by_shard.setdefault(tuple(i // r for i, r in zip(c, ratio)), []).append(t)
     sources: list = [None] * plan.ntasks
-    keys = {}
-    for sc, tasks in by_shard.items():
-        key = keys[sc] = prep.chunk_key(sc)
-        locals_ = [_local(coords[t], ratio) for t in tasks]
-        whole = 2 * len(tasks) >= layout.nchunks
-        for t, buf in zip(tasks, _shard_sources(prep, key, locals_, whole)):
+    keys = {sc: prep.chunk_key(sc) for sc in by_shard}
+    shards = [(keys[sc], [_local(coords[t], ratio) for t in tasks],
+               2 * len(tasks) >= layout.nchunks) for sc, tasks in by_shard.items()]
+    for tasks, bufs in zip(by_shard.values(), _shard_sources(prep, shards)):
+        for t, buf in zip(tasks, bufs):
             sources[t] = buf
     status, err_task, code, msg = engine.read(
         full, plan.arrays(), plan.steps, sources=sources, nthreads=config.get("threads"))
@@ -380,9 +424,11 @@ def _needs_existing(prep, sc, projections) -> bool:
     return len(projections) != inside
 
 
-def _load_existing(prep, sw: _ShardWrite) -> None:
+def _load_existing(prep, sw: _ShardWrite, raw=False) -> None:
+    """Take the stored shard's inner chunks (``raw``: its bytes when already fetched)."""
     layout = prep.sharding
-    raw = prep.store.get(sw.key)
+    if raw is False:
+        raw = prep.store.get(sw.key)
     if raw is None:
         return
     sw.raw = memoryview(raw)
@@ -538,6 +584,9 @@ def write_sharded(prep, selection, value) -> None:
     pool = config.executor()
     # shard_lock: each shard rebuilt under its store lock, from reading it to storing it
     lock = getattr(prep.store, "lock", None) if config.get("shard_lock") else None
+    if prep.store.concurrency > 1 and len(shards) > 1 and lock is None:
+        _write_batched(prep, pool, list(shards.items()), full)
+        return
     if pool is None or lock is not None or len(shards) >= config.get("threads"):
         # enough shards to keep every thread busy: one task per shard, so that shards
         # are stored while others are still being encoded
@@ -556,6 +605,16 @@ def write_sharded(prep, selection, value) -> None:
     _map(pool, lambda sw: _store_shard(prep, sw), list(shards.values()))
 
 
+def _encode_touched(prep, sw: _ShardWrite, full: np.ndarray) -> None:
+    """Encode the inner chunks ``sw`` touches into its pieces (existing ones loaded)."""
+    for p in sw.projections:
+        flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
+        if enc is None:
+            sw.pieces.pop(flat, None)
+        else:
+            sw.pieces[flat] = enc
+
+
 def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray, lock=None) -> None:
     """Rebuild and store one shard, its inner chunks encoded in this thread; under
     ``lock(key)`` (the store's, ``shard_lock``) when it reads the existing shard."""
@@ -563,10 +622,34 @@ def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray, lock=None) -> None
     with lock(sw.key) if lock is not None and needs else contextlib.nullcontext():
         if needs:
             _load_existing(prep, sw)
-        for p in sw.projections:
-            flat, enc = _encode_inner(prep, sw, p, full[p.out_selection])
-            if enc is None:
-                sw.pieces.pop(flat, None)
-            else:
-                sw.pieces[flat] = enc
+        _encode_touched(prep, sw, full)
         _store_shard(prep, sw)
+
+
+def _build_shard(prep, sw: _ShardWrite, full: np.ndarray) -> tuple:
+    """``(key, new shard bytes or None)``: the touched inner chunks encoded into ``sw``
+    (whose existing chunks are loaded), None when no inner chunk is left."""
+    _encode_touched(prep, sw, full)
+    return sw.key, prep.sharding.assemble(sw.pieces)
+
+
+def _write_batched(prep, pool, items: list, full: np.ndarray) -> None:
+    """Shards to a store that uploads concurrently (a remote store), in batches: the
+    stored shards a batch must merge with read by one ``get_values``, the batch's shards
+    rebuilt on the worker threads, then stored by one ``set_values`` (and one
+    ``erase_values`` for shards left empty) on an uploader thread while the next batch is
+    built. One PUT per shard; about ``store.concurrency`` shards uploading at once."""
+    store = prep.store
+    size = max(2 * config.get("threads"), 4)
+    with UploadQueue(store, store.concurrency // size) as queue:
+        for first in range(0, len(items), size):
+            batch = items[first:first + size]
+            loads = [sw for sc, sw in batch if _needs_existing(prep, sc, sw.projections)]
+            if loads:
+                for sw, raw in zip(loads, store.get_values([sw.key for sw in loads])):
+                    _load_existing(prep, sw, raw)
+            encoded = _map(pool, lambda item: _build_shard(prep, item[1], full), batch)
+            if len(items) <= size:
+                store_encoded(store, encoded)  # one batch: nothing to overlap with
+            else:
+                queue.put(encoded)

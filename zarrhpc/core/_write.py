@@ -9,10 +9,23 @@ A chunk whose in-prep part is wholly covered is encoded from the caller's data (
 bytes codec's single copy makes the stored layout); an edge chunk gets a fill-valued
 buffer first. A partly covered chunk is read, merged and re-encoded. A chunk equal to the
 fill value (bit for bit) is erased instead of stored unless ``write_empty_chunks``.
-Each chunk is written atomically by the store (temporary file, then rename).
+Each chunk is written atomically by the store (temporary file then rename; one PUT on an
+object store, a multipart upload completed or aborted as a whole).
+
+Any other store gets the chunks in batches (`_write_batched`): per batch, one
+`Store.get_values` for the partly covered chunks, the encodes on the worker threads, then
+one `Store.set_values` for the encoded chunks and one `Store.erase_values` for the empty
+ones, run by an uploader thread while the next batch is read and encoded. A remote store
+uploads a batch concurrently and about `Store.concurrency` chunks are in flight in all;
+no request is made per chunk beyond its PUT (no existence check), and empty chunks are
+erased with one batched delete per batch.
 """
 
 from __future__ import annotations
+
+import threading
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -23,7 +36,8 @@ from zarrhpc.core._read import native_target, raise_engine_error
 from zarrhpc.errors import BroadcastError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
-__all__ = ["broadcast_value", "is_fill_chunk", "write_selection"]
+__all__ = ["UploadQueue", "broadcast_value", "is_fill_chunk", "store_encoded", "uploaders",
+           "write_selection"]
 
 
 def broadcast_value(prep, value, shape) -> np.ndarray:
@@ -52,7 +66,13 @@ def _prepare_value(prep, value, sel) -> np.ndarray:
     return broadcast_value(prep, value, sel.out_shape)[sel.expand_index]
 
 
-def _write_chunk(prep, coords, chunk_selection, src: np.ndarray, covers: bool) -> None:
+def _encode_chunk(prep, coords, chunk_selection, src: np.ndarray, covers: bool, raw=False):
+    """``(key, encoded bytes)`` of one chunk after the write, bytes None for a chunk equal
+    to the fill value that is not stored (``write_empty_chunks`` off).
+
+    ``raw``: the chunk's stored bytes when the caller fetched them already (None: not
+    stored); by default a partly covered chunk is read here.
+    """
     key = prep.chunk_key(coords)
     chunk_shape = prep.chunks
     region = prep.grid.chunk_region(coords)
@@ -66,7 +86,10 @@ def _write_chunk(prep, coords, chunk_selection, src: np.ndarray, covers: bool) -
             prep.copy(chunk[chunk_selection], src)
     else:
         chunk = prep.empty(chunk_shape, "C")
-        raw = None if covers else prep.store.get(key)
+        if covers:
+            raw = None
+        elif raw is False:
+            raw = prep.store.get(key)
         if raw is None:
             prep.fill(chunk)
         else:
@@ -74,9 +97,106 @@ def _write_chunk(prep, coords, chunk_selection, src: np.ndarray, covers: bool) -
             prep.copy(chunk, decoded)
         prep.copy(chunk[chunk_selection], src)
     if not prep.write_empty_chunks and prep.is_fill(chunk):
+        return key, None
+    return key, prep.pipeline.encode(chunk, key)
+
+
+def _write_chunk(prep, coords, chunk_selection, src: np.ndarray, covers: bool) -> None:
+    key, encoded = _encode_chunk(prep, coords, chunk_selection, src, covers)
+    if encoded is None:
         prep.store.erase(key)
-        return
-    prep.store.set(key, prep.pipeline.encode(chunk, key))
+    else:
+        prep.store.set(key, encoded)
+
+
+def store_encoded(store, encoded: list) -> None:
+    """Store a batch of ``(key, bytes or None)``: one `set_values` for the values, one
+    `erase_values` for the keys of chunks equal to the fill value."""
+    puts = [(key, data) for key, data in encoded if data is not None]
+    empties = [key for key, data in encoded if data is None]
+    if puts:
+        store.set_values(puts)
+    if empties:
+        store.erase_values(empties)
+
+
+_uploaders: ThreadPoolExecutor | None = None
+_uploaders_lock = threading.Lock()
+
+
+def uploaders() -> ThreadPoolExecutor:
+    """The threads that drive `store_encoded` calls while the caller encodes the next
+    batch. They only wait for the store (whose requests run on the store's own threads),
+    so a few serve every write in the process."""
+    global _uploaders
+    with _uploaders_lock:
+        if _uploaders is None:
+            _uploaders = ThreadPoolExecutor(8, thread_name_prefix="zarrhpc-upload")
+        return _uploaders
+
+
+class UploadQueue:
+    """Batches handed to `uploaders`, at most ``ahead`` of them in flight.
+
+    `put` waits for the oldest batch once ``ahead`` are in flight; `drain` waits for all
+    and raises the first failure. Used as a context manager, an exception inside lets
+    the batches in flight finish before it propagates (no upload outlives the call).
+    """
+
+    def __init__(self, store, ahead: int) -> None:
+        self.store = store
+        self.ahead = max(1, ahead)
+        self._pending: deque = deque()
+
+    def put(self, encoded: list) -> None:
+        while len(self._pending) >= self.ahead:
+            self._pending.popleft().result()
+        self._pending.append(uploaders().submit(store_encoded, self.store, encoded))
+
+    def drain(self) -> None:
+        while self._pending:
+            self._pending.popleft().result()
+
+    def __enter__(self) -> UploadQueue:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if exc_info[0] is None:
+            self.drain()
+        else:
+            wait(list(self._pending))
+            self._pending.clear()
+
+
+def _write_batched(prep, plan: list) -> None:
+    """Write the chunks of ``plan`` in batches: the partly covered chunks of a batch read
+    with one `get_values`, the batch encoded on the worker threads, then stored with one
+    `set_values` (and one `erase_values`) by an uploader thread while the next batch is
+    read and encoded. About `Store.concurrency` chunks are uploading at once."""
+    store = prep.store
+    pool = config.executor()
+    threads = config.get("threads")
+    size = max(2 * threads, 4)
+
+    def encode(job):
+        return _encode_chunk(prep, *job)
+
+    with UploadQueue(store, store.concurrency // size) as queue:
+        for first in range(0, len(plan), size):
+            batch = plan[first:first + size]
+            partial = [i for i, job in enumerate(batch) if not job[3]]
+            if partial:  # chunks merged with what is stored: one batched read
+                raws = store.get_values([prep.chunk_key(batch[i][0]) for i in partial])
+                for i, raw in zip(partial, raws):
+                    batch[i] = (*batch[i], raw)
+            if pool is None or len(batch) == 1:
+                encoded = [encode(job) for job in batch]
+            else:
+                encoded = list(pool.map(encode, batch))
+            if len(plan) <= size:
+                store_encoded(store, encoded)  # one batch: nothing to overlap with
+            else:
+                queue.put(encoded)
 
 
 def write_selection(prep, selection, value) -> None:
@@ -93,12 +213,10 @@ def write_selection(prep, selection, value) -> None:
         (p.chunk_coords, p.chunk_selection, full[p.out_selection], p.covers_chunk)
         for p in iter_chunk_projections(sel, prep.chunks)
     ]
-    pool = config.executor() if len(plan) > 1 else None
-    if pool is None:
-        for job in plan:
-            _write_chunk(prep, *job)
-    else:
-        list(pool.map(lambda job: _write_chunk(prep, *job), plan))
+    if len(plan) == 1:
+        _write_chunk(prep, *plan[0])
+    elif plan:
+        _write_batched(prep, plan)
 
 
 def _write_native(prep, engine, sel, full: np.ndarray, target) -> None:

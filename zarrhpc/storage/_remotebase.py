@@ -7,7 +7,10 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
 `zarrhpc.storage.abc.Store` hooks:
 
 - ``_get_values`` fetches every key concurrently on the store's thread pool
-  (``concurrency`` threads, see below), one request per key.
+  (``concurrency`` threads, see below), one request per key; ``_iter_values`` does the
+  same but yields each value as it arrives, each finished request starting the next (a
+  completion callback), so ``concurrency`` requests stay in flight while the caller
+  decodes what has arrived.
 - ``_get_partial_values`` groups the ranges by key, coalesces the ranges of one key that
   lie within ``coalesce_gap`` bytes of each other into one request (at most
   ``coalesce_max`` bytes unless a single range is larger; `zarrhpc.storage._ranges`),
@@ -25,11 +28,13 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   two versions. A write or erase through this store (or a view of it from
   `with_read_only`) drops the entry first. Backends that give no ETag cache nothing.
 
-What the read path should do to get the fewest round trips: chunks of a request with ONE
-`get_values` call; shards opened with `open_readers` (all at once: size and index of each
-in one request, or none when cached); the inner chunks of all shards with ONE
-`get_partial_values` call (or `_RemoteReader.read_ranges` per shard), which coalesces and
-fetches concurrently; writes with `set_values`.
+What the read path does to get the fewest round trips: chunks of a request with ONE
+`iter_values` (or `get_values`) call; shards opened with `open_readers` (all at once: size
+and index of each in one request, or none when cached); the inner chunks of all shards
+with ONE `read_ranges` call over their readers (each reader's spans coalesced, every span
+of every shard in flight together, each checked with its reader's ETag); writes with
+`set_values` (at most ``concurrency`` uploads at once; the write path keeps about that
+many in flight across its batches).
 
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 32, or the environment variable
@@ -47,15 +52,16 @@ from __future__ import annotations
 
 import copy
 import os
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, NamedTuple
 
 from zarrhpc.errors import StoreError
 from zarrhpc.storage._ranges import coalesce, split
-from zarrhpc.storage.abc import Buffer, RangeReader, Store, as_byte_view, resolve_range
+from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
 __all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "store_settings"]
 
@@ -245,12 +251,18 @@ class _RemoteReader(RangeReader):
     def close(self) -> None:
         self._ahead = None
 
-
     def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
         """The bytes of several ``(offset, length)`` ranges, coalesced and fetched
         concurrently (each checked against the ETag the reader opened)."""
-        store = self.store
         out: list[Buffer] = [b""] * len(ranges)
+        self.store._map(lambda task: task(), self.plan_ranges(ranges, out))
+        return out
+
+    def plan_ranges(self, ranges: list[tuple[int, int | None]],
+                    out: list) -> list[Callable[[], None]]:
+        """Fill ``out[i]`` with what the cache holds of range ``i``; return the fetches
+        (coalesced spans, checked against the reader's ETag) that fill the rest."""
+        store = self.store
         absolute: list[tuple[int, int]] = []
         where: list[int] = []
         entry = store._cache.get(self.key)
@@ -259,6 +271,7 @@ class _RemoteReader(RangeReader):
         for i, (offset, length) in enumerate(ranges):
             start, stop = resolve_range(self.size, offset, length)
             if stop <= start:
+                out[i] = b""
                 continue
             hit = entry.lookup(start, stop) if entry is not None else None
             if hit is not None:
@@ -268,16 +281,17 @@ class _RemoteReader(RangeReader):
             where.append(i)
         gap, most = store.settings["coalesce_gap"], store.settings["coalesce_max"]
 
-        def run(span: Any) -> None:
-            got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
-            if got is None:
-                raise StoreError(
-                    f"{store.url_of(self.key)}: the object was deleted while being read")
-            for m, data in split(span, got.data, absolute):
-                out[where[m]] = data
+        def task(span: Any) -> Callable[[], None]:
+            def run() -> None:
+                got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
+                if got is None:
+                    raise StoreError(
+                        f"{store.url_of(self.key)}: the object was deleted while being read")
+                for m, data in split(span, got.data, absolute):
+                    out[where[m]] = data
+            return run
 
-        store._map(run, coalesce(absolute, gap, most))
-        return out
+        return [task(span) for span in coalesce(absolute, gap, most)]
 
 
 class RemoteStore(Store):
@@ -403,6 +417,41 @@ class RemoteStore(Store):
     def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return self._map(self._get, keys)
 
+    def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
+        limit = self.settings["concurrency"]
+        if len(keys) <= 1 or limit == 1:
+            yield from super()._iter_values(keys)
+            return
+        pool = _shared_pool(limit)
+        arrived: queue.SimpleQueue = queue.SimpleQueue()
+        lock = threading.Lock()
+        state = {"next": 0, "stop": False}
+
+        def launch() -> None:
+            # each finished request starts the next: ``limit`` in flight, whether or not
+            # the consumer is busy decoding
+            with lock:
+                if state["stop"] or state["next"] >= len(keys):
+                    return
+                i = state["next"]
+                state["next"] += 1
+            try:
+                future = pool.submit(self._get, keys[i])
+            except BaseException as exc:  # the pool is shutting down: report, never hang
+                future = Future()
+                future.set_exception(exc)
+            future.add_done_callback(lambda f, i=i: (arrived.put((i, f)), launch()))
+
+        for _ in range(min(limit, len(keys))):
+            launch()
+        try:
+            for _ in range(len(keys)):
+                i, future = arrived.get()
+                yield i, future.result()
+        finally:
+            with lock:
+                state["stop"] = True
+
     def _exists(self, key: str) -> bool:
         return self._head(key) is not None
 
@@ -439,6 +488,24 @@ class RemoteStore(Store):
         a shard's size and index come together)."""
         self._check_open()
         return self._map(self._open_reader, [self._validate_key(k) for k in keys])
+
+    def read_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> list[list[Buffer]]:
+        """The ranges of several readers in one batch: coalesced per object, every
+        request of every reader in flight together (at most ``concurrency``)."""
+        self._check_open()
+        outs: list[list[Buffer]] = []
+        tasks: list[Callable[[], None]] = []
+        for reader, ranges in requests:
+            out: list[Buffer] = [b""] * len(ranges)
+            outs.append(out)
+            if isinstance(reader, _RemoteReader):
+                tasks.extend(reader.plan_ranges(ranges, out))
+            else:
+                out[:] = reader.read_ranges(ranges)
+        self._map(lambda task: task(), tasks)
+        return outs
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, int | None]]
@@ -527,24 +594,12 @@ class RemoteStore(Store):
         self._put(key, data)
         self._cache.drop(key)
 
-    def set_values(self, items: Iterable[tuple[str, Any]]) -> None:
-        """Store several values, uploading them concurrently (each one as `set` does).
+    def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
+        self._map(lambda kv: self._set(*kv), items)
 
-        Parameters
-        ----------
-        items : iterable of (key, buffer)
-
-        Raises
-        ------
-        InvalidKeyError, ReadOnlyError, TypeError, StoreError
-            As for `set`; on an error some of the other values may have been stored.
-        """
-        checked = []
-        for key, value in items:
-            key = self._validate_key(key)
-            self._check_writable(key, "set")
-            checked.append((key, as_byte_view(key, value)))
-        self._map(lambda kv: self._set(*kv), checked)
+    @property
+    def concurrency(self) -> int:
+        return self.settings["concurrency"]
 
     def _erase(self, key: str) -> None:
         self._erase_values([key])

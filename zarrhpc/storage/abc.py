@@ -1,8 +1,9 @@
 """The abstract store interface of the Zarr v3 specification, as a Python class.
 
 A store is a mapping from keys (see :mod:`zarrhpc.storage.keys`) to byte values, with the
-three capabilities the specification names: *readable* (`Store.get`,
-`Store.get_partial_values`), *writeable* (`Store.set`, `Store.set_partial_values`,
+three capabilities the specification names: *readable* (`Store.get`, `Store.get_values`,
+`Store.get_partial_values`), *writeable* (`Store.set`, `Store.set_values`,
+`Store.set_partial_values`,
 `Store.erase`, `Store.erase_values`, `Store.erase_prefix`) and *listable* (`Store.list`,
 `Store.list_prefix`, `Store.list_dir`), plus `Store.exists`.
 
@@ -181,6 +182,10 @@ class RangeReader:
         (value,) = self.store.get_partial_values([(self.key, offset, length)])
         return b"" if value is None else value
 
+    def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
+        """The bytes of several ``(offset, length)`` ranges, in order (see `read`)."""
+        return [self.read(offset, length) for offset, length in ranges]
+
     def close(self) -> None:
         """Release what the reader holds."""
 
@@ -324,6 +329,27 @@ class Store(abc.ABC):
         self._check_open()
         return self._get_values([self._validate_key(k) for k in keys])
 
+    def iter_values(self, keys: Iterable[str]) -> Iterator[tuple[int, Buffer | None]]:
+        """Yield ``(i, value)`` for every key ``keys[i]`` as its value arrives.
+
+        What a read uses to decode the chunks already fetched while the others are still
+        in flight: remote stores keep up to `concurrency` requests going on their own
+        threads (the consumer need not keep up) and yield in the order the answers come;
+        the fallback reads the keys in order. Abandoning the iterator stops new requests.
+
+        Parameters
+        ----------
+        keys : iterable of str
+
+        Yields
+        ------
+        tuple
+            ``(position in keys, bytes or memoryview or None)``.
+        """
+        self._check_open()
+        checked = [self._validate_key(k) for k in keys]
+        return self._iter_values(checked)
+
     def get_partial_values(
         self, key_ranges: Iterable[tuple[str, int, int | None]]
     ) -> list[Buffer | None]:
@@ -383,6 +409,25 @@ class Store(abc.ABC):
         self._check_open()
         return self._open_reader(self._validate_key(key))
 
+    def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
+        """`open_reader` of several keys, in order (remote stores open them concurrently:
+        one request each at most, which also brings a shard's index)."""
+        self._check_open()
+        return [self._open_reader(self._validate_key(k)) for k in keys]
+
+    def read_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> list[list[Buffer]]:
+        """Byte ranges of several open readers at once: per ``(reader, ranges)`` the list
+        ``reader.read_ranges(ranges)`` returns.
+
+        How a sharded read fetches the inner chunks of every shard of a request: remote
+        stores coalesce and fetch all of them with one batch of concurrent requests (each
+        checked against its reader's version); the fallback asks each reader in turn.
+        """
+        self._check_open()
+        return [reader.read_ranges(ranges) for reader, ranges in requests]
+
     def exists(self, key: str) -> bool:
         """Return whether a value is stored under ``key``.
 
@@ -423,6 +468,40 @@ class Store(abc.ABC):
         key = self._validate_key(key)
         self._check_writable(key, "set")
         self._set(key, as_byte_view(key, value))
+
+    def set_values(self, items: Iterable[tuple[str, Any]]) -> None:
+        """Store several values, each one as `set` does (atomically, bytes copied).
+
+        The batched form of `set` that the write path uses for the chunks of a request:
+        remote stores override the ``_set_values`` hook to upload up to `concurrency`
+        values at once; the fallback stores one value at a time. Every key and value is
+        checked before anything is stored.
+
+        Parameters
+        ----------
+        items : iterable of (key, buffer)
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, TypeError, StoreError
+            As for `set`; after a failed store some of the other values may be stored.
+        """
+        checked = []
+        for key, value in items:
+            key = self._validate_key(key)
+            self._check_writable(key, "set")
+            checked.append((key, as_byte_view(key, value)))
+        if checked:
+            self._set_values(checked)
+
+    @property
+    def concurrency(self) -> int:
+        """int: how many requests `get_values`/`set_values` keep in flight (1: in turn).
+
+        The write path sizes its upload batches by it; remote stores return their
+        ``concurrency`` setting.
+        """
+        return 1
 
     def set_vectored(self, key: str, values: Iterable[Any]) -> None:
         """Store the concatenation of ``values`` (buffers) under ``key``, as :meth:`set`.
@@ -567,9 +646,17 @@ class Store(abc.ABC):
     def _get_values(self, keys: list[str]) -> list[Buffer | None]:
         return [self._get(k) for k in keys]
 
+    def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
+        for i, key in enumerate(keys):
+            yield i, self._get(key)
+
     @abc.abstractmethod
     def _set(self, key: str, data: memoryview) -> None:
         """Atomically store ``data`` (flat bytes; copy it, the caller may reuse it)."""
+
+    def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
+        for key, data in items:
+            self._set(key, data)
 
     @abc.abstractmethod
     def _erase(self, key: str) -> None:

@@ -16,6 +16,9 @@ the kernel (port 0) and is stopped by its context manager.
   injects faults: a status code for the next N requests that match
   (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
   dropped connection (``status=0``).
+- `ProxyProcess`: the same proxy in a child process, so that its Python work (every byte
+  passes through it) does not compete with the client for this process's GIL: what the
+  benchmarks use. It offers ``endpoint``, ``total`` and `ProxyProcess.reset`.
 
 Life cycle: ``with S3Server() as s3, CountingProxy(s3.endpoint) as proxy: ...``.
 """
@@ -37,7 +40,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["CountingProxy", "HTTPRangeServer", "S3Server", "request_kind"]
+__all__ = ["CountingProxy", "HTTPRangeServer", "ProxyProcess", "S3Server", "request_kind"]
 
 _MOTO_CHILD = r"""
 import sys
@@ -50,18 +53,9 @@ server.stop()
 """
 
 
-class S3Server:
-    """moto's S3 server on 127.0.0.1 and a free port, in a child process.
-
-    Parameters
-    ----------
-    timeout : float
-        Seconds to wait for the server to start.
-    """
-
-    access_key = "testing"
-    secret_key = "testing"
-    region = "us-east-1"
+class _Child:
+    """A server in a child process that prints its port, then serves until its stdin
+    closes; a context manager."""
 
     def __init__(self, timeout: float = 60.0) -> None:
         self.timeout = timeout
@@ -73,37 +67,16 @@ class S3Server:
         """str: the server's URL, ``http://127.0.0.1:PORT``."""
         return f"http://127.0.0.1:{self.port}"
 
-    def storage_options(self, endpoint: str | None = None) -> dict[str, Any]:
-        """Options in zarr-python's (s3fs) spelling to reach this server (or a proxy)."""
-        return {"endpoint_url": endpoint or self.endpoint, "key": self.access_key,
-                "secret": self.secret_key, "region": self.region}
-
-    def start(self) -> S3Server:
-        env = dict(os.environ, AWS_ACCESS_KEY_ID=self.access_key,
-                   AWS_SECRET_ACCESS_KEY=self.secret_key, AWS_DEFAULT_REGION=self.region,
-                   PYTHONWARNINGS="ignore")
+    def _spawn(self, args: list[str], what: str, env: dict | None = None) -> None:
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _MOTO_CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-c", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=env, text=True)
         line = self._proc.stdout.readline()  # blocks until the child prints its port
         if not line.strip().isdigit():
             self.stop()
-            raise RuntimeError(f"moto S3 server did not start (said {line!r})")
+            raise RuntimeError(f"{what} did not start (said {line!r})")
         self.port = int(line)
         _wait_listening(self.port, self.timeout)
-        return self
-
-    def create_bucket(self, name: str) -> None:
-        """Create bucket ``name`` (a plain ``PUT /name``; moto checks no signature)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        try:
-            conn.request("PUT", f"/{name}", headers={"Content-Length": "0"})
-            resp = conn.getresponse()
-            body = resp.read()
-            if resp.status not in (200, 409):
-                raise RuntimeError(f"create bucket {name!r}: HTTP {resp.status} {body[:200]!r}")
-        finally:
-            conn.close()
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
@@ -118,11 +91,49 @@ class S3Server:
         finally:
             proc.stdout.close()
 
-    def __enter__(self) -> S3Server:
+    def __enter__(self) -> Any:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class S3Server(_Child):
+    """moto's S3 server on 127.0.0.1 and a free port, in a child process.
+
+    Parameters
+    ----------
+    timeout : float
+        Seconds to wait for the server to start.
+    """
+
+    access_key = "testing"
+    secret_key = "testing"
+    region = "us-east-1"
+
+    def storage_options(self, endpoint: str | None = None) -> dict[str, Any]:
+        """Options in zarr-python's (s3fs) spelling to reach this server (or a proxy)."""
+        return {"endpoint_url": endpoint or self.endpoint, "key": self.access_key,
+                "secret": self.secret_key, "region": self.region}
+
+    def start(self) -> S3Server:
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=self.access_key,
+                   AWS_SECRET_ACCESS_KEY=self.secret_key, AWS_DEFAULT_REGION=self.region,
+                   PYTHONWARNINGS="ignore")
+        self._spawn([_MOTO_CHILD], "moto S3 server", env)
+        return self
+
+    def create_bucket(self, name: str) -> None:
+        """Create bucket ``name`` (a plain ``PUT /name``; moto checks no signature)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        try:
+            conn.request("PUT", f"/{name}", headers={"Content-Length": "0"})
+            resp = conn.getresponse()
+            body = resp.read()
+            if resp.status not in (200, 409):
+                raise RuntimeError(f"create bucket {name!r}: HTTP {resp.status} {body[:200]!r}")
+        finally:
+            conn.close()
 
 
 def _wait_listening(port: int, timeout: float) -> None:
@@ -432,3 +443,56 @@ class CountingProxy(_Served):
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+_PROXY_CHILD = r"""
+import sys
+from zarrhpc.testing.servers import CountingProxy
+proxy = CountingProxy(sys.argv[1], delay=float(sys.argv[2])).start()
+print(proxy.port, flush=True)
+for line in sys.stdin:  # one command a line, one answer a line, until stdin closes
+    if line.strip() == "total":
+        print(proxy.total, flush=True)
+    elif line.strip() == "reset":
+        proxy.reset()
+        print("ok", flush=True)
+proxy.stop()
+"""
+
+
+class ProxyProcess(_Child):
+    """A `CountingProxy` in a child process (see the module docstring).
+
+    Parameters
+    ----------
+    upstream : str
+        ``http://host:port`` of the server behind the proxy.
+    delay : float
+        Seconds to wait before forwarding each request.
+    timeout : float
+        Seconds to wait for the child to start.
+    """
+
+    def __init__(self, upstream: str, delay: float = 0.0, timeout: float = 60.0) -> None:
+        super().__init__(timeout)
+        self.upstream = upstream
+        self.delay = delay
+
+    def start(self) -> ProxyProcess:
+        self._spawn([_PROXY_CHILD, self.upstream, repr(float(self.delay))], "proxy process")
+        return self
+
+    def _ask(self, command: str) -> str:
+        assert self._proc is not None, "start() the proxy first"
+        self._proc.stdin.write(command + "\n")
+        self._proc.stdin.flush()
+        return self._proc.stdout.readline().strip()
+
+    @property
+    def total(self) -> int:
+        """int: requests seen since the last `reset`."""
+        return int(self._ask("total"))
+
+    def reset(self) -> None:
+        """Forget the counts."""
+        self._ask("reset")
