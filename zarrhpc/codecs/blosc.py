@@ -47,7 +47,8 @@ few elements decodes only the blocks holding them (the engine reads the header, 
 block offsets and those blocks). With ``blocksize: 0`` c-blosc1 picks 512 KiB blocks for
 a 1 MiB float32 chunk (lz4, shuffle), so an 8x8x8 box of a 64**3 chunk needs half the
 chunk decoded. ``blocksize: 0`` leaves the choice to the writer, so zarrhpc writes
-**64 KiB blocks** (the metadata keeps ``blocksize: 0``; each chunk's header records its
+**64 KiB blocks** with the fast codecs lz4, lz4hc and blosclz (zstd and zlib keep
+c-blosc1's choice: they are picked for their ratio, which smaller blocks cost; the metadata keeps ``blocksize: 0``; each chunk's header records its
 real block size, which every reader uses). Measured on the benchmark data (64**3 float32,
 lz4 level 5, shuffle; one thread; 2-core VM under load): compression ratio 1.337 with
 512 KiB blocks, 1.340 with 256 KiB, 1.309 with 128 KiB, 1.283 with 64 KiB (three sample
@@ -152,13 +153,24 @@ def _check_cname(value: Any, doc: str, field: str) -> str:
 AUTO_BLOCK_BYTES = 64 * 1024
 
 
+#: the codecs written with AUTO_BLOCK_BYTES blocks: fast decoders picked for speed, where
+#: decoding a few blocks instead of half a chunk pays; zstd and zlib are picked for their
+#: ratio, which smaller blocks cost (a zarr-python user-guide array, zstd level 3 with
+#: bit shuffle: 3.4 MB stored with c-blosc1's blocks, 3.9 MB with 64 KiB), so they keep
+#: c-blosc1's own choice
+SMALL_BLOCK_CNAMES = ("lz4", "lz4hc", "blosclz")
+
+
 def _auto_blocksize(cname: str, typesize: int) -> int:
-    """The ``blocksize`` to ask c-blosc1 for so that its blocks are AUTO_BLOCK_BYTES.
+    """The ``blocksize`` to ask c-blosc1 for so that its blocks are AUTO_BLOCK_BYTES (0,
+    c-blosc1's automatic choice, for the codecs not in SMALL_BLOCK_CNAMES).
 
     c-blosc1 splits a block into one stream per byte of the type for every codec but zstd
     when ``typesize <= 16``, and then multiplies the requested size by the typesize.
     """
-    if cname != "zstd" and typesize <= 16:
+    if cname not in SMALL_BLOCK_CNAMES:
+        return 0
+    if typesize <= 16:
         return max(AUTO_BLOCK_BYTES // max(typesize, 1), 1)
     return AUTO_BLOCK_BYTES
 
