@@ -105,6 +105,20 @@ def _zarr_written(path, arr_path=None, check_fill=True) -> Written:
                        a.dtype, a.fill_value, dict(a.attrs), check_fill)
 
 
+def _zarr_create_written(zarr, path, kw, data, partial):
+    """Create the array with zarr-python, write ``data`` (only the first chunk when
+    ``partial``) and return what zarr-python reads back."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = zarr.create_array(path, **kw)
+        if partial:
+            region = tuple(slice(0, c) for c in kw["chunks"])
+            a[region] = data[region]
+        else:
+            a[...] = data
+    return _zarr_written(path)
+
+
 def _zarr_v3(name, dtype, *, fill=None, serializer="auto", compressors="auto", filters="auto",
              shards=None, cke=None, attrs=None, dimension_names=None, shape=SHAPE,
              chunks=CHUNKS, data=None, partial=False):
@@ -123,15 +137,7 @@ def _zarr_v3(name, dtype, *, fill=None, serializer="auto", compressors="auto", f
             kw["shards"] = shards
         if cke is not None:
             kw["chunk_key_encoding"] = cke
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            a = zarr.create_array(path, **kw)
-            if partial:
-                region = tuple(slice(0, c) for c in chunks)
-                a[region] = d[region]
-            else:
-                a[...] = d
-        return _zarr_written(path)
+        return _zarr_create_written(zarr, path, kw, d, partial)
     return Variant(f"zarr3-{name}", writer)
 
 
@@ -145,15 +151,7 @@ def _zarr_v2(name, dtype, *, fill=0, compressors="auto", filters=None, order="C"
         kw = dict(shape=shape, chunks=chunks, dtype=dtype, fill_value=fill,
                   compressors=compressors, filters=filters, order=order, zarr_format=2,
                   chunk_key_encoding={"name": "v2", "separator": sep}, attributes=attrs or {})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            a = zarr.create_array(path, **kw)
-            if partial:
-                region = tuple(slice(0, c) for c in chunks)
-                a[region] = d[region]
-            else:
-                a[...] = d
-        return _zarr_written(path)
+        return _zarr_create_written(zarr, path, kw, d, partial)
     return Variant(f"zarr2-{name}", writer)
 
 
