@@ -8,7 +8,6 @@ shape, dtype, fill value, attributes, and a strided sub-read.
 (`make differential`) checks all of them.
 """
 
-import os
 import warnings
 
 import numpy as np
@@ -17,7 +16,9 @@ import pytest
 import zarrhpc
 from zarrhpc.testing.corpus import (
     compare_with_zarrhpc,
+    corpus_full,
     tensorstore_variants,
+    writable,
     zarr_python_variants,
     zarrs_variants,
 )
@@ -30,22 +31,16 @@ pytestmark = [pytest.mark.interop,
               pytest.mark.filterwarnings("ignore::RuntimeWarning"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
-FULL = os.environ.get("ZARRHPC_CORPUS_FULL", "") not in ("", "0")
+FULL = corpus_full()
 # always checked: variants that found bugs
 PINNED = ("zarr2-dt-lM8[ns]-C-f2", "zarr2-dt-bm8[s]-F-f2")
-# writers that cannot write these variants (the writer's limits, not zarrhpc's)
-WRITER_CANNOT = {
-    "zarr3-shard-transpose",       # zarr-python: KeyError writing a transposed inner chunk
-    "zarrs-shard-transpose",
-    "zarr2-object-vlenbytes",      # zarr-python: VLenBytes fill value b"" refused
-}
 KNOWN: dict[str, str] = {}  # variant name -> reason, for strict xfails
 
 
 def _select(variants):
     out = []
     for i, v in enumerate(variants):
-        if v.name in WRITER_CANNOT or v.name.startswith("zarr2-dt-struct21"):
+        if not writable(v):
             continue
         if not (FULL or i % 3 == 0 or v.name in PINNED or v.name in KNOWN):
             continue

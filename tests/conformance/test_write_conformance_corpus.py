@@ -5,14 +5,15 @@ region), and the writer's own reader must read back exactly what zarrhpc wrote.
 `make test` checks every sixth variant; ZARRHPC_CORPUS_FULL=1 (`make differential`) all.
 """
 
-import os
 import warnings
 
 import pytest
 
 from zarrhpc.testing.corpus import (
+    corpus_full,
     rewrite_with_zarrhpc,
     tensorstore_variants,
+    writable,
     zarr_python_variants,
     zarrs_variants,
 )
@@ -25,13 +26,12 @@ pytestmark = [pytest.mark.interop,
               pytest.mark.filterwarnings("ignore::RuntimeWarning"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
-FULL = os.environ.get("ZARRHPC_CORPUS_FULL", "") not in ("", "0")
-SKIP = {"zarr3-shard-transpose", "zarrs-shard-transpose", "zarr2-object-vlenbytes"}  # the writers cannot write them
+FULL = corpus_full()
 
 
 def _select(variants, offset):
     return [pytest.param(v, id=v.name) for i, v in enumerate(variants)
-            if v.name not in SKIP and "struct21" not in v.name
+            if writable(v)
             and not v.name.startswith("ts-zarr-v2-bfloat16")  # not opened yet: see
             and (FULL or i % 6 == offset)]                     # test_corpus_writers.py
 
