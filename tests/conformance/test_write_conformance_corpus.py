@@ -31,9 +31,7 @@ FULL = corpus_full()
 
 def _select(variants, offset):
     return [pytest.param(v, id=v.name) for i, v in enumerate(variants)
-            if writable(v)
-            and not v.name.startswith("ts-zarr-v2-bfloat16")  # not opened yet: see
-            and (FULL or i % 6 == offset)]                     # test_corpus_writers.py
+            if writable(v) and (FULL or i % 6 == offset)]
 
 
 def _check(variant, tmp_path):
