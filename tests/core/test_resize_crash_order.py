@@ -2,8 +2,12 @@
 leaves the old shape over the old chunks or the new shape over the new ones, and a later
 grow never shows chunks a killed shrink left behind (core/_resize.py)."""
 
+import itertools
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import zarrhpc
 
@@ -59,3 +63,17 @@ def test_grow_killed_before_metadata_keeps_old(tmp_path, monkeypatch, shards):
     b = zarrhpc.open_array(str(tmp_path), mode="r")
     assert b.shape == (8, 6)
     np.testing.assert_array_equal(b[...], before)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(1, 4)),
+                min_size=1, max_size=4))
+def test_outside_chunks_are_those_of_the_old_grid_past_the_new_shape(dims):
+    from zarrhpc.core._resize import outside_chunks
+
+    old, new, chunks = zip(*dims)
+    got = list(outside_chunks(old, new, chunks))
+    grid = [range(-(-n // c)) for n, c in zip(old, chunks)]
+    new_grid = [-(-n // c) for n, c in zip(new, chunks)]
+    want = {c for c in itertools.product(*grid)
+            if any(i >= g for i, g in zip(c, new_grid))}
+    assert len(got) == len(set(got)) and set(got) == want

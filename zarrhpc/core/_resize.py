@@ -45,12 +45,17 @@ def _check_shape(new_shape, ndim: int) -> tuple[int, ...]:
 
 
 def outside_chunks(old_shape, new_shape, chunk_shape):
-    """Grid coordinates of the chunks of ``old_shape`` wholly outside ``new_shape``."""
+    """Grid coordinates of the chunks of ``old_shape`` wholly outside ``new_shape``.
+
+    Each is yielded once, under the first axis on which it lies outside, so the cost is
+    the number of such chunks, not the size of the grid (an append touches one row)."""
     old_grid = [-(-n // c) for n, c in zip(old_shape, chunk_shape)]
     new_grid = [-(-n // c) for n, c in zip(new_shape, chunk_shape)]
-    for coords in itertools.product(*(range(g) for g in old_grid)):
-        if any(c >= g for c, g in zip(coords, new_grid)):
-            yield coords
+    for d in range(len(old_grid)):
+        ranges = [range(min(o, n)) for o, n in zip(old_grid[:d], new_grid[:d])]
+        ranges.append(range(new_grid[d], old_grid[d]))
+        ranges.extend(range(o) for o in old_grid[d + 1:])
+        yield from itertools.product(*ranges)
 
 
 def resize_array(prep, metadata, new_shape):
