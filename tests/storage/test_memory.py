@@ -21,8 +21,32 @@ def test_values_are_stored_as_immutable_bytes():
     store = MemoryStore()
     store.set("k", bytearray(b"abc"))
     value = store.get("k")
-    assert type(value) is bytes
+    assert isinstance(value, bytes) and value == b"abc"
     assert store.get("k") is value  # returned without copying
+
+
+def test_values_answer_zarr_pythons_buffer_methods():
+    # user code reads the dict backing a store as zarr-python's Buffers
+    data = {}
+    store = MemoryStore(data)
+    store.set("k", memoryview(b"\x01\x02"))
+    store.set_partial_values([("p", 1, b"\x07")])
+    assert data["k"].to_bytes() == b"\x01\x02" and type(data["k"].to_bytes()) is bytes
+    assert data["k"].as_numpy_array().tolist() == [1, 2]
+    assert data["p"].to_bytes() == b"\x00\x07"
+    # values given in the dict, zarr-python Buffers included, are taken by their bytes
+    zarr = pytest.importorskip("zarr")
+    from zarr.core.buffer.cpu import Buffer
+
+    store = MemoryStore({"z": Buffer.from_bytes(b"xyz"), "b": bytearray(b"1")})
+    assert store.get("z").to_bytes() == b"xyz" and store.get("b").to_bytes() == b"1"
+    arr = zarr.create_array({}, shape=(1,), dtype="i8", zarr_format=2)
+    theirs = arr.store._store_dict[".zarray"].to_bytes()
+    import zarrhpc
+
+    ours_dict = {}
+    zarrhpc.create_array(ours_dict, shape=(1,), dtype="i8", zarr_format=2)
+    assert ours_dict[".zarray"].to_bytes() == theirs
 
 
 def test_initial_dict_backs_the_store_and_is_validated():
@@ -31,7 +55,7 @@ def test_initial_dict_backs_the_store_and_is_validated():
     source = {"a/b": buf, "c": memoryview(b"2")}
     store = MemoryStore(source)
     buf[:] = b"9"  # values were made immutable bytes (a copy of the caller's buffer)
-    assert store.get("a/b") == b"1" and type(source["a/b"]) is bytes
+    assert store.get("a/b") == b"1" and isinstance(source["a/b"], bytes)
     assert store.get("c") == b"2"
     store.set("d", b"3")
     assert source["d"] == b"3"
@@ -95,7 +119,12 @@ def test_concurrent_partial_writes_lose_nothing():
     assert store.get("k") == b"".join(bytes([i + 1]) * 50 for i in range(n))
 
 
-def test_repr_counts_keys():
-    store = MemoryStore({"a": b"", "b": b""})
-    assert repr(store).startswith("MemoryStore(<2 keys")
-    assert "read_only=False" in repr(store)
+def test_repr_is_zarr_pythons_url():
+    data = {"a": b"", "b": b""}
+    store = MemoryStore(data)
+    # zarr-python's form: the URL memory://<id of the data dict>, shared by views
+    assert repr(store) == f"MemoryStore('memory://{id(data)}')" == repr(store.with_read_only())
+    assert str(store) == f"memory://{id(data)}" != str(MemoryStore())
+    zarr = pytest.importorskip("zarr")
+    theirs = zarr.storage.MemoryStore(data)
+    assert repr(theirs) == repr(store)

@@ -334,11 +334,12 @@ class LocalStore(Store):
     def __hash__(self) -> int:
         return hash((LocalStore, self._root, self._read_only))
 
+    def __str__(self) -> str:
+        return f"file://{self._root}"
+
     def __repr__(self) -> str:
-        flags = f"read_only={self._read_only}"
-        if self._durable:
-            flags += ", durable=True"
-        return f"LocalStore({self._root!r}, {flags})"
+        # as zarr-python prints it: the URL only (the mode shows in ``read_only``)
+        return f"LocalStore({str(self)!r})"
 
     # -- paths -------------------------------------------------------------------------
 

@@ -5,8 +5,11 @@ lives as long as some view of it does. `MemoryStore.with_read_only` returns anot
 of the *same* data (sharing its lock), which is how a read-only memory store is usually
 made. Closing a view only closes that view.
 
-Values are kept as immutable ``bytes``: `MemoryStore.set` copies the caller's buffer once
-and `MemoryStore.get` returns the stored object itself, without copying. One lock per
+Values are kept as immutable ``bytes`` (`StoredBytes`, which also answers zarr-python's
+Buffer methods ``to_bytes()`` and ``as_numpy_array()``, so code that reads a dict backing a
+store, ``json.loads(store[".zarray"].to_bytes())``, runs unchanged): `MemoryStore.set`
+copies the caller's buffer once and `MemoryStore.get` returns the stored object itself,
+without copying. One lock per
 data dict serialises writers (including the read-modify-write of a partial write, so
 concurrent partial writes to one key do not lose updates here) and readers, so the store
 may be shared by threads, free-threaded builds included.
@@ -24,7 +27,28 @@ from typing import Any
 from zarrhpc.storage.abc import Buffer, Store, apply_writes, as_byte_view, resolve_range
 from zarrhpc.storage.keys import validate_key
 
-__all__ = ["MemoryStore"]
+__all__ = ["MemoryStore", "StoredBytes"]
+
+
+class StoredBytes(bytes):
+    """An immutable stored value: ``bytes``, plus the read methods of zarr-python's
+    ``Buffer`` that user code calls on the values of a dict backing a store."""
+
+    __slots__ = ()
+
+    def to_bytes(self) -> bytes:
+        """The value as plain ``bytes`` (zarr-python's ``Buffer.to_bytes``)."""
+        return bytes(self)
+
+    def as_numpy_array(self):
+        """A read-only uint8 numpy array over the value, without a copy."""
+        import numpy as np
+
+        return np.frombuffer(self, dtype=np.uint8)
+
+    def as_array_like(self):
+        """Same as `as_numpy_array` (zarr-python's ``Buffer.as_array_like``)."""
+        return self.as_numpy_array()
 
 
 class MemoryStore(Store):
@@ -59,9 +83,9 @@ class MemoryStore(Store):
         for key, value in list((store_dict or {}).items()):
             if validate_key(key) != key:
                 raise ValueError(f"MemoryStore: key {key!r} is not in canonical form")
-            if type(value) is not bytes:
-                value = as_byte_view(key, value.to_bytes() if hasattr(value, "to_bytes")
-                                     else value).tobytes()
+            if type(value) is not StoredBytes:
+                value = StoredBytes(as_byte_view(key, value.to_bytes() if hasattr(
+                    value, "to_bytes") and not isinstance(value, bytes) else value))
             self._data[key] = value
 
     @classmethod
@@ -94,11 +118,12 @@ class MemoryStore(Store):
     def __hash__(self) -> int:
         return hash((MemoryStore, id(self._data), self._read_only))
 
+    def __str__(self) -> str:
+        # zarr-python's URL of a memory store: the id of its data dict (shared by views)
+        return f"memory://{id(self._data)}"
+
     def __repr__(self) -> str:
-        return (
-            f"MemoryStore(<{len(self._data)} keys at {id(self._data):#x}>, "
-            f"read_only={self._read_only})"
-        )
+        return f"MemoryStore({str(self)!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickling copies the data (another process cannot share this dict anyway).
@@ -142,7 +167,7 @@ class MemoryStore(Store):
         return out
 
     def _set(self, key: str, data: memoryview) -> None:
-        value = data.tobytes()  # copy outside the lock
+        value = StoredBytes(data)  # copy outside the lock
         with self._lock:
             self._data[key] = value
 
@@ -152,7 +177,7 @@ class MemoryStore(Store):
             by_key.setdefault(key, []).append((offset, data))
         with self._lock:
             for key, writes in by_key.items():
-                self._data[key] = bytes(apply_writes(self._data.get(key), writes))
+                self._data[key] = StoredBytes(apply_writes(self._data.get(key), writes))
 
     def _erase(self, key: str) -> None:
         with self._lock:

@@ -572,8 +572,12 @@ class ZipStore(Store):
     def __hash__(self) -> int:
         return hash((ZipStore, id(self._archive), self._read_only))
 
+    def __str__(self) -> str:
+        return f"zip://{self._archive.path}"
+
     def __repr__(self) -> str:
-        return f"ZipStore({self._archive.path!r}, mode={self._mode!r}, read_only={self._read_only})"
+        # as zarr-python prints it: the URL only (mode and read_only are attributes)
+        return f"ZipStore({str(self)!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         if not self._read_only:
