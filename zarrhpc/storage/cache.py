@@ -242,11 +242,16 @@ class CacheStore(Store):
         # CacheStore) is as old as can be: only an infinite max age serves it
         return inserted is not None and time.monotonic() - inserted < self.max_age_seconds
 
-    def _forget(self, entry: _Entry) -> None:
+    def _untrack(self, entry: _Entry) -> None:
         state = self._state
         state.order.pop(entry, None)
         state.inserted.pop(entry, None)
-        state.current_size = max(0, state.current_size - state.sizes.pop(entry, 0))
+        state.current_size -= state.sizes.pop(entry, 0)
+
+    def _forget(self, entry: _Entry) -> None:
+        """Drop an entry's bookkeeping and, for a byte range, the bytes kept in memory."""
+        state = self._state
+        self._untrack(entry)
         if not isinstance(entry, str):
             key, byte_range = entry
             per_key = state.ranges.get(key)
@@ -265,7 +270,7 @@ class CacheStore(Store):
         """Record ``entry`` (already stored) as most recent, evicting LRU entries to make
         room; False (nothing recorded) if it can never fit."""
         state = self._state
-        self._forget(entry)  # a rewrite replaces the old entry, it is not an eviction
+        self._untrack(entry)  # a rewrite replaces the old entry, it is not an eviction
         if self.max_size is not None:
             if size > self.max_size:
                 return False
