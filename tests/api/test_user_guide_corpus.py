@@ -45,7 +45,6 @@ KNOWN = {
         "No. bytes stored: zstd frames differ from numcodecs' by < 0.5% (same data)",
     ("user-guide/performance.md", "performance", 7):
         "No. bytes stored: zstd frames differ from numcodecs' by < 0.5% (same data)",
-    ("user-guide/storage.md", "storage", 5): "zarr.storage.ObjectStore (obstore) is not offered",
     # the docstrings show every assigned value, stores included
     ("api", "create_hierarchy", 0): _META + " (GroupMetadata)",
 }

@@ -5,7 +5,10 @@ The Zarr v3 abstract store interface (:class:`Store`) and its implementations:
 - :class:`LocalStore` -- a directory on a local or cluster file system (the default);
 - :class:`MemoryStore` -- a thread-safe in-memory dict;
 - :class:`ZipStore` -- a whole hierarchy in one .zip file;
-- :class:`StorePath` -- a store and a path inside it (zarr-python's name).
+- :class:`StorePath` -- a store and a path inside it (zarr-python's name);
+- :class:`ObjectStore` -- zarr-python's store over an obstore store object (imported on
+  first use: it needs obstore). zarr-python's experimental caching store is
+  ``zarrhpc.experimental.cache_store.CacheStore`` (:mod:`.cache`).
 
 Stores know nothing of arrays: they map "/"-separated keys (:mod:`.keys`) to bytes. The
 conformance tests every store must pass ship as :class:`zarrhpc.testing.store.StoreTests`.
@@ -21,6 +24,16 @@ from zarrhpc.storage.path import StorePath
 from zarrhpc.storage.zip import ZipStore
 
 __all__ = [
-    "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "StorePath", "validate_key",
-    "normalize_prefix",
+    "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "StorePath", "ObjectStore",
+    "validate_key", "normalize_prefix",
 ]
+
+
+def __getattr__(name: str):
+    # ObjectStore only when asked for, so that ``import zarrhpc`` does not load the remote
+    # store machinery
+    if name == "ObjectStore":
+        from zarrhpc.storage.objectstore import ObjectStore
+
+        return ObjectStore
+    raise AttributeError(f"module 'zarrhpc.storage' has no attribute {name!r}")

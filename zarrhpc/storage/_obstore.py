@@ -250,7 +250,8 @@ def _cut(got: Fetched | None, start: int | None, stop: int | None,
 
 def _is_416(exc: BaseException) -> bool:
     text = str(exc)
-    return ("416" in text and "Range Not Satisfiable" in text) or "InvalidRange" in text
+    return (("416" in text and "Range Not Satisfiable" in text) or "InvalidRange" in text
+            or "Wanted range starting at" in text)  # obstore's memory and local-file stores
 
 
 def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict) -> Any:
