@@ -107,8 +107,9 @@ def get(name: str, default=_MISSING):
     """The current value of a setting (``"threads"``, or a zarr-python key such as
     ``"array.order"``)."""
     name = _ALIASES.get(name, name)
-    if name == "async" or name == "array":
-        return {k.split(".", 1)[1]: v for k, v in _settings.items() if k.startswith(name + ".")}
+    nested = _nested()
+    if isinstance(nested.get(name), dict):  # a group of zarr-python's keys ("array"...)
+        return nested[name]
     try:
         return _settings[name]
     except KeyError:
@@ -122,14 +123,22 @@ def pprint(**kwargs) -> None:
     ``width``...), as zarr-python's ``config.pprint`` prints its own."""
     import pprint as _pprint
 
+    _pprint.pprint(_nested(), **kwargs)
+
+
+def _nested() -> dict:
+    """Every key `get` answers, nested at the dots as zarr-python's config nests them:
+    zarrhpc's own keys and zarr-python's that apply, the aliases of ``threads`` included
+    (zarr-python's keys that do not apply to zarrhpc are not shown: `set` refuses them)."""
     nested: dict = {}
-    for key, value in _settings.items():
+    flat = {**_settings, **{alias: _settings[name] for alias, name in _ALIASES.items()}}
+    for key, value in flat.items():
         *parents, leaf = key.split(".")
         node = nested
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = value
-    _pprint.pprint(nested, **kwargs)
+    return nested
 
 
 class _Restore:

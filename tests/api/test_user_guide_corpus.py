@@ -34,7 +34,10 @@ _DTYPE = "zarr.core.dtype's data-type classes (ZDType) have no zarrhpc counterpa
 _META = "metadata objects are zarrhpc's own classes, with their own reprs"
 KNOWN = {
     ("quick-start.md", "quickstart", 4): _META,
-    ("user-guide/config.md", "config", 2): "config.pprint shows zarrhpc's settings",
+    ("user-guide/config.md", "config", 2):
+        "config.pprint shows zarrhpc's settings: zarr-python's keys that apply (threads also "
+        "as async.concurrency, threading.max_workers) and zarrhpc's own, not zarr-python's "
+        "codec/buffer class paths, which zarrhpc does not use",
     ("user-guide/consolidated_metadata.md", "consolidated_metadata", 4):
         _META + " (no .consolidated_metadata attribute)",
     ("user-guide/consolidated_metadata.md", "consolidated_metadata", 6):
