@@ -151,6 +151,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
     if unknown:
         raise ValueError(f"config: unknown array config key(s) {unknown}; expected 'order' "
                          f"or 'write_empty_chunks'")
+    # a v2 array stores the order given, else the global one (not config's: as zarr-python)
+    order_v2 = order or settings.get("array.order")
     if order is None:
         order = cfg.get("order") or settings.get("array.order")
     if write_empty_chunks is None:
@@ -185,7 +187,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
-            order=order, attributes=attributes, dimension_names=dimension_names,
+            order=order_v2, attributes=attributes, dimension_names=dimension_names,
             chunk_key_encoding=chunk_key_encoding, write_empty_chunks=write_empty_chunks,
             overwrite=overwrite)
     elif zarr_format == 3:
