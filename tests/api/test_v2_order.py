@@ -34,7 +34,7 @@ def _observe(lib, kwargs, global_order):
                                                        else "F"})
     back = reopened[:]
     np.testing.assert_array_equal(back, data)
-    return (_stored_order(store), a.order, got.flags.f_contiguous, reopened.order,
+    return (_stored_order(store), a.order, repr(a.config), got.flags.f_contiguous, reopened.order,
             back.flags.f_contiguous)
 
 

@@ -187,7 +187,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
-            order=order_v2, attributes=attributes, dimension_names=dimension_names,
+            order=order_v2, config_order=cfg.get("order") or settings.get("array.order"),
+            attributes=attributes, dimension_names=dimension_names,
             chunk_key_encoding=chunk_key_encoding, write_empty_chunks=write_empty_chunks,
             overwrite=overwrite)
     elif zarr_format == 3:

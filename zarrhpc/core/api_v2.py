@@ -49,8 +49,12 @@ def _separator(chunk_key_encoding) -> str:
 
 def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, serializer,
                     fill_value, order, attributes, dimension_names, chunk_key_encoding,
-                    write_empty_chunks, overwrite) -> Array:
-    """Create a Zarr v2 array (called by ``zarrhpc.create_array``)."""
+                    write_empty_chunks, overwrite, config_order=None) -> Array:
+    """Create a Zarr v2 array (called by ``zarrhpc.create_array``).
+
+    ``order`` is stored (and is the order reads return); ``config_order`` is what the
+    array's ``config`` shows (zarr-python keeps the two apart for v2; default: ``order``).
+    """
     from zarrhpc.core._create_args import _normalize_chunks as normalize_chunks
     from zarrhpc.core._create_args import _prepare_path as prepare_path
 
@@ -83,7 +87,8 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
         [codec_to_v2(f, f"filters[{i}]") for i, f in enumerate(filters)],
         codec_to_v2(compressors[0], "compressors[0]") if compressors else None,
         _separator(chunk_key_encoding), attributes, doc)
-    arr = Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
+    arr = Array(store, path, md, write_empty_chunks=write_empty_chunks,
+                order=config_order or order)
     prepare_path(store, path, overwrite, 2)  # after the codec chain is known to work
     write_node(store, path, md)
     return arr

@@ -91,6 +91,7 @@ class Array(ArrayApiMixin, Node):
         self.__dict__["_wec"] = bool(write_empty_chunks)
         if order not in ("C", "F"):
             raise ValueError(f"order: expected 'C' or 'F', got {order!r}")
+        self._config_order = order  # what .config shows
         if getattr(metadata, "zarr_format", None) == 2:
             # as zarr-python: a v2 array is read in its stored order, whatever the config
             order = metadata.order

@@ -105,7 +105,7 @@ class ArrayApiMixin:
         read-only: :meth:`with_config` makes an array with another one."""
         from zarrhpc.core.array_spec import ArrayConfig
 
-        return ArrayConfig(self._order, self._write_empty_chunks)
+        return ArrayConfig(self._config_order, self._write_empty_chunks)
 
     def with_config(self, config):
         """A new Array on the same store, path and metadata with another runtime config.
