@@ -13,6 +13,12 @@ Spec card
 - Deviations: none. Frames are written with the content size in the header; frames
   without it (streaming writers such as tensorstore, older numcodecs) are decoded with the
   expected chunk size as the output bound.
+- Bytes: the native engine (libblosc2's bundled zstd) and python-zstandard are both zstd
+  1.5.7 and write identical frames; numcodecs 0.16.x (zarr-python's zstd) bundles zstd
+  1.5.6, whose level-3 match finder gives other (here larger: 2.5 % on a transposed int32
+  ramp) frames for the same data and parameters (same header: level, no checksum, content
+  size). Every version decodes every other's frames; matching 1.5.6 byte for byte would
+  mean encoding through numcodecs per chunk in Python, off the native path.
 - GIL: python-zstandard's C backend releases the GIL around ``ZSTD_compress2`` /
   ``ZSTD_decompressDCtx``. Its compressor and decompressor objects are not thread-safe,
   so each thread keeps its own (``threading.local``).
