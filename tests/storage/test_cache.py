@@ -249,3 +249,21 @@ def test_concurrent_writers_and_readers_leave_cache_equal_to_source():
         assert store.get(key) == source.get(key)
     assert store.cache_info()["current_size"] <= 64
     check_accounting(store, cache)
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_sharded_and_v2_arrays_through_the_cache(tmp_path, zarr_format):
+    source = LocalStore(tmp_path / "src")
+    store = CacheStore(source, cache_store=MemoryStore(), max_size=1 << 16)
+    data = np.arange(24 * 18, dtype="i2").reshape(24, 18)
+    shards = (12, 9) if zarr_format == 3 else None
+    a = zarrhpc.create_array(store, shape=data.shape, chunks=(4, 3), shards=shards,
+                             dtype="i2", zarr_format=zarr_format)
+    a[:] = data
+    a[1:3, 2:5] = 7  # partial shard / chunk updates through the cache
+    data[1:3, 2:5] = 7
+    for _ in range(2):  # the second pass is served (in part) from the cache
+        np.testing.assert_array_equal(a[:], data)
+        np.testing.assert_array_equal(a.vindex[[0, 23, 5], [17, 0, 4]], data[[0, 23, 5], [17, 0, 4]])
+    np.testing.assert_array_equal(zarrhpc.open_array(str(tmp_path / "src"))[:], data)
+    assert store.cache_stats()["hits"] > 0 and store.cache_info()["current_size"] <= 1 << 16
