@@ -96,9 +96,14 @@ class StoreTests:
     ----------
     concurrent_threads : int
         Threads used by the concurrency tests.
+    replaced_error : str or None
+        For stores whose readers cannot keep the version they opened (remote stores): a
+        regex of the `StoreError` a reader raises when its object was replaced, instead of
+        mixing two versions. None: the reader reads the old or the new value.
     """
 
     concurrent_threads: int = 8
+    replaced_error: str | None = None
 
     def make_store(self, tmp_path: Any) -> Store:
         """Return a new, empty, writable store (``tmp_path`` is pytest's per-test dir)."""
@@ -325,7 +330,13 @@ class StoreTests:
             assert _bytes(reader.read(large_size - 2, 10)) == data[-2:]
             assert _bytes(reader.read(large_size + 5, 10)) == b""
             store.set("k", b"new")  # the reader keeps what it opened, or reads the new value
-            assert _bytes(reader.read(0, 3)) in (data[:3], b"new")
+            if self.replaced_error is None:
+                assert _bytes(reader.read(0, 3)) in (data[:3], b"new")
+            else:  # ... or refuses, but never mixes the two
+                with pytest.raises(StoreError, match=self.replaced_error):
+                    reader.read(0, 3)
+        with store.open_reader("k") as reader:  # reopened: the new value
+            assert reader.size == 3 and _bytes(reader.read(0, 3)) == b"new"
 
     def test_get_partial_values_empty_value(self, store: Store) -> None:
         store.set("e", b"")
