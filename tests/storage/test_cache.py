@@ -251,9 +251,18 @@ def test_concurrent_writers_and_readers_leave_cache_equal_to_source():
     check_accounting(store, cache)
 
 
+@pytest.mark.parametrize("source_kind", ["local", "object"])
 @pytest.mark.parametrize("zarr_format", [2, 3])
-def test_sharded_and_v2_arrays_through_the_cache(tmp_path, zarr_format):
-    source = LocalStore(tmp_path / "src")
+def test_sharded_and_v2_arrays_through_the_cache(tmp_path, zarr_format, source_kind):
+    # "object": a remote store's machinery (batched readers, coalesced ranges) as source
+    if source_kind == "object":
+        obs = pytest.importorskip("obstore.store")
+        from zarrhpc.storage import ObjectStore
+
+        (tmp_path / "src").mkdir()
+        source = ObjectStore(obs.LocalStore(str(tmp_path / "src")))
+    else:
+        source = LocalStore(tmp_path / "src")
     store = CacheStore(source, cache_store=MemoryStore(), max_size=1 << 16)
     data = np.arange(24 * 18, dtype="i2").reshape(24, 18)
     shards = (12, 9) if zarr_format == 3 else None

@@ -42,7 +42,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.storage.abc import Buffer, Store
+from zarrhpc.storage.abc import Buffer, RangeReader, Store, check_range
 
 __all__ = ["CacheStore"]
 
@@ -410,6 +410,35 @@ class CacheStore(Store):
 
     def _getsize(self, key: str) -> int | None:
         return self._store.getsize(key)
+
+    # Sharded reads: the source opens the shards (a remote source does so concurrently, one
+    # request each, which also brings the index into its own tail cache); the ranges are
+    # then read through this store's range cache, the misses of a whole request in one
+    # batch so that a remote source coalesces and fetches them concurrently.
+
+    def _open_reader(self, key: str) -> RangeReader | None:
+        return self._reader(key, self._store.open_reader(key))
+
+    def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
+        self._check_open()
+        keys = [self._validate_key(k) for k in keys]
+        return [self._reader(k, r) for k, r in zip(keys, self._store.open_readers(keys))]
+
+    def _reader(self, key: str, source_reader: RangeReader | None) -> RangeReader | None:
+        if source_reader is None:
+            return None
+        with source_reader:
+            return RangeReader(self, key, source_reader.size)
+
+    def read_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> list[list[Buffer]]:
+        self._check_open()
+        flat = [(reader.key, *check_range(reader.key, offset, length))
+                for reader, ranges in requests for offset, length in ranges]
+        got = iter(self._get_partial_values(flat))
+        return [[b"" if (value := next(got)) is None else value for _ in ranges]
+                for _, ranges in requests]
 
     def _exists(self, key: str) -> bool:
         return self._store.exists(key)
