@@ -37,8 +37,12 @@ class Node:
 
     @property
     def metadata(self):
-        """The node's parsed metadata (None for an implicit group)."""
-        return self._metadata
+        """The node's metadata as zarr-python 3 shows it (``ArrayV3Metadata``,
+        ``GroupMetadata``...; None for an implicit group); see :mod:`zarrhpc.core.metadata`.
+        zarrhpc's own document is ``_metadata``."""
+        from zarrhpc.core.metadata import node_metadata
+
+        return node_metadata(self._metadata, self._path, getattr(self, "_consolidated", None))
 
     @property
     def store(self):
