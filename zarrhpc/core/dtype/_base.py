@@ -204,6 +204,8 @@ class ZDType:
         if zarr_format == 3:
             dt = self._data_type()
             return _dtypes.fill_value_to_json(dt, value.astype(dt.dtype))
+        if value.dtype.fields is None and value.dtype.kind != "O":
+            value = value.astype(value.dtype.newbyteorder("="))  # as v2 documents hold it
         return _v2.fill_value_to_json_v2(self._v2_native(), value)
 
     def from_json_scalar(self, data: Any, *, zarr_format: int) -> Any:

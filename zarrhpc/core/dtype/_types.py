@@ -14,9 +14,9 @@ default scalar of ``DateTime64``/``TimeDelta64`` is NaT in the type's unit.
 
 from __future__ import annotations
 
-import numbers
+import datetime
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, SupportsComplex, SupportsFloat, SupportsIndex, SupportsInt
 
 import numpy as np
 
@@ -92,29 +92,23 @@ class _Number(ZDType, HasItemSize):
 
     def _check_scalar(self, data: Any) -> bool:
         if self._kind in ("int", "uint"):
-            return isinstance(data, (numbers.Integral, np.integer, np.bool_, float,
-                                     np.floating, str, bytes)) or hasattr(data, "__int__")
+            return isinstance(data, _INT_LIKE)
         if self._kind == "complex":
-            return isinstance(data, (numbers.Number, np.number, np.bool_)) or (
-                isinstance(data, str) and _complex_text_ok(data))
+            return data is None or isinstance(data, _COMPLEX_LIKE)
         if isinstance(data, str):
             return float_text_ok(data)
-        return isinstance(data, (numbers.Real, np.number, np.bool_)) or hasattr(data, "__float__")
+        return isinstance(data, _FLOAT_LIKE)
 
     def _cast_unchecked(self, data: Any) -> Any:
-        if self._kind in ("int", "uint") and isinstance(data, (str, bytes)):
-            data = int(data)
         if self._kind not in ("int", "uint", "complex") and data in ("Infinity", "-Infinity"):
             data = float(data.replace("Infinity", "inf"))
         return self.to_native_dtype().type(data)
 
 
-def _complex_text_ok(text: str) -> bool:
-    try:
-        complex(text)
-    except ValueError:
-        return text in ("NaN", "Infinity", "-Infinity")
-    return True
+# zarr-python's IntLike, FloatLike and ComplexLike (what cast_scalar takes)
+_INT_LIKE = (SupportsInt, SupportsIndex, bytes, str)
+_FLOAT_LIKE = (SupportsIndex, SupportsFloat, bytes)
+_COMPLEX_LIKE = (SupportsFloat, SupportsIndex, SupportsComplex, bytes, str)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -352,6 +346,7 @@ class _Time(ZDType, HasEndianness, HasItemSize):
     scale_factor: int = 1
     unit: str = "generic"
     _code: ClassVar[str]
+    _scalar_types: ClassVar[tuple]
 
     @classmethod
     def _params(cls, dtype: np.dtype) -> dict:
@@ -363,14 +358,13 @@ class _Time(ZDType, HasEndianness, HasItemSize):
         return _ordered(np.dtype(f"{self._code}8{unit}"), self.endianness)
 
     def _check_scalar(self, data: Any) -> bool:
-        return isinstance(data, (int, np.integer, np.datetime64, np.timedelta64, str)) and \
-            not isinstance(data, bool)
+        return data is None or isinstance(data, (str, int, bytes, *self._scalar_types))
 
     def _cast_unchecked(self, data: Any) -> Any:
         native = self.to_native_dtype()
-        if isinstance(data, (int, np.integer)):
-            return np.asarray(data, dtype="i8").view(native)[()]
-        return np.asarray(data).astype(native)[()]
+        if self.unit == "generic":
+            return native.type(data)
+        return native.type(data, f"{self.scale_factor}{self.unit}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -381,6 +375,7 @@ class DateTime64(_Time):
     _zarr_v3_name: ClassVar[str] = "numpy.datetime64"
     _zarr_v2_names: ClassVar[tuple[str, ...]] = (">M8", "<M8")
     _code: ClassVar[str] = "M"
+    _scalar_types: ClassVar[tuple] = (np.datetime64, datetime.datetime)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -391,6 +386,7 @@ class TimeDelta64(_Time):
     _zarr_v3_name: ClassVar[str] = "numpy.timedelta64"
     _zarr_v2_names: ClassVar[tuple[str, ...]] = (">m8", "<m8")
     _code: ClassVar[str] = "m"
+    _scalar_types: ClassVar[tuple] = (np.timedelta64, datetime.timedelta)
 
 
 # ---------------------------------------------------------------------------------------
@@ -431,7 +427,7 @@ class Structured(ZDType, HasItemSize):
         return _dtypes.data_type_from_numpy(little(self.to_native_dtype()))
 
     def _check_scalar(self, data: Any) -> bool:
-        return isinstance(data, (bytes, list, tuple, int, np.void)) and not isinstance(data, bool)
+        return isinstance(data, (bytes, list, tuple, int, np.void))
 
     def _cast_unchecked(self, data: Any) -> Any:
         native = self.to_native_dtype()
