@@ -21,7 +21,7 @@ stored, never written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field, make_dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -267,13 +267,16 @@ class ConsolidatedMetadata:
 
     @property
     def flattened_metadata(self) -> dict:
-        """``{relative path: metadata}`` at every depth."""
+        """``{relative path: metadata}`` at every depth (a group's own consolidated
+        metadata emptied there, as zarr-python does: its members are listed beside it)."""
         out = {}
         for name, md in self.metadata.items():
-            out[name] = md
             inner = getattr(md, "consolidated_metadata", None)
-            if inner is not None:
-                out.update({f"{name}/{k}": v for k, v in inner.flattened_metadata.items()})
+            if inner is None:
+                out[name] = md
+                continue
+            out[name] = replace(md, consolidated_metadata=ConsolidatedMetadata(metadata={}))
+            out.update({f"{name}/{k}": v for k, v in inner.flattened_metadata.items()})
         return out
 
 
