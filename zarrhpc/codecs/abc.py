@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zarrhpc.errors import CodecError
+from zarrhpc.metadata.dtypes_cplx import complex_pair_of
 
 __all__ = [
     "ArrayToArrayCodec",
@@ -109,9 +110,11 @@ def component_size(dtype: np.dtype) -> int:
     dtype = np.dtype(dtype)
     if dtype.itemsize <= 1 or dtype.kind in "SOT":  # OT: references, never raw bytes
         return 0
-    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
+    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do, and so
+    # do the parts of complex_bfloat16 / complex_float16 (a [real, imag] structured type)
     if dtype.kind == "V" and (dtype.fields is not None or dtype.type is np.void):
-        return 0
+        pair = complex_pair_of(dtype) if dtype.fields is not None else None
+        return pair.dtype.itemsize // 2 if pair is not None and pair.dtype.itemsize > 2 else 0
     if dtype.kind == "U":
         return 4
     if dtype.kind == "c":
