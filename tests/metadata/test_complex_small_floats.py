@@ -201,3 +201,23 @@ def test_user_fill_values():
         assert float(out["real"]) == re_v and float(out["imag"]) == im_v
     with pytest.raises(MetadataError, match="complex number"):
         fill_value_from_user(dt, {"re": 1})
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_zdtype_class_per_type(tmp_path, name):
+    """zarrhpc.core.dtype has one class per type (ComplexBFloat16, ...): create_array takes
+    it, the array's metadata gives it back, its JSON forms are the spec's."""
+    import zarrhpc.core.dtype as D
+
+    cls = D.data_type_registry.get(name)
+    inst = cls()
+    assert type(inst).__name__.startswith("Complex") and inst.to_json(zarr_format=3) == name
+    assert D.get_data_type_from_native_dtype(parse_data_type(name, "x").dtype) == inst
+    assert D.get_data_type_from_json(name, zarr_format=3) == inst
+    one = inst.cast_scalar(1 - 1j if name != "complex_float8_e8m0fnu" else [1, 2])
+    assert float(one["real"]) == 1.0
+    js = inst.to_json_scalar(one, zarr_format=3)
+    assert js[0] == 1.0 and inst.from_json_scalar(js, zarr_format=3).tobytes() == one.tobytes()
+    a = zarrhpc.create_array(tmp_path / "a.zarr", shape=(2,), dtype=inst, fill_value=one)
+    assert zarrhpc.open_array(tmp_path / "a.zarr").metadata.data_type == inst
+    assert a[...].tobytes() == np.array([one, one]).tobytes()

@@ -23,6 +23,7 @@ import numpy as np
 
 from zarrhpc.core.dtype._base import HasEndianness, HasItemSize, ZDType
 from zarrhpc.core.dtype._types import (
+    COMPLEX_PAIRS,
     NUMERIC,
     Bool,
     DateTime64,
@@ -42,11 +43,11 @@ __all__ = [
     "TimeDelta64", "VariableLengthBytes", "VariableLengthUTF8", "ZDType", "as_dtype_like",
     "data_type_registry", "get_data_type_from_json", "get_data_type_from_native_dtype",
     "parse_data_type", "parse_dtype",
-    *(cls.__name__ for cls in NUMERIC.values()),
+    *(cls.__name__ for cls in (*NUMERIC.values(), *COMPLEX_PAIRS.values())),
 ]
 
 # the generated numeric classes under their names: Int8, UInt16, Float32, BFloat16, ...
-globals().update({cls.__name__: cls for cls in NUMERIC.values()})
+globals().update({cls.__name__: cls for cls in (*NUMERIC.values(), *COMPLEX_PAIRS.values())})
 
 #: what zarr-python takes as a variable-length UTF-8 request
 VLEN_UTF8_ALIAS = ("str", str, "string")
@@ -124,7 +125,8 @@ for _cls in (Bool, *(NUMERIC[n] for n in NUMERIC if n in ("int8", "int16", "int3
                                                          "float64", "complex64",
                                                          "complex128")),
              FixedLengthUTF32, VariableLengthUTF8, RawBytes, NullTerminatedBytes,
-             VariableLengthBytes, Structured, DateTime64, TimeDelta64, *NUMERIC.values()):
+             VariableLengthBytes, Structured, DateTime64, TimeDelta64, *NUMERIC.values(),
+             *COMPLEX_PAIRS.values()):
     data_type_registry.register(_cls._zarr_v3_name, _cls)
 del _cls
 

@@ -29,9 +29,10 @@ from zarrhpc.core.dtype._base import (
 )
 from zarrhpc.metadata import dtypes as _dtypes
 from zarrhpc.metadata.dtype_base import ML_FLOATS, ML_NAMES
+from zarrhpc.metadata.dtypes_cplx import COMPLEX_PAIR_NAMES, complex_pair_of, complex_pair_type
 from zarrhpc.metadata.dtypes_ext import little
 
-__all__ = ["NUMERIC", "Bool", "DateTime64", "FixedLengthUTF32", "NullTerminatedBytes",
+__all__ = ["COMPLEX_PAIRS", "NUMERIC", "Bool", "DateTime64", "FixedLengthUTF32", "NullTerminatedBytes",
            "RawBytes", "Structured", "TimeDelta64", "VariableLengthBytes",
            "VariableLengthUTF8", "class_name"]
 
@@ -170,6 +171,50 @@ def _numeric_classes() -> dict[str, type]:
 
 #: v3 name -> generated class, in zarrhpc's table order
 NUMERIC: dict[str, type] = _numeric_classes()
+
+
+@dataclass(frozen=True, kw_only=True)
+class _ComplexPair(ZDType, HasItemSize):
+    """A complex type of small floats (numpy ``[("real", T), ("imag", T)]``; see
+    :mod:`zarrhpc.metadata.dtypes_cplx`)."""
+
+    _native: ClassVar[np.dtype]
+
+    @classmethod
+    def _check_native_dtype(cls, dtype: Any) -> bool:
+        if not isinstance(dtype, np.dtype) or dtype.fields is None:
+            return False
+        found = complex_pair_of(dtype)
+        return found is not None and found.name == cls._zarr_v3_name
+
+    def to_native_dtype(self) -> np.dtype:
+        return self._native
+
+    def _check_scalar(self, data: Any) -> bool:
+        return data is None or isinstance(data, (*_COMPLEX_LIKE, list, tuple, np.void))
+
+    def _cast_unchecked(self, data: Any) -> Any:
+        return _dtypes.fill_value_from_user(self._data_type(), data, "cast_scalar")[()]
+
+
+def _pair_classes() -> dict[str, type]:
+    out = {}
+    for name in COMPLEX_PAIR_NAMES:
+        dt = complex_pair_type(name)
+        if dt is None:  # pragma: no cover - an ml_dtypes without the part type
+            continue
+        cls_name = "Complex" + class_name(name[len("complex_"):])
+        cls = type(cls_name, (_ComplexPair,), {
+            "__module__": "zarrhpc.core.dtype", "__qualname__": cls_name,
+            "__doc__": f"The zarr-extensions data type ``{name}``.",
+            "dtype_cls": type(dt.dtype), "_zarr_v3_name": name, "_native": dt.dtype,
+            "__annotations__": {}})
+        out[name] = dataclass(frozen=True, kw_only=True)(cls)
+    return out
+
+
+#: v3 name -> generated class of the complex types of small floats
+COMPLEX_PAIRS: dict[str, type] = _pair_classes()
 
 
 # ---------------------------------------------------------------------------------------
@@ -404,7 +449,8 @@ class Structured(ZDType, HasItemSize):
 
     @classmethod
     def _check_native_dtype(cls, dtype: Any) -> bool:
-        return isinstance(dtype, np.dtype) and dtype.fields is not None
+        return isinstance(dtype, np.dtype) and dtype.fields is not None and (
+            complex_pair_of(dtype) is None)
 
     @classmethod
     def _params(cls, dtype: np.dtype) -> dict:
