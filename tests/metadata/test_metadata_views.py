@@ -115,3 +115,14 @@ def test_view_hands_other_attributes_to_the_document():
     comp = md.codecs[1]
     assert comp.level == 0 and type(comp).__name__ == "ZstdCodec"
     assert comp.to_json() == {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
+
+
+@pytest.mark.parametrize("kw", [dict(chunks=(2,), shards=(4,)), dict(chunks=(2,)),
+                                dict(chunks=(2,), zarr_format=2)])
+def test_chunk_properties_as_zarr_python(kw):
+    out = []
+    for lib in (zarr, zarrhpc):
+        m = lib.create_array({}, shape=(8,), dtype="i2", **kw).metadata
+        out.append((m.chunks, m.shards, m.ndim, repr(m.dtype),
+                    repr(getattr(m, "inner_codecs", None)) if "zarr_format" not in kw else None))
+    assert out[1] == out[0]

@@ -216,6 +216,27 @@ class ArrayV3Metadata(_Delegating):
     def ndim(self) -> int:
         return len(self.shape)
 
+    def _sharding(self) -> Any:
+        first = self.codecs[0] if len(self.codecs) == 1 else None
+        return first if type(first).__name__ == "ShardingCodec" else None
+
+    @property
+    def chunks(self) -> tuple:
+        """The (inner) chunk shape: inside a shard when sharded."""
+        shard = self._sharding()
+        return tuple(self._document.chunk_shape) if shard is None else shard.chunk_shape
+
+    @property
+    def shards(self) -> tuple | None:
+        """The shard shape (None when not sharded)."""
+        return None if self._sharding() is None else tuple(self._document.chunk_shape)
+
+    @property
+    def inner_codecs(self) -> tuple:
+        """The codecs of one (inner) chunk."""
+        shard = self._sharding()
+        return self.codecs if shard is None else shard.codecs
+
 
 @dataclass(frozen=True, kw_only=True)
 class ArrayV2Metadata(_Delegating):
@@ -249,6 +270,11 @@ class ArrayV2Metadata(_Delegating):
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def shards(self) -> None:
+        """v2 arrays are never sharded."""
+        return None
 
 
 # ---------------------------------------------------------------------------------------

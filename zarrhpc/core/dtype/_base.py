@@ -18,7 +18,6 @@ an API rule, not a storage fact.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -253,9 +252,3 @@ def float_text_ok(data: Any) -> bool:
     return isinstance(data, str) and (is_floatish_str(data) or data in ("NaN", "Infinity",
                                                                        "-Infinity"))
 
-
-def is_nan(value: Any) -> bool:
-    try:
-        return math.isnan(value)
-    except TypeError:
-        return False
