@@ -126,3 +126,12 @@ def test_chunk_properties_as_zarr_python(kw):
         out.append((m.chunks, m.shards, m.ndim, repr(m.dtype),
                     repr(getattr(m, "inner_codecs", None)) if "zarr_format" not in kw else None))
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("kw", [{}, {"shards": (4,)}, {"zarr_format": 2}])
+def test_views_pickle(kw):
+    import pickle
+
+    md = zarrhpc.create_array({}, shape=(8,), chunks=(2,), dtype="f4", **kw).metadata
+    back = pickle.loads(pickle.dumps(md))
+    assert back == md and repr(back) == repr(md) and back.to_dict() == md.to_dict()

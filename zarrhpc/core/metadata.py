@@ -99,6 +99,8 @@ _CODEC_VIEWS = {
     "vlen-utf8": _codec_class("VLenUTF8Codec", []),
     "vlen-bytes": _codec_class("VLenBytesCodec", []),
 }
+# module attributes under their names, so views pickle (by class reference)
+globals().update({cls.__name__: cls for cls in _CODEC_VIEWS.values()})
 
 
 def _codec_fields(name: str, conf: dict, itemsize: int) -> dict:
