@@ -221,3 +221,20 @@ def test_zdtype_class_per_type(tmp_path, name):
     a = zarrhpc.create_array(tmp_path / "a.zarr", shape=(2,), dtype=inst, fill_value=one)
     assert zarrhpc.open_array(tmp_path / "a.zarr").metadata.data_type == inst
     assert a[...].tobytes() == np.array([one, one]).tobytes()
+
+
+def test_codec_layer_sees_the_same_two_byte_pairs():
+    """codecs/abc.py recognises the pairs with two-byte parts on its own (codecs may not
+    import metadata): it must agree with the metadata's definition, and leave look-alikes
+    (other part types, mixed parts, big-endian parts) alone."""
+    from zarrhpc.codecs.abc import component_size
+
+    for name in SMALL:
+        dt = parse_data_type(name, "x")
+        part = dt.dtype.fields["real"][0]
+        assert component_size(dt.dtype) == (2 if part.itemsize == 2 else 0), name
+    for npdt in (np.dtype([("real", "<f4"), ("imag", "<f4")]),
+                 np.dtype([("real", "<f2"), ("imag", ml_dtypes.bfloat16)]),
+                 np.dtype([("real", ">f2"), ("imag", ">f2")]),
+                 np.dtype([("imag", "<f2"), ("real", "<f2")])):
+        assert component_size(npdt) == 0
