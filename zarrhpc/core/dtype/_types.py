@@ -5,7 +5,8 @@ names made the same way from the v3 name (``bfloat16`` -> ``BFloat16``, ``float8
 -> ``Float8E4M3FN``, ``int4`` -> ``Int4``).
 
 The numeric classes are generated from zarrhpc's own lists (:data:`CORE_DATA_TYPE_NAMES`,
-``ML_NAMES`` in :mod:`zarrhpc.metadata.dtype_base`): no second table of types. Deliberate
+``ML_NAMES`` in :mod:`zarrhpc.metadata.dtype_base`, ``COMPLEX_PAIR_NAMES`` in
+:mod:`zarrhpc.metadata.dtypes_cplx`: ``ComplexBFloat16``...): no second table of types. Deliberate
 differences from zarr-python, all from zarrhpc's tables: a ``RawBytes`` (numpy ``V<n>``)
 writes the v3 core ``r<bits>`` name (zarr-python: its own ``raw_bytes``), a NaN other than
 the canonical one keeps its payload as ``"0x..."`` (zarr-python writes ``"NaN"``), and the
