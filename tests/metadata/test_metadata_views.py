@@ -135,3 +135,16 @@ def test_views_pickle(kw):
     md = zarrhpc.create_array({}, shape=(8,), chunks=(2,), dtype="f4", **kw).metadata
     back = pickle.loads(pickle.dumps(md))
     assert back == md and repr(back) == repr(md) and back.to_dict() == md.to_dict()
+
+
+def test_view_follows_every_change_of_the_document():
+    a = zarrhpc.create_array({}, shape=(4, 4), chunks=(2, 2), dtype="f4", attributes={"x": 1})
+    first = a.metadata
+    assert a.metadata is first  # built once per document
+    a.attrs["y"] = 2
+    assert a.metadata.attributes == {"x": 1, "y": 2} and first.attributes == {"x": 1}
+    a.resize((6, 4))
+    assert a.metadata.shape == (6, 4)
+    g = zarrhpc.create_group({})
+    g.attrs["k"] = "v"
+    assert g.metadata.attributes == {"k": "v"}

@@ -42,7 +42,13 @@ class Node:
         zarrhpc's own document is ``_metadata``."""
         from zarrhpc.core.metadata import node_metadata
 
-        return node_metadata(self._metadata, self._path, getattr(self, "_consolidated", None))
+        md, cons = self._metadata, getattr(self, "_consolidated", None)
+        cached = self.__dict__.get("_metadata_view")
+        if cached is not None and cached[0] is md and cached[1] is cons:
+            return cached[2]  # built once per document (a change makes a new one)
+        view = node_metadata(md, self._path, cons)
+        self.__dict__["_metadata_view"] = (md, cons, view)
+        return view
 
     @property
     def store(self):
