@@ -16,7 +16,7 @@ from zarrhpc.core._info import group_info, node_url
 from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
-from zarrhpc.core.metadata import GroupMetadata
+from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
@@ -26,7 +26,7 @@ from zarrhpc.errors import (
 )
 from zarrhpc.metadata import normalize_path
 
-__all__ = ["Group", "GroupMetadata", "open_node"]
+__all__ = ["ConsolidatedMetadata", "Group", "GroupMetadata", "open_node"]
 
 _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
 
