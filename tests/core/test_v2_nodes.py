@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import zarrhpc
+from zarrhpc.core.metadata import ArrayV2Metadata
 from zarrhpc.errors import ContainsArrayError, MetadataError, UnsupportedError
-from zarrhpc.metadata.v2 import ArrayMetadataV2
 
 
 def test_create_v2_array_writes_v2_documents_and_ancestors():
@@ -18,7 +18,7 @@ def test_create_v2_array_writes_v2_documents_and_ancestors():
     keys = set(store.list())
     assert {".zgroup", "a/.zgroup", "a/b/.zgroup", "a/b/x/.zarray", "a/b/x/.zattrs"} <= keys
     assert not any(k.endswith("zarr.json") for k in keys)
-    assert a.zarr_format == 2 and isinstance(a.metadata, ArrayMetadataV2)
+    assert a.zarr_format == 2 and isinstance(a.metadata, ArrayV2Metadata)
     zarray = json.loads(bytes(store.get("a/b/x/.zarray")))
     # the type's zero when not given, as zarr-python 3 writes it
     assert zarray["compressor"] == {"id": "zstd", "level": 0} and zarray["fill_value"] == 0.0

@@ -296,7 +296,7 @@ def test_v3_extension_types_with_zarr_python(tmp_path, dtype):
     a = zarrhpc.create_array(tmp_path / "a.zarr", shape=SHAPE, chunks=CHUNKS, dtype=stored.dtype)
     a[...] = stored
     meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
-    assert meta["data_type"] == a.metadata.data_type.to_json()
+    assert meta["data_type"] == a.metadata.data_type.to_json(zarr_format=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # zarr-python warns that these types are unstable
         got = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[...]

@@ -90,6 +90,20 @@ class ChunkSpec:
         return f"ChunkSpec(shape={self.shape}, dtype={self.dtype.str!r})"
 
 
+def _pair_part_size(dtype: np.dtype) -> int:
+    """2 for the structured ``[("real", T), ("imag", T)]`` types that hold complex_float16
+    and complex_bfloat16 (T: little-endian float16 or ml_dtypes' bfloat16; defined in
+    zarrhpc.metadata.dtypes_cplx, which codecs may not import), else 0."""
+    if dtype.names != ("real", "imag"):
+        return 0
+    part, offset = dtype.fields["real"][:2]
+    if dtype.fields["imag"][:2] != (part, 2) or offset != 0 or dtype.itemsize != 4:
+        return 0
+    if part == np.dtype("<f2") or (part.isbuiltin == 2 and part.type.__name__ == "bfloat16"):
+        return 2
+    return 0
+
+
 def component_size(dtype: np.dtype) -> int:
     """Size of the byte-swap component of ``dtype``, whatever its byte order.
 
@@ -109,9 +123,10 @@ def component_size(dtype: np.dtype) -> int:
     dtype = np.dtype(dtype)
     if dtype.itemsize <= 1 or dtype.kind in "SOT":  # OT: references, never raw bytes
         return 0
-    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do
+    # raw and structured types have no byte order; ml_dtypes numbers (bfloat16) do, and so
+    # do the parts of complex_bfloat16 / complex_float16 (a [real, imag] structured type)
     if dtype.kind == "V" and (dtype.fields is not None or dtype.type is np.void):
-        return 0
+        return _pair_part_size(dtype)
     if dtype.kind == "U":
         return 4
     if dtype.kind == "c":

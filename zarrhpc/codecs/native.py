@@ -73,9 +73,10 @@ def engine_for(pipeline: CodecPipeline) -> Engine | None:
     if pipeline.array_bytes.swaps_user_type(stored_dtype):
         return None  # a user-defined type (bfloat16) stored in the other byte order
     cstrides = _c_strides(stored.shape, stored_dtype.itemsize)
-    # a raw stand-in of the element size: as_strided cannot carry user-defined types
-    stand_in = np.dtype(f"V{stored_dtype.itemsize}") if stored_dtype.isbuiltin == 2 else (
-        stored_dtype)
+    # a raw stand-in of the element size: as_strided cannot carry user-defined types (nor
+    # structured types with such fields: complex_float8_*)
+    stand_in = np.dtype(f"V{stored_dtype.itemsize}") if (
+        stored_dtype.isbuiltin == 2 or stored_dtype.fields is not None) else stored_dtype
     view = np.lib.stride_tricks.as_strided(np.zeros(1, stand_in), stored.shape, cstrides)
     for aa in reversed(pipeline.array_array):
         view = aa.decode_view(view)

@@ -26,6 +26,7 @@ from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_ch
 from zarrhpc.core._nodes import meta_key, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
+from zarrhpc.core.dtype import as_dtype_like
 from zarrhpc.core.formats import empty_group, write_node
 from zarrhpc.errors import ContainsArrayError, UnsupportedError
 from zarrhpc.metadata import (
@@ -168,6 +169,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         shape, dtype = data.shape, data.dtype
     if shape is None or dtype is None:
         raise TypeError("create_array: give shape and dtype, or data")
+    dtype = as_dtype_like(dtype)  # a zarr.core.dtype object (ZDType)
     if compressor != "auto":  # zarr-python's deprecated singular form
         compressors = compressor
     if zarr_format is None:
@@ -454,7 +456,7 @@ def _like_args(a) -> dict:
             out["compressor"] = a.compressors[0] if a.compressors else None
             out["filters"] = list(a.filters) or None
         else:
-            out["codecs"] = list(a.metadata.codecs)
+            out["codecs"] = list(a._metadata.codecs)
         out["zarr_format"] = a.zarr_format
     return out
 

@@ -11,8 +11,6 @@ zarr-python counterpart keeps our repr.
 
 from __future__ import annotations
 
-import numpy as np
-
 from zarrhpc.core.node import NodeInfo
 
 __all__ = ["array_info", "codec_text", "dtype_text", "group_info", "human_size", "node_url"]
@@ -51,60 +49,31 @@ def node_url(store, path: str) -> str:
     return f"{base}/{path}" if path else base
 
 
-_ENDIAN = {"<": "little", ">": "big", "=": "little" if np.little_endian else "big"}
+def dtype_text(data_type, stored=None) -> str:
+    """zarr-python's data-type repr (``Int32(endianness='little')``, ``UInt8()``...): the
+    :mod:`zarrhpc.core.dtype` object's; ``stored`` is a v2 array's stored dtype (its byte
+    order shows). zarrhpc's own name for a type with no class there."""
+    from zarrhpc.core.dtype import from_data_type
 
-
-def dtype_text(dtype, fallback: str) -> str:
-    """zarr-python's data-type repr (``Int32(endianness='little')``, ``UInt8()``...)."""
-    dt = np.dtype(dtype)
-    endian = _ENDIAN.get(dt.byteorder, "little")
-    if dt.kind == "b":
-        return "Bool()"
-    if dt.kind in "iu":
-        name = ("Int" if dt.kind == "i" else "UInt") + str(dt.itemsize * 8)
-        return f"{name}()" if dt.itemsize == 1 else f"{name}(endianness='{endian}')"
-    if dt.kind == "f" and dt.itemsize in (2, 4, 8):
-        return f"Float{dt.itemsize * 8}(endianness='{endian}')"
-    if dt.kind == "c" and dt.itemsize in (8, 16):
-        return f"Complex{dt.itemsize * 8}(endianness='{endian}')"
-    if dt.kind in "mM":
-        unit, count = np.datetime_data(dt)
-        name = "DateTime64" if dt.kind == "M" else "TimeDelta64"
-        return f"{name}(endianness='{endian}', scale_factor={count}, unit='{unit}')"
-    if dt.kind == "S":
-        return f"NullTerminatedBytes(length={dt.itemsize})"
-    if dt.kind == "U":
-        return f"FixedLengthUTF32(length={dt.itemsize // 4}, endianness='{endian}')"
-    if dt.kind == "V" and dt.fields is None:
-        return f"RawBytes(length={dt.itemsize})"
-    if dt.kind == "T":
-        return "VariableLengthUTF8()"
-    return fallback
+    try:
+        return repr(from_data_type(data_type, stored))
+    except ValueError:
+        return data_type.name
 
 
 def codec_text(codec, itemsize: int) -> str:
-    """zarr-python's repr of the v3 codec ``codec`` (ours, described by its JSON form)."""
+    """zarr-python's repr of the v3 codec ``codec`` (ours, described by its JSON form):
+    that of its :func:`~zarrhpc.core.metadata.codec_view`. Blosc and sharding keep their
+    own reprs here (zarr-python's info shows those without the metadata's extra fields)."""
+    from zarrhpc.core.metadata import codec_view
+
     to_json = getattr(codec, "to_json", None)
     form = to_json() if to_json is not None else None
     if not isinstance(form, dict) or "name" not in form:
         return repr(codec)  # a v2 (numcodecs) codec: numcodecs' own repr, as zarr-python's
-    name, conf = form["name"], form.get("configuration") or {}
-    if name == "bytes":
-        endian = conf.get("endian")
-        if endian is None or itemsize == 1:
-            return "BytesCodec(endian=None)"
-        return f"BytesCodec(endian=<Endian.{endian}: '{endian}'>)"
-    if name == "zstd":
-        return f"ZstdCodec(level={conf.get('level', 0)}, checksum={conf.get('checksum', False)})"
-    if name == "gzip":
-        return f"GzipCodec(level={conf.get('level', 5)})"
-    if name == "crc32c":
-        return "Crc32cCodec()"
-    if name == "transpose":
-        return f"TransposeCodec(order={tuple(conf.get('order', ()))})"
-    if name in ("vlen-utf8", "vlen-bytes"):
-        return "VLenUTF8Codec()" if name == "vlen-utf8" else "VLenBytesCodec()"
-    return repr(codec)  # the numcodecs adapter's repr is already zarr-python's
+    if form["name"] in ("blosc", "sharding_indexed"):
+        return repr(codec)
+    return repr(codec_view(form, itemsize))
 
 
 def array_info(rows: dict, *, sharded: bool, v2: bool, itemsize: int,

@@ -94,7 +94,7 @@ def _open_existing(store, path, mode, use_consolidated=None, node=None, **array_
 
         if use_consolidated:
             return open_consolidated(store, path, mode)
-        cons = load_consolidated(store, path, node.metadata)
+        cons = load_consolidated(store, path, node._metadata)
         if cons is not None:
             node._consolidated = cons
     return node

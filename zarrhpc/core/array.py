@@ -240,10 +240,15 @@ class Array(ArrayApiMixin, Node):
         """A table of the array's properties, as zarr-python 3 prints it (no store reads)."""
         return self._info_table()
 
+    def _stored_dtype(self):
+        """A v2 array's stored numpy dtype (its byte order); None for v3 and object arrays."""
+        stored = getattr(self._metadata, "dtype", None) if self.zarr_format == 2 else None
+        return None if stored is None or stored.kind == "O" else stored
+
     def _info_table(self, stored=None, initialized=None) -> NodeInfo:
         spec = self._spec
         rows = {"zarr_format": self._format_text,
-                "data_type": dtype_text(spec.data_type.dtype, spec.data_type.name),
+                "data_type": dtype_text(spec.data_type, self._stored_dtype()),
                 "fill_value": self.fill_value, "shape": self.shape, "shards": self.shards,
                 "chunks": self.chunks, "order": self._order, "read_only": self._read_only,
                 "store_type": type(self._store).__name__, "filters": self.filters,

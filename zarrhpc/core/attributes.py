@@ -65,7 +65,7 @@ class Attributes(MutableMapping):
 
     @property
     def _data(self) -> dict:
-        md = self._node.metadata
+        md = self._node._metadata
         return {} if md is None else md.attributes  # an implicit group has none
 
     def __getitem__(self, key):

@@ -55,9 +55,9 @@ def load_consolidated(store, path: str, md) -> dict | None:
 def _walk(group: Group, prefix: str, out: dict) -> None:
     for name, node in group.members():
         rel = f"{prefix}{name}"
-        out[rel] = node.metadata
+        out[rel] = node._metadata
         if isinstance(node, Group):
-            if node.metadata is None:
+            if node._metadata is None:
                 raise MetadataError(
                     f"{node.path}: an implicit group cannot be consolidated; create it "
                     f"explicitly first")
@@ -83,14 +83,14 @@ def consolidate_metadata(store, path: str | None = None, zarr_format: int | None
     store, path = resolve_store_path(store, path, mode="r+")
     path = normalize_path(path or "")
     group = open_node(store, path, read_only=False)
-    if not isinstance(group, Group) or group.metadata is None:
+    if not isinstance(group, Group) or group._metadata is None:
         raise GroupNotFoundError(f"{_key(path, 'zarr.json')}: no explicit group at {path or '/'!r}")
     if zarr_format is not None and zarr_format != group.zarr_format:
         raise MetadataError(f"{path or '/'}: the group is Zarr v{group.zarr_format}, "
                             f"zarr_format={zarr_format} was asked for")
     nodes: dict = {}
     _walk(group, "", nodes)
-    md = group.metadata
+    md = group._metadata
     if md.zarr_format == 2:
         store.set(_key(path, ZMETADATA), build_zmetadata({"": md, **nodes}))
     else:

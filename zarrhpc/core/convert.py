@@ -173,17 +173,17 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
         raise NodeExistsError(f"convert: the destination {dst!r} already holds Zarr nodes")
     root = open_node(src_store, "", read_only=True)
     nodes = _nodes(root)
-    plans = {p: plan_array(n.metadata) for p, n in nodes if isinstance(n, Array)}
+    plans = {p: plan_array(n._metadata) for p, n in nodes if isinstance(n, Array)}
     total = sum(n.nchunks for p, n in nodes if isinstance(n, Array))
     bar = _Progress(total, sys.stderr.isatty() if progress is None else progress)
     before = {p: _digests(n, plans[p].metadata.data_type.dtype) for p, n in nodes
               if isinstance(n, Array)} if (verify and in_place) else {}
-    draft = getattr(root.metadata, "read_only", False)
+    draft = getattr(root._metadata, "read_only", False)
     was_consolidated = isinstance(root, Group) and root._consolidated is not None and not draft
     if not was_consolidated and isinstance(root, Group) and not draft:
         from zarrhpc.core.consolidated import load_consolidated
 
-        was_consolidated = load_consolidated(src_store, "", root.metadata) is not None
+        was_consolidated = load_consolidated(src_store, "", root._metadata) is not None
     # v3 documents of every node (the root's last in place: it may be the draft's entry point)
     order = sorted(nodes, key=lambda pn: pn[0] == "")
     for path, node in order:
@@ -202,11 +202,11 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
                 node._store.erase_values([node._chunk_key(c)
                                           for c in node._grid.all_chunk_coords()])
         elif not (draft and path == ""):
-            write_node(dst_store, path, group_to_v3(node.metadata))
+            write_node(dst_store, path, group_to_v3(node._metadata))
     if in_place:
         _remove_old_documents(src_store, nodes, draft)
     if draft:  # the entry point is replaced by the root's v3 document, last
-        root_md = plans[""].metadata if "" in plans else group_to_v3(root.metadata)
+        root_md = plans[""].metadata if "" in plans else group_to_v3(root._metadata)
         write_node(dst_store, "", root_md)
     if was_consolidated:  # a consolidated source gives a consolidated result
         from zarrhpc.core.consolidated import consolidate_metadata

@@ -16,6 +16,7 @@ from zarrhpc.core._info import group_info, node_url
 from zarrhpc.core._nodes import META, child_path, read_node
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
+from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
@@ -25,22 +26,9 @@ from zarrhpc.errors import (
 )
 from zarrhpc.metadata import normalize_path
 
-__all__ = ["Group", "GroupMetadata", "open_node"]
+__all__ = ["ConsolidatedMetadata", "Group", "GroupMetadata", "open_node"]
 
 _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
-
-
-class GroupMetadata:
-    """zarr-python's ``GroupMetadata(attributes=..., zarr_format=...)``: builds zarrhpc's
-    group metadata of that format (what ``create_hierarchy`` takes for a group)."""
-
-    def __new__(cls, attributes: dict | None = None, zarr_format: int = 3,
-                consolidated_metadata=None, node_type: str = "group"):
-        if node_type != "group":
-            raise ValueError(f"GroupMetadata: node_type must be 'group', got {node_type!r}")
-        if zarr_format not in (2, 3):
-            raise ValueError(f"GroupMetadata: zarr_format must be 2 or 3, got {zarr_format!r}")
-        return empty_group(zarr_format).with_attributes(dict(attributes or {}))
 
 
 class TreeRepr(str):

@@ -37,8 +37,18 @@ class Node:
 
     @property
     def metadata(self):
-        """The node's parsed metadata (None for an implicit group)."""
-        return self._metadata
+        """The node's metadata as zarr-python 3 shows it (``ArrayV3Metadata``,
+        ``GroupMetadata``...; None for an implicit group); see :mod:`zarrhpc.core.metadata`.
+        zarrhpc's own document is ``_metadata``."""
+        from zarrhpc.core.metadata import node_metadata
+
+        md, cons = self._metadata, getattr(self, "_consolidated", None)
+        cached = self.__dict__.get("_metadata_view")
+        if cached is not None and cached[0] is md and cached[1] is cons:
+            return cached[2]  # built once per document (a change makes a new one)
+        view = node_metadata(md, self._path, cons)
+        self.__dict__["_metadata_view"] = (md, cons, view)
+        return view
 
     @property
     def store(self):

@@ -4,6 +4,8 @@
 - :mod:`zarrhpc.metadata.v3`: ``zarr.json`` of arrays and groups (v3.0 core + 3.1/ZEP 9).
 - :mod:`zarrhpc.metadata.names`: node names, hierarchy paths, extension names (ZEP 9).
 - :mod:`zarrhpc.metadata.dtypes_ext`: types beyond the v3 core (zarr-python 3.1's names).
+- :mod:`zarrhpc.metadata.dtypes_ml`, :mod:`zarrhpc.metadata.dtypes_cplx`: zarr-extensions'
+  small floats and ints (ml_dtypes) and the complex types made of them.
 - :mod:`zarrhpc.metadata.v2`: ``.zarray``/``.zgroup``/``.zattrs`` (Zarr v2).
 - :mod:`zarrhpc.metadata.v3draft`: the 2022 draft of v3 (read-only).
 - :mod:`zarrhpc.metadata.spec`: :class:`ArraySpec`, what every format's array becomes.

@@ -34,6 +34,7 @@ import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata import dtype_base as _base
+from zarrhpc.metadata import dtypes_cplx as _cx
 from zarrhpc.metadata import dtypes_ext as _ext
 from zarrhpc.metadata import dtypes_ml as _ml
 from zarrhpc.metadata.dtype_base import DataType, _show
@@ -89,6 +90,8 @@ def _lookup_name(name: str) -> DataType | None:
         return _CORE_TYPES[_ml.ALIASES[name]]
     if name in _ml.ML_NAMES:
         return _ml.ml_data_type(name)
+    if name in _cx.COMPLEX_PAIR_NAMES:
+        return _cx.complex_pair_type(name)
     m = _RAW_RE.match(name)
     if m is not None and int(m.group(1)) % 8 == 0:
         return _raw_type(int(m.group(1)))
@@ -146,12 +149,10 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             name, obj.get("configuration") if isinstance(obj, dict) else None, doc,
             parse_data_type,
         )
-    if dt is None and name.startswith("complex_") and name[8:] in _ml_names():
-        # zarr-extensions' complex_bfloat16, complex_float16, complex_float8_*...: pairs of
-        # small floats that no numpy type (nor ml_dtypes) represents, no reader reads
+    if dt is None and name in _cx.COMPLEX_PAIR_NAMES:
         raise UnsupportedError(
-            f"{doc}: {field}: data type {name!r} is not supported: no numpy representation "
-            f"of complex numbers with {name[8:]} parts exists (ml_dtypes has none)")
+            f"{doc}: {field}: data type {name!r} is not supported: the installed ml_dtypes "
+            f"has no {name[8:]} type for its parts")
     if dt is None:
         raise MetadataError(
             f"{doc}: {field}: unknown data type {name!r}; expected one of "
@@ -210,6 +211,10 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
     found = _ml.ml_data_type_of(npdt)  # ml_dtypes types (bfloat16, float8_*, int4, ...)
     if found is not None:
         return found
+    if npdt.fields is not None:  # [("real", T), ("imag", T)]: complex_bfloat16, ...
+        found = _cx.complex_pair_of(npdt)
+        if found is not None:
+            return found
     if npdt.kind in "biufc" and npdt.fields is None and npdt.subdtype is None:
         found = _BY_KIND_SIZE.get((npdt.kind, npdt.itemsize))
         if found is not None:
@@ -333,6 +338,8 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         The value has the wrong form or is out of range for ``dt``.
     """
     field = "fill_value"
+    if _cx.is_complex_pair(dt):
+        return _cx.parse_pair_fill(dt, obj, doc, _pair_part(dt), parse_fill_value)
     if dt.is_extension:
         return _ext.parse_ext_fill_value(dt, obj, doc, parse_fill_value, data_type_from_numpy)
     if _ml.is_ml(dt):
@@ -429,6 +436,8 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
     arr = value
     if not (isinstance(arr, np.ndarray) and arr.shape == () and arr.dtype == dt.dtype):
         arr = fill_value_from_user(dt, value)
+    if _cx.is_complex_pair(dt):
+        return _cx.pair_fill_to_json(dt, arr, _pair_part(dt), fill_value_to_json)
     if dt.is_extension:
         return _ext.ext_fill_to_json(dt, arr)
     if _ml.is_ml(dt):
@@ -498,6 +507,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
     MetadataError
         The value cannot represent an element of ``dt`` exactly (integers) or at all.
     """
+    if _cx.is_complex_pair(dt):
+        return _cx.pair_fill_from_user(dt, value, doc, _pair_part(dt), fill_value_from_user)
     if dt.is_extension:
         return _ext.ext_fill_from_user(dt, value, doc)
     if _ml.is_ml(dt):
@@ -585,6 +596,6 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
 _base._EXT_TO_JSON[0] = lambda dt: _ext.ext_to_json(dt, data_type_from_numpy)
 
 
-def _ml_names() -> set:
-    """Names of the small float types (float16 and ml_dtypes' ones) complex_* pairs use."""
-    return {"float16", "bfloat16", *(n for n in _ml.ML_NAMES if n.startswith("float"))}
+def _pair_part(dt: DataType) -> DataType:
+    """The DataType of one part of a complex pair type (float16, bfloat16, float8_*...)."""
+    return _cx.component(dt, data_type_from_numpy)

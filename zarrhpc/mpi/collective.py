@@ -110,8 +110,8 @@ def _replicate(comm, make, store, path: str, read_only: bool, array_kwargs: dict
     if comm.Get_rank() == 0:
         try:
             arr = make()
-            if isinstance(arr.metadata, ArrayMetadataV3):
-                doc = bytes(arr.metadata.to_bytes())
+            if isinstance(arr._metadata, ArrayMetadataV3):
+                doc = bytes(arr._metadata.to_bytes())
         except Exception as exc:  # noqa: BLE001 - re-raised below, on every rank
             error = exc
     doc, remote = comm.bcast((doc, _portable(error)), root=0)

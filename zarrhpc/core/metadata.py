@@ -1,0 +1,380 @@
+"""What ``node.metadata`` returns: zarr-python 3's metadata classes (``ArrayV3Metadata``,
+``ArrayV2Metadata``, ``GroupMetadata``, ``ConsolidatedMetadata``, ``RegularChunkGrid``,
+``DefaultChunkKeyEncoding``...) with zarr-python's fields, reprs and pretty-printed forms,
+built from zarrhpc's own metadata documents.
+
+zarrhpc reads and writes its documents (:mod:`zarrhpc.metadata`: ``ArrayMetadataV3``...);
+those stay what the data path uses (``node._metadata``). A user asking for
+``array.metadata`` gets a frozen dataclass shaped as zarr-python's, so ``print`` and
+``pprint`` show what zarr-python shows: ``data_type`` is a :mod:`zarrhpc.core.dtype`
+object, ``fill_value`` a numpy scalar, ``codecs`` a tuple of codec objects printed as
+zarr-python prints its own. Each view keeps the document it was made from: any attribute
+the view lacks (``to_bytes``, ``chunk_shape``, ``extra``...) is the document's, and
+``to_dict()`` is the document's JSON, so ``create_hierarchy`` takes views as it takes
+documents. ``GroupMetadata(attributes=..., zarr_format=...)`` made by a user builds its
+document from its fields.
+
+Life cycle: built on each ``node.metadata`` access from the node's document (and, for a
+group opened through consolidated metadata, the consolidated snapshot it holds); never
+stored, never written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, make_dataclass, replace
+from enum import Enum
+from typing import Any
+
+from zarrhpc.codecs.blosc import BloscCname, BloscShuffle
+from zarrhpc.codecs.registry import parse_codec
+from zarrhpc.core.dtype import from_data_type
+
+__all__ = ["ArrayV2Metadata", "ArrayV3Metadata", "ConsolidatedMetadata",
+           "DefaultChunkKeyEncoding", "Endian", "GroupMetadata", "RegularChunkGrid",
+           "ShardingCodecIndexLocation", "V2ChunkKeyEncoding", "codec_view", "node_metadata"]
+
+
+class Endian(Enum):
+    """zarr-python's byte-order enum (``BytesCodec.endian``)."""
+
+    big = "big"
+    little = "little"
+
+
+class ShardingCodecIndexLocation(Enum):
+    """zarr-python's shard-index position enum."""
+
+    start = "start"
+    end = "end"
+
+
+class _Delegating:
+    """Attributes a view lacks are its document's (``_document``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_document":
+            raise AttributeError(name)
+        doc = object.__getattribute__(self, "_document")
+        if doc is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(doc, name)
+
+    def to_dict(self) -> dict:
+        """The JSON form of the document (as zarr-python's ``Metadata.to_dict``)."""
+        return self._document.to_dict()
+
+
+# ---------------------------------------------------------------------------------------
+# codecs: zarr-python's codec dataclasses, over zarrhpc's codec objects
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _CodecView(_Delegating):
+    _document: Any = field(default=None, repr=False, compare=False)
+
+
+def _codec_class(name: str, fields: list) -> type:
+    return make_dataclass(name, fields, bases=(_CodecView,), frozen=True, kw_only=True,
+                          namespace={"__module__": "zarrhpc.core.metadata",
+                                     "__doc__": f"zarr-python's ``{name}`` (a view)."})
+
+
+def _f(name: str, default: Any = None) -> tuple:
+    return (name, Any, field(default=default))
+
+
+_CODEC_VIEWS = {
+    "bytes": _codec_class("BytesCodec", [_f("endian")]),
+    "zstd": _codec_class("ZstdCodec", [_f("level", 0), _f("checksum", False)]),
+    "gzip": _codec_class("GzipCodec", [_f("level", 5)]),
+    "blosc": _codec_class("BloscCodec", [("_tunable_attrs", Any, field(default_factory=set)),
+                                         _f("typesize"), _f("cname"), _f("clevel", 5),
+                                         _f("shuffle"), _f("blocksize", 0)]),
+    "crc32c": _codec_class("Crc32cCodec", []),
+    "transpose": _codec_class("TransposeCodec", [_f("order", ())]),
+    "sharding_indexed": _codec_class("ShardingCodec", [
+        _f("chunk_shape", ()), _f("codecs", ()), _f("index_codecs", ()),
+        _f("index_location")]),
+    "vlen-utf8": _codec_class("VLenUTF8Codec", []),
+    "vlen-bytes": _codec_class("VLenBytesCodec", []),
+}
+# module attributes under their names, so views pickle (by class reference)
+globals().update({cls.__name__: cls for cls in _CODEC_VIEWS.values()})
+
+
+def _codec_fields(name: str, conf: dict, itemsize: int) -> dict:
+    if name == "bytes":
+        endian = conf.get("endian")
+        return {"endian": None if endian is None or itemsize == 1 else Endian(endian)}
+    if name == "blosc":
+        return {"typesize": conf.get("typesize"), "cname": BloscCname(conf.get("cname", "zstd")),
+                "clevel": conf.get("clevel", 5),
+                "shuffle": BloscShuffle(conf.get("shuffle", "noshuffle")),
+                "blocksize": conf.get("blocksize", 0)}
+    if name == "transpose":
+        return {"order": tuple(conf.get("order", ()))}
+    if name == "sharding_indexed":
+        return {"chunk_shape": tuple(conf["chunk_shape"]),
+                "codecs": tuple(codec_view(c, itemsize) for c in conf.get("codecs", ())),
+                "index_codecs": tuple(codec_view(c, 8) for c in conf.get("index_codecs", ())),
+                "index_location": ShardingCodecIndexLocation(conf.get("index_location", "end"))}
+    return dict(conf)
+
+
+def codec_view(entry: dict, itemsize: int) -> Any:
+    """The codec of the v3 entry ``entry`` as zarr-python shows it (a dataclass that hands
+    every other attribute to zarrhpc's codec object); zarrhpc's codec object itself for a
+    codec zarr-python shows through another class (numcodecs codecs)."""
+    codec = parse_codec(entry, "metadata", "codecs")
+    name = entry.get("name") if isinstance(entry, dict) else entry
+    cls = _CODEC_VIEWS.get(name)
+    if cls is None or codec is None:
+        return codec if codec is not None else entry
+    conf = entry.get("configuration") or {} if isinstance(entry, dict) else {}
+    return cls(_document=codec, **_codec_fields(name, conf, itemsize))
+
+
+# ---------------------------------------------------------------------------------------
+# grids and key encodings
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegularChunkGrid:
+    """zarr-python's regular chunk grid."""
+
+    chunk_shape: tuple
+
+
+@dataclass(frozen=True)
+class DefaultChunkKeyEncoding:
+    """zarr-python's ``default`` chunk key encoding."""
+
+    separator: str = "/"
+
+
+@dataclass(frozen=True)
+class V2ChunkKeyEncoding:
+    """zarr-python's ``v2`` chunk key encoding."""
+
+    separator: str = "."
+
+
+def _grid(md) -> Any:
+    grid = getattr(md, "chunk_grid", None)
+    return RegularChunkGrid(tuple(md.chunk_shape)) if grid is None else grid
+
+
+def _key_encoding(cke) -> Any:
+    if cke.name == "v2":
+        return V2ChunkKeyEncoding(separator=cke.separator)
+    return DefaultChunkKeyEncoding(separator=cke.separator)
+
+
+# ---------------------------------------------------------------------------------------
+# arrays
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArrayV3Metadata(_Delegating):
+    """zarr-python's v3 array metadata (a view of zarrhpc's ``ArrayMetadataV3``)."""
+
+    shape: tuple
+    data_type: Any
+    chunk_grid: Any
+    chunk_key_encoding: Any
+    fill_value: Any
+    codecs: tuple
+    attributes: dict
+    dimension_names: tuple | None
+    zarr_format: int = 3
+    node_type: str = "array"
+    storage_transformers: tuple = ()
+    extra_fields: dict = field(default_factory=dict)
+    _document: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_document(cls, md) -> ArrayV3Metadata:
+        zd = from_data_type(md.data_type)
+        itemsize = md.data_type.dtype.itemsize
+        return cls(shape=tuple(md.shape), data_type=zd, chunk_grid=_grid(md),
+                   chunk_key_encoding=_key_encoding(md.chunk_key_encoding),
+                   fill_value=zd._scalar(md.fill_value),
+                   codecs=tuple(codec_view(c, itemsize) for c in md.codecs),
+                   attributes=dict(md.attributes),
+                   dimension_names=None if md.dimension_names is None
+                   else tuple(md.dimension_names),
+                   storage_transformers=tuple(md.storage_transformers),
+                   extra_fields=dict(md.extra), _document=md)
+
+    @property
+    def dtype(self) -> Any:
+        """The data type (zarr-python names it ``dtype`` too)."""
+        return self.data_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _sharding(self) -> Any:
+        first = self.codecs[0] if len(self.codecs) == 1 else None
+        return first if type(first).__name__ == "ShardingCodec" else None
+
+    @property
+    def chunks(self) -> tuple:
+        """The (inner) chunk shape: inside a shard when sharded."""
+        shard = self._sharding()
+        return tuple(self._document.chunk_shape) if shard is None else shard.chunk_shape
+
+    @property
+    def shards(self) -> tuple | None:
+        """The shard shape (None when not sharded)."""
+        return None if self._sharding() is None else tuple(self._document.chunk_shape)
+
+    @property
+    def inner_codecs(self) -> tuple:
+        """The codecs of one (inner) chunk."""
+        shard = self._sharding()
+        return self.codecs if shard is None else shard.codecs
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArrayV2Metadata(_Delegating):
+    """zarr-python's v2 array metadata (a view of zarrhpc's ``ArrayMetadataV2``)."""
+
+    shape: tuple
+    chunks: tuple
+    dtype: Any
+    fill_value: Any
+    order: str
+    filters: tuple | None
+    dimension_separator: str
+    compressor: Any
+    attributes: dict
+    zarr_format: int = 2
+    _document: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_document(cls, md) -> ArrayV2Metadata:
+        import numcodecs
+
+        zd = from_data_type(md.data_type, None if md.dtype.kind == "O" else md.dtype)
+        fill = None if md.fill_value is None else zd._scalar(md.fill_value)
+        filters = None if not md.filters else tuple(
+            numcodecs.get_codec(dict(f)) for f in md.filters)
+        comp = None if md.compressor is None else numcodecs.get_codec(dict(md.compressor))
+        return cls(shape=tuple(md.shape), chunks=tuple(md.chunks), dtype=zd, fill_value=fill,
+                   order=md.order, filters=filters, dimension_separator=md.dimension_separator,
+                   compressor=comp, attributes=dict(md.attributes), _document=md)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def shards(self) -> None:
+        """v2 arrays are never sharded."""
+        return None
+
+
+# ---------------------------------------------------------------------------------------
+# groups and consolidated metadata
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidatedMetadata:
+    """zarr-python's consolidated metadata: ``{child name: metadata}``, one level (a child
+    group's own ``consolidated_metadata`` holds its children)."""
+
+    metadata: dict
+    kind: str = "inline"
+    must_understand: bool = False
+
+    @property
+    def flattened_metadata(self) -> dict:
+        """``{relative path: metadata}`` at every depth (a group's own consolidated
+        metadata emptied there, as zarr-python does: its members are listed beside it)."""
+        out = {}
+        for name, md in self.metadata.items():
+            inner = getattr(md, "consolidated_metadata", None)
+            if inner is None:
+                out[name] = md
+                continue
+            out[name] = replace(md, consolidated_metadata=ConsolidatedMetadata(metadata={}))
+            out.update({f"{name}/{k}": v for k, v in inner.flattened_metadata.items()})
+        return out
+
+
+@dataclass(frozen=True)
+class GroupMetadata(_Delegating):
+    """zarr-python's group metadata; made by a user (``GroupMetadata(attributes={...})``,
+    for ``create_hierarchy``) or a view of a group's document."""
+
+    attributes: dict = field(default_factory=dict)
+    zarr_format: int = 3
+    consolidated_metadata: ConsolidatedMetadata | None = None
+    node_type: str = "group"
+    _document: Any = field(default=None, repr=False, compare=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.node_type != "group":
+            raise ValueError(f"GroupMetadata: node_type must be 'group', got "
+                             f"{self.node_type!r}")
+        if self.zarr_format not in (2, 3):
+            raise ValueError(f"GroupMetadata: zarr_format must be 2 or 3, got "
+                             f"{self.zarr_format!r}")
+        if self._document is None:
+            from zarrhpc.core.formats import empty_group
+
+            doc = empty_group(self.zarr_format).with_attributes(dict(self.attributes))
+            object.__setattr__(self, "_document", doc)
+
+
+def _view(md, below: dict | None) -> Any:
+    """The view of document ``md``; ``below`` (``{relative path: document}``: the
+    consolidated snapshot under a group) fills a group's ``consolidated_metadata``."""
+    if md.node_type == "array":
+        if md.zarr_format == 2:
+            return ArrayV2Metadata.from_document(md)
+        if md.zarr_format == 3:
+            return ArrayV3Metadata.from_document(md)
+        return md  # the 2022 draft: zarr-python has no class for it
+    if md.zarr_format not in (2, 3):
+        return md
+    cons = None if below is None else _consolidated(below)
+    return GroupMetadata(attributes=dict(md.attributes), zarr_format=md.zarr_format,
+                         consolidated_metadata=cons, _document=md)
+
+
+def _consolidated(below: dict) -> ConsolidatedMetadata:
+    children: dict = {}
+    for rel in sorted(below, key=lambda p: (p.count("/"), p)):
+        if rel and "/" not in rel:
+            md = below[rel]
+            prefix = rel + "/"
+            sub = {p[len(prefix):]: m for p, m in below.items() if p.startswith(prefix)}
+            children[rel] = _view(md, sub if md.node_type == "group" else None)
+    return ConsolidatedMetadata(metadata=children)
+
+
+def node_metadata(md, path: str, consolidated: dict | None) -> Any:
+    """``node.metadata`` of the node at ``path`` whose document is ``md`` (None for an
+    implicit group); ``consolidated`` is the ``{path from the root: document}`` snapshot
+    the node was opened through, if any."""
+    if md is None:
+        return None
+    below = None
+    if md.node_type == "group":
+        if consolidated is not None:
+            prefix = f"{path}/" if path else ""
+            below = {p[len(prefix):]: m for p, m in consolidated.items()
+                     if p != path and p.startswith(prefix)}
+        elif md.zarr_format == 3 and md.extra.get("consolidated_metadata") is not None:
+            from zarrhpc.metadata.consolidated import parse_consolidated_v3
+
+            below = parse_consolidated_v3(md.extra["consolidated_metadata"], "zarr.json")
+    return _view(md, below)
+
