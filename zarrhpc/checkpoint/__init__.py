@@ -373,7 +373,7 @@ class Checkpointer:
                 jobs = {name: (snapshots.take(name, v), *rest) for name, (v, *rest) in jobs.items()}
         except Exception as exc:  # noqa: BLE001
             error = exc
-        _agree(self._c, error, "checkpoint save")
+        _agree(self._c, error, "checkpoint save", quiet=True)
         return step, attrs, jobs, shards, policy, compressors, overwrite
 
     def _save_prepared(self, step, attrs, jobs, shards, policy, compressors, overwrite) -> dict:

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from zarrhpc._kernels import copy_into
+from zarrhpc._kernels import alloc, copy_into
 
 __all__ = ["SaveHandle", "Snapshots"]
 
@@ -87,6 +87,6 @@ class Snapshots:
         value = np.asarray(value)
         buf = self._buffers.get(name)
         if buf is None or buf.shape != value.shape or buf.dtype != value.dtype:
-            buf = self._buffers[name] = np.empty(value.shape, value.dtype)
+            buf = self._buffers[name] = alloc.empty(value.shape, value.dtype)
         copy_into(buf, value)
         return buf
