@@ -86,6 +86,9 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
         ck.save(1, fields(1), policy="nodes")
     with pytest.raises(ValueError, match="drain_every"):
         Checkpointer(tmp_path, fast=tmp_path / "f", drain_every=0)
+    for bad in (0, True, 1.5):
+        with pytest.raises(ValueError, match="shards_per_node"):
+            Checkpointer(tmp_path, shards_per_node=bad)
 
 
 def test_two_tiers_drain_every_kth_and_close_drains_the_newest(tmp_path):

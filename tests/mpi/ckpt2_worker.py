@@ -100,6 +100,7 @@ def main(mode: str, root: str) -> int:
         ck = Checkpointer(root, comm)
         stats = {}
         for step, name in enumerate(NAMES, 1):  # one save per kind: options are per save
+            ck.shards_per_node = 1 if name == "node_raw" else 2  # one shard per node, or two
             stats[name] = ck.save(step, {name: field(step, name)[reg]}, {"time": step * 1.5},
                                   **kw(name))
             files = sorted(str(p.relative_to(root))
