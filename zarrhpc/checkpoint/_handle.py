@@ -81,8 +81,8 @@ class Snapshots:
 
     From zarrhpc's block cache (`zarrhpc._kernels.alloc`): 2 MiB pages, and a buffer a
     dropped checkpointer freed is taken again by the next one. Fresh 4 KiB pages cost the
-    first snapshot of a step its page faults and zeroing: 0.5-1 s for 256 MiB per rank,
-    4 ranks on this 2-core VM (np.empty), about a quarter of a synchronous save of 1 GiB.
+    first snapshot its page faults and zeroing: 0.5-1.6 s for 256 MiB per rank, 4 ranks
+    on a loaded 2-core VM (np.empty), about as long as the synchronous save of the step.
     The caller (`Checkpointer.save_async`) waits for the save in flight before ``take``.
     """
 
