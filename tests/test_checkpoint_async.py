@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -57,6 +58,30 @@ def test_save_async_snapshots_before_returning(tmp_path, kind):
             np.testing.assert_array_equal(snap[name], value)
 
 
+def test_save_async_reuses_its_snapshot_buffer_only_after_the_save_in_flight(tmp_path):
+    class Slow(zarrhpc.LocalStore):  # step 1's chunks are stored slowly
+        def _set(self, key, data):
+            if key.startswith("step_00000001/x/c/"):
+                time.sleep(0.1)
+            super()._set(key, data)
+
+    ck = Checkpointer(tmp_path)
+    ck.store = Slow(tmp_path)
+    x = np.arange(2**20, dtype="f8")  # 8 MiB: a pooled buffer from the block cache
+    kw = {"chunks": (2**18,), "compressors": None}
+    first = ck.save_async(1, {"x": x}, **kw)
+    buf = ck._snapshots._buffers["x"]
+    assert not np.shares_memory(buf, x)
+    x[...] = -1  # the caller overwrites its array at once
+    assert not first.done()
+    second = ck.save_async(2, {"x": x}, **kw)  # the same buffer, once step 1 is saved
+    assert first.done() and ck._snapshots._buffers["x"] is buf
+    x[...] = -2
+    second.wait()
+    np.testing.assert_array_equal(ck.load(1)["x"], np.arange(2**20, dtype="f8"))
+    np.testing.assert_array_equal(ck.load(2)["x"], np.full(2**20, -1.0))
+
+
 def test_save_async_failure_reaches_wait_and_exception(tmp_path):
     ck = Checkpointer(tmp_path)
     ck.save(1, fields(1))
@@ -86,6 +111,9 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
         ck.save(1, fields(1), policy="nodes")
     with pytest.raises(ValueError, match="drain_every"):
         Checkpointer(tmp_path, fast=tmp_path / "f", drain_every=0)
+    for bad in (0, True, 1.5):
+        with pytest.raises(ValueError, match="shards_per_node"):
+            Checkpointer(tmp_path, shards_per_node=bad)
 
 
 def test_two_tiers_drain_every_kth_and_close_drains_the_newest(tmp_path):

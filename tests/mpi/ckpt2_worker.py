@@ -9,6 +9,8 @@ Modes
   the same stats on every rank, what was saved is what loads.
 - ``async_hang``: steps 1 and 2 saved asynchronously, then step 3's background save stops
   dead after a few chunks (``DIR/pids/<rank>`` announced): the test SIGKILLs every rank.
+- ``async_node_hang``: as ``async_hang`` with node-aggregated shards, the caller
+  overwriting its array right after each ``save_async``; step 3 stops dead in its shard writes.
 - ``tiers``: a fast and a durable tier, drain_every=2.
 - ``drain_hang``: steps 1 and 2 saved and drained, step 3 saved; its drain stops dead.
 
@@ -100,6 +102,7 @@ def main(mode: str, root: str) -> int:
         ck = Checkpointer(root, comm)
         stats = {}
         for step, name in enumerate(NAMES, 1):  # one save per kind: options are per save
+            ck.shards_per_node = 1 if name == "node_raw" else 2  # one shard per node, or two
             stats[name] = ck.save(step, {name: field(step, name)[reg]}, {"time": step * 1.5},
                                   **kw(name))
             files = sorted(str(p.relative_to(root))
@@ -152,6 +155,34 @@ def main(mode: str, root: str) -> int:
             h = ck.save_async(step, {"T": field(step)[reg]}, {"step": step}, region=reg,
                               shape=SHAPE, chunks=CHUNKS, compressors=BLOSC)
         h.wait()  # never returns: the background save of step 3 stops dead
+        return 1
+
+    if mode == "async_node_hang":  # node-aggregated shards, the caller's array reused
+        from ckpt_worker import announce_pid  # beside this script
+
+        import zarrhpc.mpi.aggregate as agg
+
+        write = agg._pwrite
+        stop = []
+
+        def stopping_pwrite(fd, offset, items, scratch=None):
+            write(fd, offset, items, scratch)
+            if stop:  # step 3: stop dead inside the shard writes, after the first batch
+                announce_pid(pids, rank)
+                time.sleep(600)
+
+        agg._pwrite = stopping_pwrite
+        ck = Checkpointer(root, comm)
+        data = np.empty_like(field(1)[reg])
+        for step in (1, 2, 3):
+            if step == 3:
+                ck._wait_job()  # step 2 committed: only step 3's save stops
+                stop.append(True)
+            data[...] = field(step)[reg]
+            h = ck.save_async(step, {"T": data}, {"step": step}, region=reg, shape=SHAPE,
+                              chunks=CHUNKS, compressors=BLOSC, policy="node")
+            data[...] = -1.0  # the caller overwrites its array at once
+        h.wait()  # never returns
         return 1
 
     if mode == "tiers":

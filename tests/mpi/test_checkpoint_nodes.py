@@ -27,8 +27,13 @@ def test_written_on_4_ranks_loads_on_1_2_3_6(tmp_path, run_mpi):
     stats = [json.loads((tmp_path / "stats" / str(r)).read_text()) for r in range(4)]
     assert all(s == stats[0] for s in stats)  # job totals, the same on every rank
     st = stats[0]
-    # node-aggregated shards: one shard per node (+ zarr.json); per chunk: one file each
-    assert st["node_raw"]["files_in_array"] == st["node_blosc"]["files_in_array"] == 3
+    # node-aggregated shards: one shard per node (+ zarr.json) with shards_per_node=1; with
+    # 2 (the default) the regions of each node's 2 ranks (9, 9, 10, 9 rows) are whole
+    # shards where they can be: 8 rows (4-row chunks), 5 shards; per chunk: one file each
+    assert st["node_raw"]["files_in_array"] == 3
+    node_blosc = zarr.open_array(str(tmp_path / "step_00000004" / "node_blosc"), mode="r")
+    assert node_blosc.shards == (8, 30, 11)  # whole axes rounded up to chunks
+    assert st["node_blosc"]["files_in_array"] == 1 + 5
     assert st["plain_raw"]["files_in_array"] == 1 + 10 * 6 - 6  # 6 all-fill chunks left out
     for name in w.NAMES:
         s = st[name]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from zarrhpc.mpi.nodes import NodeMap
-from zarrhpc.mpi.partition import choose_shards, node_boxes, node_plan
+from zarrhpc.mpi.partition import choose_shards, node_boxes, node_plan, writer_groups
 
 WORKER = str(Path(__file__).with_name("node_worker.py"))
 
@@ -51,6 +51,20 @@ def test_choose_shards_makes_each_node_whole_shards():
     assert choose_shards((60, 8), (5, 4), nb) == (30, 8)
     # no regular grid fits boundaries that are not multiples of the chunk
     assert choose_shards((61, 8), (5, 4), [((0, 31), (0, 8)), ((31, 61), (0, 8))]) == (30, 8)
+
+
+def test_writer_groups_cut_each_node_into_at_most_k_groups():
+    node_of = (0, 0, 0, 0, 1, 1, 1, 2)  # nodes of 4, 3 and 1 ranks
+    assert writer_groups(node_of, 1) == [0, 0, 0, 0, 1, 1, 1, 2]
+    assert writer_groups(node_of, 2) == [0, 0, 1, 1, 2, 2, 3, 4]
+    assert writer_groups(node_of, 3) == [0, 0, 1, 2, 3, 4, 5, 6]
+    assert writer_groups(node_of, 9) == list(range(8))  # never more than one per rank
+    # a node's groups are regions that are whole shards when the cuts allow it
+    boxes = [((0, 10), (0, 8)), ((10, 30), (0, 8)), ((30, 40), (0, 8)), ((40, 60), (0, 8))]
+    groups = node_boxes(boxes, writer_groups((0, 0, 1, 1), 2))
+    assert choose_shards((60, 8), (5, 4), groups) == (10, 8)
+    with pytest.raises(ValueError, match="per_node"):
+        writer_groups(node_of, 0)
 
 
 # -- real ranks ----------------------------------------------------------------------------

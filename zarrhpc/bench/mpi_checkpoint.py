@@ -7,7 +7,10 @@
 1. Measured, interleaved rounds (`zarrhpc.bench.mpi_rounds.timed_rounds`), each a
    `Checkpointer.save` of the field with 64^3 inner chunks under three policies:
    ``per-chunk files`` (one file per chunk), ``per-rank shards`` (the node policy with one
-   rank per node), ``node-aggregated shards`` (the node policy on the simulated nodes).
+   rank per node), ``node-aggregated shards`` (the node policy on the simulated nodes,
+   the checkpointer's default of up to 2 shards per node: each written by its group of
+   the node's ranks) and ``node-aggregated, 1 per node`` (``shards_per_node=1``: all the
+   node's ranks write one file).
    Printed: GB/s, the files, directories and renames each save reported, and the speed
    ratio against per-chunk files (median of per-round ratios).
 2. Overlap: ``--steps`` steps of "compute" then checkpoint, synchronous against
@@ -39,7 +42,8 @@ from zarrhpc.mpi.aggregate import last_profile
 
 __all__ = ["SimulatedPFS", "main", "run"]
 
-POLICIES = ("per-chunk files", "per-rank shards", "node-aggregated shards")
+POLICIES = ("per-chunk files", "per-rank shards", "node-aggregated shards",
+            "node-aggregated, 1 per node")
 
 
 @dataclass
@@ -135,9 +139,10 @@ def run(argv=None) -> dict:
         comp = None if mode == "none" else BLOSC
         stats, phases = {}, {name: [] for name in POLICIES[1:]}
 
-        def saver(name, c, policy, stats=stats, comp=comp, phases=phases):
+        def saver(name, c, policy, per_node=2, stats=stats, comp=comp, phases=phases):
             def run(i):
-                ck = Checkpointer(root / f"{name[:5]}_{i}", c)
+                ck = Checkpointer(root / f"p{POLICIES.index(name)}_{i}", c,
+                                  shards_per_node=per_node)
                 stats[name] = ck.save(0, {"T": block}, region=region, shape=shape,
                                       chunks=chunks, compressors=comp, policy=policy)
                 if i >= 0 and name in phases:
@@ -146,7 +151,8 @@ def run(argv=None) -> dict:
 
         fns = {POLICIES[0]: saver(POLICIES[0], comm, "decomposition"),
                POLICIES[1]: saver(POLICIES[1], per_rank, "node"),
-               POLICIES[2]: saver(POLICIES[2], comm, "node")}
+               POLICIES[2]: saver(POLICIES[2], comm, "node"),
+               POLICIES[3]: saver(POLICIES[3], comm, "node", 1)}
         times, cpu = timed_rounds(comm, fns, args.repeat, root)
         ref = times[POLICIES[0]]
         row = {}
@@ -221,7 +227,7 @@ def _print_mode(size, nnodes, shape, nbytes, chunks, mode, repeat, row, overlap)
     print(f"{size} ranks as {nnodes} simulated nodes, {shape} float64 = {nbytes / 2**30:.2f} GiB, "
           f"inner chunks {chunks}, compressors: {mode}; median of {repeat} rounds")
     for name, r in row.items():
-        print(f"  {name:24s} {r['GB/s']:6.2f} GB/s  {r['speed vs per-chunk']:5.2f}x   files "
+        print(f"  {name:28s} {r['GB/s']:6.2f} GB/s  {r['speed vs per-chunk']:5.2f}x   files "
               f"{r['files_created']:6d}  dirs {r['dirs_created']:5d}  renames {r['renames']:6d}"
               f"  cpu/rank {r['cpu seconds per rank']:.2f} s")
     if overlap is None:
@@ -248,9 +254,9 @@ def _projection(results, args, nnodes) -> dict:
                                for n in (1, 16, 256, 4096)}
         print(f"projected checkpoint seconds ({mode}; metadata server {args.ops_per_s:.0f} "
               "ops/s shared, per-node bytes, files and bandwidth as measured):")
-        print(f"  {'nodes':24s}" + "".join(f"{n:>10d}" for n in (1, 16, 256, 4096)))
+        print(f"  {'nodes':28s}" + "".join(f"{n:>10d}" for n in (1, 16, 256, 4096)))
         for name, row in out[mode].items():
-            print(f"  {name:24s}" + "".join(f"{row[str(n)]:10.2f}" for n in (1, 16, 256, 4096)))
+            print(f"  {name:28s}" + "".join(f"{row[str(n)]:10.2f}" for n in (1, 16, 256, 4096)))
     return out
 
 

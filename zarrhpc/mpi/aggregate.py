@@ -621,8 +621,9 @@ _PIECE = 4 << 20  # bytes per write call, at most
 def _pwrite(fd: int, offset: int, items, scratch: list | None = None) -> None:
     """Write ``items`` back to back at ``offset`` of the open file ``fd``.
 
-    An item is bytes-like, or an array written as its C-order bytes (copied through one
-    scratch buffer, ``scratch[0]``, kept for the next call, without the GIL). Items go
+    An item is bytes-like, or an array written as its C-order bytes (a C-contiguous one
+    as it is, others copied through one scratch buffer, ``scratch[0]``, kept for the next
+    call, without the GIL: the chunks a rank holds whole are views of its block). Items go
     out in ``pwritev`` calls of at most about `_PIECE` bytes: the ranks of a node write
     into one file and a local file system holds the file's lock through each call, so
     one very long call would make the node's other ranks wait for all of it.
@@ -645,7 +646,9 @@ def _pwrite(fd: int, offset: int, items, scratch: list | None = None) -> None:
         group, size = [], 0
 
     for item in items:
-        if isinstance(item, np.ndarray):
+        if isinstance(item, np.ndarray) and item.flags.c_contiguous:
+            view = memoryview(item.reshape(-1).view(np.uint8))  # its bytes as they are
+        elif isinstance(item, np.ndarray):
             flush()  # the scratch buffer is reused: written before the next copy
             if scratch[0] is None or scratch[0].nbytes < item.nbytes:
                 scratch[0] = alloc.empty((item.nbytes,), np.uint8)

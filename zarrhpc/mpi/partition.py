@@ -35,6 +35,7 @@ __all__ = [
     "intersect",
     "normalize_region",
     "plan_pieces",
+    "writer_groups",
 ]
 
 POLICIES = ("block", "cyclic", "decomposition", "node")
@@ -361,6 +362,26 @@ def node_boxes(boxes, node_of) -> list[Box | None]:
         cur = out[n]
         out[n] = b if cur is None else tuple(
             (min(a0, b0), max(a1, b1)) for (a0, a1), (b0, b1) in zip(cur, b))
+    return out
+
+
+def writer_groups(node_of, per_node: int) -> list[int]:
+    """Each rank's group when every node's ranks (consecutive in rank order) are cut into
+    at most ``per_node`` groups of about equal size; groups are numbered node by node.
+    `node_boxes` of the groups gives the regions `choose_shards` makes whole shards."""
+    if per_node < 1:
+        raise ValueError(f"per_node: expected a positive integer, got {per_node!r}")
+    members: dict = {}
+    for r, n in enumerate(node_of):
+        members.setdefault(n, []).append(r)
+    out = [0] * len(node_of)
+    first = 0
+    for n in sorted(members):
+        ranks = members[n]
+        g = min(len(ranks), per_node)
+        for i, r in enumerate(ranks):
+            out[r] = first + i * g // len(ranks)
+        first += g
     return out
 
 
