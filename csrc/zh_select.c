@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "zh_select.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,8 @@ static int64_t coalesce(zh_rng *rg, int64_t nr, int64_t gap) {
  * built only when a sparse read is possible (ranges may overlap; any order). */
 typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
 
-enum { VIEW_OK = 0, VIEW_MISSING = 1, VIEW_FALLBACK = 2, VIEW_FAILED = 3 };
+enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_VIEW_FALLBACK,
+       VIEW_FAILED = ZH_VIEW_FAILED };
 
 /* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
  * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
@@ -133,7 +135,11 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         int rc = zh_open_chunk(job, path, &fd, &n);
         if (rc < 0) {
             char msg[300];
-            snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
+            if (rc == -EXDEV || rc == -ELOOP)
+                snprintf(msg, sizeof(msg), "refused: a symbolic link leads out of the store "
+                         "root: [Errno %d] %s", -rc, strerror(-rc));
+            else
+                snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
             zh_fail(job, t, ZH_ERR_IO, msg);
             return VIEW_FAILED;
         }
@@ -297,6 +303,57 @@ done:
     if (fd >= 0) close(fd);
     free(rg);
     return rv;
+}
+
+/* ---------------------------------------------------------------- boxes */
+
+typedef struct {
+    const zh_job_t *job;
+    const int64_t *first, *count, *cstrides;
+} box_ctx;
+
+/* One range per innermost row of the box (the product of the outer dimensions). */
+static int64_t box_ranges(void *arg, zh_rng **out) {
+    box_ctx *c = (box_ctx *)arg;
+    const zh_job_t *job = c->job;
+    int nd = job->ndim, last = nd - 1;
+    int64_t rows = 1, base0 = 0;
+    for (int d = 0; d < nd; d++) {
+        if (c->count[d] <= 0) {
+            *out = NULL;
+            return 0;
+        }
+        if (d < last) rows *= c->count[d];
+        base0 += c->first[d] * job->chunk_lstrides[d];
+    }
+    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(rows ? rows : 1));
+    if (!rg) return -1;
+    int64_t lo = 0, hi = 0; /* the innermost row's span around its first element */
+    if (nd > 0) {
+        int64_t e = (c->count[last] - 1) * c->cstrides[last];
+        lo = e < 0 ? e : 0;
+        hi = e < 0 ? 0 : e;
+    }
+    int64_t idx[ZH_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t b = base0;
+        for (int d = 0; d < last; d++) b += idx[d] * c->cstrides[d];
+        rg[r].lo = b + lo;
+        rg[r].hi = b + hi + job->itemsize;
+        for (int d = last - 1; d >= 0; d--) {
+            if (++idx[d] < c->count[d]) break;
+            idx[d] = 0;
+        }
+    }
+    *out = rg;
+    return rows;
+}
+
+int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                const int64_t *first, const int64_t *count, const int64_t *cstrides,
+                const char **base) {
+    box_ctx ctx = {job, first, count, cstrides};
+    return chunk_view(job, w, t, coords, box_ranges, &ctx, base);
 }
 
 static inline void put_elem(char *dst, const char *src, int64_t itemsize, int swap) {

@@ -82,7 +82,7 @@ import blosc2
 import numcodecs.blosc as _nc_blosc
 import numpy as np
 
-from zarrhpc._kernels.engine import BB_BLOSC
+from zarrhpc._kernels.engine import BB_BLOSC, blosc1_encode, blosc1_handles
 from zarrhpc.codecs.abc import (
     BytesToBytesCodec,
     ChunkSpec,
@@ -149,14 +149,19 @@ def _check_cname(value: Any, doc: str, field: str) -> str:
     return check_choice(value, CNAMES, doc, field, "cname")
 
 
-#: the internal block size written when the metadata says ``blocksize: 0`` (see above)
+#: the internal block size zarrhpc's own writer (csrc/zh_blosc1.c) uses for lz4 and lz4hc
+#: when the metadata says ``blocksize: 0`` (see the module docstring)
+OWN_BLOCK_BYTES = 16 * 1024
+
+#: the internal block size written through c-blosc1 for blosclz when the metadata says
+#: ``blocksize: 0`` (c-blosc1's smallest block for its split codecs)
 AUTO_BLOCK_BYTES = 64 * 1024
 
 
-#: the codecs written with AUTO_BLOCK_BYTES blocks: fast decoders picked for speed, where
-#: decoding a few blocks instead of half a chunk pays; zstd and zlib are picked for their
-#: ratio, which smaller blocks cost (a zarr-python user-guide array, zstd level 3 with
-#: bit shuffle: 3.4 MB stored with c-blosc1's blocks, 3.9 MB with 64 KiB), so they keep
+#: the codecs written with small blocks: fast decoders picked for speed, where decoding
+#: a few blocks instead of half a chunk pays; zstd and zlib are picked for their ratio,
+#: which smaller blocks cost (a zarr-python user-guide array, zstd level 3 with bit
+#: shuffle: 3.4 MB stored with c-blosc1's blocks, 3.9 MB with 64 KiB), so they keep
 #: c-blosc1's own choice
 SMALL_BLOCK_CNAMES = ("lz4", "lz4hc", "blosclz")
 
@@ -323,18 +328,29 @@ class BloscCodec(BytesToBytesCodec):
         return self
 
     @property
+    def own_writer(self) -> bool:
+        """Whether chunks are written by zarrhpc's own c-blosc1 writer (lz4 and lz4hc,
+        clevel 1-9, ``blocksize: 0``) in OWN_BLOCK_BYTES non-split blocks."""
+        return self.blocksize == 0 and blosc1_handles(self.cname, self.clevel)
+
+    @property
     def write_blocksize(self) -> int:
         """The ``blocksize`` passed to c-blosc1 when compressing (0 in the metadata: the
-        writer's choice, AUTO_BLOCK_BYTES blocks)."""
+        writer's choice, see the module docstring)."""
+        if self.own_writer:
+            return OWN_BLOCK_BYTES  # for the chunks the own writer hands to c-blosc1
         return self.blocksize or _auto_blocksize(self.cname, self.typesize or 1)
 
     def native_step(self) -> NativeStep:
+        # a negative blocksize tells the engine to use the own writer (csrc/zh_codecs.c)
         return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
-                          typesize=self.typesize or 1, blocksize=self.write_blocksize,
-                          cname=self.cname)
+                          typesize=self.typesize or 1,
+                          blocksize=-OWN_BLOCK_BYTES if self.own_writer
+                          else self.write_blocksize, cname=self.cname)
 
     def encode(self, buf: Any) -> bytes:
-        """Compress ``buf`` into a c-blosc1 chunk with numcodecs."""
+        """Compress ``buf`` into a c-blosc1 chunk: with the own writer (the same bytes as
+        the engine writes) or with numcodecs' c-blosc1."""
         data = as_bytes_view(buf)
         if data.nbytes > _MAX_BUFFERSIZE:
             raise CodecError(
@@ -342,9 +358,14 @@ class BloscCodec(BytesToBytesCodec):
                 f"{_MAX_BUFFERSIZE} bytes; use smaller chunks or another compressor"
             )
         typesize = self.typesize or 1
+        shuffle = _SHUFFLE_INT[self.shuffle]
+        if self.own_writer:
+            out = blosc1_encode(data, self.cname, self.clevel, shuffle, typesize,
+                                OWN_BLOCK_BYTES)
+            if out is not None:
+                return out
         src: Any = np.frombuffer(data, dtype=np.uint8)
         cname = self.cname.encode("ascii")
-        shuffle = _SHUFFLE_INT[self.shuffle]
         blocksize = self.write_blocksize
         try:
             if _NC_TYPESIZE:
