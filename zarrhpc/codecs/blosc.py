@@ -151,7 +151,7 @@ def _check_cname(value: Any, doc: str, field: str) -> str:
 
 #: the internal block size zarrhpc's own writer (csrc/zh_blosc1.c) uses for lz4 and lz4hc
 #: when the metadata says ``blocksize: 0`` (see the module docstring)
-OWN_BLOCK_BYTES = 16 * 1024
+OWN_BLOCK_BYTES = 8 * 1024
 
 #: the internal block size written through c-blosc1 for blosclz when the metadata says
 #: ``blocksize: 0`` (c-blosc1's smallest block for its split codecs)
