@@ -24,6 +24,10 @@
 #define ZH_RUN_COST 8192
 #endif
 
+/* The first read of a blosc chunk for a sparse decode: the header and the offsets of up
+ * to (ZH_BLOSC_HEAD - 16) / 4 blocks in one system call. */
+#define ZH_BLOSC_HEAD 4096
+
 typedef struct {
     int64_t lo, hi;
 } zh_rng;
@@ -68,16 +72,18 @@ enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_
  * anything in it is out of range, or the sparse read would not pay: read it all. */
 static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n,
                                      int64_t expect, const zh_rng *rg, int64_t nr) {
-    unsigned char h[16];
-    if (n < 16 || n > INT32_MAX || zh_pread_full(fd, (char *)h, 16, foff) != 0) return NULL;
+    if (n < 16 || n > INT32_MAX) return NULL;
+    char *buf = zh_scratch(w, 3, (size_t)n);
+    if (!buf) return NULL;
+    /* the header and (for up to 1020 blocks) the block offsets in one read */
+    int64_t head = n < ZH_BLOSC_HEAD ? n : ZH_BLOSC_HEAD;
+    if (zh_pread_full(fd, buf, (size_t)head, foff) != 0) return NULL;
+    const unsigned char *h = (const unsigned char *)buf;
     int flags = h[2], ts = h[3];
     int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
     if ((flags & 0x05) == 0x05 || ts <= 0 || nbytes != expect || cbytes != n || blocksize <= 0 ||
         h[0] == 0 || h[0] > 4)
         return NULL;
-    char *buf = zh_scratch(w, 3, (size_t)n);
-    if (!buf) return NULL;
-    memcpy(buf, h, 16);
     if (flags & 0x02) { /* memcpyed: the bytes follow the header as they are */
         for (int64_t i = 0; i < nr; i++) {
             int64_t a = (rg[i].lo / ts) * ts, b = ((rg[i].hi + ts - 1) / ts) * ts;
@@ -89,24 +95,47 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     }
     int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
     int64_t table_end = 16 + 4 * nblocks;
-    if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), foff + 16) != 0)
+    if (table_end > n || (table_end > head &&
+                          zh_pread_full(fd, buf + head, (size_t)(table_end - head), foff + head) != 0))
         return NULL;
     const unsigned char *bst = (const unsigned char *)buf + 16;
-    int64_t last = -1; /* the last block read */
+    /* blocks in file order (as every writer lays them out): a block ends where the next
+     * starts; otherwise each block's end is the nearest start after it */
+    int in_order = 1;
+    for (int64_t j = 0; j < nblocks && in_order; j++) {
+        int64_t o = le32(bst + 4 * j);
+        if (o < table_end || o >= n || (j > 0 && o <= le32(bst + 4 * (j - 1)))) in_order = 0;
+    }
+    /* the touched blocks' compressed bytes, neighbours closer than ZH_RUN_GAP read as one */
+    int64_t last = -1, seg_lo = -1, seg_hi = -1;
     for (int64_t i = 0; i < nr; i++) {
         int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
         for (int64_t k = k0 > last ? k0 : last + 1; k <= k1 && k < nblocks; k++) {
             int64_t start = le32(bst + 4 * k), end = n;
             if (start < table_end || start >= n) return NULL;
-            for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
-                int64_t o = le32(bst + 4 * j);
-                if (o > start && o < end) end = o;
+            if (in_order) {
+                if (k + 1 < nblocks) end = le32(bst + 4 * (k + 1));
+            } else {
+                for (int64_t j = 0; j < nblocks; j++) {
+                    int64_t o = le32(bst + 4 * j);
+                    if (o > start && o < end) end = o;
+                }
             }
-            if (zh_pread_full(fd, buf + start, (size_t)(end - start), foff + start) != 0)
-                return NULL;
+            if (seg_lo >= 0 && start >= seg_lo && start <= seg_hi + ZH_RUN_GAP) {
+                if (end > seg_hi) seg_hi = end;
+            } else {
+                if (seg_lo >= 0 &&
+                    zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
+                    return NULL;
+                seg_lo = start;
+                seg_hi = end;
+            }
             last = k;
         }
     }
+    if (seg_lo >= 0 &&
+        zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
+        return NULL;
     return buf;
 }
 
