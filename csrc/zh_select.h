@@ -47,10 +47,11 @@ typedef struct {
  * the Python codecs must decode, or a failure (the task is failed already). */
 enum { ZH_VIEW_OK = 0, ZH_VIEW_MISSING = 1, ZH_VIEW_FALLBACK = 2, ZH_VIEW_FAILED = 3 };
 
-/* A view of task t's decoded chunk (at coords) in which every byte of the box
- * first[d] + i * cstrides[d] / lstride ... (count[d] elements per dimension, cstrides in
- * bytes) is valid: from a blosc chunk only the internal blocks holding the box's rows are
- * read and decoded.  For csrc/zh_engine.c's small reads. */
+/* A view (*base: the chunk's first byte) of task t's decoded chunk at coords in which
+ * every element of the box is valid: count[d] elements from first[d] along each
+ * dimension, cstrides[d] bytes apart in the decoded chunk.  From a blosc chunk only the
+ * internal blocks holding the box's rows are read and decoded.  For csrc/zh_engine.c's
+ * small reads of blosc chunks. */
 int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                 const int64_t *first, const int64_t *count, const int64_t *cstrides,
                 const char **base);
