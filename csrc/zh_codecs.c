@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "blosc2.h"
+#include "zh_blosc1.h"
 
 /* zstd comes from the static libblosc2 (it bundles zstd); its header is not shipped, so
  * the few stable entry points used are declared here. */
@@ -578,11 +579,24 @@ int zh_encode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
                 return ZH_ERR_CODEC;
             }
         } else if (s->kind == ZH_BB_BLOSC) {
-            if (!g_blosc1_compress || n > (size_t)INT32_MAX - 64) return ZH_FALLBACK;
-            int r = g_blosc1_compress(s->level, s->shuffle, (size_t)(s->typesize > 0 ? s->typesize : 1),
-                                      n, cur, dst, cap, s->cname, (size_t)s->blocksize, 1);
+            if (n > (size_t)INT32_MAX - 64) return ZH_FALLBACK;
+            int64_t r = 0;
+            /* negative blocksize: zarrhpc's own writer, -blocksize-byte blocks (zh_blosc1.h) */
+            if (s->blocksize < 0 && zh_blosc1_handles(s->cname, s->level))
+                r = zh_blosc1_encode(s->cname, s->level, s->shuffle,
+                                     s->typesize > 0 ? s->typesize : 1, -(int64_t)s->blocksize,
+                                     cur, n, dst, cap);
+            if (r < 0) {
+                snprintf(err, errlen, "blosc: compression failed (error %d)", (int)r);
+                return r == -2 ? ZH_ERR_NOMEM : ZH_ERR_CODEC;
+            }
+            if (r == 0 && !g_blosc1_compress) return ZH_FALLBACK;
+            if (r == 0) r = g_blosc1_compress(s->level, s->shuffle, (size_t)(s->typesize > 0 ? s->typesize : 1),
+                                      n, cur, dst, cap, s->cname,
+                                      (size_t)(s->blocksize < 0 ? -(int64_t)s->blocksize
+                                                                : s->blocksize), 1);
             if (r <= 0) {
-                snprintf(err, errlen, "blosc: compression failed (error %d)", r);
+                snprintf(err, errlen, "blosc: compression failed (error %d)", (int)r);
                 return ZH_ERR_CODEC;
             }
             produced = (size_t)r;

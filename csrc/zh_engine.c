@@ -1,6 +1,7 @@
 /* The native batch engine.  See zh_engine.h. */
 #define _GNU_SOURCE
 #include "zh_engine.h"
+#include "zh_select.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +174,10 @@ static int open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *s
 
 /* ---------------------------------------------------------------- reads */
 
+/* A small read of a blosc chunk goes block by block when its box has at most this many
+ * rows (one byte range each); a larger one decodes the byte range it spans. */
+#define ZH_BOX_ROWS_MAX 4096
+
 typedef struct {
     int64_t coords[ZH_MAX_DIMS], first[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
     int64_t chunk_strides[ZH_MAX_DIMS]; /* step * lstride */
@@ -287,6 +292,29 @@ static void read_task(void *arg, int64_t t) {
     zh_wctx *w = task_begin(job, t, &p);
     if (!w) return;
     int direct = p.whole && job->direct_ok && job->swap <= 1;
+    if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && job->partial_ok && !direct &&
+        !job->src_len) {
+        /* a small box of a blosc chunk: read and decode only the internal blocks holding
+         * its rows (csrc/zh_select.c) */
+        int64_t lo = 0, hi = 0, rows = 1;
+        piece_range(job, &p, &lo, &hi);
+        for (int d = 0; d + 1 < job->ndim; d++) rows *= p.count[d];
+        if (hi - lo <= job->decoded_size / 4 && rows <= ZH_BOX_ROWS_MAX) {
+            const char *base = NULL;
+            int rv = zh_box_view(job, w, t, p.coords, p.first, p.count, p.chunk_strides, &base);
+            if (rv == ZH_VIEW_OK) {
+                copy_out(job, &p, base);
+                job->task_status[t] = ZH_TASK_DONE;
+            } else if (rv == ZH_VIEW_MISSING) {
+                zh_fill_strided(p.bufp, job->ndim, p.count, job->buf_strides, job->fill_native,
+                                job->itemsize);
+                job->task_status[t] = ZH_TASK_DONE;
+            } else if (rv == ZH_VIEW_FALLBACK) {
+                job->task_status[t] = ZH_TASK_FALLBACK;
+            }
+            return;
+        }
+    }
     const char *src = NULL;
     int64_t n = 0;
     int fd = -1;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "zh_select.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,10 @@
 #ifndef ZH_RUN_COST
 #define ZH_RUN_COST 8192
 #endif
+
+/* The first read of a blosc chunk for a sparse decode: the header and the offsets of up
+ * to (ZH_BLOSC_HEAD - 16) / 4 blocks in one system call. */
+#define ZH_BLOSC_HEAD 4096
 
 typedef struct {
     int64_t lo, hi;
@@ -58,7 +63,8 @@ static int64_t coalesce(zh_rng *rg, int64_t nr, int64_t gap) {
  * built only when a sparse read is possible (ranges may overlap; any order). */
 typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
 
-enum { VIEW_OK = 0, VIEW_MISSING = 1, VIEW_FALLBACK = 2, VIEW_FAILED = 3 };
+enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_VIEW_FALLBACK,
+       VIEW_FAILED = ZH_VIEW_FAILED };
 
 /* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
  * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
@@ -66,16 +72,18 @@ enum { VIEW_OK = 0, VIEW_MISSING = 1, VIEW_FALLBACK = 2, VIEW_FAILED = 3 };
  * anything in it is out of range, or the sparse read would not pay: read it all. */
 static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n,
                                      int64_t expect, const zh_rng *rg, int64_t nr) {
-    unsigned char h[16];
-    if (n < 16 || n > INT32_MAX || zh_pread_full(fd, (char *)h, 16, foff) != 0) return NULL;
+    if (n < 16 || n > INT32_MAX) return NULL;
+    char *buf = zh_scratch(w, 3, (size_t)n);
+    if (!buf) return NULL;
+    /* the header and (for up to 1020 blocks) the block offsets in one read */
+    int64_t head = n < ZH_BLOSC_HEAD ? n : ZH_BLOSC_HEAD;
+    if (zh_pread_full(fd, buf, (size_t)head, foff) != 0) return NULL;
+    const unsigned char *h = (const unsigned char *)buf;
     int flags = h[2], ts = h[3];
     int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
     if ((flags & 0x05) == 0x05 || ts <= 0 || nbytes != expect || cbytes != n || blocksize <= 0 ||
         h[0] == 0 || h[0] > 4)
         return NULL;
-    char *buf = zh_scratch(w, 3, (size_t)n);
-    if (!buf) return NULL;
-    memcpy(buf, h, 16);
     if (flags & 0x02) { /* memcpyed: the bytes follow the header as they are */
         for (int64_t i = 0; i < nr; i++) {
             int64_t a = (rg[i].lo / ts) * ts, b = ((rg[i].hi + ts - 1) / ts) * ts;
@@ -87,24 +95,47 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     }
     int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
     int64_t table_end = 16 + 4 * nblocks;
-    if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), foff + 16) != 0)
+    if (table_end > n || (table_end > head &&
+                          zh_pread_full(fd, buf + head, (size_t)(table_end - head), foff + head) != 0))
         return NULL;
     const unsigned char *bst = (const unsigned char *)buf + 16;
-    int64_t last = -1; /* the last block read */
+    /* blocks in file order (as every writer lays them out): a block ends where the next
+     * starts; otherwise each block's end is the nearest start after it */
+    int in_order = 1;
+    for (int64_t j = 0; j < nblocks && in_order; j++) {
+        int64_t o = le32(bst + 4 * j);
+        if (o < table_end || o >= n || (j > 0 && o <= le32(bst + 4 * (j - 1)))) in_order = 0;
+    }
+    /* the touched blocks' compressed bytes, neighbours closer than ZH_RUN_GAP read as one */
+    int64_t last = -1, seg_lo = -1, seg_hi = -1;
     for (int64_t i = 0; i < nr; i++) {
         int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
         for (int64_t k = k0 > last ? k0 : last + 1; k <= k1 && k < nblocks; k++) {
             int64_t start = le32(bst + 4 * k), end = n;
             if (start < table_end || start >= n) return NULL;
-            for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
-                int64_t o = le32(bst + 4 * j);
-                if (o > start && o < end) end = o;
+            if (in_order) {
+                if (k + 1 < nblocks) end = le32(bst + 4 * (k + 1));
+            } else {
+                for (int64_t j = 0; j < nblocks; j++) {
+                    int64_t o = le32(bst + 4 * j);
+                    if (o > start && o < end) end = o;
+                }
             }
-            if (zh_pread_full(fd, buf + start, (size_t)(end - start), foff + start) != 0)
-                return NULL;
+            if (seg_lo >= 0 && start >= seg_lo && start <= seg_hi + ZH_RUN_GAP) {
+                if (end > seg_hi) seg_hi = end;
+            } else {
+                if (seg_lo >= 0 &&
+                    zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
+                    return NULL;
+                seg_lo = start;
+                seg_hi = end;
+            }
             last = k;
         }
     }
+    if (seg_lo >= 0 &&
+        zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
+        return NULL;
     return buf;
 }
 
@@ -133,7 +164,11 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         int rc = zh_open_chunk(job, path, &fd, &n);
         if (rc < 0) {
             char msg[300];
-            snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
+            if (rc == -EXDEV || rc == -ELOOP)
+                snprintf(msg, sizeof(msg), "refused: a symbolic link leads out of the store "
+                         "root: [Errno %d] %s", -rc, strerror(-rc));
+            else
+                snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
             zh_fail(job, t, ZH_ERR_IO, msg);
             return VIEW_FAILED;
         }
@@ -297,6 +332,57 @@ done:
     if (fd >= 0) close(fd);
     free(rg);
     return rv;
+}
+
+/* ---------------------------------------------------------------- boxes */
+
+typedef struct {
+    const zh_job_t *job;
+    const int64_t *first, *count, *cstrides;
+} box_ctx;
+
+/* One range per innermost row of the box (the product of the outer dimensions). */
+static int64_t box_ranges(void *arg, zh_rng **out) {
+    box_ctx *c = (box_ctx *)arg;
+    const zh_job_t *job = c->job;
+    int nd = job->ndim, last = nd - 1;
+    int64_t rows = 1, base0 = 0;
+    for (int d = 0; d < nd; d++) {
+        if (c->count[d] <= 0) {
+            *out = NULL;
+            return 0;
+        }
+        if (d < last) rows *= c->count[d];
+        base0 += c->first[d] * job->chunk_lstrides[d];
+    }
+    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(rows ? rows : 1));
+    if (!rg) return -1;
+    int64_t lo = 0, hi = 0; /* the innermost row's span around its first element */
+    if (nd > 0) {
+        int64_t e = (c->count[last] - 1) * c->cstrides[last];
+        lo = e < 0 ? e : 0;
+        hi = e < 0 ? 0 : e;
+    }
+    int64_t idx[ZH_MAX_DIMS] = {0};
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t b = base0;
+        for (int d = 0; d < last; d++) b += idx[d] * c->cstrides[d];
+        rg[r].lo = b + lo;
+        rg[r].hi = b + hi + job->itemsize;
+        for (int d = last - 1; d >= 0; d--) {
+            if (++idx[d] < c->count[d]) break;
+            idx[d] = 0;
+        }
+    }
+    *out = rg;
+    return rows;
+}
+
+int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                const int64_t *first, const int64_t *count, const int64_t *cstrides,
+                const char **base) {
+    box_ctx ctx = {job, first, count, cstrides};
+    return chunk_view(job, w, t, coords, box_ranges, &ctx, base);
 }
 
 static inline void put_elem(char *dst, const char *src, int64_t itemsize, int swap) {

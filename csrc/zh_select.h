@@ -43,6 +43,19 @@ typedef struct {
     const int64_t *full_shape;        /* ndim */
 } zh_ortho_t;
 
+/* What zh_box_view found: the chunk's view, a missing chunk (the fill value), a chunk
+ * the Python codecs must decode, or a failure (the task is failed already). */
+enum { ZH_VIEW_OK = 0, ZH_VIEW_MISSING = 1, ZH_VIEW_FALLBACK = 2, ZH_VIEW_FAILED = 3 };
+
+/* A view (*base: the chunk's first byte) of task t's decoded chunk at coords in which
+ * every element of the box is valid: count[d] elements from first[d] along each
+ * dimension, cstrides[d] bytes apart in the decoded chunk.  From a blosc chunk only the
+ * internal blocks holding the box's rows are read and decoded.  For csrc/zh_engine.c's
+ * small reads of blosc chunks. */
+int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                const int64_t *first, const int64_t *count, const int64_t *cstrides,
+                const char **base);
+
 /* Run every chunk of a point (orthogonal) read on nthreads threads.  Returns ZH_OK or
  * the first failure's code (details in the job's err_*). */
 int zh_points_run(zh_points_t *pj, int nthreads);

@@ -40,6 +40,12 @@ cdef extern from "zh_codecs.h":
     int zh_have_blosc1_compress()
     unsigned int zh_crc32c(unsigned int crc, const void *data, size_t n) nogil
 
+cdef extern from "zh_blosc1.h":
+    int zh_blosc1_handles(const char *cname, int clevel)
+    int64_t zh_blosc1_encode(const char *cname, int clevel, int shuffle, int typesize,
+                             int64_t block_bytes, const void *src, size_t n, void *dst,
+                             size_t cap) nogil
+
 cdef extern from "zh_engine.h":
     enum:
         ZH_TASK_TODO, ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
@@ -148,6 +154,35 @@ def set_blosc1_compress(uintptr_t address):
 
 def have_blosc1_compress():
     return bool(zh_have_blosc1_compress())
+
+
+def blosc1_handles(str cname, int clevel):
+    """Whether :func:`blosc1_encode` writes chunks for this compressor and level."""
+    return bool(zh_blosc1_handles(cname.encode("ascii"), clevel))
+
+
+def blosc1_encode(data, str cname, int clevel, int shuffle, int typesize, int64_t block_bytes):
+    """One c-blosc1 chunk of non-split ``block_bytes`` blocks (csrc/zh_blosc1.c), or None
+    when this chunk must go to c-blosc1 (see zh_blosc1.h); the GIL is released."""
+    cdef const unsigned char[::1] view = memoryview(data).cast("B")
+    cdef size_t n = view.shape[0]
+    cdef bytes cn = cname.encode("ascii")
+    cdef const char *c_cn = cn
+    out = bytearray(n + 16)
+    cdef unsigned char[::1] dst = out
+    cdef int64_t r
+    with nogil:
+        r = zh_blosc1_encode(c_cn, clevel, shuffle, typesize, block_bytes,
+                             &view[0] if n else NULL, n, &dst[0], n + 16)
+    if r == 0:
+        return None
+    if r < 0:
+        raise MemoryError("blosc: out of memory") if r == -2 else ValueError(
+            f"blosc: cannot encode with cname={cname!r} clevel={clevel} shuffle={shuffle} "
+            f"typesize={typesize} block_bytes={block_bytes}")
+    del dst
+    del out[r:]
+    return bytes(out)
 
 
 def crc32c(data):

@@ -391,7 +391,8 @@ class NativeStep:
     typesize : int
         blosc: element size for the shuffle.
     blocksize : int
-        blosc: block size (0: automatic).
+        blosc: block size (0: c-blosc1's choice; negative: zarrhpc's own c-blosc1 writer,
+        csrc/zh_blosc1.c, with -blocksize-byte blocks).
     cname : str
         blosc: internal compressor name.
     decoded_size : int

@@ -18,22 +18,30 @@ Spec card
   :class:`~zarrhpc.errors.UnsupportedError`: neither c-blosc builds shipped with
   numcodecs nor c-blosc2 include snappy, so such chunks could not be read anyway.
 
-Two libraries, on purpose
--------------------------
-- Encode goes through numcodecs' c-blosc1 (``numcodecs.blosc.compress``). ``blosc2``'s
-  compress functions write the Blosc2 chunk format (header version 3-5) that c-blosc1 --
-  used by numcodecs, zarr-python (v2 and v3) and tensorstore -- cannot read; c-blosc1
-  output is what every implementation reads. The typesize is passed explicitly (numcodecs
-  >= 0.16), or through the itemsize of a numpy view for older numcodecs.
+Two writers and one reader, on purpose
+---------------------------------------
+- lz4 and lz4hc at clevel 1-9 with ``blocksize: 0`` are written by zarrhpc's own c-blosc1
+  writer (csrc/zh_blosc1.c, reached through ``zarrhpc._kernels.engine.blosc1_encode`` here
+  and from the engine's encode step, so both paths write the same bytes): the c-blosc1
+  chunk format with non-split blocks (flag 0x10: one lz4 stream per block) of
+  OWN_BLOCK_BYTES. A chunk it cannot write the same way in c-blosc1 and c-blosc2 (a bit
+  shuffle whose blocks are not whole groups of 8 elements; a typesize over 255) goes to
+  c-blosc1 below.
+- Every other case (blosclz, zstd, zlib, clevel 0, an explicit ``blocksize``) goes
+  through numcodecs' c-blosc1 (``numcodecs.blosc.compress``). ``blosc2``'s compress
+  functions write the Blosc2 chunk format (header version 3-5) that c-blosc1 -- used by
+  numcodecs, zarr-python (v2 and v3) and tensorstore -- cannot read; c-blosc1 output is
+  what every implementation reads. The typesize is passed explicitly (numcodecs >= 0.16),
+  or through the itemsize of a numpy view for older numcodecs.
 - Decode goes through ``blosc2.decompress2`` (c-blosc2 reads c-blosc1 chunks too),
   straight into a preallocated numpy buffer, with its own decompression context
   (``nthreads=1``: zarrhpc parallelises over chunks, not inside one).
 
 GIL
 ---
-- numcodecs ``compress`` releases the GIL around ``blosc_compress_ctx`` (called from any
-  thread but the main one) or ``blosc_compress`` (main thread, under numcodecs' mutex,
-  using blosc's own thread pool).
+- The own writer releases the GIL. numcodecs ``compress`` releases it around
+  ``blosc_compress_ctx`` (called from any thread but the main one) or ``blosc_compress``
+  (main thread, under numcodecs' mutex, using blosc's own thread pool).
 - ``blosc2.decompress`` never releases the GIL (measured: 4 threads run no faster than
   1), and it does not pass the source length to c-blosc2, so a truncated chunk can make it
   read past the buffer. ``blosc2.decompress2`` passes the length and releases the GIL,
@@ -44,24 +52,36 @@ Internal block size (``blocksize: 0``)
 --------------------------------------
 A blosc chunk is a sequence of independently compressed blocks; a reader that wants a
 few elements decodes only the blocks holding them (the engine reads the header, the
-block offsets and those blocks). With ``blocksize: 0`` c-blosc1 picks 512 KiB blocks for
-a 1 MiB float32 chunk (lz4, shuffle), so an 8x8x8 box of a 64**3 chunk needs half the
-chunk decoded. ``blocksize: 0`` leaves the choice to the writer, so zarrhpc writes
-**64 KiB blocks** with the fast codecs lz4, lz4hc and blosclz (zstd and zlib keep
-c-blosc1's choice: they are picked for their ratio, which smaller blocks cost; the metadata keeps ``blocksize: 0``; each chunk's header records its
-real block size, which every reader uses). Measured on the benchmark data (64**3 float32,
-lz4 level 5, shuffle; one thread; 2-core VM under load): compression ratio 1.337 with
-512 KiB blocks, 1.340 with 256 KiB, 1.309 with 128 KiB, 1.283 with 64 KiB (three sample
-chunks; the whole 512**3 W1 array: 393.7 MB -> 411.9 MB, +4.6 %); whole-chunk decode
-0.07-0.13 ms per 1 MiB chunk for every size (noise), and W2 read unchanged in an
-interleaved A/B (1.03x); an 8**3 box decodes 2-3 blocks of 64 KiB instead of one of
-512 KiB (W4 block8 4.6x, single element 6.9x faster in that A/B). 64 KiB is also the
-smallest block c-blosc1 writes for the "split" codecs (lz4, lz4hc, blosclz, zlib with
-typesize <= 16: the requested size is multiplied by the typesize, then raised to at least
-64 KiB); smaller blocks would need c-blosc1's process-wide ``blosc_set_splitmode``, which
-would change every other blosc user in the process (zarr-python, numcodecs), so zarrhpc
-does not touch it. The chunks stay standard c-blosc1: zarr-python and tensorstore read
-them (tests/_kernels/test_blosc_blocksize.py).
+block offsets and those blocks: csrc/zh_select.c's chunk view, for slices too). With
+``blocksize: 0`` c-blosc1 picks 512 KiB blocks for a 1 MiB float32 chunk (lz4, shuffle),
+so an 8x8x8 box of a 64**3 chunk needs half the chunk decoded. ``blocksize: 0`` leaves
+the choice to the writer; the metadata keeps ``blocksize: 0`` and each chunk's header
+records its real block size, which every reader uses.
+
+- c-blosc1 cannot write small blocks for the fast codecs: it splits each block into one
+  stream per byte of the type (lz4, lz4hc, blosclz, zlib with typesize <= 16), multiplies
+  the requested size by the typesize and raises it to at least 64 KiB; only its
+  process-wide ``blosc_set_splitmode`` changes that, which would change every other blosc
+  user in the process (zarr-python, numcodecs), so zarrhpc does not touch it. Hence the
+  own writer for lz4 and lz4hc, with **8 KiB** non-split blocks. blosclz keeps 64 KiB
+  blocks through c-blosc1 (AUTO_BLOCK_BYTES); zstd and zlib keep c-blosc1's own choice:
+  they are picked for their ratio, which smaller blocks cost.
+- Why 8 KiB (measured on the 2-core VM under heavy load, load average 8-12; lz4 level 5,
+  byte shuffle, float32 64**3 chunks of the benchmark field). Compression ratio over 32
+  chunks of W1's field: c-blosc1's 64 KiB split blocks 1.306; own writer 64 KiB 1.305,
+  32 KiB 1.280, 16 KiB 1.262, **8 KiB 1.256** (-3.9 %), 4 KiB 1.247; on uniform random
+  float32 1.090 (64 KiB) to 1.079 (8 KiB) and 1.069 (4 KiB). Whole-chunk decode, one
+  thread, best of 9: 0.154 ms per 1 MiB chunk for c-blosc1's blocks and own 64 KiB,
+  0.142 (32 KiB), 0.119 (16 KiB), 0.129 (8 KiB), 0.141 (4 KiB): no block size slows W2.
+  Small reads on a 256**3 array (best of 15 interleaved rounds): an 8**3 box 107 us
+  (64 KiB), 101 (32 KiB), 78 (16 KiB), **41 (8 KiB)**, 40 (4 KiB), 70 (2 KiB: more
+  blocks per row span, more calls); one element 23 / 16 / 12 / 11 / 10 / 11 us. An 8**3
+  box touches 8 planes of 16 KiB, 1824 bytes of each: 8 KiB blocks decode 1-2 blocks per
+  plane, 16 KiB a whole plane; below 8 KiB the gain stops and the ratio keeps falling.
+  The W1-W11 before/after figures are in the issue-15 note of this change.
+- The chunks stay standard c-blosc1: numcodecs (c-blosc1), c-blosc2, zarr-python and
+  tensorstore read them (tests/codecs/test_blosc_writer.py,
+  tests/_kernels/test_blosc_blocksize.py).
 
 Corrupt input
 -------------
@@ -82,7 +102,7 @@ import blosc2
 import numcodecs.blosc as _nc_blosc
 import numpy as np
 
-from zarrhpc._kernels.engine import BB_BLOSC
+from zarrhpc._kernels.engine import BB_BLOSC, blosc1_encode, blosc1_handles
 from zarrhpc.codecs.abc import (
     BytesToBytesCodec,
     ChunkSpec,
@@ -149,14 +169,19 @@ def _check_cname(value: Any, doc: str, field: str) -> str:
     return check_choice(value, CNAMES, doc, field, "cname")
 
 
-#: the internal block size written when the metadata says ``blocksize: 0`` (see above)
+#: the internal block size zarrhpc's own writer (csrc/zh_blosc1.c) uses for lz4 and lz4hc
+#: when the metadata says ``blocksize: 0`` (see the module docstring)
+OWN_BLOCK_BYTES = 8 * 1024
+
+#: the internal block size written through c-blosc1 for blosclz when the metadata says
+#: ``blocksize: 0`` (c-blosc1's smallest block for its split codecs)
 AUTO_BLOCK_BYTES = 64 * 1024
 
 
-#: the codecs written with AUTO_BLOCK_BYTES blocks: fast decoders picked for speed, where
-#: decoding a few blocks instead of half a chunk pays; zstd and zlib are picked for their
-#: ratio, which smaller blocks cost (a zarr-python user-guide array, zstd level 3 with
-#: bit shuffle: 3.4 MB stored with c-blosc1's blocks, 3.9 MB with 64 KiB), so they keep
+#: the codecs written with small blocks: fast decoders picked for speed, where decoding
+#: a few blocks instead of half a chunk pays; zstd and zlib are picked for their ratio,
+#: which smaller blocks cost (a zarr-python user-guide array, zstd level 3 with bit
+#: shuffle: 3.4 MB stored with c-blosc1's blocks, 3.9 MB with 64 KiB), so they keep
 #: c-blosc1's own choice
 SMALL_BLOCK_CNAMES = ("lz4", "lz4hc", "blosclz")
 
@@ -323,18 +348,29 @@ class BloscCodec(BytesToBytesCodec):
         return self
 
     @property
+    def own_writer(self) -> bool:
+        """Whether chunks are written by zarrhpc's own c-blosc1 writer (lz4 and lz4hc,
+        clevel 1-9, ``blocksize: 0``) in OWN_BLOCK_BYTES non-split blocks."""
+        return self.blocksize == 0 and blosc1_handles(self.cname, self.clevel)
+
+    @property
     def write_blocksize(self) -> int:
         """The ``blocksize`` passed to c-blosc1 when compressing (0 in the metadata: the
-        writer's choice, AUTO_BLOCK_BYTES blocks)."""
+        writer's choice, see the module docstring)."""
+        if self.own_writer:
+            return OWN_BLOCK_BYTES  # for the chunks the own writer hands to c-blosc1
         return self.blocksize or _auto_blocksize(self.cname, self.typesize or 1)
 
     def native_step(self) -> NativeStep:
+        # a negative blocksize tells the engine to use the own writer (csrc/zh_codecs.c)
         return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
-                          typesize=self.typesize or 1, blocksize=self.write_blocksize,
-                          cname=self.cname)
+                          typesize=self.typesize or 1,
+                          blocksize=-OWN_BLOCK_BYTES if self.own_writer
+                          else self.write_blocksize, cname=self.cname)
 
     def encode(self, buf: Any) -> bytes:
-        """Compress ``buf`` into a c-blosc1 chunk with numcodecs."""
+        """Compress ``buf`` into a c-blosc1 chunk: with the own writer (the same bytes as
+        the engine writes) or with numcodecs' c-blosc1."""
         data = as_bytes_view(buf)
         if data.nbytes > _MAX_BUFFERSIZE:
             raise CodecError(
@@ -342,9 +378,14 @@ class BloscCodec(BytesToBytesCodec):
                 f"{_MAX_BUFFERSIZE} bytes; use smaller chunks or another compressor"
             )
         typesize = self.typesize or 1
+        shuffle = _SHUFFLE_INT[self.shuffle]
+        if self.own_writer:
+            out = blosc1_encode(data, self.cname, self.clevel, shuffle, typesize,
+                                OWN_BLOCK_BYTES)
+            if out is not None:
+                return out
         src: Any = np.frombuffer(data, dtype=np.uint8)
         cname = self.cname.encode("ascii")
-        shuffle = _SHUFFLE_INT[self.shuffle]
         blocksize = self.write_blocksize
         try:
             if _NC_TYPESIZE:
