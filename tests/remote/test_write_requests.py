@@ -46,6 +46,21 @@ def test_full_write_one_put_per_chunk_nothing_else(s3_url, s3_options, proxy):
         open_url(s3_url, storage_options=s3_options), path="w", mode="r")[...], data)
 
 
+def test_all_puts_of_a_write_in_flight_together(s3_url, s3_options, proxy):
+    """64 chunks, default concurrency: every PUT is in flight at once (with a per-request
+    latency a write then costs about one round trip, not 64 / concurrency of them)."""
+    a = _array(s3_url, s3_options)
+    assert a.store.concurrency >= 64
+    data = np.random.default_rng(3).random((64, 64), dtype="f4") + 1
+    proxy.delay = 0.25  # far longer than encoding 64 small chunks takes
+    proxy.reset()
+    a[...] = data
+    proxy.delay = 0.0
+    assert proxy.total == proxy.counts["PUT"] == 64, proxy.log
+    assert proxy.max_in_flight >= 56, proxy.max_in_flight
+    np.testing.assert_array_equal(a[...], data)
+
+
 def test_empty_chunks_erased_in_batches(s3_url, s3_options, proxy):
     a = _array(s3_url, s3_options)
     a[...] = 1.0
