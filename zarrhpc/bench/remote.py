@@ -330,6 +330,26 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
             proxy.stop()
 
 
+FLOORS = {"full read": "fetch floor (obstore, no decode)",
+          "write": "upload floor (obstore, encoded bytes)"}
+
+
+def floor_bounds(times: dict) -> list[str]:
+    """Per workload with a floor: the most any reader (writer) could beat the best peer by
+    on this server (best peer / floor) and how far zarrhpc is from the floor."""
+    lines = []
+    for workload, floor_name in FLOORS.items():
+        by_peer, floor = times.get(workload), times.get(floor_name)
+        if not by_peer or not floor or "zarrhpc" not in by_peer:
+            continue
+        best = min(statistics.median(v) for p, v in by_peer.items() if p != "zarrhpc")
+        low = statistics.median(floor["floor"])
+        ours = statistics.median(by_peer["zarrhpc"])
+        lines.append(f"# {workload}: best peer / floor {best / low:.2f}x (the most beating "
+                     f"the best peer can reach here); zarrhpc / floor {ours / low:.2f}x")
+    return lines
+
+
 def format_table(times: dict, title: str) -> str:
     peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
     lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
@@ -345,6 +365,7 @@ def format_table(times: dict, title: str) -> str:
         others = [med[p] for p in med if p != "zarrhpc"]
         speedup = min(others) / med["zarrhpc"] if others and "zarrhpc" in med else float("nan")
         lines.append(row + f"{speedup:>19.2f}x")
+    lines.extend(floor_bounds(times))
     if counts:
         lines.append("requests per operation (last round, counted by the proxy):")
         for workload, by_peer in counts.items():

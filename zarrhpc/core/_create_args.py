@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from zarrhpc.core._nodes import read_node
-from zarrhpc.core.formats import doc_key, empty_group, write_node
+from zarrhpc.core.formats import META_NAMES, doc_key, empty_group
 from zarrhpc.errors import CodecError, ContainsArrayError, ContainsGroupError
 from zarrhpc.metadata import ChunkKeyEncoding
 
@@ -185,23 +185,66 @@ def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[in
 
 def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> None:
     """Make room for a new node at ``path`` and explicit groups at its ancestors (v2
-    requires a ``.zgroup`` at every ancestor; v3 writes them too)."""
-    existing = read_node(store, path)
-    if existing is not None and not overwrite:
-        cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
-        kind = "an array" if cls is ContainsArrayError else "a group"
-        raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
-                  f"(use overwrite=True)")
-    if overwrite:
-        store.erase_prefix(f"{path}/" if path else "")
+    requires a ``.zgroup`` at every ancestor; v3 writes them too).
+
+    Round trips count on an object store, so the documents are read in batches
+    (`_NodeDocs`): the ancestors' ``zarr.json`` and, unless ``overwrite``, all three
+    documents of the node itself in one `Store.get_values`, then the v2 documents of the
+    ancestors that have no ``zarr.json``. ``overwrite`` does not read the node at all: its
+    prefix is erased whatever it holds (one listing and one batched delete of what it
+    lists), after the ancestors were checked, so a refused create erases nothing. The
+    missing ancestors' groups go up with one `Store.set_values`.
+    """
     parts = path.split("/") if path else []
-    for i in range(len(parts)):
-        parent = "/".join(parts[:i])
-        md = read_node(store, parent)
+    parents = ["/".join(parts[:i]) for i in range(len(parts))]
+    docs = _NodeDocs(store, parents, [] if overwrite else [path])
+    if not overwrite:
+        existing = read_node(docs, path)
+        if existing is not None:
+            cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
+            kind = "an array" if cls is ContainsArrayError else "a group"
+            raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
+                      f"(use overwrite=True)")
+    missing = []
+    for parent in parents:
+        md = read_node(docs, parent)
         if md is not None and md.node_type == "array":
             raise ContainsArrayError(
                 f"{doc_key(parent, md)}: cannot create {path!r} inside the array at "
                 f"{parent or '/'!r}"
             )
         if md is None:
-            write_node(store, parent, empty_group(zarr_format))
+            missing.append(parent)
+    if overwrite:
+        store.erase_prefix(f"{path}/" if path else "")
+    if missing:
+        group = empty_group(zarr_format)
+        store.set_values([(_doc(parent, name), data) for parent in missing
+                          for name, data in group.documents().items()])
+
+
+def _doc(path: str, name: str) -> str:
+    return f"{path}/{name}" if path else name
+
+
+class _NodeDocs:
+    """A read-through view of ``store`` whose `get` answers the node documents fetched
+    ahead in batches (see `_prepare_path`); everything else goes to the store."""
+
+    def __init__(self, store, ancestors: list[str], nodes: list[str]) -> None:
+        self._store = store
+        v3, v2_names = META_NAMES[0], META_NAMES[1:]
+        keys = [_doc(p, v3) for p in ancestors] + [_doc(p, n) for p in nodes for n in META_NAMES]
+        self._values = dict(zip(keys, store.get_values(keys))) if keys else {}
+        v2 = [_doc(p, n) for p in ancestors if self._values[_doc(p, v3)] is None
+              for n in v2_names]
+        if v2:
+            self._values.update(zip(v2, store.get_values(v2)))
+
+    def get(self, key: str):
+        if key in self._values:
+            return self._values[key]
+        return self._store.get(key)
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)

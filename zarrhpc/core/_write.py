@@ -121,17 +121,22 @@ def store_encoded(store, encoded: list) -> None:
 
 
 _uploaders: ThreadPoolExecutor | None = None
+_uploaders_size = 0
 _uploaders_lock = threading.Lock()
 
 
-def uploaders() -> ThreadPoolExecutor:
+def uploaders(size: int = 8) -> ThreadPoolExecutor:
     """The threads that drive `store_encoded` calls while the caller encodes the next
-    batch. They only wait for the store (whose requests run on the store's own threads),
-    so a few serve every write in the process."""
-    global _uploaders
+    batch (at least ``size`` of them). They only wait for the store (whose requests run on
+    the store's own threads), one per batch in flight, so an `UploadQueue` with ``ahead``
+    batches needs ``ahead`` of them: fewer would quietly cap the uploads in flight."""
+    global _uploaders, _uploaders_size
     with _uploaders_lock:
-        if _uploaders is None:
-            _uploaders = ThreadPoolExecutor(8, thread_name_prefix="zarrhpc-upload")
+        if _uploaders is None or _uploaders_size < size:
+            # a bigger pool replaces the old one, left to finish what it was given
+            _uploaders_size = max(size, 8)
+            _uploaders = ThreadPoolExecutor(_uploaders_size,
+                                            thread_name_prefix="zarrhpc-upload")
         return _uploaders
 
 
@@ -151,7 +156,7 @@ class UploadQueue:
     def put(self, encoded: list) -> None:
         while len(self._pending) >= self.ahead:
             self._pending.popleft().result()
-        self._pending.append(uploaders().submit(store_encoded, self.store, encoded))
+        self._pending.append(uploaders(self.ahead).submit(store_encoded, self.store, encoded))
 
     def drain(self) -> None:
         while self._pending:

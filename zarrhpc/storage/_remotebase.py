@@ -37,8 +37,9 @@ of every shard in flight together, each checked with its reader's ETag); writes 
 many in flight across its batches).
 
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
-`zarrhpc.storage.remote.open_url`): ``concurrency`` (default 32, or the environment variable
-``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds spent retrying transient errors
+`zarrhpc.storage.remote.open_url`): ``concurrency`` (default 64, or the environment variable
+``ZARRHPC_REMOTE_CONCURRENCY``; enough that a 64-chunk request or write is in flight at
+once, so one request's latency is paid about once), ``retry_timeout`` (seconds spent retrying transient errors
 -- 5xx, timeouts, dropped connections -- of one request, default 30), ``coalesce_gap``
 (default 1 MiB), ``coalesce_max`` (default 16 MiB), ``tail_bytes`` (default 64 KiB),
 ``cache_bytes`` (default 64 MiB; 0 turns the tail cache off), ``readahead`` (bytes a shard
@@ -67,7 +68,7 @@ __all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "store_setting
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
-    "concurrency": None,  # None: ZARRHPC_REMOTE_CONCURRENCY or 32
+    "concurrency": None,  # None: ZARRHPC_REMOTE_CONCURRENCY or 64
     "retry_timeout": 30.0,
     "coalesce_gap": 1 << 20,
     "coalesce_max": 16 << 20,
@@ -86,7 +87,7 @@ def store_settings(options: dict[str, Any]) -> dict[str, Any]:
     for name, default in SETTINGS.items():
         value = options.pop(name, default)
         if name == "concurrency" and value is None:
-            raw = os.environ.get("ZARRHPC_REMOTE_CONCURRENCY", "32")
+            raw = os.environ.get("ZARRHPC_REMOTE_CONCURRENCY", "64")
             try:
                 value = int(raw)
             except ValueError:

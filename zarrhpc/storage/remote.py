@@ -16,7 +16,7 @@ entry are taken out before that:
 
 - ``backend``: ``"obstore"`` or ``"fsspec"`` to choose (default: obstore where it serves the
   scheme and is installed);
-- the store settings ``concurrency`` (requests in flight per store, default 32 or
+- the store settings ``concurrency`` (requests in flight per store, default 64 or
   ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds of retrying transient errors
   per request, default 30), ``coalesce_gap``, ``coalesce_max``, ``tail_bytes``,
   ``cache_bytes``, ``readahead`` (see `zarrhpc.storage._remotebase`).

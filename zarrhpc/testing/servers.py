@@ -151,6 +151,9 @@ def _wait_listening(port: int, timeout: float) -> None:
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # the listen backlog: socketserver's default of 5 makes a client opening 64
+    # connections at once wait for accepts, which would cap the requests in flight
+    request_queue_size = 256
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client hanging up mid-response is normal here

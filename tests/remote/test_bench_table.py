@@ -1,0 +1,33 @@
+"""The remote benchmark's table: medians, the ratio to the best peer and the floor bounds
+(pure arithmetic on recorded seconds; the benchmark itself runs by hand)."""
+
+from __future__ import annotations
+
+from zarrhpc.bench.remote import floor_bounds, format_table
+
+
+def _times():
+    return {
+        "fetch floor (obstore, no decode)": {"floor": [0.10, 0.30, 0.11]},
+        "upload floor (obstore, encoded bytes)": {"floor": [0.20]},
+        "full read": {"zarrhpc": [0.12, 0.9, 0.13], "tensorstore": [0.15],
+                      "zarr-python": [0.5]},
+        "write": {"zarrhpc": [0.22], "zarr-python+obstore": [0.30]},
+    }
+
+
+def test_floor_bounds_are_medians_over_the_floor():
+    lines = floor_bounds(_times())
+    # full read: best peer 0.15 / floor median 0.11; zarrhpc median 0.13 / 0.11
+    assert lines[0].startswith("# full read: best peer / floor 1.36x")
+    assert lines[0].endswith("zarrhpc / floor 1.18x")
+    assert lines[1].startswith("# write: best peer / floor 1.50x")
+    assert lines[1].endswith("zarrhpc / floor 1.10x")
+    assert floor_bounds({"full read": {"zarrhpc": [1.0]}}) == []  # no floor, no line
+
+
+def test_table_ratio_is_best_peer_over_zarrhpc():
+    text = format_table(_times(), "t")
+    row = next(line for line in text.splitlines() if line.startswith("full read"))
+    assert row.rstrip().endswith("1.15x")  # 0.15 / 0.13
+    assert "120.00 ms" not in row and "130.00 ms" in row  # the median, not the first round
