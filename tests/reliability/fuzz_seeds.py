@@ -99,19 +99,28 @@ def zip_bytes(docs: dict, tmp_dir: str) -> bytes:
     return raw
 
 
+# damaged metadata may declare a valid but huge array: reading it whole would be a
+# MemoryError for the output the reader asked for (numpy's answer, not a parser's fault)
+WHOLE_MAX = 1 << 28
+
+
+def _whole(a):
+    return a[...] if a.nbytes <= WHOLE_MAX else a[(slice(0, 40),) * a.ndim]
+
+
 def read_all(store) -> int:
     """Open and read everything; the number of zarrhpc errors met (0-2)."""
     errors = 0
     try:
         node = zarrhpc.open_group(store, mode="r")
         a = node["a"]
-        np.asarray(a[...])
+        np.asarray(_whole(a))
         np.asarray(a[3:11, 5:20])
         np.asarray(a.vindex[[0, 15, 7], [23, 0, 9]])
     except ZarrhpcError:
         errors += 1
     try:
-        zarrhpc.open_consolidated(store, mode="r")["a"][...]
+        _whole(zarrhpc.open_consolidated(store, mode="r")["a"])
     except ZarrhpcError:
         errors += 1
     return errors
@@ -121,7 +130,7 @@ def read_draft(store, path: str) -> int:
     """Open and read the draft array at ``path``; 1 if a zarrhpc error was met."""
     try:
         a = zarrhpc.open_array(store, path=path, mode="r")
-        np.asarray(a[...])
+        np.asarray(_whole(a))
         np.asarray(a[1:, :2])
     except ZarrhpcError:
         return 1
