@@ -375,10 +375,10 @@ class Watchdog(threading.Thread):
         super().__init__(daemon=True)
         self.hang, self.on_stuck = hang, on_stuck
         self.t0 = None
-        self.slow = False
+        self.slow = self.stop = False
 
     def run(self) -> None:
-        while True:
+        while not self.stop:
             time.sleep(min(0.25, self.hang / 4))
             t0 = self.t0
             if t0 is None:
@@ -486,6 +486,7 @@ def run_worker(parser: str, seed: int, start: int, count: int, corpus: str, tmp:
             counts["saved"].append(save(corpus, parser, seed, index, key, bad, read,
                                         "foreign", detail))
     counts["seconds"] = round(time.perf_counter() - t_start, 2)
+    dog.stop = True
     return counts
 
 
