@@ -36,7 +36,19 @@ def blosc(blocksize):
         "blocksize": blocksize}}]
 
 
+def zmetadata(members):
+    return json.dumps({"metadata": {".zgroup": {"zarr_format": 2}, **members},
+                       "zarr_consolidated_format": 1}).encode()
+
+
+def consolidated_v3(members):
+    return json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {},
+                       "consolidated_metadata": {"kind": "inline", "must_understand": False,
+                                                 "metadata": members}}).encode()
+
+
 DEEP = b"[" * 100_000 + b"]" * 100_000
+ZGROUP = b'{"zarr_format": 2}'
 
 CASES = {
     "deep v3": ({"zarr.json": b'{"zarr_format": 3, "node_type": "group", "attributes": '
@@ -48,6 +60,22 @@ CASES = {
     "huge chunk 2d": ({"zarr.json": v3([10, 10], [2**40, 2**40])}, MetadataError),
     "v2 huge chunk": ({".zarray": v2(shape=[2**62], chunks=[2**62])}, MetadataError),
     "v2 huge shape": ({".zarray": v2(shape=[2**70], chunks=[1])}, MetadataError),
+    # found by the fast fuzz driver (fuzz_fast.py): a draft-looking entry point, the
+    # consolidated documents (v2 .zmetadata, v3 consolidated_metadata)
+    "deep draft entry": ({"zarr.json": b'{"zarr_format": "https://purl.org/zarr/spec/'
+                                       b'protocol/core/3.0", "a": ' + DEEP + b"}"},
+                         MetadataError),
+    "deep .zmetadata": ({".zmetadata": b'{"metadata": ' + DEEP + b"}", ".zgroup": ZGROUP},
+                        MetadataError),
+    ".zmetadata member 2^40": ({".zmetadata": zmetadata({"a/.zarray": 2**40}),
+                                ".zgroup": ZGROUP}, MetadataError),
+    ".zmetadata member 10^30": ({".zmetadata": zmetadata({"a/.zattrs": 10**30}),
+                                 ".zgroup": ZGROUP}, MetadataError),
+    ".zmetadata shape past int64": ({".zmetadata": zmetadata(
+        {"a/.zarray": json.loads(v2(shape=[2**70], chunks=[1]))}), ".zgroup": ZGROUP},
+        MetadataError),
+    "consolidated shape past int64": ({"zarr.json": consolidated_v3(
+        {"a": json.loads(v3([2**64], [1]))})}, MetadataError),
     "blosc blocksize 2^63": ({"zarr.json": v3([10], [10], blosc(2**63))}, CodecError),
     "blosc blocksize 2^40": ({"zarr.json": v3([10], [10], blosc(2**40))}, CodecError),
 }
