@@ -529,9 +529,11 @@ class Job:
         self.log_path = os.path.join(args.tmp, f"worker-{parser}.log")
         self.log = open(self.log_path, "w+")
         self.proc = None
-        self.t0 = time.perf_counter()
+        self.t0 = None
 
     def start(self) -> None:
+        if self.t0 is None:
+            self.t0 = time.perf_counter()
         self.log.seek(0)
         self.log.truncate()
         self.proc = _spawn(self.args, self.parser, self.next, self.args.inputs - self.next,
