@@ -464,6 +464,34 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
     return ZH_OK;
 }
 
+int zh_blosc_span_add(const char *buf, int64_t nblocks, int64_t n, int64_t k0, int64_t k1,
+                      int64_t *first, int64_t *last) {
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    int64_t table_end = 16 + 4 * nblocks;
+    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k < nblocks; k++) {
+        int64_t start = (int32_t)load_le32(bst + 4 * k);
+        if (start < table_end || start >= n) return -1;
+        if (start < *first) *first = start;
+        if (start > *last) *last = start;
+    }
+    return 0;
+}
+
+int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last) {
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    int64_t end = n;
+    for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
+        int64_t o = (int32_t)load_le32(bst + 4 * j);
+        if (o > last && o < end) end = o;
+    }
+    unsigned char *cb = (unsigned char *)buf + 12;
+    cb[0] = (unsigned char)end;
+    cb[1] = (unsigned char)(end >> 8);
+    cb[2] = (unsigned char)(end >> 16);
+    cb[3] = (unsigned char)(end >> 24);
+    return end;
+}
+
 int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_t lo,
                    int64_t hi, const char **base, char *err, size_t errlen) {
     int32_t nbytes = 0, cbytes = 0, block = 0;
@@ -483,7 +511,8 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     if (!dst) return ZH_ERR_NOMEM;
     blosc2_context *bd = blosc_dctx(w);
     if (!bd) return ZH_ERR_NOMEM;
-    int r = blosc2_getitem_ctx(bd, src, (int32_t)n, (int)start, (int)(end - start), dst,
+    /* no further than the header's compressed size (a sparse read's span: above) */
+    int r = blosc2_getitem_ctx(bd, src, cbytes, (int)start, (int)(end - start), dst,
                                (int32_t)((end - start) * ts));
     blosc_dctx_done(w, src, r != (end - start) * ts);
     if (r != (end - start) * ts) {

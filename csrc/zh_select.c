@@ -89,22 +89,15 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     int64_t table_end = 16 + 4 * nblocks;
     if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), foff + 16) != 0)
         return NULL;
-    const unsigned char *bst = (const unsigned char *)buf + 16;
-    int64_t last = -1; /* the last block read */
-    for (int64_t i = 0; i < nr; i++) {
-        int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
-        for (int64_t k = k0 > last ? k0 : last + 1; k <= k1 && k < nblocks; k++) {
-            int64_t start = le32(bst + 4 * k), end = n;
-            if (start < table_end || start >= n) return NULL;
-            for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
-                int64_t o = le32(bst + 4 * j);
-                if (o > start && o < end) end = o;
-            }
-            if (zh_pread_full(fd, buf + start, (size_t)(end - start), foff + start) != 0)
-                return NULL;
-            last = k;
-        }
-    }
+    /* one span holding the wanted blocks and nothing unread past them (zh_codecs.h) */
+    int64_t first = INT64_MAX, last = -1;
+    for (int64_t i = 0; i < nr; i++)
+        if (zh_blosc_span_add(buf, nblocks, n, rg[i].lo / blocksize, (rg[i].hi - 1) / blocksize,
+                              &first, &last) != 0)
+            return NULL;
+    if (last < 0) return NULL;
+    int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
+    if (zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0) return NULL;
     return buf;
 }
 

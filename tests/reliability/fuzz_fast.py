@@ -61,7 +61,7 @@ sys.path.insert(0, HERE)
 
 import fuzz_seeds as fs  # noqa: E402
 
-CHUNK_PARSERS = ["blosc", "zstd", "gzip", "crc32c", "shard-index", "v2-blosc", "v2-zlib",
+CHUNK_PARSERS = ["blosc", "blosc-blocks", "zstd", "gzip", "crc32c", "shard-index", "v2-blosc", "v2-zlib",
                  "vlen-v2", "vlen-v3"]
 PARSERS = CHUNK_PARSERS + ["metadata", "zip", *fs.DRAFTS]
 SEED_OF = {"shard-index": "sharded"}
@@ -211,20 +211,16 @@ class ChunkTarget:
         key = rng.choice(self.keys)
         others = [self.docs[k] for k in self.keys]
         bad = mutate(rng, self.docs[key], others, self.tail)
-        read = "local" if rng.random() < LOCAL_SHARE else rng.choice(READS)
+        if rng.random() < LOCAL_SHARE:
+            read = rng.choice(("local", "local-part"))
+        else:
+            read = rng.choice(READS)
         return key, bad, read
 
     def run(self, key: str, bad: bytes, read: str) -> str | None:
         """Read with ``key`` damaged; a wrong-data message, else None (errors escape)."""
-        if read == "local":
-            path = os.path.join(self.root, key)
-            with open(path, "wb") as f:
-                f.write(bad)
-            try:
-                return self._check(key, self.larr[...])
-            finally:
-                with open(path, "wb") as f:
-                    f.write(self.docs[key])
+        if read.startswith("local"):
+            return self._run_local(key, bad, read)
         self.mem.set(key, bad)
         try:
             a = self.arr
@@ -245,6 +241,36 @@ class ChunkTarget:
             self.mem.set(key, self.docs[key])
         return None
 
+    def _run_local(self, key: str, bad: bytes, read: str) -> str | None:
+        """The same bytes read by the engine from a file (its own reads: pread, and for
+        a small part of a blosc chunk only the blocks wanted) and from memory: when both
+        give values they are the same. The file read may fail where the in-memory one
+        does not (a corrupt block offset table: it reads only the blocks the table
+        names, the in-memory read has every byte), never the other way round."""
+        if read == "local":
+            sel = (Ellipsis,)
+        else:  # a few elements inside the damaged chunk
+            c = _chunk_coords(key)
+            sel = tuple(slice(x * r + 1, x * r + 3) for x, r in zip(c, self.region))
+        path = os.path.join(self.root, key)
+        with open(path, "wb") as f:
+            f.write(bad)
+        self.mem.set(key, bad)
+        try:
+            local, in_memory = _outcome(self.larr, sel), _outcome(self.arr, sel)
+        finally:
+            with open(path, "wb") as f:
+                f.write(self.docs[key])
+            self.mem.set(key, self.docs[key])
+        if isinstance(local, Exception):
+            raise local
+        if isinstance(in_memory, Exception):
+            return (f"{self.name}: {key!r} damaged: the file read gives "
+                    f"{_show(local)}, the in-memory read {_show(in_memory)}")
+        if not np.array_equal(local, in_memory):
+            return f"{self.name}: {key!r} damaged: file and in-memory reads differ"
+        return self._check(key, local) if read == "local" else None
+
     def _check(self, key: str, got) -> str | None:
         """The chunks (shards) not damaged must read back right."""
         c = _chunk_coords(key)
@@ -260,6 +286,22 @@ class ChunkTarget:
             if not np.array_equal(a[...], self.want):
                 return f"{self.name}: the undamaged store reads wrong after failures"
         return None
+
+
+def _outcome(a, sel):
+    """``a[sel]``, or the zarrhpc error it raised."""
+    from zarrhpc.errors import ZarrhpcError
+
+    try:
+        return np.asarray(a[sel])
+    except ZarrhpcError as exc:
+        return exc
+
+
+def _show(outcome) -> str:
+    if isinstance(outcome, Exception):
+        return f"{type(outcome).__name__}: {outcome}"[:300]
+    return f"data {outcome.ravel()[:6]}"
 
 
 class StoreTarget:

@@ -25,6 +25,10 @@ SEEDS = {
     "gzip": dict(compressors={"name": "gzip", "configuration": {"level": 1}}),
     "blosc": dict(compressors={"name": "blosc", "configuration": {
         "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}}),
+    # blocks of 64 bytes: partial reads decompress only some blocks (blosc getitem, and
+    # the engine's sparse file reads of a LocalStore chunk)
+    "blosc-blocks": dict(compressors={"name": "blosc", "configuration": {
+        "cname": "zstd", "clevel": 1, "shuffle": "bitshuffle", "typesize": 4, "blocksize": 64}}),
     "crc32c": dict(compressors=[{"name": "crc32c"}]),
     "sharded": dict(shards=(16, 16), compressors={"name": "zstd", "configuration": {"level": 1}}),
     "v2-zlib": dict(zarr_format=2, compressors={"id": "zlib", "level": 1}),
