@@ -18,8 +18,9 @@ Life cycle
   past the buffer -- in 1/2/4/8-byte little-endian fields; metadata also gets JSON-level
   mutations). It reads the store as a user would: whole, part, orthogonal, points, one
   element, the Python codec chain directly, and a share through the native engine's own
-  file reads (a LocalStore on a tmpfs directory). Input ``i`` is fully determined by
-  (seed, parser, i): any input can be made again.
+  file reads (a LocalStore on a tmpfs directory: the file and in-memory reads of the
+  same bytes must agree). Input ``i`` is fully determined by (seed, parser, i): any
+  input can be made again. The mutations are in fuzz_mutate.py.
 - Checks per input: only zarrhpc error classes escape (else: "foreign", saved); the
   chunks that were not damaged read back right (else: "wrong", saved); every 64 inputs
   the undamaged store reads back right (a decoder left in a bad state by a failure:
@@ -60,118 +61,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import fuzz_seeds as fs  # noqa: E402
+from fuzz_mutate import mutate, mutate_json  # noqa: E402
 
 CHUNK_PARSERS = ["blosc", "blosc-blocks", "zstd", "gzip", "crc32c", "shard-index", "v2-blosc", "v2-zlib",
                  "vlen-v2", "vlen-v3"]
 PARSERS = CHUNK_PARSERS + ["metadata", "zip", *fs.DRAFTS]
 SEED_OF = {"shard-index": "sharded"}
-INTS = [0, 1, -1, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 2**31 - 1, 2**31, 2**32 - 1, 2**40,
-        2**63 - 1, 2**64 - 1]
-JSON_VALUES = [0, -1, 1, 2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, -2**63, 10**30,
-               0.5, -0.0, float("nan"), float("inf"), "", "x", "<i4", "|O", None, True,
-               [], {}, [0], [2**62, 2**62], {"name": "x"}]
 READS = ["whole"] * 6 + ["part", "oindex", "vindex", "point", "decode", "decode"]
 LOCAL_SHARE = 0.1  # chunk inputs read through the engine's own file reads (tmpfs)
 CLEAN_EVERY = 64
 STUCK_SECONDS = 60.0
-
-
-# -- mutations ------------------------------------------------------------------------
-
-def _pos(rng: random.Random, n: int, tail: int) -> int:
-    """A position in a value of ``n`` bytes: often in its head or its last ``tail``."""
-    r = rng.random()
-    if r < 0.3:
-        return rng.randrange(min(n, 32))
-    if r < 0.6:
-        return max(0, n - 1 - rng.randrange(min(n, tail)))
-    return rng.randrange(n)
-
-
-def mutate(rng: random.Random, value: bytes, others: list, tail: int = 80) -> bytes:
-    """``value`` hit by 1-6 byte-level mutations (``others``: values to splice from)."""
-    data = bytearray(value)
-    for _ in range(1 + min(5, int(rng.expovariate(0.7)))):
-        if not data:
-            data += rng.randbytes(rng.randrange(1, 64))
-            continue
-        n = len(data)
-        i = _pos(rng, n, tail)
-        op = rng.randrange(9)
-        if op == 0:
-            data[i] ^= 1 << rng.randrange(8)
-        elif op == 1:
-            data[i] = rng.randrange(256)
-        elif op == 2:
-            run = rng.randbytes(rng.randrange(1, 17))
-            data[i:i + len(run)] = run
-        elif op == 3:
-            del data[i:]
-        elif op == 4:
-            data[i:i] = rng.randbytes(rng.randrange(1, 65))
-        elif op == 5:
-            del data[i:i + rng.randrange(1, 65)]
-        elif op == 6:
-            src = rng.choice(others) if others and rng.random() < 0.7 else bytes(data)
-            if src:
-                a = rng.randrange(len(src))
-                piece = src[a:a + rng.randrange(1, 129)]
-                if rng.random() < 0.5:
-                    data[i:i + len(piece)] = piece
-                else:
-                    data[i:i] = piece
-        elif op == 7:
-            data += rng.randbytes(rng.randrange(1, 65))
-        else:  # an extreme integer where headers keep offsets, sizes and counts
-            width = rng.choice((1, 2, 4, 8))
-            v = rng.choice(INTS + [n, n + 1, n - 1, 2 * n, n + 4096, rng.randrange(2 * n)])
-            if rng.random() < 0.5:
-                i -= i % width
-            data[i:i + width] = (v % (1 << (8 * width))).to_bytes(width, "little")
-    return bytes(data)
-
-
-def _json_paths(node, path=()):
-    yield path
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _json_paths(v, (*path, k))
-    elif isinstance(node, list):
-        for k, v in enumerate(node):
-            yield from _json_paths(v, (*path, k))
-
-
-def mutate_json(rng: random.Random, value: bytes) -> bytes | None:
-    """One JSON-level change of a metadata document (None: not a JSON object)."""
-    try:
-        doc = json.loads(value)
-    except ValueError:
-        return None
-    paths = [p for p in _json_paths(doc) if p]
-    if not paths:
-        return None
-    path = rng.choice(paths)
-    parent = doc
-    for k in path[:-1]:
-        parent = parent[k]
-    r = rng.random()
-    deep = 0
-    if r < 0.15 and isinstance(parent, dict):
-        del parent[path[-1]]
-    elif r < 0.2:
-        deep = rng.choice((50, 5000))  # nested lists, spliced in as text below
-        parent[path[-1]] = "@@deep@@"
-    elif r < 0.3 and isinstance(parent[path[-1]], list) and parent[path[-1]]:
-        lst = parent[path[-1]]
-        lst.extend(lst[:1] * rng.randrange(1, 40))
-    elif r < 0.35:
-        parent[path[-1]] = "x" * rng.choice((0, 1, 1000, 1 << 20))
-    else:
-        parent[path[-1]] = rng.choice(JSON_VALUES)
-    text = json.dumps(doc)
-    if deep:
-        text = text.replace('"@@deep@@"', "[" * deep + "]" * deep)
-    return text.encode()
 
 
 # -- targets: one per parser ----------------------------------------------------------
