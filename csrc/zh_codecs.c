@@ -128,6 +128,27 @@ static void blosc_dctx_done(zh_wctx *w, const char *chunk, int failed) {
     }
 }
 
+static uint32_t load_le32(const unsigned char *p);
+
+/* Bitshuffled c-blosc1 blocks that c-blosc2 (2.x) decodes leaving output bytes unwritten
+ * while it reports success: whatever the destination held (another chunk's bytes, the
+ * caller's array) came back as data.  Seen for a typesize larger than the block size
+ * (valid chunks too: 60 of 3150 numcodecs-written chunks of odd typesizes) and, for
+ * damaged streams, for block sizes that are no multiple of 8 * typesize.  1: the header
+ * fits; 0: decode into a zeroed destination (only damaged streams leave bytes unwritten:
+ * zeros, never stale memory); -1: refuse (ts > blocksize).  codecs/blosc.py applies the
+ * same rule to its Python decode. */
+static int blosc_bitshuffle_fit(const char *hdr) {
+    unsigned char flags = (unsigned char)hdr[2];
+    int64_t ts = (unsigned char)hdr[3];
+    int64_t nbytes = (int32_t)load_le32((const unsigned char *)hdr + 4);
+    int64_t bs = (int32_t)load_le32((const unsigned char *)hdr + 8);
+    if ((flags & 0x05) == 0x05 || (flags & 0x02) || !(flags & 0x04) || ts <= 1) return 1;
+    if (bs <= 0 || ts > bs) return -1;
+    if (bs % (8 * ts) != 0 || (nbytes % bs) % (8 * ts) != 0) return 0;
+    return 1;
+}
+
 void zh_set_blosc1_compress(zh_blosc1_compress_fn fn) { g_blosc1_compress = fn; }
 int zh_have_blosc1_compress(void) { return g_blosc1_compress != NULL; }
 
@@ -435,6 +456,13 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             if (rc != ZH_OK) return rc;
         } else if (s->kind == ZH_BB_BLOSC) {
             if (expect > 0) {
+                int fit = blosc_bitshuffle_fit(cur);
+                if (fit < 0) {
+                    snprintf(err, errlen, "blosc: typesize %d larger than the block size with "
+                             "bitshuffle: c-blosc2 cannot decode it", (unsigned char)cur[3]);
+                    return ZH_ERR_CORRUPT;
+                }
+                if (fit == 0) memset(dst, 0, (size_t)expect);
                 blosc2_context *bd = blosc_dctx(w);
                 if (!bd) return ZH_ERR_NOMEM;
                 int r = blosc2_decompress_ctx(bd, cur, (int32_t)n, dst, (int32_t)expect);
@@ -506,9 +534,12 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     }
     int64_t ts = (unsigned char)src[3];
     if (ts <= 0 || expect % ts != 0 || expect / ts > INT32_MAX) return ZH_FALLBACK;
+    int fit = blosc_bitshuffle_fit(src);
+    if (fit < 0) return ZH_FALLBACK; /* the whole-chunk decode names the problem */
     int64_t start = lo / ts, end = (hi + ts - 1) / ts;
     char *dst = zh_scratch(w, 1, (size_t)((end - start) * ts));
     if (!dst) return ZH_ERR_NOMEM;
+    if (fit == 0) memset(dst, 0, (size_t)((end - start) * ts));
     blosc2_context *bd = blosc_dctx(w);
     if (!bd) return ZH_ERR_NOMEM;
     /* no further than the header's compressed size (a sparse read's span: above) */

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import zarrhpc
-from zarrhpc.errors import ZarrhpcError
+from zarrhpc.errors import CorruptChunkError, ZarrhpcError
 
 BS = 4096
 CODEC = {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 1,
@@ -77,3 +77,46 @@ def test_sparse_reads_still_read_only_the_blocks_wanted(tmp_path):
             r0 = rchar()
             np.testing.assert_array_equal(a[lo: lo + 10], d[lo: lo + 10])
             assert rchar() - r0 < size / 4
+
+
+# c-blosc2 (2.x) reports success on some bitshuffled c-blosc1 blocks while leaving output
+# bytes unwritten: the destination's previous bytes came back as data (found by the fast
+# fuzzer: a typesize byte flipped to 255 read differently from a file and from memory)
+
+def _bitshuffled(tmp_path, typesize_byte: int):
+    codec = {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 1,
+                                                "shuffle": "bitshuffle", "typesize": 4,
+                                                "blocksize": 64}}
+    path = str(tmp_path / "a")
+    a = zarrhpc.create_array(path, shape=(16, 16), chunks=(8, 8), dtype="i4",
+                             compressors=codec, fill_value=0)
+    a[...] = np.arange(256, dtype="i4").reshape(16, 16) * 7919 % 1000
+    chunk = os.path.join(path, "c", "0", "0")
+    with open(chunk, "rb") as f:
+        raw = bytearray(f.read())
+    assert raw[2] & 0x04 and raw[3] == 4  # bitshuffled, typesize 4
+    raw[3] = typesize_byte
+    with open(chunk, "wb") as f:
+        f.write(raw)
+    return zarrhpc.open_array(path, mode="r")
+
+
+def test_typesize_past_block_size_is_refused(tmp_path):
+    a = _bitshuffled(tmp_path, 255)
+    for sel in [(slice(None),) * 2, (slice(0, 8), slice(0, 8)), (slice(1, 3), slice(1, 3))]:
+        with pytest.raises(CorruptChunkError, match="typesize 255 larger than the block"):
+            a[sel]
+
+
+@pytest.mark.parametrize("typesize_byte", [3, 5, 15, 24])
+def test_damaged_bitshuffle_never_returns_what_the_output_held(tmp_path, typesize_byte):
+    a = _bitshuffled(tmp_path, typesize_byte)
+    results = []
+    for fill in (0x55, 0xAA):
+        out = np.full((8, 8), np.frombuffer(bytes([fill]) * 4, "i4")[0], dtype="i4")
+        try:
+            a.read((slice(0, 8), slice(0, 8)), out=out)
+        except ZarrhpcError:
+            return  # refused: fine
+        results.append(out.copy())
+    np.testing.assert_array_equal(results[0], results[1])

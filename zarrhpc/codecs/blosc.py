@@ -175,6 +175,21 @@ def _auto_blocksize(cname: str, typesize: int) -> int:
     return AUTO_BLOCK_BYTES
 
 
+def _bitshuffle_fit(header: memoryview) -> int:
+    """Whether c-blosc2 decodes a bitshuffled c-blosc1 chunk writing every output byte
+    (csrc/zh_codecs.c ``blosc_bitshuffle_fit`` has the evidence; the same rule): 1 yes;
+    0 a damaged stream may leave bytes unwritten (decode into zeros); -1 never (typesize
+    past the block size: valid chunks decode wrong too)."""
+    flags, ts = header[2], header[3]
+    nbytes = int.from_bytes(header[4:8], "little", signed=True)
+    bs = int.from_bytes(header[8:12], "little", signed=True)
+    if (flags & 0x05) == 0x05 or flags & 0x02 or not flags & 0x04 or ts <= 1:
+        return 1
+    if bs <= 0 or ts > bs:
+        return -1
+    return 0 if bs % (8 * ts) or (nbytes % bs) % (8 * ts) else 1
+
+
 class BloscCodec(BytesToBytesCodec):
     """Compress with Blosc (c-blosc1 chunk format).
 
@@ -377,7 +392,12 @@ class BloscCodec(BytesToBytesCodec):
             )
         if nbytes < 0:
             raise CorruptChunkError(f"blosc: header declares {nbytes} decoded bytes")
-        out = np.empty(nbytes, dtype=np.uint8)
+        fit = _bitshuffle_fit(data)
+        if fit < 0:
+            raise CorruptChunkError(f"blosc: typesize {data[3]} larger than the block size "
+                                    f"with bitshuffle: c-blosc2 cannot decode it")
+        # zeroed when a damaged stream could leave bytes unwritten: never stale memory
+        out = np.zeros(nbytes, dtype=np.uint8) if fit == 0 else np.empty(nbytes, np.uint8)
         if nbytes == 0:
             return out
         _ensure_releasegil()
