@@ -430,6 +430,34 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
         } else if (expect < 0) {
             return ZH_FALLBACK; /* gzip or zlib of unknown size */
         }
+        /* the size expected comes from the metadata (the chunk's shape): before allocating
+         * it, check that these n bytes can decode to that many at all, so damaged metadata
+         * never makes a huge allocation for a small chunk (zstd: a frame declaring its
+         * size may not declare more; a block of at most 128 KiB takes at least 4 bytes;
+         * deflate expands at most 1032:1) */
+        if (s->kind == ZH_BB_ZSTD || s->kind == ZH_BB_GZIP || s->kind == ZH_BB_ZLIB) {
+            int zstd = s->kind == ZH_BB_ZSTD;
+            if (zstd) {
+                unsigned long long fcs = ZSTD_getFrameContentSize(cur, n);
+                if (fcs == ZH_ZSTD_CONTENTSIZE_ERROR) {
+                    snprintf(err, errlen, "zstd: cannot decode: not a zstd frame");
+                    return ZH_ERR_CORRUPT;
+                }
+                /* (less may be the first of several frames) */
+                if (fcs != ZH_ZSTD_CONTENTSIZE_UNKNOWN && fcs > (unsigned long long)expect) {
+                    snprintf(err, errlen, "zstd: the frame declares %llu bytes, expected %lld",
+                             fcs, (long long)expect);
+                    return ZH_ERR_CORRUPT;
+                }
+            }
+            double most = zstd ? ((double)n / 4 + 1) * 131072.0 : (double)n * 1032.0 + 1024.0;
+            if ((double)expect > most) {
+                snprintf(err, errlen, "%s: %zu bytes cannot decode to the %lld bytes expected",
+                         zstd ? "zstd" : s->kind == ZH_BB_GZIP ? "gzip" : "zlib", n,
+                         (long long)expect);
+                return ZH_ERR_CORRUPT;
+            }
+        }
         /* where the output goes */
         char *dst;
         int dst_buf = -1;

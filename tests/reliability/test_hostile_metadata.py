@@ -109,3 +109,34 @@ def test_garbage_and_bombs_in_unbounded_decompressors(compressor):
         a[:]
     assert not isinstance(CorruptChunkError("x"), lzma.LZMAError)
     assert issubclass(CorruptChunkError, ZarrhpcError)
+
+
+@pytest.mark.parametrize("codec", ["zstd", "gzip"])
+@pytest.mark.parametrize("store_kind", ["memory", "local"])
+def test_chunk_shape_grown_in_metadata_allocates_nothing(tmp_path, codec, store_kind):
+    """A small chunk under metadata whose chunk shape was damaged to 2^34 elements: the
+    engine refuses it from the compressed size before allocating the 64 GiB the metadata
+    names (found by the fast fuzzer under ASan: its allocator aborted on them)."""
+    store = MemoryStore() if store_kind == "memory" else str(tmp_path / "s")
+    a = zarrhpc.create_array(store, shape=(64,), chunks=(64,), dtype="f4",
+                             compressors={"name": codec, "configuration": {"level": 1}})
+    a[...] = 1.5
+    raw = a.store.get("zarr.json")
+    doc = json.loads(bytes(raw))
+    doc["shape"], doc["chunk_grid"]["configuration"]["chunk_shape"] = [2**34], [2**34]
+    a.store.set("zarr.json", json.dumps(doc).encode())
+    b = zarrhpc.open_array(store, mode="r")
+    with pytest.raises(CorruptChunkError):
+        b[:10]
+
+
+@pytest.mark.parametrize("codec", [{"name": "zstd", "configuration": {"level": 22}},
+                                   {"name": "gzip", "configuration": {"level": 9}}])
+def test_most_compressible_chunks_still_decode(codec):
+    """The bound on what a compressed chunk can decode to lets the real extreme through:
+    16 MiB of zeros (zstd ~4 bytes a 128 KiB block, deflate ~1030:1)."""
+    a = zarrhpc.create_array(MemoryStore(), shape=(1 << 24,), chunks=(1 << 24,), dtype="u1",
+                             compressors=codec, fill_value=1, write_empty_chunks=True)
+    a[...] = 0
+    assert len(a.store.get("c/0")) < (1 << 24) // 1000
+    assert not a[...].any() and a[...].shape == (1 << 24,)

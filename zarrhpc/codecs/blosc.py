@@ -228,7 +228,8 @@ class BloscCodec(BytesToBytesCodec):
             shuffle = 1 if itemsize is None or itemsize > 1 else 2
         config: dict[str, Any] = {
             "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-            "shuffle": _SHUFFLE_NAME.get(shuffle, shuffle)}
+            # (a damaged document's list or dict is left to the v3 validation to refuse)
+            "shuffle": _SHUFFLE_NAME.get(shuffle, shuffle) if isinstance(shuffle, int) else shuffle}
         typesize = conf.get("typesize") or itemsize
         if typesize is not None:
             config["typesize"] = typesize
@@ -344,8 +345,11 @@ class BloscCodec(BytesToBytesCodec):
         return self.blocksize or _auto_blocksize(self.cname, self.typesize or 1)
 
     def native_step(self) -> NativeStep:
+        # c-blosc takes a typesize past 255 (BLOSC_MAX_TYPESIZE) as 1; a huge one from
+        # damaged metadata must not overflow the engine's int either
+        typesize = self.typesize if self.typesize and self.typesize <= 255 else 1
         return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
-                          typesize=self.typesize or 1, blocksize=self.write_blocksize,
+                          typesize=typesize, blocksize=self.write_blocksize,
                           cname=self.cname)
 
     def encode(self, buf: Any) -> bytes:
