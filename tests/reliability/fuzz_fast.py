@@ -41,6 +41,7 @@ Life cycle
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import mmap
 import os
@@ -502,9 +503,16 @@ class Job:
             self._add(counts)
             return True
         # the worker died: the input it was on is a crash or a hang (saved), go on after
-        # it (the counts of its inputs but the inputs themselves are lost)
+        # it; of its counts only what it saved to the corpus survives (zarrhpc errors,
+        # slow inputs and timings are lost)
         idx, _ = self._current()
         self.total["inputs"] += idx + 1 - self.next
+        for what in ("foreign", "wrong", "hang"):
+            for rec in glob.glob(os.path.join(self.args.corpus,
+                                              f"{self.parser}-{self.args.seed}-*-{what}.json")):
+                if self.next <= int(rec.rsplit("-", 2)[-2]) < idx:
+                    self.total["hangs" if what == "hang" else what] += 1
+                    self.total["saved"].append(rec)
         if killed or self.proc.returncode == 4:  # 4: its watchdog saw the input stuck
             self.total["hangs"] += 1
             what = "hang"

@@ -62,19 +62,21 @@ def test_driver_reports_crash_hang_foreign_wrong(tmp_path):
     corpus, stats = tmp_path / "corpus", tmp_path / "stats.json"
     cmd = [sys.executable, ff.__file__, "--inputs", "60", "--parsers", "crc32c", "--quiet",
            "--corpus", str(corpus), "--stats", str(stats), "--tmp", str(tmp_path),
-           "--hang-seconds", "0.3", "--inject", "crash:10", "--inject", "hang:20",
-           "--inject", "foreign:30", "--inject", "wrong:40"]
+           "--hang-seconds", "0.3", "--inject", "foreign:5", "--inject", "crash:10",
+           "--inject", "hang:20", "--inject", "foreign:30", "--inject", "wrong:40"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     (total,) = json.loads(stats.read_text())["totals"]
     assert total["inputs"] == 60
+    # (the foreign input before the crash is counted from the corpus: the crashed
+    # worker's own counts died with it)
     assert {k: total[k] for k in ("crashes", "hangs", "foreign", "wrong")} == \
-        {"crashes": 1, "hangs": 1, "foreign": 1, "wrong": 1}
+        {"crashes": 1, "hangs": 1, "foreign": 2, "wrong": 1}
     # (under ASan the segfault comes with its report: saved as "sanitizer")
     names = [p.name.replace("sanitizer", "crash") for p in corpus.glob("*.json")]
     assert sorted(names) == [
         "crc32c-0-10-crash.json", "crc32c-0-20-hang.json", "crc32c-0-30-foreign.json",
-        "crc32c-0-40-wrong.json"]
+        "crc32c-0-40-wrong.json", "crc32c-0-5-foreign.json"]
     rec = json.loads((corpus / "crc32c-0-30-foreign.json").read_text())
     assert "injected foreign exception" in rec["detail"]
     # the saved input is the one made from its index, and the replay command runs it
