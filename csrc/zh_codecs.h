@@ -47,6 +47,20 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
 int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_t lo,
                    int64_t hi, const char **base, char *err, size_t errlen);
 
+/* Sparse reads of a c-blosc1 chunk file (16-byte header, then nblocks 32-bit block
+ * offsets, both already in buf, a buffer of the file's n bytes): which bytes to read so
+ * that blocks k0..k1 (of possibly several calls) decode from them and from nothing else.
+ * zh_blosc_span_add widens [*first, *last] (start them at INT64_MAX, -1) by those blocks'
+ * offsets; -1 when one lies outside the chunk (corrupt: read it whole).  zh_blosc_span_end
+ * gives the end of the span to read, [*first, end): the next block offset after *last, or
+ * n; and writes it into buf's header as the chunk's compressed size, so that a block whose
+ * streams claim more bytes (a corrupt offset table) fails in blosc, which reads a block
+ * forward from its offset and never past that size, instead of decoding bytes of buf that
+ * were not read from this file. */
+int zh_blosc_span_add(const char *buf, int64_t nblocks, int64_t n, int64_t k0, int64_t k1,
+                      int64_t *first, int64_t *last);
+int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last);
+
 /* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch
  * buffer 1 or 2 (or is src when nsteps == 0), or is final_dst when that is not NULL and
  * final_cap is at least zh_encode_bound(): the last step then writes straight into it.

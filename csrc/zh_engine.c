@@ -273,16 +273,13 @@ static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t n, int64_t expe
     int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
     int64_t table_end = 16 + 4 * nblocks;
     if (table_end > n || pread_full(fd, buf + 16, (size_t)(4 * nblocks), 16) != 0) return NULL;
-    const unsigned char *bst = (const unsigned char *)buf + 16;
-    for (int64_t k = a / blocksize; k <= (b - 1) / blocksize && k < nblocks; k++) {
-        int64_t start = le32(bst + 4 * k), end = n;
-        if (start < table_end || start >= n) return NULL;
-        for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
-            int64_t o = le32(bst + 4 * j);
-            if (o > start && o < end) end = o;
-        }
-        if (pread_full(fd, buf + start, (size_t)(end - start), start) != 0) return NULL;
-    }
+    /* one span holding the wanted blocks and nothing unread past them (zh_codecs.h) */
+    int64_t first = INT64_MAX, last = -1;
+    if (zh_blosc_span_add(buf, nblocks, n, a / blocksize, (b - 1) / blocksize, &first,
+                          &last) != 0 || last < 0)
+        return NULL;
+    int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
+    if (pread_full(fd, buf + first, (size_t)(end - first), first) != 0) return NULL;
     return buf;
 }
 

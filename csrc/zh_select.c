@@ -76,7 +76,9 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     char *buf = zh_scratch(w, 3, (size_t)n);
     if (!buf) return NULL;
     /* the header and (for up to 1020 blocks) the block offsets in one read */
-    int64_t head = n < ZH_BLOSC_HEAD ? n : ZH_BLOSC_HEAD;
+    /* (at most an eighth of a small chunk: reading ahead must not cost the saving) */
+    int64_t head = n / 8 < ZH_BLOSC_HEAD ? n / 8 : ZH_BLOSC_HEAD;
+    if (head < 16) head = 16;
     if (zh_pread_full(fd, buf, (size_t)head, foff) != 0) return NULL;
     const unsigned char *h = (const unsigned char *)buf;
     int flags = h[2], ts = h[3];
@@ -98,44 +100,15 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     if (table_end > n || (table_end > head &&
                           zh_pread_full(fd, buf + head, (size_t)(table_end - head), foff + head) != 0))
         return NULL;
-    const unsigned char *bst = (const unsigned char *)buf + 16;
-    /* blocks in file order (as every writer lays them out): a block ends where the next
-     * starts; otherwise each block's end is the nearest start after it */
-    int in_order = 1;
-    for (int64_t j = 0; j < nblocks && in_order; j++) {
-        int64_t o = le32(bst + 4 * j);
-        if (o < table_end || o >= n || (j > 0 && o <= le32(bst + 4 * (j - 1)))) in_order = 0;
-    }
-    /* the touched blocks' compressed bytes, neighbours closer than ZH_RUN_GAP read as one */
-    int64_t last = -1, seg_lo = -1, seg_hi = -1;
-    for (int64_t i = 0; i < nr; i++) {
-        int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
-        for (int64_t k = k0 > last ? k0 : last + 1; k <= k1 && k < nblocks; k++) {
-            int64_t start = le32(bst + 4 * k), end = n;
-            if (start < table_end || start >= n) return NULL;
-            if (in_order) {
-                if (k + 1 < nblocks) end = le32(bst + 4 * (k + 1));
-            } else {
-                for (int64_t j = 0; j < nblocks; j++) {
-                    int64_t o = le32(bst + 4 * j);
-                    if (o > start && o < end) end = o;
-                }
-            }
-            if (seg_lo >= 0 && start >= seg_lo && start <= seg_hi + ZH_RUN_GAP) {
-                if (end > seg_hi) seg_hi = end;
-            } else {
-                if (seg_lo >= 0 &&
-                    zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
-                    return NULL;
-                seg_lo = start;
-                seg_hi = end;
-            }
-            last = k;
-        }
-    }
-    if (seg_lo >= 0 &&
-        zh_pread_full(fd, buf + seg_lo, (size_t)(seg_hi - seg_lo), foff + seg_lo) != 0)
-        return NULL;
+    /* one span holding the wanted blocks and nothing unread past them (zh_codecs.h) */
+    int64_t first = INT64_MAX, last = -1;
+    for (int64_t i = 0; i < nr; i++)
+        if (zh_blosc_span_add(buf, nblocks, n, rg[i].lo / blocksize, (rg[i].hi - 1) / blocksize,
+                              &first, &last) != 0)
+            return NULL;
+    if (last < 0) return NULL;
+    int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
+    if (zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0) return NULL;
     return buf;
 }
 

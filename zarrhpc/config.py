@@ -17,10 +17,10 @@ or through ``get("array.order")``: ``array.order`` and ``array.write_empty_chunk
 defaults of new and opened arrays), ``default_zarr_format``, and ``async.concurrency`` /
 ``threading.max_workers``, which both set ``threads`` (zarrhpc's one knob for parallelism).
 
-``shard_lock`` (default False): partial shard writes to a LocalStore hold an exclusive
-``flock`` on the shard file from reading it to renaming the new one in, so writers in
-several processes updating different inner chunks of one shard lose nothing (see
-``LocalStore.lock``). Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
+``shard_lock`` (default False): shard writes to a LocalStore hold an exclusive
+``flock`` on the shard file from reading it to renaming the new one in (whole shards
+too), so writers in several processes updating different inner chunks of one shard lose
+nothing (see ``LocalStore.lock``). Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
 refused with a KeyError naming them.
 """
 
@@ -169,7 +169,7 @@ def set(arg: dict | None = None, **kwargs) -> _Restore:
     buffer_cache : int
         Bytes of freed large results kept for reuse (0: none).
     shard_lock : bool
-        Lock each shard file (``flock``) during a partial shard write (default False).
+        Lock each shard file (``flock``) during a shard write (default False).
     """
     if arg is not None:
         if not isinstance(arg, dict):

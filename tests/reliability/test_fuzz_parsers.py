@@ -13,12 +13,11 @@ parser's counts (inputs, zarrhpc errors, slowest read) are written there at exit
 import atexit
 import json
 import os
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_seeds import DRAFTS, SEEDS, all_seeds, expected, read_all, read_draft, zip_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,56 +25,12 @@ import zarrhpc
 from zarrhpc.errors import ZarrhpcError
 from zarrhpc.storage import MemoryStore
 from zarrhpc.storage.zip import ZipStore
-from zarrhpc.testing import draft_stores
 
 EXAMPLES = int(os.environ.get("ZARRHPC_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100,
                 suppress_health_check=list(HealthCheck))
-
-BYTES = {"name": "bytes", "configuration": {"endian": "little"}}
-SEEDS = {
-    "zstd": dict(compressors={"name": "zstd", "configuration": {"level": 1}}),
-    "gzip": dict(compressors={"name": "gzip", "configuration": {"level": 1}}),
-    "blosc": dict(compressors={"name": "blosc", "configuration": {
-        "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}}),
-    "crc32c": dict(compressors=[{"name": "crc32c"}]),
-    "sharded": dict(shards=(16, 16), compressors={"name": "zstd", "configuration": {"level": 1}}),
-    "v2-zlib": dict(zarr_format=2, compressors={"id": "zlib", "level": 1}),
-    "v2-blosc": dict(zarr_format=2, compressors={"id": "blosc", "cname": "zstd", "clevel": 1,
-                                                 "shuffle": 1}),
-    # variable-length strings: v3 vlen-utf8 (StringDType) and v2 object + VLenUTF8
-    "vlen-v3": dict(dtype="str", compressors=None),
-    "vlen-v2": dict(dtype="str", zarr_format=2, compressors=None),
-}
-# hand-written stores of the 2022 v3 draft, each holding one array at this path
-DRAFTS = {"draft-spec": (draft_stores.spec_store, "foo/bar"),
-          "draft-zp2": (draft_stores.zarr_python2_store, "g/x"),
-          "draft-root": (draft_stores.root_array_store, "")}
-DATA = (np.arange(16 * 24, dtype="i4").reshape(16, 24) * 7919) % 1000
-STRINGS = np.array([f"s{v}" * (v % 5) for v in DATA.ravel()]).reshape(DATA.shape)
 HANG_SECONDS = 5.0
-
-
-def _seed_store(kind: str) -> dict:
-    store = MemoryStore()
-    kw = dict(dtype="i4", fill_value=0) | SEEDS[kind]
-    g = zarrhpc.create_group(store, zarr_format=kw.get("zarr_format", 3))
-    data = STRINGS if kind.startswith("vlen") else DATA
-    if kind.startswith("vlen"):
-        kw["fill_value"] = ""
-    g.create_array("a", shape=DATA.shape, chunks=(8, 8), **kw)[...] = data
-    zarrhpc.consolidate_metadata(store)
-    return {k: bytes(store.get(k)) for k in store.list()}
-
-
-def _draft_seed(kind: str) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        DRAFTS[kind][0](Path(tmp))
-        return {str(p.relative_to(tmp)): p.read_bytes()
-                for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
-
-
-_SEEDS = {k: _seed_store(k) for k in SEEDS} | {k: _draft_seed(k) for k in DRAFTS}
+_SEEDS = all_seeds()
 
 # per parser: inputs read, inputs refused with a zarrhpc error, the slowest read
 STATS: dict = {}
@@ -133,34 +88,6 @@ def mutations(draw, value: bytes):
     return bytes(data)
 
 
-def _read_all(store) -> int:
-    """Open and read everything; the number of zarrhpc errors met (0-2)."""
-    errors = 0
-    try:
-        node = zarrhpc.open_group(store, mode="r")
-        a = node["a"]
-        np.asarray(a[...])
-        np.asarray(a[3:11, 5:20])
-        np.asarray(a.vindex[[0, 15, 7], [23, 0, 9]])
-    except ZarrhpcError:
-        errors += 1
-    try:
-        zarrhpc.open_consolidated(store, mode="r")["a"][...]
-    except ZarrhpcError:
-        errors += 1
-    return errors
-
-
-def _read_draft(store, path: str) -> int:
-    try:
-        a = zarrhpc.open_array(store, path=path, mode="r")
-        np.asarray(a[...])
-        np.asarray(a[1:, :2])
-    except ZarrhpcError:
-        return 1
-    return 0
-
-
 @pytest.mark.parametrize("kind", sorted(_SEEDS))
 def test_seed_stores_read_whole(kind):
     """Undamaged, every seed opens and reads (else its fuzzing never reaches the chunk
@@ -169,11 +96,11 @@ def test_seed_stores_read_whole(kind):
     for k, v in _SEEDS[kind].items():
         store.set(k, v)
     if kind in DRAFTS:
-        assert _read_draft(store, DRAFTS[kind][1]) == 0
+        assert read_draft(store, DRAFTS[kind][1]) == 0
     else:
-        assert _read_all(store) == 0
-        want = STRINGS if kind.startswith("vlen") else DATA
-        np.testing.assert_array_equal(zarrhpc.open_group(store, mode="r")["a"][...], want)
+        assert read_all(store) == 0
+        np.testing.assert_array_equal(zarrhpc.open_group(store, mode="r")["a"][...],
+                                      expected(kind))
 
 
 def _damaged(kind: str, data) -> MemoryStore:
@@ -191,14 +118,14 @@ def _damaged(kind: str, data) -> MemoryStore:
 @FUZZ
 @given(data=st.data())
 def test_fuzz_store_values(kind, data):
-    _timed(kind, _read_all, _damaged(kind, data))
+    _timed(kind, read_all, _damaged(kind, data))
 
 
 @pytest.mark.parametrize("kind", sorted(DRAFTS))
 @FUZZ
 @given(data=st.data())
 def test_fuzz_draft_stores(kind, data):
-    _timed(kind, _read_draft, _damaged(kind, data), DRAFTS[kind][1])
+    _timed(kind, read_draft, _damaged(kind, data), DRAFTS[kind][1])
 
 
 _ZIP = None
@@ -207,12 +134,7 @@ _ZIP = None
 def _zip_bytes(tmp_dir) -> bytes:
     global _ZIP
     if _ZIP is None:
-        path = os.path.join(tmp_dir, "seed.zip")
-        with ZipStore(path, mode="w") as z:
-            for k, v in _SEEDS["zstd"].items():
-                z.set(k, v)
-        with open(path, "rb") as f:
-            _ZIP = f.read()
+        _ZIP = zip_bytes(_SEEDS["zstd"], tmp_dir)
     return _ZIP
 
 
@@ -237,7 +159,7 @@ def test_fuzz_zip_archives(tmp_path_factory, data):
         except ZarrhpcError:
             return 1
         try:
-            return _read_all(store)
+            return read_all(store)
         finally:
             store.close()
 

@@ -200,6 +200,21 @@ def _auto_blocksize(cname: str, typesize: int) -> int:
     return AUTO_BLOCK_BYTES
 
 
+def _bitshuffle_fit(header: memoryview) -> int:
+    """Whether c-blosc2 decodes a bitshuffled c-blosc1 chunk writing every output byte
+    (csrc/zh_codecs.c ``blosc_bitshuffle_fit`` has the evidence; the same rule): 1 yes;
+    0 a damaged stream may leave bytes unwritten (decode into zeros); -1 never (typesize
+    past the block size: valid chunks decode wrong too)."""
+    flags, ts = header[2], header[3]
+    nbytes = int.from_bytes(header[4:8], "little", signed=True)
+    bs = int.from_bytes(header[8:12], "little", signed=True)
+    if (flags & 0x05) == 0x05 or flags & 0x02 or not flags & 0x04 or ts <= 1:
+        return 1
+    if bs <= 0 or ts > bs:
+        return -1
+    return 0 if bs % (8 * ts) or (nbytes % bs) % (8 * ts) else 1
+
+
 class BloscCodec(BytesToBytesCodec):
     """Compress with Blosc (c-blosc1 chunk format).
 
@@ -238,7 +253,8 @@ class BloscCodec(BytesToBytesCodec):
             shuffle = 1 if itemsize is None or itemsize > 1 else 2
         config: dict[str, Any] = {
             "cname": conf.get("cname", "lz4"), "clevel": conf.get("clevel", 5),
-            "shuffle": _SHUFFLE_NAME.get(shuffle, shuffle)}
+            # (a damaged document's list or dict is left to the v3 validation to refuse)
+            "shuffle": _SHUFFLE_NAME.get(shuffle, shuffle) if isinstance(shuffle, int) else shuffle}
         typesize = conf.get("typesize") or itemsize
         if typesize is not None:
             config["typesize"] = typesize
@@ -362,9 +378,12 @@ class BloscCodec(BytesToBytesCodec):
         return self.blocksize or _auto_blocksize(self.cname, self.typesize or 1)
 
     def native_step(self) -> NativeStep:
-        # a negative blocksize tells the engine to use the own writer (csrc/zh_codecs.c)
+        # a negative blocksize tells the engine to use the own writer (csrc/zh_blosc1.c);
+        # c-blosc takes a typesize past 255 (BLOSC_MAX_TYPESIZE) as 1, and a huge one from
+        # damaged metadata must not overflow the engine's int either
+        typesize = self.typesize if self.typesize and self.typesize <= 255 else 1
         return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
-                          typesize=self.typesize or 1,
+                          typesize=typesize,
                           blocksize=-OWN_BLOCK_BYTES if self.own_writer
                           else self.write_blocksize, cname=self.cname)
 
@@ -418,7 +437,12 @@ class BloscCodec(BytesToBytesCodec):
             )
         if nbytes < 0:
             raise CorruptChunkError(f"blosc: header declares {nbytes} decoded bytes")
-        out = np.empty(nbytes, dtype=np.uint8)
+        fit = _bitshuffle_fit(data)
+        if fit < 0:
+            raise CorruptChunkError(f"blosc: typesize {data[3]} larger than the block size "
+                                    f"with bitshuffle: c-blosc2 cannot decode it")
+        # zeroed when a damaged stream could leave bytes unwritten: never stale memory
+        out = np.zeros(nbytes, dtype=np.uint8) if fit == 0 else np.empty(nbytes, np.uint8)
         if nbytes == 0:
             return out
         _ensure_releasegil()

@@ -29,9 +29,11 @@ the Python path: every touched shard is rebuilt in memory and stored once
 (``store.set`` is atomic). Inner chunks the selection does not touch keep their encoded
 bytes as they are; touched ones are merged (read, decode, copy) when partly covered and
 encoded; inner chunks equal to the fill value are left out unless ``write_empty_chunks``;
-a shard left with no inner chunk is erased. With the ``shard_lock`` setting, a shard
-that is read to be rebuilt is held under the store's lock (``LocalStore.lock``: flock)
-from that read to its store, so concurrent processes lose no inner chunk. With at least
+a shard left with no inner chunk is erased. With the ``shard_lock`` setting every shard
+written is held under the store's lock (``LocalStore.lock``: flock) from the read of the
+shard it rebuilds to its store, so concurrent processes lose no inner chunk; whole shards
+take the lock too (then through the Python path: the engine's writes take none), else
+one renamed in between a partial writer's read and rename would be lost. With at least
 as many shards as threads each shard is one task (so shards are stored while others are encoded); with fewer, the inner
 chunks are encoded in a few batches per worker thread. A store that uploads concurrently
 (``store.concurrency > 1``, a remote store) gets the shards in batches instead: one
@@ -572,7 +574,12 @@ def write_sharded(prep, selection, value) -> None:
     sel = normalize_basic_selection(selection, prep.shape)
     full = _prepare_value(prep, value, sel)
     layout = prep.sharding
-    target = native_target(prep) if not prep.store.read_only else None
+    # shard_lock: every shard stored under its store lock (a partial one from reading it
+    # to storing it), whole shards too: a whole shard renamed in unlocked between a
+    # partial writer's read and its rename would be lost. The engine's whole-shard
+    # writes take no lock, so with one every shard goes the Python way.
+    lock = getattr(prep.store, "lock", None) if config.get("shard_lock") else None
+    target = native_target(prep) if not prep.store.read_only and lock is None else None
     done, touched = _write_native(prep, sel, full, target) if target else (set(), -1)
     if len(done) == touched:
         return
@@ -582,8 +589,6 @@ def write_sharded(prep, selection, value) -> None:
     if not shards:
         return
     pool = config.executor()
-    # shard_lock: each shard rebuilt under its store lock, from reading it to storing it
-    lock = getattr(prep.store, "lock", None) if config.get("shard_lock") else None
     if prep.store.concurrency > 1 and len(shards) > 1 and lock is None:
         _write_batched(prep, pool, list(shards.items()), full)
         return
@@ -617,9 +622,10 @@ def _encode_touched(prep, sw: _ShardWrite, full: np.ndarray) -> None:
 
 def _write_shard(prep, sc, sw: _ShardWrite, full: np.ndarray, lock=None) -> None:
     """Rebuild and store one shard, its inner chunks encoded in this thread; under
-    ``lock(key)`` (the store's, ``shard_lock``) when it reads the existing shard."""
+    ``lock(key)`` (the store's, ``shard_lock``) from reading the existing shard (when
+    it is needed) to storing the new one."""
     needs = _needs_existing(prep, sc, sw.projections)
-    with lock(sw.key) if lock is not None and needs else contextlib.nullcontext():
+    with lock(sw.key) if lock is not None else contextlib.nullcontext():
         if needs:
             _load_existing(prep, sw)
         _encode_touched(prep, sw, full)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from zarrhpc.core._nodes import resolve_store_path
-from zarrhpc.core.formats import read_node, write_node
+from zarrhpc.core.formats import parse_members, read_node, write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import GroupNotFoundError, MetadataError
 from zarrhpc.metadata import normalize_path
@@ -41,10 +41,11 @@ def load_consolidated(store, path: str, md) -> dict | None:
         raw = store.get(_key(path, ZMETADATA))
         if raw is None:
             return None
-        rel = parse_zmetadata(bytes(raw), _key(path, ZMETADATA))
+        rel = parse_members(parse_zmetadata, _key(path, ZMETADATA), bytes(raw),
+                            _key(path, ZMETADATA))
     else:
-        rel = parse_consolidated_v3(md.extra.get("consolidated_metadata"),
-                                    _key(path, "zarr.json"))
+        rel = parse_members(parse_consolidated_v3, _key(path, "zarr.json"),
+                            md.extra.get("consolidated_metadata"), _key(path, "zarr.json"))
         if rel is None:
             return None
     out = {_key(path, p) if p else path: m for p, m in rel.items()}

@@ -52,6 +52,15 @@ _PARSED: OrderedDict = OrderedDict()
 _PARSED_MAX = 256
 
 
+def parse_members(parser, key: str, *args) -> dict | None:
+    """``parser(*args)`` for a document holding many nodes' metadata (consolidated
+    metadata: ``{path: metadata}`` or None), each checked as `_parse` checks one."""
+    rel = _parse(parser, key, *args)
+    for path, md in (rel or {}).items():
+        limits.check_array(md, f"{key}: metadata of {path!r}")
+    return rel
+
+
 def _parse_cached(parser, key: str, *args):
     """``_parse(parser, key, *args)``, remembered by its arguments (documents' bytes)."""
     cache_key = (parser, key, *args)
@@ -67,7 +76,10 @@ def _parse_cached(parser, key: str, *args):
 def _is_draft_entry(raw) -> bool:
     """Whether a ``zarr.json`` is the 2022 draft's entry point (its ``zarr_format`` is the
     draft's URI), without parsing the common v3 documents twice."""
-    return is_draft_entry(raw)
+    try:
+        return is_draft_entry(raw)
+    except RecursionError:  # hostile nesting: not a draft; the v3 parse refuses it
+        return False
 
 
 def read_node(store, path: str):

@@ -44,6 +44,11 @@ def parse_zmetadata(data: Any, doc: str = ZMETADATA) -> dict:
     docs = d["metadata"]
     out = {}
     for key, value in docs.items():
+        if key.rpartition("/")[2] in (ZARRAY, ZGROUP, ZATTRS) and not isinstance(value, dict):
+            # never bytes(value): an integer there would allocate that many bytes
+            raise MetadataError(f"{doc}: metadata[{key!r}]: expected an object, "
+                                f"got {_show(value)}")
+    for key, value in docs.items():
         path, _, name = key.rpartition("/")
         where = f"{doc}: metadata[{key!r}]"
         if name == ZARRAY:

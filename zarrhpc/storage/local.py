@@ -624,7 +624,7 @@ class LocalStore(Store):
     @contextlib.contextmanager
     def lock(self, key: str) -> Iterator[None]:
         """Hold an exclusive advisory lock for a read-modify-write of ``key`` (the
-        ``shard_lock`` setting: partial shard writes from several processes).
+        ``shard_lock`` setting: shard writes from several processes).
 
         The lock is ``flock`` on the key's file itself, so it needs no extra file. A
         writer replaces the file by a rename, so after the lock is granted the path is
