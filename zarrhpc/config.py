@@ -107,6 +107,8 @@ def get(name: str, default=_MISSING):
     """The current value of a setting (``"threads"``, or a zarr-python key such as
     ``"array.order"``)."""
     name = _ALIASES.get(name, name)
+    if name in _settings:  # the common case first: arrays read settings on every open
+        return _settings[name]
     nested = _nested()
     if isinstance(nested.get(name), dict):  # a group of zarr-python's keys ("array"...)
         return nested[name]
