@@ -185,6 +185,28 @@ def blosc1_encode(data, str cname, int clevel, int shuffle, int typesize, int64_
     return bytes(out)
 
 
+def blosc1_encode_into(data, out, str cname, int clevel, int shuffle, int typesize,
+                       int64_t block_bytes):
+    """:func:`blosc1_encode` into the writable buffer ``out`` (at least ``len(data) + 16``
+    bytes): the chunk's length, or 0 when this chunk must go to c-blosc1."""
+    cdef const unsigned char[::1] view = memoryview(data).cast("B")
+    cdef unsigned char[::1] dst = memoryview(out).cast("B")
+    cdef size_t n = view.shape[0]
+    if <size_t>dst.shape[0] < n + 16:
+        raise ValueError(f"blosc: output buffer of {dst.shape[0]} bytes, need {n + 16}")
+    cdef bytes cn = cname.encode("ascii")
+    cdef const char *c_cn = cn
+    cdef int64_t r
+    with nogil:
+        r = zh_blosc1_encode(c_cn, clevel, shuffle, typesize, block_bytes,
+                             &view[0] if n else NULL, n, &dst[0], n + 16)
+    if r < 0:
+        raise MemoryError("blosc: out of memory") if r == -2 else ValueError(
+            f"blosc: cannot encode with cname={cname!r} clevel={clevel} shuffle={shuffle} "
+            f"typesize={typesize} block_bytes={block_bytes}")
+    return r
+
+
 def crc32c(data):
     """CRC-32C of a bytes-like object (the engine's implementation, for tests)."""
     cdef const unsigned char[::1] view = memoryview(data).cast("B")

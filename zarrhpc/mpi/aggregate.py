@@ -53,6 +53,7 @@ import numpy as np
 
 from zarrhpc import config
 from zarrhpc._kernels import alloc, copy_into
+from zarrhpc._kernels.engine import blosc1_encode_into
 from zarrhpc.codecs.abc import as_bytes_view
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
@@ -352,9 +353,14 @@ class _BloscInto:
             src = src.view(chunk.dtype).reshape(chunk.shape)
             copy_into(src, chunk)
         st, at = self.step, slot * self.room
-        n = self._fn(st.level, st.shuffle, st.typesize, self.nbytes,
-                     src.__array_interface__["data"][0], self.base + at, self.room,
-                     self.cname, st.blocksize, 1)
+        n = 0
+        if st.blocksize < 0:  # the own c-blosc1 writer's blocks (codecs/blosc.py), as the engine
+            n = blosc1_encode_into(src, self.arena[at:at + self.room], st.cname, st.level,
+                                   st.shuffle, st.typesize, -st.blocksize)
+        if n == 0:  # c-blosc1 (a negative blocksize: the own writer's block size handed over)
+            n = self._fn(st.level, st.shuffle, st.typesize, self.nbytes,
+                         src.__array_interface__["data"][0], self.base + at, self.room,
+                         self.cname, abs(st.blocksize), 1)
         if n <= 0:
             raise CodecError(f"{name}: blosc: compression failed ({n})")
         return self.arena[at:at + n]
