@@ -164,23 +164,10 @@ def blosc1_handles(str cname, int clevel):
 def blosc1_encode(data, str cname, int clevel, int shuffle, int typesize, int64_t block_bytes):
     """One c-blosc1 chunk of non-split ``block_bytes`` blocks (csrc/zh_blosc1.c), or None
     when this chunk must go to c-blosc1 (see zh_blosc1.h); the GIL is released."""
-    cdef const unsigned char[::1] view = memoryview(data).cast("B")
-    cdef size_t n = view.shape[0]
-    cdef bytes cn = cname.encode("ascii")
-    cdef const char *c_cn = cn
-    out = bytearray(n + 16)
-    cdef unsigned char[::1] dst = out
-    cdef int64_t r
-    with nogil:
-        r = zh_blosc1_encode(c_cn, clevel, shuffle, typesize, block_bytes,
-                             &view[0] if n else NULL, n, &dst[0], n + 16)
+    out = bytearray(memoryview(data).nbytes + 16)
+    r = blosc1_encode_into(data, out, cname, clevel, shuffle, typesize, block_bytes)
     if r == 0:
         return None
-    if r < 0:
-        raise MemoryError("blosc: out of memory") if r == -2 else ValueError(
-            f"blosc: cannot encode with cname={cname!r} clevel={clevel} shuffle={shuffle} "
-            f"typesize={typesize} block_bytes={block_bytes}")
-    del dst
     del out[r:]
     return bytes(out)
 
