@@ -108,7 +108,9 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
             return NULL;
     if (last < 0) return NULL;
     int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
-    if (zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0) return NULL;
+    if (first < head) first = head; /* the header read holds the span's start already */
+    if (end > first && zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0)
+        return NULL;
     return buf;
 }
 
