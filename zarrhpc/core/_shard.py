@@ -155,7 +155,11 @@ def plan_inner_reads(prep, sel, full: np.ndarray) -> list[InnerRead]:
     return jobs
 
 
-# (key prefix, shard coords) -> key; the chunk key encoding of an prep never changes
+# (key prefix, id(key encoding), shard coords) -> (key encoding, key). The encoding is
+# part of the key: arrays at the same prefix (the root of two stores) may encode keys
+# differently ("c/1/0/0", "c.1.0.0", "1.0.0"), and a key cached for one made a point read
+# of the other open a missing shard and return the fill value. The entry holds the
+# encoding, so its id is not reused while the entry lives (checked with ``is``).
 _shard_keys: dict = {}
 
 
@@ -176,12 +180,15 @@ def plan_point_read(prep, point: tuple, dst: np.ndarray) -> list[InnerRead]:
         local.append(r // c)
         within.append(slice(r % c, r % c + 1))
     shard = tuple(shard)
-    key = _shard_keys.get((prep.key_prefix, shard))
-    if key is None:
+    enc = prep.key_encoding
+    hit = _shard_keys.get((prep.key_prefix, id(enc), shard))
+    if hit is not None and hit[0] is enc:
+        key = hit[1]
+    else:
         key = prep.chunk_key(shard)
         if len(_shard_keys) > 4096:
             _shard_keys.clear()
-        _shard_keys[(prep.key_prefix, shard)] = key
+        _shard_keys[(prep.key_prefix, id(enc), shard)] = (enc, key)
     local = tuple(local)
     csel = (*within, Ellipsis)
     reader = prep.store.open_reader(key)
