@@ -131,23 +131,41 @@ static void blosc_dctx_done(zh_wctx *w, const char *chunk, int failed) {
 
 static uint32_t load_le32(const unsigned char *p);
 
-/* Bitshuffled c-blosc1 blocks that c-blosc2 (2.x) decodes leaving output bytes unwritten
- * while it reports success: whatever the destination held (another chunk's bytes, the
- * caller's array) came back as data.  Seen for a typesize larger than the block size
- * (valid chunks too: 60 of 3150 numcodecs-written chunks of odd typesizes) and, for
- * damaged streams, for block sizes that are no multiple of 8 * typesize.  1: the header
- * fits; 0: decode into a zeroed destination (only damaged streams leave bytes unwritten:
- * zeros, never stale memory); -1: refuse (ts > blocksize).  codecs/blosc.py applies the
- * same rule to its Python decode. */
-static int blosc_bitshuffle_fit(const char *hdr) {
+/* Whether c-blosc2 (2.x-3.x) writes every output byte of this chunk.  It reports success
+ * while leaving output bytes unwritten -- whatever the destination held (another chunk's
+ * bytes, the caller's array, its own scratch block) came back as data -- for:
+ * - bit-shuffled c-blosc1 blocks when the typesize exceeds the block size, or when a
+ *   block (or the leftover block) is no whole number of 8 * typesize bytes.  Valid
+ *   chunks too: numcodecs writes them (71 of 990 chunks of a sweep over odd typesizes
+ *   for the first; typesize 3, 128 bytes in 126-byte blocks for the second) and c-blosc1
+ *   reads them right: BLOSC_FIT_C1, the Python codec decodes them with numcodecs;
+ * - split blocks (flag 0x10 clear, typesize > 1) whose size is no multiple of the
+ *   typesize: each of the typesize streams holds bsize / typesize bytes and the rest of
+ *   the block is never written (the whole-chunk decode comes up short and is refused, but
+ *   the item-range decode counts the block as written); no writer makes them (c-blosc1
+ *   rounds blocks to whole elements): BLOSC_FIT_C1, the Python codec refuses them;
+ * - blosc2-format chunks of the special kind "uninitialized" (no values at all):
+ *   BLOSC_FIT_C1, the Python codec refuses them.
+ * codecs/blosc.py's _decode_fit applies the same rules to its own decode. */
+enum { BLOSC_FIT_C1 = -1, BLOSC_FIT_OK = 1 };
+
+static int blosc_decode_fit(const char *hdr) {
     unsigned char flags = (unsigned char)hdr[2];
     int64_t ts = (unsigned char)hdr[3];
     int64_t nbytes = (int32_t)load_le32((const unsigned char *)hdr + 4);
     int64_t bs = (int32_t)load_le32((const unsigned char *)hdr + 8);
-    if ((flags & 0x05) == 0x05 || (flags & 0x02) || !(flags & 0x04) || ts <= 1) return 1;
-    if (bs <= 0 || ts > bs) return -1;
-    if (bs % (8 * ts) != 0 || (nbytes % bs) % (8 * ts) != 0) return 0;
-    return 1;
+    int extended = (flags & 0x05) == 0x05;
+    /* (the callers checked that an extended header's 32 bytes are there) */
+    int special = extended ? ((unsigned char)hdr[31] >> 4) & 0x07 : 0;
+    int vlblocks = extended && ((unsigned char)hdr[30] & 0x01);
+    if (special == 4) return BLOSC_FIT_C1; /* BLOSC2_SPECIAL_UNINIT */
+    if (special || (flags & 0x02) || nbytes <= 0 || bs <= 0) return BLOSC_FIT_OK;
+    int64_t block = bs < nbytes ? bs : nbytes; /* c-blosc2 clamps the block to the chunk */
+    if (!(flags & 0x10) && !vlblocks && ts > 1 && block % ts != 0) return BLOSC_FIT_C1;
+    if (extended || !(flags & 0x04) || ts <= 1) return BLOSC_FIT_OK;
+    if (ts > block || block % (8 * ts) != 0 || (nbytes % block) % (8 * ts) != 0)
+        return BLOSC_FIT_C1;
+    return BLOSC_FIT_OK;
 }
 
 void zh_set_blosc1_compress(zh_blosc1_compress_fn fn) { g_blosc1_compress = fn; }
@@ -485,13 +503,8 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             if (rc != ZH_OK) return rc;
         } else if (s->kind == ZH_BB_BLOSC) {
             if (expect > 0) {
-                int fit = blosc_bitshuffle_fit(cur);
-                if (fit < 0) {
-                    snprintf(err, errlen, "blosc: typesize %d larger than the block size with "
-                             "bitshuffle: c-blosc2 cannot decode it", (unsigned char)cur[3]);
-                    return ZH_ERR_CORRUPT;
-                }
-                if (fit == 0) memset(dst, 0, (size_t)expect);
+                int fit = blosc_decode_fit(cur);
+                if (fit == BLOSC_FIT_C1) return ZH_FALLBACK; /* the Python codec's */
                 blosc2_context *bd = blosc_dctx(w);
                 if (!bd) return ZH_ERR_NOMEM;
                 int r = blosc2_decompress_ctx(bd, cur, (int32_t)n, dst, (int32_t)expect);
@@ -554,8 +567,8 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     int32_t nbytes = 0, cbytes = 0, block = 0;
     if (n < BLOSC_MIN_HEADER_LENGTH || expect <= 0 || lo < 0 || hi > expect || lo >= hi)
         return ZH_FALLBACK;
-    if (((unsigned char)src[2] & 0x05) == 0x05 && n < BLOSC_EXTENDED_HEADER_LENGTH)
-        return ZH_FALLBACK;
+    unsigned char flags = (unsigned char)src[2];
+    if ((flags & 0x05) == 0x05 && n < BLOSC_EXTENDED_HEADER_LENGTH) return ZH_FALLBACK;
     if (blosc2_cbuffer_sizes(src, &nbytes, &cbytes, &block) < 0 || (size_t)cbytes > n ||
         cbytes < BLOSC_MIN_HEADER_LENGTH || nbytes != expect) {
         snprintf(err, errlen, "blosc: invalid header");
@@ -563,12 +576,15 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     }
     int64_t ts = (unsigned char)src[3];
     if (ts <= 0 || expect % ts != 0 || expect / ts > INT32_MAX) return ZH_FALLBACK;
-    int fit = blosc_bitshuffle_fit(src);
-    if (fit < 0) return ZH_FALLBACK; /* the whole-chunk decode names the problem */
+    /* blosc2-format chunks and c-blosc1 headers claiming a delta filter (0x08: no
+     * c-blosc1 writer sets it) are decoded whole: the item-range decode of a delta block
+     * takes its reference from the start of its own destination, not of the chunk */
+    if ((flags & 0x05) == 0x05 || (flags & 0x08)) return ZH_FALLBACK;
+    int fit = blosc_decode_fit(src);
+    if (fit == BLOSC_FIT_C1) return ZH_FALLBACK; /* the whole-chunk decode hands it on */
     int64_t start = lo / ts, end = (hi + ts - 1) / ts;
     char *dst = zh_scratch(w, 1, (size_t)((end - start) * ts));
     if (!dst) return ZH_ERR_NOMEM;
-    if (fit == 0) memset(dst, 0, (size_t)((end - start) * ts));
     blosc2_context *bd = blosc_dctx(w);
     if (!bd) return ZH_ERR_NOMEM;
     /* no further than the header's compressed size (a sparse read's span: above) */

@@ -35,7 +35,12 @@ Two writers and one reader, on purpose
   or through the itemsize of a numpy view for older numcodecs.
 - Decode goes through ``blosc2.decompress2`` (c-blosc2 reads c-blosc1 chunks too),
   straight into a preallocated numpy buffer, with its own decompression context
-  (``nthreads=1``: zarrhpc parallelises over chunks, not inside one).
+  (``nthreads=1``: zarrhpc parallelises over chunks, not inside one). Except the chunks
+  c-blosc2 decodes leaving output bytes unwritten while reporting success
+  (:func:`_decode_fit`: bit shuffles of blocks that are no whole number of 8 * typesize
+  bytes, or smaller than the typesize; numcodecs writes them, e.g. typesize 3 in 126-byte
+  blocks): those go through numcodecs' c-blosc1, which decodes them right; the engine
+  hands them here. Damaged headers c-blosc2 would decode the same way are refused.
 
 GIL
 ---
@@ -200,19 +205,48 @@ def _auto_blocksize(cname: str, typesize: int) -> int:
     return AUTO_BLOCK_BYTES
 
 
-def _bitshuffle_fit(header: memoryview) -> int:
-    """Whether c-blosc2 decodes a bitshuffled c-blosc1 chunk writing every output byte
-    (csrc/zh_codecs.c ``blosc_bitshuffle_fit`` has the evidence; the same rule): 1 yes;
-    0 a damaged stream may leave bytes unwritten (decode into zeros); -1 never (typesize
-    past the block size: valid chunks decode wrong too)."""
+def _decode_fit(header: memoryview) -> str | None:
+    """Whether c-blosc2 decodes the chunk writing every output byte (csrc/zh_codecs.c
+    ``blosc_decode_fit`` has the evidence; the same rules): "c2" yes; "c1" no, c-blosc1
+    decodes it (bit shuffles of blocks c-blosc2 leaves partly unwritten: valid chunks
+    numcodecs writes); else the reason nothing does (the chunk is refused)."""
     flags, ts = header[2], header[3]
     nbytes = int.from_bytes(header[4:8], "little", signed=True)
     bs = int.from_bytes(header[8:12], "little", signed=True)
-    if (flags & 0x05) == 0x05 or flags & 0x02 or not flags & 0x04 or ts <= 1:
-        return 1
-    if bs <= 0 or ts > bs:
-        return -1
-    return 0 if bs % (8 * ts) or (nbytes % bs) % (8 * ts) else 1
+    extended = flags & 0x05 == 0x05
+    special = (header[31] >> 4) & 0x07 if extended else 0
+    vlblocks = extended and header[30] & 0x01
+    if special == 4:
+        return "a blosc2 chunk of uninitialized values (it holds no data)"
+    if special or flags & 0x02 or nbytes <= 0 or bs <= 0:
+        return "c2"
+    block = min(bs, nbytes)  # c-blosc2 clamps the block to the chunk
+    if not flags & 0x10 and not vlblocks and ts > 1 and block % ts:
+        return (f"blocks of {block} bytes split into {ts} streams (typesize {ts}): no whole "
+                f"elements, the header is damaged")
+    if extended or not flags & 0x04 or ts <= 1:
+        return "c2"
+    if ts > block or block % (8 * ts) or (nbytes % block) % (8 * ts):
+        return "c1"
+    return "c2"
+
+
+def _decode_c1(data: memoryview, nbytes: int) -> np.ndarray:
+    """Decode with numcodecs' c-blosc1, checked to write every byte: decoded twice, into
+    zeros and into 0xff bytes, the two must agree (c-blosc1 may report a short decode as
+    success too). Only for the rare chunks c-blosc2 cannot decode."""
+    outs = []
+    for fill in (0, 255):
+        out = np.full(nbytes, fill, dtype=np.uint8)
+        try:
+            _nc_blosc.decompress(data, out)
+        except (RuntimeError, ValueError) as exc:
+            raise CorruptChunkError(f"blosc: {exc}") from None
+        outs.append(out)
+    if not np.array_equal(*outs):
+        raise CorruptChunkError("blosc: c-blosc1 leaves bytes of this chunk unwritten "
+                                "(a damaged stream)")
+    return outs[0]
 
 
 class BloscCodec(BytesToBytesCodec):
@@ -437,14 +471,17 @@ class BloscCodec(BytesToBytesCodec):
             )
         if nbytes < 0:
             raise CorruptChunkError(f"blosc: header declares {nbytes} decoded bytes")
-        fit = _bitshuffle_fit(data)
-        if fit < 0:
-            raise CorruptChunkError(f"blosc: typesize {data[3]} larger than the block size "
-                                    f"with bitshuffle: c-blosc2 cannot decode it")
-        # zeroed when a damaged stream could leave bytes unwritten: never stale memory
-        out = np.zeros(nbytes, dtype=np.uint8) if fit == 0 else np.empty(nbytes, np.uint8)
         if nbytes == 0:
-            return out
+            return np.empty(0, np.uint8)
+        if (data[2] & 0x05) == 0x05 and data.nbytes < 32:
+            raise CorruptChunkError(
+                f"blosc: expected at least 32 bytes (extended header), got {data.nbytes}")
+        fit = _decode_fit(data)
+        if fit == "c1":  # c-blosc2 would leave bytes unwritten; c-blosc1 decodes these right
+            return _decode_c1(data, nbytes)
+        if fit != "c2":
+            raise CorruptChunkError(f"blosc: {fit}")
+        out = np.empty(nbytes, np.uint8)
         _ensure_releasegil()
         try:
             blosc2.decompress2(data, dst=out, nthreads=1)
