@@ -134,11 +134,14 @@ static uint32_t load_le32(const unsigned char *p);
 /* Whether c-blosc2 (2.x-3.x) writes every output byte of this chunk.  It reports success
  * while leaving output bytes unwritten -- whatever the destination held (another chunk's
  * bytes, the caller's array, its own scratch block) came back as data -- for:
- * - bit-shuffled c-blosc1 blocks when the typesize exceeds the block size, or when a
- *   block (or the leftover block) is no whole number of 8 * typesize bytes.  Valid
- *   chunks too: numcodecs writes them (71 of 990 chunks of a sweep over odd typesizes
- *   for the first; typesize 3, 128 bytes in 126-byte blocks for the second) and c-blosc1
- *   reads them right: BLOSC_FIT_C1, the Python codec decodes them with numcodecs;
+ * - bit-shuffled c-blosc1 blocks (format version 2) of b bytes holding a multiple of 8
+ *   whole elements and a partial one (b / ts % 8 == 0, b % ts != 0; so also every block
+ *   smaller than the typesize): c-blosc2's bitunshuffle (shuffle.c) transposes the
+ *   b / ts elements and leaves the last b % ts bytes unwritten.  Valid chunks too:
+ *   numcodecs writes them (71 of 990 chunks of a sweep over odd typesizes had the
+ *   typesize past the block size; typesize 3 on 128 bytes in 126-byte blocks leaves a
+ *   2-byte leftover block) and c-blosc1 reads them right: BLOSC_FIT_C1, the Python codec
+ *   decodes them with numcodecs;
  * - split blocks (flag 0x10 clear, typesize > 1) whose size is no multiple of the
  *   typesize: each of the typesize streams holds bsize / typesize bytes and the rest of
  *   the block is never written (the whole-chunk decode comes up short and is refused, but
@@ -163,7 +166,8 @@ static int blosc_decode_fit(const char *hdr) {
     int64_t block = bs < nbytes ? bs : nbytes; /* c-blosc2 clamps the block to the chunk */
     if (!(flags & 0x10) && !vlblocks && ts > 1 && block % ts != 0) return BLOSC_FIT_C1;
     if (extended || !(flags & 0x04) || ts <= 1) return BLOSC_FIT_OK;
-    if (ts > block || block % (8 * ts) != 0 || (nbytes % block) % (8 * ts) != 0)
+    int64_t left = nbytes % block;
+    if ((block % ts != 0 && (block / ts) % 8 == 0) || (left % ts != 0 && (left / ts) % 8 == 0))
         return BLOSC_FIT_C1;
     return BLOSC_FIT_OK;
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import struct
 
+import blosc2
 import numcodecs.blosc as nc_blosc
 import numpy as np
 import pytest
@@ -104,6 +105,30 @@ def test_numcodecs_chunks_of_odd_typesizes_read_as_numpy(tmp_path_factory, types
                              compressors=_codec(cname, shuffle, typesize, blocksize))
     a[...] = data
     _every_path(zarrhpc.open_array(path, mode="r"), data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(typesize=st.one_of(st.integers(2, 40), st.integers(100, 255)),
+       blocksize=st.sampled_from([0, 8, 16, 64, 126, 200, 1000]),
+       nbytes=st.one_of(st.integers(1, 300), st.integers(900, 5000)),
+       shuffle=st.sampled_from([0, 1, 2]), cname=st.sampled_from(["lz4", "zstd", "blosclz"]),
+       seed=st.integers(0, 2**16))
+def test_the_fit_rule_is_exact(typesize, blocksize, nbytes, shuffle, cname, seed):
+    """codecs/blosc.py's _decode_fit (the engine's blosc_decode_fit, same rule) sends a
+    numcodecs chunk to c-blosc2 exactly when c-blosc2 writes every byte of it right;
+    either way the codec decodes it equal to the data."""
+    from zarrhpc.codecs.blosc import BloscCodec, _decode_fit
+
+    data = _data((nbytes,), "u1", seed)
+    raw = nc_blosc.compress(data, cname.encode(), 5, shuffle, blocksize, typesize=typesize)
+    outs = []
+    for fill in (0, 255):
+        out = np.full(nbytes, fill, np.uint8)
+        blosc2.decompress2(raw, dst=out, nthreads=1)
+        outs.append(out)
+    c2_right = np.array_equal(outs[0], data) and np.array_equal(outs[1], data)
+    assert _decode_fit(memoryview(raw)) == ("c2" if c2_right else "c1")
+    np.testing.assert_array_equal(BloscCodec(cname).decode(raw, None, nbytes), data)
 
 
 # ---------------------------------------------------------------- damaged headers

@@ -37,9 +37,9 @@ Two writers and one reader, on purpose
   straight into a preallocated numpy buffer, with its own decompression context
   (``nthreads=1``: zarrhpc parallelises over chunks, not inside one). Except the chunks
   c-blosc2 decodes leaving output bytes unwritten while reporting success
-  (:func:`_decode_fit`: bit shuffles of blocks that are no whole number of 8 * typesize
-  bytes, or smaller than the typesize; numcodecs writes them, e.g. typesize 3 in 126-byte
-  blocks): those go through numcodecs' c-blosc1, which decodes them right; the engine
+  (:func:`_decode_fit`: bit-shuffled blocks of a multiple of 8 whole elements and a
+  partial one, or smaller than the typesize; numcodecs writes them, e.g. typesize 3 on
+  128 bytes in 126-byte blocks): those go through numcodecs' c-blosc1, which decodes them right; the engine
   hands them here. Damaged headers c-blosc2 would decode the same way are refused.
 
 GIL
@@ -226,7 +226,9 @@ def _decode_fit(header: memoryview) -> str | None:
                 f"elements, the header is damaged")
     if extended or not flags & 0x04 or ts <= 1:
         return "c2"
-    if ts > block or block % (8 * ts) or (nbytes % block) % (8 * ts):
+    # c-blosc2 bit-unshuffles a block's whole elements when they are a multiple of 8 and
+    # then leaves its last partial element unwritten (else it copies the block as it is)
+    if any(b % ts and (b // ts) % 8 == 0 for b in (block, nbytes % block)):
         return "c1"
     return "c2"
 
