@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 DEMO_DIR ?= demo_data
 RANKS  ?= 1
 
-.PHONY: all venv build build-test build-mpi demo demo-io lint test test-mpi-long bench clean reliability fuzz asan fuzz-asan differential
+.PHONY: all venv build build-test build-mpi demo demo-io lint test test-mpi-long bench clean reliability fuzz asan fuzz-asan differential stress
 
 all: build
 
@@ -121,6 +121,13 @@ fuzz-asan: build-test
 	$(ASAN_BUILD)
 	$(ASAN_ENV) nice -n 10 $(PY) tests/reliability/fuzz_fast.py --inputs $(FUZZ_INPUTS) \
 	  --corpus $(FUZZ_CORPUS) --stats $(FUZZ_FAST_STATS); status=$$?; $(ASAN_UNDO); exit $$status
+
+# random multi-threaded reads of sharded blosc arrays rewritten in place between rounds
+# (tests/_kernels/test_blosc_stress.py; `make test` runs a few rounds), for STRESS_SECONDS
+STRESS_SECONDS ?= 600
+stress: build-test
+	ZARRHPC_STRESS_SECONDS=$(STRESS_SECONDS) nice -n 10 $(PY) -m pytest -q -p no:cacheprovider \
+	  tests/_kernels/test_blosc_stress.py
 
 clean:
 	rm -rf build *.egg-info zarrhpc/_kernels/*.so zarrhpc/_kernels/*.c $(DEMO_DIR)
