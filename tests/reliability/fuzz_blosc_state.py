@@ -31,8 +31,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-import zarrhpc  # noqa: E402
 from fuzz_mutate import mutate  # noqa: E402
+
+import zarrhpc  # noqa: E402
 from zarrhpc.errors import ZarrhpcError  # noqa: E402
 
 
