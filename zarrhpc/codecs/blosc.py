@@ -233,21 +233,31 @@ def _decode_fit(header: memoryview) -> str | None:
     return "c2"
 
 
-def _decode_c1(data: memoryview, nbytes: int) -> np.ndarray:
-    """Decode with numcodecs' c-blosc1, checked to write every byte: decoded twice, into
-    zeros and into 0xff bytes, the two must agree (c-blosc1 may report a short decode as
-    success too). Only for the rare chunks c-blosc2 cannot decode."""
+def _c2_into(data: memoryview, out: np.ndarray) -> None:
+    _ensure_releasegil()
+    blosc2.decompress2(data, dst=out, nthreads=1)
+
+
+def _c1_into(data: memoryview, out: np.ndarray) -> None:
+    _nc_blosc.decompress(data, out)
+
+
+def _decode_checked(into, data: memoryview, nbytes: int, library: str) -> np.ndarray:
+    """Decode with ``into(data, out)`` twice, into zeros and into 0xff bytes: the two must
+    agree, else the decoder left bytes unwritten (reporting success: both c-blosc1 and
+    c-blosc2 may, on damaged streams). For the rare chunks the engine does not decode:
+    those c-blosc2 cannot (c-blosc1 then) and blosc2-format chunks."""
     outs = []
     for fill in (0, 255):
         out = np.full(nbytes, fill, dtype=np.uint8)
         try:
-            _nc_blosc.decompress(data, out)
+            into(data, out)
         except (RuntimeError, ValueError) as exc:
             raise CorruptChunkError(f"blosc: {exc}") from None
         outs.append(out)
     if not np.array_equal(*outs):
-        raise CorruptChunkError("blosc: c-blosc1 leaves bytes of this chunk unwritten "
-                                "(a damaged stream)")
+        raise CorruptChunkError(f"blosc: {library} leaves bytes of this chunk unwritten "
+                                f"(a damaged stream)")
     return outs[0]
 
 
@@ -480,13 +490,14 @@ class BloscCodec(BytesToBytesCodec):
                 f"blosc: expected at least 32 bytes (extended header), got {data.nbytes}")
         fit = _decode_fit(data)
         if fit == "c1":  # c-blosc2 would leave bytes unwritten; c-blosc1 decodes these right
-            return _decode_c1(data, nbytes)
+            return _decode_checked(_c1_into, data, nbytes, "c-blosc1")
         if fit != "c2":
             raise CorruptChunkError(f"blosc: {fit}")
+        if (data[2] & 0x05) == 0x05:  # blosc2 format: its decoder's count is not seen here
+            return _decode_checked(_c2_into, data, nbytes, "c-blosc2")
         out = np.empty(nbytes, np.uint8)
-        _ensure_releasegil()
         try:
-            blosc2.decompress2(data, dst=out, nthreads=1)
+            _c2_into(data, out)
         except (RuntimeError, ValueError) as exc:
             raise CorruptChunkError(f"blosc: {exc}") from None
         return out
