@@ -7,7 +7,7 @@ shards, vindex -- from several threads at once, over arrays that are rewritten i
 between rounds (the same paths, the same sizes when the codec is ``none``, the file
 times set back to what they were, so any cache trusting size and times would serve the
 old bytes), with arrays of other chunk key encodings at the same prefix in other stores
-(the cause found: tests/reliability/test_stale_caches.py), and compares every value with
+(a cause found: tests/reliability/test_stale_caches.py), and compares every value with
 numpy.
 
 ``make test`` runs a few rounds; ``ZARRHPC_STRESS_SECONDS=600`` runs that long.
