@@ -1,8 +1,12 @@
 """Remote workload: zarrhpc and its peers on one S3 server on loopback, side by side.
 
-``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]``
+``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]
+[--server moto|localbucket] [--workers 2]``
 
-A moto S3 server (zarrhpc.testing.servers) runs in a child process. zarrhpc writes the
+An S3 server on loopback (zarrhpc.testing.servers) runs in a child process: moto (the
+default; in effect one request at a time, ~2 ms of Python each, so it bounds every
+client), or ``localbucket`` in ``--workers`` processes (objects as files on tmpfs,
+requests answered concurrently). zarrhpc writes the
 dataset once -- float32 ``size``^3, chunks 64^3, blosc lz4 (shuffle), and the same data
 sharded (shards ``min(size, 256)``^3, inner chunks 32^3) -- and every peer reads those same
 objects (interop is tested elsewhere):
@@ -39,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.testing.servers import ProxyProcess, S3Server
+from zarrhpc.testing.servers import LocalBucketServer, ProxyProcess, S3Server
 
 BUCKET = "bench"
 BLOSC_V3 = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
@@ -58,7 +62,7 @@ def make_data(size: int) -> np.ndarray:
 class Env:
     """Endpoint, credentials and prefix shared by every peer."""
 
-    def __init__(self, s3: S3Server, endpoint: str) -> None:
+    def __init__(self, s3: Any, endpoint: str) -> None:
         self.s3 = s3
         self.endpoint = endpoint
 
@@ -271,7 +275,7 @@ def _timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) -> dict:
+def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> dict:
     """One table: {workload: {peer: [seconds per round]}}."""
     import obstore
 
@@ -376,15 +380,25 @@ def format_table(times: dict, title: str) -> str:
     return "\n".join(lines)
 
 
+def _server_name(s3: Any) -> str:
+    workers = getattr(s3, "workers", None)
+    return s3.name if workers is None else f"{s3.name}, {workers} processes"
+
+
 def main(argv: Any = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=256, help="edge of the cube (512: W1)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.005,
                         help="seconds added per request in the second table (0: none)")
+    parser.add_argument("--server", choices=("moto", "localbucket"), default="moto",
+                        help="the S3 server every peer reads from and writes to")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="processes of the localbucket server")
     args = parser.parse_args(argv)
     data = make_data(args.size)
-    with S3Server() as s3:
+    server = S3Server() if args.server == "moto" else LocalBucketServer(args.workers)
+    with server as s3:
         s3.create_bucket(BUCKET)
         env = Env(s3, s3.endpoint)
         Zarrhpc(env).write("plain", data, (64,) * 3)
@@ -393,7 +407,7 @@ def main(argv: Any = None) -> int:
               f"lz4; sharded {min(args.size, 256)}^3 / 32^3; medians of {args.repeat} rounds")
         print(*server_costs(env, "c/0/0/0"), sep="\n")
         print(format_table(run(args.size, args.repeat, 0.0, s3, data),
-                           "## loopback S3 (moto), no added latency"))
+                           f"## loopback S3 ({_server_name(s3)}), no added latency"))
         if args.latency:
             print(format_table(run(args.size, args.repeat, args.latency, s3, data),
                                f"## same, {args.latency * 1e3:g} ms added per request "
