@@ -14,7 +14,10 @@ objects (interop is tested elsewhere):
 - full read of the chunked array;
 - sharded sub-volume: 128^3 inside one shard (64 inner chunks);
 - single elements: 50 random elements of the sharded array (per element);
-- write: each peer writes the chunked array under its own prefix;
+- write: each peer writes the chunked array under its own prefix, empty at the start of
+  every round (the copy of the round before is erased untimed, object by object: so
+  the time is the write's, not an erase's, and servers without multi-object delete
+  serve it too);
 - fetch floor: every object of the chunked array fetched concurrently with obstore's
   async API, nothing decoded (the best a reader can do on this server);
 - upload floor: the same objects (already encoded) PUT back concurrently the same way
@@ -239,6 +242,35 @@ def upload_floor(store: Any, paths: list, blobs: list) -> float:
     return time.perf_counter() - t0
 
 
+def erase(env: Env, name: str) -> None:
+    """Delete every object under ``name`` (untimed): listed with obstore, then one plain
+    ``DELETE`` each, straight to the server (neither server checks signatures; obstore
+    would send a multi-object delete, which localbucket does not serve)."""
+    import http.client
+    import urllib.parse
+    from concurrent.futures import ThreadPoolExecutor
+
+    import obstore
+
+    store, _ = floor_client(env, name)
+    paths = [m["path"] for batch in obstore.list(store) for m in batch]
+    port = urllib.parse.urlsplit(env.s3.endpoint).port
+
+    def delete(path: str) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            conn.request("DELETE", f"/{BUCKET}/{name}/{urllib.parse.quote(path)}")
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status not in (200, 204, 404):
+                raise RuntimeError(f"DELETE {name}/{path}: HTTP {resp.status}")
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(delete, paths))
+
+
 def server_costs(env: Env, shard_path: str) -> list[str]:
     """What the server costs, measured with obstore (medians of 3; lines to print)."""
     import obstore
@@ -326,6 +358,9 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 add("single element (sharded), per element", p.name,
                     _timed(partial(_points, p, sharded, points)) / len(points))
                 add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
+                erase(env, f"w-{p.name}")
+                if proxy is not None:
+                    proxy.reset()  # the erase is no peer's request
         if requests:
             times["requests (last round)"] = requests
         return times
