@@ -556,6 +556,8 @@ print(proxy.port, flush=True)
 for line in sys.stdin:  # one command a line, one answer a line, until stdin closes
     if line.strip() == "total":
         print(proxy.total, flush=True)
+    elif line.strip() == "max_in_flight":
+        print(proxy.max_in_flight, flush=True)
     elif line.strip() == "reset":
         proxy.reset()
         print("ok", flush=True)
@@ -595,6 +597,11 @@ class ProxyProcess(_Child):
     def total(self) -> int:
         """int: requests seen since the last `reset`."""
         return int(self._ask("total"))
+
+    @property
+    def max_in_flight(self) -> int:
+        """int: the most requests answered at once since the last `reset`."""
+        return int(self._ask("max_in_flight"))
 
     def reset(self) -> None:
         """Forget the counts."""
