@@ -31,6 +31,8 @@ proxy runs in a child process, off this process's GIL). Reported: medians of
 operation made (counted by the proxy). Before the tables, what the server itself costs
 (`server_costs`): per request, per MiB, and for a small range of a large object (moto
 reads a whole object to answer any range of it, so that cost grows with the object).
+After each table, the client CPU each operation took (``time.process_time`` of this
+process: every peer runs in it), the figure to compare on a loaded machine.
 """
 
 from __future__ import annotations
@@ -243,9 +245,9 @@ def upload_floor(store: Any, paths: list, blobs: list) -> float:
 
 
 def erase(env: Env, name: str) -> None:
-    """Delete every object under ``name`` (untimed): listed with obstore, then one plain
-    ``DELETE`` each, straight to the server (neither server checks signatures; obstore
-    would send a multi-object delete, which localbucket does not serve)."""
+    """Delete every object under ``name`` (untimed). moto: one multi-object delete through
+    obstore; localbucket serves no multi-object delete, and checks no signature: one
+    plain ``DELETE`` each, straight to the server."""
     import http.client
     import urllib.parse
     from concurrent.futures import ThreadPoolExecutor
@@ -254,6 +256,11 @@ def erase(env: Env, name: str) -> None:
 
     store, _ = floor_client(env, name)
     paths = [m["path"] for batch in obstore.list(store) for m in batch]
+    if not paths:
+        return
+    if env.s3.name != "localbucket":
+        obstore.delete(store, paths)
+        return
     port = urllib.parse.urlsplit(env.s3.endpoint).port
 
     def delete(path: str) -> None:
@@ -301,10 +308,21 @@ def server_costs(env: Env, shard_path: str) -> list[str]:
             f"GET 128 KiB of the {size / 2**20:.0f} MiB shard {ranged:.2f} ms"]
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds of this process)`` of ``fn()``: the CPU time counts
+    every thread of the client (the peers' I/O and codec threads included), not the
+    server's or the proxy's, so it changes little when other work loads the machine."""
+    c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
+    """``(what fn returns: its own wall seconds, CPU seconds of this process)``."""
+    c0 = time.process_time()
+    wall = fn()
+    return wall, time.process_time() - c0
 
 
 def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> dict:
@@ -327,8 +345,13 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
 
         requests: dict = {}
 
-        def add(workload: str, peer: str, seconds: float) -> None:
-            times.setdefault(workload, {}).setdefault(peer, []).append(seconds)
+        cpu: dict = {}
+
+        def add(workload: str, peer: str, measured: tuple[float, float],
+                per: int = 1) -> None:
+            seconds, cpu_seconds = measured
+            times.setdefault(workload, {}).setdefault(peer, []).append(seconds / per)
+            cpu.setdefault(workload, {}).setdefault(peer, []).append(cpu_seconds / per)
             if proxy is not None:  # requests of the last round, as the proxy counted them
                 requests.setdefault(workload, {})[peer] = proxy.total
                 proxy.reset()
@@ -346,9 +369,10 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
         if proxy is not None:
             proxy.reset()
         for _ in range(repeat):
-            add("fetch floor (obstore, no decode)", "floor", fetch_floor(*floor))
+            add("fetch floor (obstore, no decode)", "floor",
+                _cpu_of(partial(fetch_floor, *floor)))
             add("upload floor (obstore, encoded bytes)", "floor",
-                upload_floor(floor[0], floor[1], blobs))
+                _cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 plain, sharded = handles[p.name]
@@ -356,13 +380,14 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 add("full read", p.name, _timed(partial(_read, p, plain, full)))
                 add("sharded sub-volume 128^3", p.name, _timed(partial(_read, p, sharded, sub)))
                 add("single element (sharded), per element", p.name,
-                    _timed(partial(_points, p, sharded, points)) / len(points))
+                    _timed(partial(_points, p, sharded, points)), len(points))
                 add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
                 erase(env, f"w-{p.name}")
                 if proxy is not None:
                     proxy.reset()  # the erase is no peer's request
         if requests:
             times["requests (last round)"] = requests
+        times["client cpu"] = cpu
         return times
     finally:
         if proxy is not None:
@@ -393,7 +418,9 @@ def format_table(times: dict, title: str) -> str:
     peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
     lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
              + f"{'zarrhpc/best peer':>20s}"]
+    times = dict(times)
     counts = times.pop("requests (last round)", None)
+    cpu = times.pop("client cpu", None)
     for workload, by_peer in times.items():
         if "floor" in by_peer:
             lines.append(f"{workload:42s}{statistics.median(by_peer['floor']) * 1e3:>19.1f} ms")
@@ -412,6 +439,16 @@ def format_table(times: dict, title: str) -> str:
                 continue
             lines.append(f"{workload:42s}" + "".join(f"{by_peer.get(p, '-'):>22}"
                                                      for p in peers))
+    if cpu:
+        lines.append("client CPU per operation (this process, every thread; medians; "
+                     "little changed by other load):")
+        for workload, by_peer in cpu.items():
+            med = {p: statistics.median(v) * 1e3 for p, v in by_peer.items()}
+            if "floor" in med:
+                lines.append(f"{workload:42s}{med['floor']:>19.1f} ms")
+                continue
+            lines.append(f"{workload:42s}" + "".join(
+                f"{med[p]:>19.2f} ms" if p in med else f"{'-':>22s}" for p in peers))
     return "\n".join(lines)
 
 
