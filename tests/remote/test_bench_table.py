@@ -31,3 +31,16 @@ def test_table_ratio_is_best_peer_over_zarrhpc():
     row = next(line for line in text.splitlines() if line.startswith("full read"))
     assert row.rstrip().endswith("1.15x")  # 0.15 / 0.13
     assert "120.00 ms" not in row and "130.00 ms" in row  # the median, not the first round
+
+
+def test_client_cpu_section_prints_medians_and_leaves_the_input():
+    times = _times()
+    times["client cpu"] = {"full read": {"zarrhpc": [0.010, 0.050, 0.020],
+                                         "tensorstore": [0.030]},
+                           "fetch floor (obstore, no decode)": {"floor": [0.004]}}
+    text = format_table(times, "t")
+    assert "client cpu" in times  # the caller's dict is not emptied
+    section = text.split("client CPU per operation")[1].splitlines()
+    row = next(line for line in section if line.startswith("full read"))
+    assert "20.00 ms" in row and "30.00 ms" in row and "50.00 ms" not in row
+    assert any(line.startswith("fetch floor") and line.endswith("4.0 ms") for line in section)

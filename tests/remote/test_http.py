@@ -91,3 +91,12 @@ def test_http_sharded_element_counts(served, options, first, then):
     proxy.reset()
     assert s[25, 30] == sharded[25, 30]
     assert proxy.total == then, proxy.log
+
+
+def test_loopback_servers_send_small_answers_at_once():
+    # headers and body are two writes: with Nagle's algorithm on, a small answer's body
+    # waits for the client's delayed ACK (~40 ms a request through the counting proxy)
+    from zarrhpc.testing.servers import _FileHandler, _ProxyHandler
+
+    assert _FileHandler.disable_nagle_algorithm is True
+    assert _ProxyHandler.disable_nagle_algorithm is True

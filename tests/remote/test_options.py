@@ -27,7 +27,20 @@ def test_s3_spelling():
     assert client == {}
     # obstore's own keys pass through
     assert translate_options("s3", {"virtual_hosted_style_request": False})[0] == {
-        "virtual_hosted_style_request": False, "region": "us-east-1"}
+        "virtual_hosted_style_request": False, "region": "us-east-1",
+        "unsigned_payload": True}
+
+
+def test_s3_payload_signed_only_without_tls():
+    """Over HTTPS (AWS, or an https endpoint) a PUT signs UNSIGNED-PAYLOAD (no SHA-256 of
+    the body); over plain HTTP the body's hash stays signed; the user's choice wins."""
+    assert translate_options("s3", {})[0]["unsigned_payload"] is True
+    https = translate_options("s3", {"endpoint_url": "https://minio.example"})[0]
+    assert https["unsigned_payload"] is True
+    assert "unsigned_payload" not in translate_options(
+        "s3", {"endpoint_url": "http://127.0.0.1:9000"})[0]
+    assert translate_options("s3", {"unsigned_payload": False})[0]["unsigned_payload"] is False
+    assert "unsigned_payload" not in translate_options("gcs", {})[0]
 
 
 def test_gcs_and_azure_spelling():

@@ -8,8 +8,10 @@ import pickle
 import re
 import uuid
 
+import numpy as np
 import pytest
 
+import zarrhpc
 from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage.remote import FsspecStore, ObstoreStore, open_url
 from zarrhpc.testing.store import StoreTests
@@ -67,6 +69,17 @@ def test_open_url_picks_backend_and_pickles(s3_url, s3_options, backend):
     assert bytes(clone.get("x/y")) == b"payload"
     clone.close()
     store.close()
+
+
+def test_unsigned_payload_writes(s3_url, s3_options):
+    # what every S3 PUT over HTTPS sends (no SHA-256 of the body), here over the loopback
+    store = open_url(s3_url, storage_options=dict(s3_options, unsigned_payload=True))
+    assert store._obs.config["unsigned_payload"] in (True, "true")
+    data = np.arange(1000, dtype="f8").reshape(10, 100)
+    a = zarrhpc.create_array(store, shape=data.shape, dtype="f8", chunks=(4, 40))
+    a[...] = data
+    np.testing.assert_array_equal(zarrhpc.open_array(open_url(
+        s3_url, storage_options=s3_options), mode="r")[...], data)
 
 
 def test_default_backend_is_obstore(s3_url, s3_options):

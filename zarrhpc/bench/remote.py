@@ -1,8 +1,12 @@
 """Remote workload: zarrhpc and its peers on one S3 server on loopback, side by side.
 
-``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]``
+``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]
+[--server moto|localbucket] [--workers 2]``
 
-A moto S3 server (zarrhpc.testing.servers) runs in a child process. zarrhpc writes the
+An S3 server on loopback (zarrhpc.testing.servers) runs in a child process: moto (the
+default; in effect one request at a time, ~2 ms of Python each, so it bounds every
+client), or ``localbucket`` in ``--workers`` processes (objects as files on tmpfs,
+requests answered concurrently). zarrhpc writes the
 dataset once -- float32 ``size``^3, chunks 64^3, blosc lz4 (shuffle), and the same data
 sharded (shards ``min(size, 256)``^3, inner chunks 32^3) -- and every peer reads those same
 objects (interop is tested elsewhere):
@@ -10,7 +14,10 @@ objects (interop is tested elsewhere):
 - full read of the chunked array;
 - sharded sub-volume: 128^3 inside one shard (64 inner chunks);
 - single elements: 50 random elements of the sharded array (per element);
-- write: each peer writes the chunked array under its own prefix;
+- write: each peer writes the chunked array under its own prefix, empty at the start of
+  every round (the copy of the round before is erased untimed, object by object: so
+  the time is the write's, not an erase's, and servers without multi-object delete
+  serve it too);
 - fetch floor: every object of the chunked array fetched concurrently with obstore's
   async API, nothing decoded (the best a reader can do on this server);
 - upload floor: the same objects (already encoded) PUT back concurrently the same way
@@ -24,6 +31,8 @@ proxy runs in a child process, off this process's GIL). Reported: medians of
 operation made (counted by the proxy). Before the tables, what the server itself costs
 (`server_costs`): per request, per MiB, and for a small range of a large object (moto
 reads a whole object to answer any range of it, so that cost grows with the object).
+After each table, the client CPU each operation took (``time.process_time`` of this
+process: every peer runs in it), the figure to compare on a loaded machine.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.testing.servers import ProxyProcess, S3Server
+from zarrhpc.testing.servers import LocalBucketServer, ProxyProcess, S3Server
 
 BUCKET = "bench"
 BLOSC_V3 = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
@@ -58,7 +67,7 @@ def make_data(size: int) -> np.ndarray:
 class Env:
     """Endpoint, credentials and prefix shared by every peer."""
 
-    def __init__(self, s3: S3Server, endpoint: str) -> None:
+    def __init__(self, s3: Any, endpoint: str) -> None:
         self.s3 = s3
         self.endpoint = endpoint
 
@@ -235,6 +244,40 @@ def upload_floor(store: Any, paths: list, blobs: list) -> float:
     return time.perf_counter() - t0
 
 
+def erase(env: Env, name: str) -> None:
+    """Delete every object under ``name`` (untimed). moto: one multi-object delete through
+    obstore; localbucket serves no multi-object delete, and checks no signature: one
+    plain ``DELETE`` each, straight to the server."""
+    import http.client
+    import urllib.parse
+    from concurrent.futures import ThreadPoolExecutor
+
+    import obstore
+
+    store, _ = floor_client(env, name)
+    paths = [m["path"] for batch in obstore.list(store) for m in batch]
+    if not paths:
+        return
+    if env.s3.name != "localbucket":
+        obstore.delete(store, paths)
+        return
+    port = urllib.parse.urlsplit(env.s3.endpoint).port
+
+    def delete(path: str) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            conn.request("DELETE", f"/{BUCKET}/{name}/{urllib.parse.quote(path)}")
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status not in (200, 204, 404):
+                raise RuntimeError(f"DELETE {name}/{path}: HTTP {resp.status}")
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(delete, paths))
+
+
 def server_costs(env: Env, shard_path: str) -> list[str]:
     """What the server costs, measured with obstore (medians of 3; lines to print)."""
     import obstore
@@ -265,13 +308,24 @@ def server_costs(env: Env, shard_path: str) -> list[str]:
             f"GET 128 KiB of the {size / 2**20:.0f} MiB shard {ranged:.2f} ms"]
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds of this process)`` of ``fn()``: the CPU time counts
+    every thread of the client (the peers' I/O and codec threads included), not the
+    server's or the proxy's, so it changes little when other work loads the machine."""
+    c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) -> dict:
+def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
+    """``(what fn returns: its own wall seconds, CPU seconds of this process)``."""
+    c0 = time.process_time()
+    wall = fn()
+    return wall, time.process_time() - c0
+
+
+def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> dict:
     """One table: {workload: {peer: [seconds per round]}}."""
     import obstore
 
@@ -291,8 +345,13 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
 
         requests: dict = {}
 
-        def add(workload: str, peer: str, seconds: float) -> None:
-            times.setdefault(workload, {}).setdefault(peer, []).append(seconds)
+        cpu: dict = {}
+
+        def add(workload: str, peer: str, measured: tuple[float, float],
+                per: int = 1) -> None:
+            seconds, cpu_seconds = measured
+            times.setdefault(workload, {}).setdefault(peer, []).append(seconds / per)
+            cpu.setdefault(workload, {}).setdefault(peer, []).append(cpu_seconds / per)
             if proxy is not None:  # requests of the last round, as the proxy counted them
                 requests.setdefault(workload, {})[peer] = proxy.total
                 proxy.reset()
@@ -310,9 +369,10 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
         if proxy is not None:
             proxy.reset()
         for _ in range(repeat):
-            add("fetch floor (obstore, no decode)", "floor", fetch_floor(*floor))
+            add("fetch floor (obstore, no decode)", "floor",
+                _cpu_of(partial(fetch_floor, *floor)))
             add("upload floor (obstore, encoded bytes)", "floor",
-                upload_floor(floor[0], floor[1], blobs))
+                _cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 plain, sharded = handles[p.name]
@@ -320,10 +380,14 @@ def run(size: int, repeat: int, latency: float, s3: S3Server, data: np.ndarray) 
                 add("full read", p.name, _timed(partial(_read, p, plain, full)))
                 add("sharded sub-volume 128^3", p.name, _timed(partial(_read, p, sharded, sub)))
                 add("single element (sharded), per element", p.name,
-                    _timed(partial(_points, p, sharded, points)) / len(points))
+                    _timed(partial(_points, p, sharded, points)), len(points))
                 add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
+                erase(env, f"w-{p.name}")
+                if proxy is not None:
+                    proxy.reset()  # the erase is no peer's request
         if requests:
             times["requests (last round)"] = requests
+        times["client cpu"] = cpu
         return times
     finally:
         if proxy is not None:
@@ -354,7 +418,9 @@ def format_table(times: dict, title: str) -> str:
     peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
     lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
              + f"{'zarrhpc/best peer':>20s}"]
+    times = dict(times)
     counts = times.pop("requests (last round)", None)
+    cpu = times.pop("client cpu", None)
     for workload, by_peer in times.items():
         if "floor" in by_peer:
             lines.append(f"{workload:42s}{statistics.median(by_peer['floor']) * 1e3:>19.1f} ms")
@@ -373,7 +439,22 @@ def format_table(times: dict, title: str) -> str:
                 continue
             lines.append(f"{workload:42s}" + "".join(f"{by_peer.get(p, '-'):>22}"
                                                      for p in peers))
+    if cpu:
+        lines.append("client CPU per operation (this process, every thread; medians; "
+                     "little changed by other load):")
+        for workload, by_peer in cpu.items():
+            med = {p: statistics.median(v) * 1e3 for p, v in by_peer.items()}
+            if "floor" in med:
+                lines.append(f"{workload:42s}{med['floor']:>19.1f} ms")
+                continue
+            lines.append(f"{workload:42s}" + "".join(
+                f"{med[p]:>19.2f} ms" if p in med else f"{'-':>22s}" for p in peers))
     return "\n".join(lines)
+
+
+def _server_name(s3: Any) -> str:
+    workers = getattr(s3, "workers", None)
+    return s3.name if workers is None else f"{s3.name}, {workers} processes"
 
 
 def main(argv: Any = None) -> int:
@@ -382,9 +463,14 @@ def main(argv: Any = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.005,
                         help="seconds added per request in the second table (0: none)")
+    parser.add_argument("--server", choices=("moto", "localbucket"), default="moto",
+                        help="the S3 server every peer reads from and writes to")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="processes of the localbucket server")
     args = parser.parse_args(argv)
     data = make_data(args.size)
-    with S3Server() as s3:
+    server = S3Server() if args.server == "moto" else LocalBucketServer(args.workers)
+    with server as s3:
         s3.create_bucket(BUCKET)
         env = Env(s3, s3.endpoint)
         Zarrhpc(env).write("plain", data, (64,) * 3)
@@ -393,7 +479,7 @@ def main(argv: Any = None) -> int:
               f"lz4; sharded {min(args.size, 256)}^3 / 32^3; medians of {args.repeat} rounds")
         print(*server_costs(env, "c/0/0/0"), sep="\n")
         print(format_table(run(args.size, args.repeat, 0.0, s3, data),
-                           "## loopback S3 (moto), no added latency"))
+                           f"## loopback S3 ({_server_name(s3)}), no added latency"))
         if args.latency:
             print(format_table(run(args.size, args.repeat, args.latency, s3, data),
                                f"## same, {args.latency * 1e3:g} ms added per request "

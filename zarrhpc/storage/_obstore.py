@@ -9,7 +9,8 @@ them and translated here (`translate_options`): ``endpoint_url`` (also inside
 ``client_kwargs``), ``key``, ``secret``, ``token``, ``anon``, ``region``/``region_name``
 for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
 Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
-unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
+unchanged. A plain ``http://`` endpoint is allowed. S3 PUTs over HTTPS are signed with
+``UNSIGNED-PAYLOAD`` (as botocore does; ``unsigned_payload=False`` signs the body's SHA-256). Retries of transient errors (5xx,
 timeouts, dropped connections) are obstore's, bounded in total by the store's
 ``retry_timeout`` setting.
 
@@ -90,6 +91,11 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
     endpoint = config.get("endpoint") or ""
     if str(endpoint).startswith("http://"):
         client.setdefault("allow_http", True)
+    elif kind == "s3" and not config.get("skip_signature"):
+        # over HTTPS, TLS already guards the body: sign "UNSIGNED-PAYLOAD" instead of the
+        # body's SHA-256 (as botocore does for PutObject/UploadPart over HTTPS), which is
+        # most of a PUT's client CPU; plain HTTP keeps the signed body, its only check
+        config.setdefault("unsigned_payload", True)
     if kind == "http" and config:
         raise ValueError(f"storage_options {sorted(config)} are not understood for an "
                          "HTTP(S) URL (only client_options)")

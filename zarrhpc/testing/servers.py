@@ -6,7 +6,15 @@ the kernel (port 0) and is stopped by its context manager.
 - `S3Server`: moto's S3 in server mode, in a child process (so that its Python work does
   not compete for this process's GIL). ``server.endpoint`` is its ``http://`` URL;
   `S3Server.create_bucket` makes a bucket. Credentials are any strings
-  (`S3Server.storage_options` gives a ready set).
+  (`S3Server.storage_options` gives a ready set). moto keeps its objects in the memory of
+  that one process and answers one request at a time in effect (threads, one GIL, ~2 ms
+  of Python per request), so it is the limit of any client's speed.
+- `LocalBucketServer`: the same S3 calls served by the ``localbucket`` package (stdlib
+  only; objects are files in a temporary directory, on tmpfs where there is one) in
+  ``workers`` forked processes accepting on one socket: requests are answered
+  concurrently, each with little Python. It does not check ``If-Match`` on a GET (a
+  replaced object is not detected while cached: the benchmarks replace none). The
+  benchmarks' ``--server localbucket``.
 - `HTTPRangeServer`: a static file server over a directory, read-only, with ``Range``
   (single ranges, suffixes, open ends), ``HEAD``, ``ETag`` and ``If-Match``, in threads of
   this process. It lists nothing: a plain web server.
@@ -29,9 +37,11 @@ import hashlib
 import http.client
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -40,7 +50,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["CountingProxy", "HTTPRangeServer", "ProxyProcess", "S3Server", "request_kind"]
+__all__ = ["CountingProxy", "HTTPRangeServer", "LocalBucketServer", "ProxyProcess",
+           "S3Server", "request_kind"]
 
 _MOTO_CHILD = r"""
 import sys
@@ -98,15 +109,10 @@ class _Child:
         self.stop()
 
 
-class S3Server(_Child):
-    """moto's S3 server on 127.0.0.1 and a free port, in a child process.
+class _S3Child(_Child):
+    """An S3 server in a child process: credentials, options and bucket creation."""
 
-    Parameters
-    ----------
-    timeout : float
-        Seconds to wait for the server to start.
-    """
-
+    name = "s3"
     access_key = "testing"
     secret_key = "testing"
     region = "us-east-1"
@@ -116,15 +122,8 @@ class S3Server(_Child):
         return {"endpoint_url": endpoint or self.endpoint, "key": self.access_key,
                 "secret": self.secret_key, "region": self.region}
 
-    def start(self) -> S3Server:
-        env = dict(os.environ, AWS_ACCESS_KEY_ID=self.access_key,
-                   AWS_SECRET_ACCESS_KEY=self.secret_key, AWS_DEFAULT_REGION=self.region,
-                   PYTHONWARNINGS="ignore")
-        self._spawn([_MOTO_CHILD], "moto S3 server", env)
-        return self
-
     def create_bucket(self, name: str) -> None:
-        """Create bucket ``name`` (a plain ``PUT /name``; moto checks no signature)."""
+        """Create bucket ``name`` (a plain ``PUT /name``; the server checks no signature)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         try:
             conn.request("PUT", f"/{name}", headers={"Content-Length": "0"})
@@ -134,6 +133,103 @@ class S3Server(_Child):
                 raise RuntimeError(f"create bucket {name!r}: HTTP {resp.status} {body[:200]!r}")
         finally:
             conn.close()
+
+
+class S3Server(_S3Child):
+    """moto's S3 server on 127.0.0.1 and a free port, in a child process.
+
+    Parameters
+    ----------
+    timeout : float
+        Seconds to wait for the server to start.
+    """
+
+    name = "moto"
+
+    def start(self) -> S3Server:
+        env = dict(os.environ, AWS_ACCESS_KEY_ID=self.access_key,
+                   AWS_SECRET_ACCESS_KEY=self.secret_key, AWS_DEFAULT_REGION=self.region,
+                   PYTHONWARNINGS="ignore")
+        self._spawn([_MOTO_CHILD], "moto S3 server", env)
+        return self
+
+
+_LOCALBUCKET_CHILD = r"""
+import os, sys, threading, time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from localbucket import S3Handler
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # as _QuietServer: no cap on connections opened at once
+    def handle_error(self, request, client_address):
+        pass
+
+S3Handler.data_root = Path(sys.argv[1])
+S3Handler.disable_nagle_algorithm = True  # as _FileHandler: no ~40 ms on small answers
+server = Server(("127.0.0.1", 0), S3Handler)
+parent = os.getpid()
+workers = []
+for _ in range(int(sys.argv[2])):
+    pid = os.fork()
+    if pid == 0:  # a worker: accepts on the shared socket until its parent goes
+        def orphaned():
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(0)
+        threading.Thread(target=orphaned, daemon=True).start()
+        try:
+            server.serve_forever()
+        finally:
+            os._exit(0)
+    workers.append(pid)
+print(server.server_address[1], flush=True)
+sys.stdin.read()  # until the parent closes our stdin
+for pid in workers:
+    os.kill(pid, 15)
+    os.waitpid(pid, 0)
+"""
+
+
+class LocalBucketServer(_S3Child):
+    """``localbucket``'s S3 server in ``workers`` processes on one loopback socket.
+
+    Parameters
+    ----------
+    workers : int
+        Processes accepting requests (each answers its connections in threads).
+    timeout : float
+        Seconds to wait for the server to start.
+    """
+
+    name = "localbucket"
+
+    def __init__(self, workers: int = 2, timeout: float = 60.0) -> None:
+        super().__init__(timeout)
+        self.workers = workers
+        self._root: str | None = None
+
+    def start(self) -> LocalBucketServer:
+        shm = "/dev/shm"
+        base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+        self._root = tempfile.mkdtemp(prefix="zarrhpc-localbucket-", dir=base)
+        env = dict(os.environ, PYTHONWARNINGS="ignore")
+        try:
+            self._spawn([_LOCALBUCKET_CHILD, self._root, str(self.workers)],
+                        "localbucket S3 server", env)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        try:
+            super().stop()
+        finally:
+            root, self._root = self._root, None
+            if root is not None:
+                shutil.rmtree(root, ignore_errors=True)
 
 
 def _wait_listening(port: int, timeout: float) -> None:
@@ -205,6 +301,9 @@ _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 class _FileHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body go out in two writes: with Nagle's algorithm the body of a small
+    # answer waits for the client's delayed ACK of the headers (~40 ms a request)
+    disable_nagle_algorithm = True
     owner: HTTPRangeServer
 
     def log_message(self, *args: Any) -> None:
@@ -290,6 +389,7 @@ _HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te
 
 class _ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # as _FileHandler: no ~40 ms wait on small answers
     owner: CountingProxy
 
     def log_message(self, *args: Any) -> None:
@@ -456,6 +556,8 @@ print(proxy.port, flush=True)
 for line in sys.stdin:  # one command a line, one answer a line, until stdin closes
     if line.strip() == "total":
         print(proxy.total, flush=True)
+    elif line.strip() == "max_in_flight":
+        print(proxy.max_in_flight, flush=True)
     elif line.strip() == "reset":
         proxy.reset()
         print("ok", flush=True)
@@ -495,6 +597,11 @@ class ProxyProcess(_Child):
     def total(self) -> int:
         """int: requests seen since the last `reset`."""
         return int(self._ask("total"))
+
+    @property
+    def max_in_flight(self) -> int:
+        """int: the most requests answered at once since the last `reset`."""
+        return int(self._ask("max_in_flight"))
 
     def reset(self) -> None:
         """Forget the counts."""
