@@ -12,7 +12,7 @@ with the same names, arguments, defaults and error types.
 np.float32(1.0)
 """
 
-from zarrhpc import codecs, config, errors, storage
+from zarrhpc import api, codecs, config, errors, storage
 from zarrhpc.core import (
     Array,
     Group,
@@ -28,6 +28,7 @@ from zarrhpc.core.convenience import (
     array,
     copy,
     copy_all,
+    copy_store,
     create,
     create_hierarchy,
     empty,
@@ -69,6 +70,7 @@ __all__ = [
     "Store",
     "StorePath",
     "ZipStore",
+    "api",
     "array",
     "codecs",
     "config",
@@ -76,6 +78,7 @@ __all__ = [
     "convert",
     "copy",
     "copy_all",
+    "copy_store",
     "create",
     "create_array",
     "create_group",

@@ -316,7 +316,7 @@ def test_save_load_and_tree(tmp_path):
     assert sorted(loaded) == ["arr_0", "b"]
     assert loaded["b"].tolist() == [1.0, 1.0]
     g = zarrhpc.open_group(tmp_path / "zarrhpc-g.zarr", mode="r")
-    assert "arr_0 (3,) int64" in str(zarrhpc.tree(g))
+    assert "arr_0 (3,) int64" in str(g.tree())
 
 
 def test_from_array_keeps_settings():

@@ -28,7 +28,7 @@ from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.dtype import as_dtype_like
 from zarrhpc.core.formats import empty_group, write_node
-from zarrhpc.errors import ContainsArrayError, UnsupportedError
+from zarrhpc.errors import ContainsArrayError, UnsupportedError, ZarrRuntimeWarning
 from zarrhpc.metadata import (
     ArrayMetadataV3,
     GroupMetadataV3,
@@ -154,6 +154,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
                          f"or 'write_empty_chunks'")
     # a v2 array stores the order given, else the global one (not config's: as zarr-python)
     order_v2 = order or settings.get("array.order")
+    if order is not None and (zarr_format or settings.get("default_zarr_format")) == 3:
+        _warn_kwarg("order")  # no effect on a v3 array (zarr-python): config decides
+        order = None
     if order is None:
         order = cfg.get("order") or settings.get("array.order")
     if write_empty_chunks is None:
@@ -351,6 +354,11 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     unknown = sorted(set(kwargs) - set(_NOT_USED))
     if unknown:
         raise TypeError(f"create() got an unexpected keyword argument {unknown[0]!r}")
+    for name in _NOT_USED:  # accepted and ignored, with zarr-python's warning
+        if kwargs.get(name) is not None:
+            warnings.warn(f"{name} is not yet implemented", ZarrRuntimeWarning, stacklevel=2)
+    if write_empty_chunks is not None:
+        _warn_kwarg("write_empty_chunks")
     if kwargs.get("read_only"):
         raise ValueError("read_only=True is no longer supported when creating new arrays")
     if chunk_shape is not None:
@@ -371,6 +379,8 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     from zarrhpc import config as settings
 
     fmt = zarr_format or settings.get("default_zarr_format")
+    if order is None and fmt == 2 and config is not None:  # create's v2 order: config's
+        order = config.get("order") if isinstance(config, dict) else config.order
     if dimension_separator is not None and chunk_key_encoding is None:
         chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
     if object_codec is not None:
@@ -390,6 +400,25 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
         if filters is not None:
             kw["filters"] = filters
     return create_array(mode_store, **kw)
+
+
+_KWARG_WARNINGS = {
+    "order": "The `order` keyword argument has no effect for Zarr format 3 arrays. To control "
+             "the memory layout of the array, either use the `config` keyword argument, as in "
+             "`config={'order': 'C'}`,or change the global 'array.order' configuration "
+             "variable.",
+    "write_empty_chunks": "The `write_empty_chunks` keyword argument is deprecated and will be "
+                          "removed in future versions. To control whether empty chunks are "
+                          "written to storage, either use the `config` keyword argument, as in "
+                          "`config={'write_empty_chunks': True}`,or change the global "
+                          "'array.write_empty_chunks' configuration variable.",
+}
+
+
+def _warn_kwarg(name: str) -> None:
+    """zarr-python's RuntimeWarning for a keyword argument that no longer does what it did
+    (its texts, word for word)."""
+    warnings.warn(_KWARG_WARNINGS[name], ZarrRuntimeWarning, stacklevel=4)
 
 
 def _object_codec(codec, dtype, filters, fmt: int):

@@ -32,10 +32,22 @@ _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1
 
 
 class TreeRepr(str):
-    """``Group.tree()``'s result: the text itself, shown without quotes."""
+    """``Group.tree()``'s result: the text itself, shown without quotes; Jupyter shows
+    its HTML form (``_repr_mimebundle_``, as zarr-python's)."""
+
+    def __new__(cls, text: str, html: str = ""):
+        self = super().__new__(cls, text)
+        self._html = html
+        return self
 
     def __repr__(self) -> str:
         return str(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
+        style = ("white-space:pre;overflow-x:auto;line-height:normal;font-family:Menlo,"
+                 "'DejaVu Sans Mono',consolas,'Courier New',monospace")
+        return {"text/plain": str(self),
+                "text/html": f'<pre style="{style}">{self._html}</pre>\n'}
 
 
 def _open_group_ref(store, path: str, read_only: bool) -> Group:
@@ -241,6 +253,22 @@ class Group(Node):
         store, path, md = create_group_node(self._store, path=self._child(name), **kwargs)
         return Group(store, path, md)
 
+    def create_hierarchy(self, nodes: dict, *, overwrite: bool = False):
+        """Create the arrays and groups ``{path: metadata}`` below this group (paths
+        relative to it, leading "/" ignored) and yield ``(path, node)`` for each, missing
+        ancestors included, as zarr-python's ``Group.create_hierarchy``."""
+        from zarrhpc.core._hierarchy import write_hierarchy
+
+        self._check_writable()
+        if any(not key.strip("/") for key in nodes):
+            raise ValueError("create_hierarchy: the root of the hierarchy is this group; "
+                             "a node at '' cannot be given")
+        self._consolidated = None
+        prefix = f"{self._path}/" if self._path else ""
+        for path in write_hierarchy(self._store, {prefix + k.strip("/"): v
+                                                  for k, v in nodes.items()}, overwrite):
+            yield path[len(prefix):], open_node(self._store, path, read_only=False)
+
     def require_group(self, name: str, **kwargs) -> Group:
         """The sub-group ``name``, created if missing (an array there is an error)."""
         node = self.get(name)
@@ -342,26 +370,46 @@ class Group(Node):
         self._store.erase_prefix(path + "/")
 
     # -- display --------------------------------------------------------------------
-    def tree(self, expand=None, level: int | None = None, **kwargs) -> TreeRepr:
-        """The hierarchy below this group (``level`` levels deep when given), one node
-        per line; prints as text and compares equal to that text."""
-        lines = [self.name if self._path else "/"]
+    def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,
+             plain: bool = False) -> TreeRepr:
+        """The hierarchy below this group, one node per line (``level``: members this many
+        levels below the first, as ``members(max_depth=level)``; at most ``max_nodes``
+        nodes). Names are bold (ANSI) on a terminal and in the HTML form Jupyter shows,
+        unless ``plain``. ``expand`` is not supported (as in zarr-python)."""
+        import html
+        import sys
 
-        def walk(group: Group, indent: str, depth: int = 0) -> None:
-            if level is not None and depth >= level:
-                return
-            members = group.members()
-            for i, (name, node) in enumerate(members):
-                last = i == len(members) - 1
-                branch = "└── " if last else "├── "
-                if isinstance(node, Array):
-                    lines.append(f"{indent}{branch}{name} {node.shape} {node.dtype}")
-                else:
-                    lines.append(f"{indent}{branch}{name}")
-                    walk(node, indent + ("    " if last else "│   "), depth + 1)
+        if expand:
+            raise NotImplementedError("Group.tree: expand is not supported")
+        members = []
+        for item in self.members(max_depth=level):
+            if len(members) == max_nodes:
+                break
+            members.append(item)
+        truncated = len(members) == max_nodes and self.nmembers(max_depth=level) > max_nodes
+        bold = not plain and sys.stdout.isatty()
+        b0, b1 = ("\x1b[1m", "\x1b[0m") if bold else ("", "")
+        h0, h1 = ("", "") if plain else ("<b>", "</b>")
+        children: dict[str, list] = {}
+        for key, node in sorted(members, key=lambda kv: kv[0]):
+            children.setdefault(key.rpartition("/")[0], []).append((key, node))
+        text, markup = [f"{b0}{self.name}{b1}"], [f"{h0}{html.escape(self.name)}{h1}"]
 
-        walk(self, "")
-        return TreeRepr("\n".join(lines) + "\n")  # zarr-python's text ends with a newline
+        def walk(parent: str, prefix: str) -> None:
+            below = children.get(parent, [])
+            for i, (key, node) in enumerate(below):
+                last = i == len(below) - 1
+                lead = prefix + ("└── " if last else "├── ")
+                name = key.rpartition("/")[2]
+                info = "" if isinstance(node, Group) else f" {node.shape} {node.dtype}"
+                text.append(f"{lead}{b0}{name}{b1}{info}")
+                markup.append(f"{lead}{h0}{html.escape(name)}{h1}{html.escape(info)}")
+                walk(key, prefix + ("    " if last else "│   "))
+
+        walk("", "")
+        note = (f"Truncated at max_nodes={max_nodes}, some nodes and their children may be "
+                f"missing\n" if truncated else "")
+        return TreeRepr(note + "\n".join(text) + "\n", note + "\n".join(markup) + "\n")
 
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
