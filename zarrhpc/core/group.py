@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc.core._info import group_info, node_url
-from zarrhpc.core._nodes import META, child_path, read_node
+from zarrhpc.core._nodes import META, child_path, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
@@ -21,6 +21,7 @@ from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
     ContainsGroupError,
+    GroupNotFoundError,
     NodeNotFoundError,
     NodeTypeValidationError,
 )
@@ -227,6 +228,34 @@ class Group(Node):
     def __reduce__(self):
         # by reference: the store (a MemoryStore carries its contents) and the path
         return (_open_group_ref, (self._store, self._path, self._read_only))
+
+    @classmethod
+    def from_store(cls, store, *, attributes: dict | None = None, zarr_format: int = 3,
+                   overwrite: bool = False) -> Group:
+        """A new group at the root of ``store`` (or a StorePath's path), as zarr-python's
+        ``Group.from_store``: ``overwrite`` replaces a node there, else one is an error."""
+        from zarrhpc.core._create import create_group_node
+
+        store, path, md = create_group_node(store, zarr_format=zarr_format,
+                                            overwrite=overwrite, attributes=attributes)
+        return cls(store, path, md)
+
+    @classmethod
+    def open(cls, store, zarr_format: int | None = 3) -> Group:
+        """The existing group at the root of ``store`` (or a StorePath's path), of format
+        ``zarr_format`` (None: either), as zarr-python's ``Group.open``."""
+        store, path = resolve_store_path(store, None, "r+")
+        md = read_node(store, path)
+        if md is None or (zarr_format is not None and md.zarr_format != zarr_format):
+            raise GroupNotFoundError(
+                f"{doc_key(path)}: no Zarr v{zarr_format or 3} group at path "
+                f"{path or '/'!r} in {store!r}")
+        node = _node(store, path, md, store.read_only, draft_hierarchy(store, md))
+        if not isinstance(node, Group):
+            raise NodeTypeValidationError(
+                f"{doc_key(path, md)}: an array at path {path or '/'!r} in "
+                f"{store!r}, expected a group")
+        return node
 
     # -- creation ---------------------------------------------------------------------
     def create_array(self, name: str, **kwargs) -> Array:
