@@ -22,7 +22,7 @@ from zarrhpc.codecs import (
     default_serializer,
     parse_codec,
 )
-from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks
+from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks, int_tuple
 from zarrhpc.core._nodes import meta_key, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
@@ -223,7 +223,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
 def _shape_tuple(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(n) for n in shape)
+    shape = int_tuple(shape, "shape")
     if any(n < 0 for n in shape):
         raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
     return shape

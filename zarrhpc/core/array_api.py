@@ -95,7 +95,13 @@ class ArrayApiMixin:
 
     @property
     def compressor(self):
-        """zarr-python 2's single compressor (v2 arrays)."""
+        """zarr-python 2's single compressor (v2 arrays); deprecated as in zarr-python 3
+        (ZarrDeprecationWarning): use ``compressors``."""
+        import warnings
+
+        from zarrhpc.errors import ZarrDeprecationWarning
+
+        warnings.warn("Use Array.compressors instead.", ZarrDeprecationWarning, stacklevel=2)
         comps = self.compressors
         if len(comps) > 1:
             raise TypeError("compressor: the array has several compressors; use compressors")

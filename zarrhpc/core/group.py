@@ -24,6 +24,7 @@ from zarrhpc.errors import (
     GroupNotFoundError,
     NodeNotFoundError,
     NodeTypeValidationError,
+    ZarrDeprecationWarning,
 )
 from zarrhpc.metadata import normalize_path
 
@@ -49,6 +50,12 @@ class TreeRepr(str):
                  "'DejaVu Sans Mono',consolas,'Courier New',monospace")
         return {"text/plain": str(self),
                 "text/html": f'<pre style="{style}">{self._html}</pre>\n'}
+
+
+def _deprecated(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, ZarrDeprecationWarning, stacklevel=3)
 
 
 def _open_group_ref(store, path: str, read_only: bool) -> Group:
@@ -290,8 +297,9 @@ class Group(Node):
 
         self._check_writable()
         if any(not key.strip("/") for key in nodes):
-            raise ValueError("create_hierarchy: the root of the hierarchy is this group; "
-                             "a node at '' cannot be given")
+            raise ValueError("create_hierarchy: the root of the hierarchy is this group. It is "
+                             "an error to use this method to create a root node. Remove the "
+                             "root node from the input dict.")
         self._consolidated = None
         prefix = f"{self._path}/" if self._path else ""
         for path in write_hierarchy(self._store, {prefix + k.strip("/"): v
@@ -327,13 +335,26 @@ class Group(Node):
         return node
 
     def create_dataset(self, name: str, *, shape=None, **kwargs) -> Array:
-        """h5py-style ``create_array`` (zarr-python keeps it; ``data`` gives the shape)."""
+        """h5py-style ``create_array`` (``data`` gives the shape); deprecated as in
+        zarr-python 3 (ZarrDeprecationWarning): use ``create_array``."""
+        _deprecated("Use Group.create_array instead.")
         if kwargs.get("data") is not None and shape is None:
             return self.create_array(name, **kwargs)
         return self.create_array(name, shape=shape, **kwargs)
 
     def require_dataset(self, name: str, *, shape, **kwargs) -> Array:
+        """h5py-style ``require_array``; deprecated as in zarr-python 3."""
+        _deprecated("Use Group.require_array instead.")
         return self.require_array(name, shape=shape, **kwargs)
+
+    def array(self, name: str, *, shape, dtype, data=None, **kwargs) -> Array:
+        """``create_array`` under zarr-python 2's name; deprecated as in zarr-python 3.
+        ``shape`` and ``dtype`` are required; ``data`` is then written into the array."""
+        _deprecated("Use Group.create_array instead.")
+        arr = self.create_array(name, shape=shape, dtype=dtype, **kwargs)
+        if data is not None:
+            arr[...] = data
+        return arr
 
     def create(self, name: str, **kwargs) -> Array:
         """Same as ``create_array`` (zarr-python's alias)."""

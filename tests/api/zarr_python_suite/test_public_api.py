@@ -223,3 +223,78 @@ def test_zdtype_subscriptable():
 
     assert ZDType[np.dtype, int] is ZDType
     assert zarr.core.dtype.ZDType[np.dtype, int] is not None
+
+
+@pytest.mark.parametrize("func,kwargs", [
+    ("create", {"shape": (400.5, 100)}),
+    ("create", {"shape": (400, 100), "chunks": (16, 16.5)}),
+    ("create_array", {"store": {}, "shape": (4.5,), "dtype": "i4"}),
+    ("create_array", {"store": {}, "shape": (4.5,), "chunks": (2,), "dtype": "i4",
+                      "zarr_format": 2}),
+    ("create_array", {"store": {}, "shape": (9,), "chunks": (2.0,), "dtype": "i4"}),
+    ("create_array", {"store": {}, "shape": (9,), "chunks": (2,), "shards": (4.5,),
+                      "dtype": "i4"}),
+])
+def test_float_shape_and_chunks_refused(func, kwargs):
+    """test_api.py::test_create: a float shape or chunk length is a TypeError (zarrhpc
+    truncated 400.5 to 400 and created the array)."""
+    for lib in LIBS:
+        args = {k: {} if k == "store" else v for k, v in kwargs.items()}
+        with pytest.raises(TypeError):
+            getattr(lib, func)(**args)
+
+
+@pytest.mark.parametrize("call", ["create_dataset", "require_dataset", "array", "compressor"])
+def test_deprecated_group_and_array_members(call):
+    """test_group.py / test_array.py: h5py-style and zarr-python 2 names still work and
+    warn ZarrDeprecationWarning with zarr-python's text; ``Group.array`` writes ``data``."""
+    out = []
+    for lib in LIBS:
+        g = lib.group(zarr_format=2)
+        with pytest.warns(lib.errors.ZarrDeprecationWarning) as seen:
+            if call == "array":
+                warnings.simplefilter("ignore", lib.errors.ZarrUserWarning)
+                res = g.array("a", shape=(2, 3), dtype="f4",
+                              data=np.arange(6).reshape(2, 3))[...].tolist()
+            elif call == "compressor":
+                res = type(g.create_array("a", shape=(2,), dtype="i4").compressor).__name__
+            else:
+                g.create_array("a", shape=(2,), dtype="i4")
+                name = "a" if call == "require_dataset" else "b"
+                res = getattr(g, call)(name, shape=(2,), dtype="i4").shape
+        # zarr-python also warns from its AsyncArray/AsyncGroup underneath
+        out.append((res, sorted({str(w.message) for w in seen
+                                 if issubclass(w.category, DeprecationWarning)
+                                 and "Async" not in str(w.message)})))
+    assert out[0] == out[1]
+
+
+def _messages(lib):
+    from zarr.core.group import GroupMetadata
+
+    s = lib.storage.MemoryStore()
+    root = lib.Group.from_store(s)
+    root.create_array("arr", shape=(2,), dtype="i4")
+    calls = [lambda: root.create_group("arr/g/h"),
+             lambda: root.create_array("arr/g/x", shape=(1,), dtype="i4"),
+             lambda: lib.open_group(store=s, use_consolidated=True),
+             lambda: list(root.create_hierarchy({"": GroupMetadata()}))]
+    out = []
+    for call in calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        out.append(str(info.value))
+    return out
+
+
+def test_error_messages_carry_zarr_python_text():
+    """test_group.py (test_create_with_parent_array, test_open_consolidated_raises,
+    test_group_create_hierarchy_no_root) match these phrases of zarr-python's messages;
+    zarrhpc's keep the key and path in front."""
+    phrases = ["is an array - only groups may have child nodes.",
+               "is an array - only groups may have child nodes.",
+               "Consolidated metadata requested with 'use_consolidated=True' but not found",
+               "It is an error to use this method to create a root node."]
+    for lib in LIBS:
+        for phrase, message in zip(phrases, _messages(lib)):
+            assert phrase in message, (lib.__name__, message)

@@ -58,8 +58,6 @@ class _InternalMeta(type):
         return _placeholder(f"{cls.__zp_name__}.{attr}")
 
     def __call__(cls, *a, **k):
-        if cls.__dict__.get("__zp_subclass__"):
-            raise UsesInternal(cls.__zp_name__)
         cls._use()
         if len(a) == 1 and callable(a[0]) and not k:  # used as a decorator at import
             return a[0]
