@@ -28,7 +28,7 @@ from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.dtype import as_dtype_like
 from zarrhpc.core.formats import empty_group, write_node
-from zarrhpc.errors import ContainsArrayError, UnsupportedError, ZarrRuntimeWarning
+from zarrhpc.errors import ContainsArrayError, UnsupportedError, ZarrRuntimeWarning, ZarrUserWarning
 from zarrhpc.metadata import (
     ArrayMetadataV3,
     GroupMetadataV3,
@@ -170,8 +170,10 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         if not hasattr(data, "shape") or not hasattr(data, "dtype"):
             data = np.asarray(data)
         shape, dtype = data.shape, data.dtype
-    if shape is None or dtype is None:
-        raise TypeError("create_array: give shape and dtype, or data")
+    if shape is None or dtype is None:  # zarr-python's ValueError and text
+        which, what = ("shape", "a value") if shape is None else ("dtype", "an array-like value")
+        raise ValueError(f"create_array: The data parameter was set to None, but {which} was "
+                         f"not specified. Either provide {what} for data, or specify {which}.")
     dtype = as_dtype_like(dtype)  # a zarr.core.dtype object (ZDType)
     if compressor != "auto":  # zarr-python's deprecated singular form
         compressors = compressor
@@ -241,6 +243,8 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
     fill = fill_value_from_user(data_type, None if fill_value is DEFAULT_FILL_VALUE
                                 else fill_value)
     if isinstance(shards, str) and shards == "auto":
+        warnings.warn("Automatic shard shape inference is experimental and may change without "
+                      "notice.", ZarrUserWarning, stacklevel=3)  # zarr-python's
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)

@@ -338,7 +338,11 @@ class Group(Node):
         """h5py-style ``create_array`` (``data`` gives the shape); deprecated as in
         zarr-python 3 (ZarrDeprecationWarning): use ``create_array``."""
         _deprecated("Use Group.create_array instead.")
-        if kwargs.get("data") is not None and shape is None:
+        data = kwargs.get("data")
+        if data is not None:  # a shape may come along if it is the data's (zarr-python)
+            if shape is not None and tuple(np.shape(data)) != tuple(np.atleast_1d(shape)):
+                raise ValueError(f"create_dataset: shape {shape} is not the data's shape "
+                                 f"{np.shape(data)}")
             return self.create_array(name, **kwargs)
         return self.create_array(name, shape=shape, **kwargs)
 

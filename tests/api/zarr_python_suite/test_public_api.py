@@ -298,3 +298,36 @@ def test_error_messages_carry_zarr_python_text():
     for lib in LIBS:
         for phrase, message in zip(phrases, _messages(lib)):
             assert phrase in message, (lib.__name__, message)
+
+
+def test_create_dataset_with_data_and_shape():
+    """test_group.py::test_create_dataset_with_data: ``data`` with its own ``shape``."""
+    arr = np.random.default_rng(0).random((5, 5))
+    for lib in LIBS:
+        g = lib.group()
+        with pytest.warns(lib.errors.ZarrDeprecationWarning):
+            np.testing.assert_array_equal(g.create_dataset("r", data=arr, shape=arr.shape)[:],
+                                          arr)
+
+
+def test_missing_shape_or_dtype_is_value_error():
+    """zarr-python's Group docstrings create arrays without a dtype: ValueError there."""
+    out = []
+    for lib in LIBS:
+        for kwargs in ({"shape": (10,)}, {"dtype": "i4"}):
+            with pytest.raises(ValueError) as info:
+                lib.create_array({}, **kwargs)
+            out.append(str(info.value).split(": ", 1)[-1] if lib is zarrhpc
+                       else str(info.value).replace(".Either", ". Either"))
+    assert out[:2] == out[2:]
+
+
+def test_shards_auto_warns_and_codec_to_dict():
+    """test_array.py (test_auto_partition_auto_shards, test_storage_transformers):
+    ``shards="auto"`` warns zarr-python's ZarrUserWarning; codecs have ``to_dict()``."""
+    for lib in LIBS:
+        with pytest.warns(lib.errors.ZarrUserWarning, match="Automatic shard shape inference"):
+            lib.create_array({}, shape=(100,), dtype="i4", shards="auto")
+    for name in ("BytesCodec", "ZstdCodec", "GzipCodec", "Crc32cCodec"):
+        assert (getattr(zarrhpc.codecs, name)().to_dict()
+                == getattr(zarr.codecs, name)().to_dict()), name

@@ -295,9 +295,18 @@ def pytest_collection_modifyitems(config, items):
                 reason=f"internal: test class derives from {cls.__zp_name__}"))
 
 
+def _private_attribute(exc):
+    """zarr-python's private or asynchronous attributes asked of a zarrhpc object
+    (``arr._async_array``, ``arr.async_array``, ``grid.get_nchunks``...)."""
+    name = getattr(exc, "name", None) if isinstance(exc, AttributeError) else None
+    return bool(name) and (name.startswith("_") or "async" in name)
+
+
 def _internal_name(exc):
     if isinstance(exc, UsesInternal):
         return exc.args[0]
+    if _private_attribute(exc):
+        return f"private attribute {type(exc.obj).__name__}.{exc.name}"
     return "zarr.testing.strategies (hypothesis strategies over zarr-python's internals)"
 
 
@@ -319,7 +328,8 @@ def pytest_runtest_makereport(item, call):
         seen = set()
         while exc is not None and id(exc) not in seen:
             seen.add(id(exc))
-            if isinstance(exc, UsesInternal) or "_InternalMeta" in str(exc):
+            if (isinstance(exc, UsesInternal) or "_InternalMeta" in str(exc)
+                    or _private_attribute(exc)):
                 report.outcome = "skipped"
                 report.longrepr = (str(item.path), item.location[1] or 0,
                                    f"internal: {_internal_name(exc)}")
