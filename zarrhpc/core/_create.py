@@ -28,7 +28,13 @@ from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.dtype import as_dtype_like
 from zarrhpc.core.formats import empty_group, write_node
-from zarrhpc.errors import ContainsArrayError, UnsupportedError, ZarrRuntimeWarning, ZarrUserWarning
+from zarrhpc.errors import (
+    BaseZarrError,
+    ContainsArrayError,
+    UnsupportedError,
+    ZarrRuntimeWarning,
+    ZarrUserWarning,
+)
 from zarrhpc.metadata import (
     ArrayMetadataV3,
     GroupMetadataV3,
@@ -183,7 +189,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         from zarrhpc.core.api_v2 import create_array_v2
 
         if shards is not None:
-            raise UnsupportedError("shards: Zarr v2 has no sharding")
+            raise BaseZarrError("shards: Zarr v2 has no sharding: Zarr format 2 arrays can "
+                                "only be created with `shard_shape` set to `None`.")
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(_shape_tuple(shape), np.dtype(dtype).itemsize)
         if fill_value is DEFAULT_FILL_VALUE:

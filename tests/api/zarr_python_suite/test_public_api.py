@@ -331,3 +331,12 @@ def test_shards_auto_warns_and_codec_to_dict():
     for name in ("BytesCodec", "ZstdCodec", "GzipCodec", "Crc32cCodec"):
         assert (getattr(zarrhpc.codecs, name)().to_dict()
                 == getattr(zarr.codecs, name)().to_dict()), name
+
+
+def test_v2_shards_is_value_error():
+    """test_array.py::test_chunk_grid_shape: shards on a v2 array is zarr-python's
+    ValueError (zarrhpc raised NotImplementedError)."""
+    for lib in LIBS:
+        with pytest.raises(ValueError, match="can only be created with `shard_shape` set"):
+            lib.create_array({}, dtype="uint8", shape=(10,), chunks=(1,), shards=(2,),
+                             zarr_format=2)
