@@ -19,7 +19,7 @@ zarrhpc, and which fixtures replace zarr-python's asynchronous ones). Outcomes:
 
 The failures are what ``tests/api/zarr_python_suite/test_*.py`` keep an eye on: each
 behaviour found different is checked there by our own test comparing zarrhpc with
-zarr-python, and the ones left are listed in ``KNOWN.md`` with their cause.
+zarr-python, and the ones left are listed in README.md with their cause.
 """
 
 from __future__ import annotations
