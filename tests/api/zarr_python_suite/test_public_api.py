@@ -340,3 +340,19 @@ def test_v2_shards_is_value_error():
         with pytest.raises(ValueError, match="can only be created with `shard_shape` set"):
             lib.create_array({}, dtype="uint8", shape=(10,), chunks=(1,), shards=(2,),
                              zarr_format=2)
+
+
+@pytest.mark.parametrize("data", [
+    {"attributes": {"key": "value"}, "_nczarr_superblock": {"version": "2.0.0"},
+     "zarr_format": 2},
+    {"attributes": {"a": [1, 2]}, "zarr_format": 3, "node_type": "group"},
+    {"zarr_format": 2},
+])
+def test_group_metadata_from_dict(data):
+    """test_group.py::TestGroupMetadata::test_from_dict_extra_fields."""
+    from zarrhpc.core.metadata import GroupMetadata
+
+    ours = GroupMetadata.from_dict(data)
+    theirs = zarr.core.group.GroupMetadata.from_dict(data)
+    assert (ours.attributes, ours.zarr_format) == (theirs.attributes, theirs.zarr_format)
+    assert ours == GroupMetadata(attributes=theirs.attributes, zarr_format=theirs.zarr_format)
