@@ -13,41 +13,10 @@ np.float32(1.0)
 """
 
 from zarrhpc import api, codecs, config, errors, storage
-from zarrhpc.core import (
-    Array,
-    Group,
-    consolidate_metadata,
-    create_array,
-    create_group,
-    open,
-    open_array,
-    open_consolidated,
-    open_group,
-)
-from zarrhpc.core.convenience import (
-    array,
-    copy,
-    copy_all,
-    copy_store,
-    create,
-    create_hierarchy,
-    empty,
-    empty_like,
-    from_array,
-    full,
-    full_like,
-    group,
-    load,
-    ones,
-    ones_like,
-    open_like,
-    save,
-    save_array,
-    save_group,
-    tree,
-    zeros,
-    zeros_like,
-)
+
+# zarr-python's top-level functions, from the one list (zarrhpc.api.synchronous)
+from zarrhpc.api.synchronous import *  # noqa: F403
+from zarrhpc.core import Array, Group, create_group
 from zarrhpc.core.convert import convert
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
@@ -62,7 +31,7 @@ def __getattr__(name: str):
         return importlib.import_module("zarrhpc.xarray")
     raise AttributeError(f"module 'zarrhpc' has no attribute {name!r}")
 
-__all__ = [
+__all__ = [  # and every name of zarrhpc.api.synchronous.__all__ (added below)
     "Array",
     "Group",
     "LocalStore",
@@ -71,38 +40,11 @@ __all__ = [
     "StorePath",
     "ZipStore",
     "api",
-    "array",
     "codecs",
     "config",
-    "consolidate_metadata",
     "convert",
-    "copy",
-    "copy_all",
-    "copy_store",
-    "create",
-    "create_array",
     "create_group",
-    "create_hierarchy",
-    "empty",
-    "empty_like",
     "errors",
-    "from_array",
-    "full",
-    "full_like",
-    "group",
-    "load",
-    "ones",
-    "ones_like",
-    "open",
-    "open_array",
-    "open_consolidated",
-    "open_group",
-    "open_like",
-    "save",
-    "save_array",
-    "save_group",
     "storage",
-    "tree",
-    "zeros",
-    "zeros_like",
 ]
+__all__ += api.synchronous.__all__
