@@ -23,6 +23,32 @@ from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 __version__ = "0.1.0"
 
 
+def print_debug_info() -> None:
+    """Print the versions of Python, zarrhpc and its dependencies, for bug reports (as
+    zarr-python's ``print_debug_info``)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    def show(packages: list[str]) -> None:
+        missing = []
+        for package in packages:
+            try:
+                print(f"{package}: {version(package)}")
+            except PackageNotFoundError:
+                missing.append(package)
+        if missing:
+            print("\n**Not Installed:**")
+            print("\n".join(missing))
+
+    print(f"platform: {platform.platform()}")
+    print(f"python: {platform.python_version()}")
+    print(f"zarrhpc: {__version__}\n")
+    print("**Required dependencies:**")
+    show(["numpy", "blosc2", "numcodecs", "zstandard", "crc32c", "ml_dtypes"])
+    print("\n**Optional dependencies:**")
+    show(["zarr", "obstore", "fsspec", "s3fs", "mpi4py", "dask", "xarray"])
+
+
 def __getattr__(name: str):
     # zarrhpc.xarray imports xarray: loaded on first use, not with zarrhpc
     if name == "xarray":
@@ -45,6 +71,7 @@ __all__ = [  # and every name of zarrhpc.api.synchronous.__all__ (added below)
     "convert",
     "create_group",
     "errors",
+    "print_debug_info",
     "storage",
 ]
 __all__ += api.synchronous.__all__

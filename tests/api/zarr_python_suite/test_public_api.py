@@ -356,3 +356,16 @@ def test_group_metadata_from_dict(data):
     theirs = zarr.core.group.GroupMetadata.from_dict(data)
     assert (ours.attributes, ours.zarr_format) == (theirs.attributes, theirs.zarr_format)
     assert ours == GroupMetadata(attributes=theirs.attributes, zarr_format=theirs.zarr_format)
+
+
+def test_print_debug_info(capsys):
+    """zarr-python's ``print_debug_info`` (in ``zarr.__all__``): the same report layout,
+    zarrhpc's version and dependencies."""
+    for lib in LIBS:
+        lib.print_debug_info()
+        text = capsys.readouterr().out
+        assert text.startswith("platform: ")
+        assert f"{lib.__name__}: {lib.__version__}\n\n**Required dependencies:**\n" in text
+        assert "numpy: " + np.__version__ in text
+    assert set(zarr.__all__) - set(zarrhpc.__all__) == {"AsyncArray", "AsyncGroup",
+                                                         "__version__"}
