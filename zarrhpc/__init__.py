@@ -12,45 +12,41 @@ with the same names, arguments, defaults and error types.
 np.float32(1.0)
 """
 
-from zarrhpc import codecs, config, errors, storage
-from zarrhpc.core import (
-    Array,
-    Group,
-    consolidate_metadata,
-    create_array,
-    create_group,
-    open,
-    open_array,
-    open_consolidated,
-    open_group,
-)
-from zarrhpc.core.convenience import (
-    array,
-    copy,
-    copy_all,
-    create,
-    create_hierarchy,
-    empty,
-    empty_like,
-    from_array,
-    full,
-    full_like,
-    group,
-    load,
-    ones,
-    ones_like,
-    open_like,
-    save,
-    save_array,
-    save_group,
-    tree,
-    zeros,
-    zeros_like,
-)
+from zarrhpc import api, codecs, config, errors, storage
+
+# zarr-python's top-level functions, from the one list (zarrhpc.api.synchronous)
+from zarrhpc.api.synchronous import *  # noqa: F403
+from zarrhpc.core import Array, Group, create_group
 from zarrhpc.core.convert import convert
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
 __version__ = "0.1.0"
+
+
+def print_debug_info() -> None:
+    """Print the versions of Python, zarrhpc and its dependencies, for bug reports (as
+    zarr-python's ``print_debug_info``)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    def show(packages: list[str]) -> None:
+        missing = []
+        for package in packages:
+            try:
+                print(f"{package}: {version(package)}")
+            except PackageNotFoundError:
+                missing.append(package)
+        if missing:
+            print("\n**Not Installed:**")
+            print("\n".join(missing))
+
+    print(f"platform: {platform.platform()}")
+    print(f"python: {platform.python_version()}")
+    print(f"zarrhpc: {__version__}\n")
+    print("**Required dependencies:**")
+    show(["numpy", "blosc2", "numcodecs", "zstandard", "crc32c", "ml_dtypes"])
+    print("\n**Optional dependencies:**")
+    show(["zarr", "obstore", "fsspec", "s3fs", "mpi4py", "dask", "xarray"])
 
 
 def __getattr__(name: str):
@@ -61,7 +57,7 @@ def __getattr__(name: str):
         return importlib.import_module("zarrhpc.xarray")
     raise AttributeError(f"module 'zarrhpc' has no attribute {name!r}")
 
-__all__ = [
+__all__ = [  # and every name of zarrhpc.api.synchronous.__all__ (added below)
     "Array",
     "Group",
     "LocalStore",
@@ -69,37 +65,13 @@ __all__ = [
     "Store",
     "StorePath",
     "ZipStore",
-    "array",
+    "api",
     "codecs",
     "config",
-    "consolidate_metadata",
     "convert",
-    "copy",
-    "copy_all",
-    "create",
-    "create_array",
     "create_group",
-    "create_hierarchy",
-    "empty",
-    "empty_like",
     "errors",
-    "from_array",
-    "full",
-    "full_like",
-    "group",
-    "load",
-    "ones",
-    "ones_like",
-    "open",
-    "open_array",
-    "open_consolidated",
-    "open_group",
-    "open_like",
-    "save",
-    "save_array",
-    "save_group",
+    "print_debug_info",
     "storage",
-    "tree",
-    "zeros",
-    "zeros_like",
 ]
+__all__ += api.synchronous.__all__

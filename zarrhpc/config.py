@@ -30,7 +30,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["available_cpus", "executor", "get", "pprint", "set"]
+__all__ = ["available_cpus", "executor", "get", "pprint", "refresh", "reset", "set"]
 
 _lock = threading.Lock()
 
@@ -73,9 +73,13 @@ def _buffer_cache_from_env() -> int:
     return min(1 << 30, memory // 8)
 
 
-_settings = {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
-             "array.order": "C", "array.write_empty_chunks": False, "default_zarr_format": 3,
-             "json_indent": 2, "shard_lock": False}
+def _defaults() -> dict:
+    return {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
+            "array.order": "C", "array.write_empty_chunks": False, "default_zarr_format": 3,
+            "json_indent": 2, "shard_lock": False}
+
+
+_settings = _defaults()
 # zarr-python's keys for zarrhpc's thread count
 _ALIASES = {"async.concurrency": "threads", "threading.max_workers": "threads"}
 _pool: ThreadPoolExecutor | None = None
@@ -203,6 +207,16 @@ def set(arg: dict | None = None, **kwargs) -> _Restore:
         previous.setdefault(name, _settings[name])
         _settings[name] = value
     return _Restore(previous)
+
+
+def reset() -> None:
+    """Every setting back to its default (the environment variables read again), as
+    zarr-python's ``config.reset()``."""
+    _settings.update(_defaults())
+    _alloc().set_limit(_settings["buffer_cache"])
+
+
+refresh = reset  # donfig's other name: re-read the defaults and the environment
 
 
 def executor() -> ThreadPoolExecutor | None:

@@ -60,9 +60,23 @@ class BaseZarrError(ZarrhpcError, ValueError):
     """zarr-python 3's base error (a ValueError): the base of the errors both libraries
     name alike, so ``except zarr.errors.BaseZarrError`` code keeps working."""
 
+    # zarr-python's message template for its deprecated several-argument form
+    # (``GroupNotFoundError(store, path)``); one argument is the message itself
+    _msg = ""
+
+    def __init__(self, *args):
+        if len(args) > 1 and self._msg:
+            args = (self._msg.format(*args),)
+        super().__init__(*args)
+
+    def __reduce__(self):  # OSError's own pickling would pass errno/strerror back
+        return type(self), self.args
+
 
 class MetadataError(BaseZarrError):
     """A metadata document is missing, malformed, or uses something not understood."""
+
+    _msg = "Invalid value for '{}'. Expected '{}'. Got '{}'."
 
 
 class NodeNotFoundError(BaseZarrError, KeyError, FileNotFoundError):
@@ -72,9 +86,13 @@ class NodeNotFoundError(BaseZarrError, KeyError, FileNotFoundError):
 class ArrayNotFoundError(NodeNotFoundError):
     """No array at the requested path."""
 
+    _msg = "No array found in store {!r} at path {!r}"
+
 
 class GroupNotFoundError(NodeNotFoundError):
     """No group at the requested path."""
+
+    _msg = "No group found in store {!r} at path {!r}"
 
 
 class NodeExistsError(BaseZarrError, FileExistsError):
@@ -84,9 +102,13 @@ class NodeExistsError(BaseZarrError, FileExistsError):
 class ContainsArrayError(NodeExistsError):
     """An array already exists at the path."""
 
+    _msg = "An array exists in store {!r} at path {!r}."
+
 
 class ContainsGroupError(NodeExistsError):
     """A group already exists at the path."""
+
+    _msg = "A group exists in store {!r} at path {!r}."
 
 
 class CodecError(ZarrhpcError, ValueError):
@@ -154,6 +176,11 @@ class NotAGroupError(ContainsArrayError, GroupNotFoundError):
 
 class ContainsArrayAndGroupError(BaseZarrError):
     """Both ``.zarray`` and ``.zgroup`` were found at one path (Zarr v2)."""
+
+    _msg = ("Array and group metadata documents (.zarray and .zgroup) were both found "
+            "in store {!r} at path {!r}. Only one of these files may be present in a "
+            "given directory / prefix. Remove the .zarray file, or the .zgroup file, or "
+            "both.")
 
 
 class UnknownCodecError(CodecError):

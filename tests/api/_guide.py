@@ -19,38 +19,24 @@ import sys
 import warnings
 
 DATA = pathlib.Path(__file__).parent / "data" / "zarr_user_guide_3.1.6.json"
+DOCSTRINGS = DATA.with_name("zarr_docstrings_3.1.6.json")
 # blocks that reach the network (public S3 buckets): never run in tests
 NETWORK = ("s3://", "S3Store(", "fsspec.filesystem(")
 
 
 def load_sessions():
     """``{(page, session): [code, ...]}`` for every executed block, in page order, plus
-    ``("api", name)`` for the examples in the docstrings of the installed zarr-python's
-    top-level functions (``zarr.api.synchronous``)."""
+    ``("docstrings", name)`` for the examples in the docstrings of zarr-python's public
+    functions, Array and Group members (DOCSTRINGS, made by data/extract_docstrings.py)."""
     docs = json.loads(DATA.read_text())["docs"]
     sessions = {}
     for page, blocks in docs.items():
         for block in blocks:
             if block["exec"] and not any(n in block["code"] for n in NETWORK):
                 sessions.setdefault((page, block["session"]), []).append(block["code"])
-    sessions.update(_docstring_sessions())
+    for name, blocks in json.loads(DOCSTRINGS.read_text())["docs"].items():
+        sessions[("docstrings", name)] = blocks
     return sessions
-
-
-def _docstring_sessions():
-    import textwrap
-
-    try:
-        from zarr.api import synchronous
-    except ImportError:
-        return {}
-    out = {}
-    for name in sorted(synchronous.__all__):
-        doc = getattr(getattr(synchronous, name, None), "__doc__", None) or ""
-        blocks = [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", doc, re.S)]
-        if blocks:
-            out[("api", name)] = blocks
-    return out
 
 
 def _importer(lib):
@@ -133,7 +119,8 @@ def normalize(text, workdir):
 
 
 def main(page, session, lib, workdir, out):
-    records = run_session(lib, load_sessions()[(page, session)], workdir, show=page == "api")
+    records = run_session(lib, load_sessions()[(page, session)], workdir,
+                          show=page == "docstrings")
     texts = [(normalize(text, os.path.realpath(workdir)), err) for text, err in records]
     pathlib.Path(out).write_text(json.dumps(texts))
 

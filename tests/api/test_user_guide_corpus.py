@@ -33,6 +33,11 @@ pytestmark = pytest.mark.interop
 _ZSTD = ("No. bytes stored: zarrhpc's zstd is 1.5.7 (libblosc2, python-zstandard), "
          "numcodecs 0.16's is 1.5.6: other frames for the same data and level (values "
          "identical); see zarrhpc/codecs/zstd.py")
+# blocks printing a group's members: zarr-python's order changes from run to run (its
+# concurrent listing; "not stable and should not be relied on"), zarrhpc's is by name.
+# Their lines are compared as sorted lists.
+UNORDERED = {("docstrings", "Group.__iter__", 6), ("docstrings", "Group.keys", 6),
+             ("docstrings", "Group.create_hierarchy", 3)}
 KNOWN = {
     ("user-guide/config.md", "config", 2):
         "config.pprint shows zarrhpc's settings: zarr-python's keys that apply (threads also "
@@ -40,6 +45,11 @@ KNOWN = {
         "codec/buffer class paths, which zarrhpc does not use",
     ("user-guide/performance.md", "performance", 6): _ZSTD,
     ("user-guide/performance.md", "performance", 7): _ZSTD,
+    # zarr-python's docstring examples (data/zarr_docstrings_*.json)
+    ("docstrings", "Group.__setitem__", 2):
+        "group['foo'] = <Array>: zarr-python refuses an Array as the value (TypeError); "
+        "zarrhpc copies it into a new array",
+    ("docstrings", "Group.__setitem__", 3): "the same example: the array now exists",
 }
 # pages whose examples write ~1.5 GB of arrays (10000 x 10000 and larger)
 _SLOW = {"user-guide/arrays.md", "user-guide/performance.md"}
@@ -62,7 +72,8 @@ def test_corpus_is_the_whole_guide():
         "user-guide/attributes.md", "user-guide/storage.md", "user-guide/config.md",
         "user-guide/consolidated_metadata.md", "user-guide/data_types.md",
         "user-guide/performance.md"}
-    assert all(key[:2] in sessions and key[2] < len(sessions[key[:2]]) for key in KNOWN)
+    assert all(key[:2] in sessions and key[2] < len(sessions[key[:2]])
+               for key in (*KNOWN, *UNORDERED))
 
 
 @pytest.mark.parametrize(
@@ -75,6 +86,8 @@ def test_guide_session_same_output(tmp_path, page, session):
     assert len(ours) == len(theirs)
     differing, agreeing_known = [], []
     for i, ((t_text, t_err), (o_text, o_err)) in enumerate(zip(theirs, ours)):
+        if (page, session, i) in UNORDERED:
+            t_text, o_text = sorted(t_text.splitlines()), sorted(o_text.splitlines())
         same = t_text == o_text and (t_err and t_err.split(":")[0]) == (o_err and o_err.split(":")[0])
         known = (page, session, i) in KNOWN
         if not same and not known:

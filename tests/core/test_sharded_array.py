@@ -331,7 +331,7 @@ def test_corrupt_inner_chunk_names_shard_and_inner_chunk(tmp_path, native):
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_read_into_out_and_order(store, order):
     a = zarrhpc.create_array(store, shape=(10, 9, 7), dtype="u2", chunks=(2, 3, 7),
-                             shards=(4, 9, 7), order=order)
+                             shards=(4, 9, 7), config={"order": order})
     x = np.arange(630, dtype="u2").reshape(10, 9, 7)
     a[...] = x
     got = a[...]

@@ -267,6 +267,10 @@ class Codec(ABC):
     def to_json(self) -> dict:
         """Return the v3 JSON entry ``{"name": ..., "configuration": {...}}``."""
 
+    def to_dict(self) -> dict:
+        """zarr-python's name for :meth:`to_json` (its codecs' ``to_dict()``)."""
+        return self.to_json()
+
     def evolve(self, spec: ChunkSpec) -> Codec:
         """Return a codec with the defaults that depend on the array filled in."""
         return self

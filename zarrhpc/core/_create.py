@@ -22,13 +22,19 @@ from zarrhpc.codecs import (
     default_serializer,
     parse_codec,
 )
-from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks
+from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks, int_tuple
 from zarrhpc.core._nodes import meta_key, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.dtype import as_dtype_like
 from zarrhpc.core.formats import empty_group, write_node
-from zarrhpc.errors import ContainsArrayError, UnsupportedError
+from zarrhpc.errors import (
+    BaseZarrError,
+    ContainsArrayError,
+    UnsupportedError,
+    ZarrRuntimeWarning,
+    ZarrUserWarning,
+)
 from zarrhpc.metadata import (
     ArrayMetadataV3,
     GroupMetadataV3,
@@ -154,6 +160,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
                          f"or 'write_empty_chunks'")
     # a v2 array stores the order given, else the global one (not config's: as zarr-python)
     order_v2 = order or settings.get("array.order")
+    if order is not None and (zarr_format or settings.get("default_zarr_format")) == 3:
+        _warn_kwarg("order")  # no effect on a v3 array (zarr-python): config decides
+        order = None
     if order is None:
         order = cfg.get("order") or settings.get("array.order")
     if write_empty_chunks is None:
@@ -167,8 +176,10 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         if not hasattr(data, "shape") or not hasattr(data, "dtype"):
             data = np.asarray(data)
         shape, dtype = data.shape, data.dtype
-    if shape is None or dtype is None:
-        raise TypeError("create_array: give shape and dtype, or data")
+    if shape is None or dtype is None:  # zarr-python's ValueError and text
+        which, what = ("shape", "a value") if shape is None else ("dtype", "an array-like value")
+        raise ValueError(f"create_array: The data parameter was set to None, but {which} was "
+                         f"not specified. Either provide {what} for data, or specify {which}.")
     dtype = as_dtype_like(dtype)  # a zarr.core.dtype object (ZDType)
     if compressor != "auto":  # zarr-python's deprecated singular form
         compressors = compressor
@@ -178,7 +189,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         from zarrhpc.core.api_v2 import create_array_v2
 
         if shards is not None:
-            raise UnsupportedError("shards: Zarr v2 has no sharding")
+            raise BaseZarrError("shards: Zarr v2 has no sharding: Zarr format 2 arrays can "
+                                "only be created with `shard_shape` set to `None`.")
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(_shape_tuple(shape), np.dtype(dtype).itemsize)
         if fill_value is DEFAULT_FILL_VALUE:
@@ -220,7 +232,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
 def _shape_tuple(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(n) for n in shape)
+    shape = int_tuple(shape, "shape")
     if any(n < 0 for n in shape):
         raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
     return shape
@@ -238,6 +250,8 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
     fill = fill_value_from_user(data_type, None if fill_value is DEFAULT_FILL_VALUE
                                 else fill_value)
     if isinstance(shards, str) and shards == "auto":
+        warnings.warn("Automatic shard shape inference is experimental and may change without "
+                      "notice.", ZarrUserWarning, stacklevel=3)  # zarr-python's
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
@@ -351,6 +365,11 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     unknown = sorted(set(kwargs) - set(_NOT_USED))
     if unknown:
         raise TypeError(f"create() got an unexpected keyword argument {unknown[0]!r}")
+    for name in _NOT_USED:  # accepted and ignored, with zarr-python's warning
+        if kwargs.get(name) is not None:
+            warnings.warn(f"{name} is not yet implemented", ZarrRuntimeWarning, stacklevel=2)
+    if write_empty_chunks is not None:
+        _warn_kwarg("write_empty_chunks")
     if kwargs.get("read_only"):
         raise ValueError("read_only=True is no longer supported when creating new arrays")
     if chunk_shape is not None:
@@ -371,6 +390,8 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     from zarrhpc import config as settings
 
     fmt = zarr_format or settings.get("default_zarr_format")
+    if order is None and fmt == 2 and config is not None:  # create's v2 order: config's
+        order = config.get("order") if isinstance(config, dict) else config.order
     if dimension_separator is not None and chunk_key_encoding is None:
         chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
     if object_codec is not None:
@@ -390,6 +411,25 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
         if filters is not None:
             kw["filters"] = filters
     return create_array(mode_store, **kw)
+
+
+_KWARG_WARNINGS = {
+    "order": "The `order` keyword argument has no effect for Zarr format 3 arrays. To control "
+             "the memory layout of the array, either use the `config` keyword argument, as in "
+             "`config={'order': 'C'}`,or change the global 'array.order' configuration "
+             "variable.",
+    "write_empty_chunks": "The `write_empty_chunks` keyword argument is deprecated and will be "
+                          "removed in future versions. To control whether empty chunks are "
+                          "written to storage, either use the `config` keyword argument, as in "
+                          "`config={'write_empty_chunks': True}`,or change the global "
+                          "'array.write_empty_chunks' configuration variable.",
+}
+
+
+def _warn_kwarg(name: str) -> None:
+    """zarr-python's RuntimeWarning for a keyword argument that no longer does what it did
+    (its texts, word for word)."""
+    warnings.warn(_KWARG_WARNINGS[name], ZarrRuntimeWarning, stacklevel=4)
 
 
 def _object_codec(codec, dtype, filters, fmt: int):

@@ -19,6 +19,7 @@ imports the other's module back.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -162,15 +163,27 @@ def parse_chunk_key_encoding(value, doc: str) -> ChunkKeyEncoding:
 
 
 # shared by create_array (core._create) and create_array_v2 (core.api_v2)
+def int_tuple(values, what: str) -> tuple[int, ...]:
+    """``values`` as a tuple of ints; a float (even 4.0) or other non-integer is a
+    TypeError, as zarr-python refuses it (``int()`` would silently truncate 400.5)."""
+    values = tuple(values)
+    bad = [v for v in values if not isinstance(v, numbers.Integral)]
+    if bad:
+        raise TypeError(f"{what}: expected an iterable of integers, got {values!r} "
+                        f"({bad[0]!r} is a {type(bad[0]).__name__})")
+    return tuple(int(v) for v in values)
+
+
 def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     if chunks is None or chunks is True or (isinstance(chunks, str) and chunks == "auto"):
         return guess_chunks(shape, itemsize)
     if isinstance(chunks, (int, np.integer)) and not isinstance(chunks, bool):
         chunks = (int(chunks),) * len(shape)
     try:
-        chunks = tuple(int(c) for c in chunks)
+        chunks = tuple(chunks)
     except TypeError:
         raise ValueError(f"chunks: expected 'auto', an int or a tuple of ints, got {chunks!r}") from None
+    chunks = int_tuple(chunks, "chunks")
     if len(chunks) != len(shape):
         raise ValueError(f"chunks: {chunks} has {len(chunks)} dimensions, shape {shape} has {len(shape)}")
     out = []
@@ -211,7 +224,8 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
         if md is not None and md.node_type == "array":
             raise ContainsArrayError(
                 f"{doc_key(parent, md)}: cannot create {path!r} inside the array at "
-                f"{parent or '/'!r}"
+                f"{parent or '/'!r}: A parent of {path!r} is an array - only groups may "
+                f"have child nodes."
             )
         if md is None:
             missing.append(parent)

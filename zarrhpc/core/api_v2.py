@@ -57,6 +57,7 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
     """
     from zarrhpc.core._create_args import _normalize_chunks as normalize_chunks
     from zarrhpc.core._create_args import _prepare_path as prepare_path
+    from zarrhpc.core._create_args import int_tuple
 
     if serializer not in ("auto", None):
         raise UnsupportedError("serializer: Zarr v2 has no serializer; leave it 'auto'")
@@ -65,7 +66,7 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
     doc = f"{path}/.zarray" if path else ".zarray"
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(n) for n in shape)
+    shape = int_tuple(shape, "shape")
     if any(n < 0 for n in shape):
         raise ValueError(f"shape: dimensions must be non-negative, got {shape}")
     chunk_shape = normalize_chunks(chunks, shape, np.dtype(dtype).itemsize)

@@ -43,6 +43,24 @@ def _v2_codecs(md) -> tuple[tuple, tuple]:
 class ArrayApiMixin:
     """zarr-python's Array attributes that are not data access (see the module docstring)."""
 
+    @classmethod
+    def open(cls, store):
+        """The existing array at the root of ``store`` (or a StorePath's path), as
+        zarr-python's ``Array.open``; ArrayNotFoundError if there is none."""
+        from zarrhpc import config as settings
+        from zarrhpc.core._nodes import resolve_store_path
+        from zarrhpc.core.formats import doc_key, read_node
+        from zarrhpc.errors import ArrayNotFoundError
+
+        store, path = resolve_store_path(store, None, "r+")
+        md = read_node(store, path)
+        if md is None or md.node_type != "array":
+            raise ArrayNotFoundError(f"{doc_key(path, md)}: no array at path {path or '/'!r} "
+                                     f"in {store!r}")
+        return cls(store, path, md, read_only=store.read_only,
+                   write_empty_chunks=settings.get("array.write_empty_chunks"),
+                   order=settings.get("array.order"))
+
     def __reduce__(self):
         return (_open_array_ref, (self._store, self._path, self._read_only,
                                   self._write_empty_chunks, self._order, type(self)))
@@ -77,7 +95,13 @@ class ArrayApiMixin:
 
     @property
     def compressor(self):
-        """zarr-python 2's single compressor (v2 arrays)."""
+        """zarr-python 2's single compressor (v2 arrays); deprecated as in zarr-python 3
+        (ZarrDeprecationWarning): use ``compressors``."""
+        import warnings
+
+        from zarrhpc.errors import ZarrDeprecationWarning
+
+        warnings.warn("Use Array.compressors instead.", ZarrDeprecationWarning, stacklevel=2)
         comps = self.compressors
         if len(comps) > 1:
             raise TypeError("compressor: the array has several compressors; use compressors")

@@ -116,7 +116,8 @@ def open_consolidated(store=None, path: str | None = None, mode: str = "a",
     cons = load_consolidated(store, path, md)
     if cons is None:
         raise MetadataError(
-            f"{_key(path, 'zarr.json')}: no consolidated metadata at {path or '/'!r} "
-            f"(neither .zmetadata nor a consolidated_metadata member); run "
+            f"{_key(path, 'zarr.json')}: Consolidated metadata requested with "
+            f"'use_consolidated=True' but not found in {path!r}: no consolidated metadata at "
+            f"{path or '/'!r} (neither .zmetadata nor a consolidated_metadata member); run "
             f"consolidate_metadata first")
     return Group(store, path, md, read_only=(mode == "r"), consolidated=cons)

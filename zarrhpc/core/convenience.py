@@ -18,13 +18,14 @@ from zarrhpc.core._create import (  # create, from_array and _like_args: re-expo
     create_array,
     from_array,
 )
+from zarrhpc.core._hierarchy import write_hierarchy
 from zarrhpc.core._nodes import resolve_store_path
 from zarrhpc.core.api import create_group, open, open_array, open_group
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group
-from zarrhpc.errors import ContainsArrayError, ContainsGroupError, UnsupportedError
+from zarrhpc.errors import UnsupportedError
 
-__all__ = ["array", "copy", "copy_all", "create", "create_hierarchy", "empty", "empty_like",
+__all__ = ["array", "copy", "copy_all", "copy_store", "create", "create_hierarchy", "empty", "empty_like",
            "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
            "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like"]
 
@@ -172,8 +173,20 @@ def copy_all(*args, **kwargs):
                            "zarrhpc.convert")
 
 
+def copy_store(*args, **kwargs):
+    """Not in zarr-python 3 either: it raises NotImplementedError there too."""
+    raise UnsupportedError("copy_store: not implemented (as in zarr-python 3); use "
+                           "zarrhpc.convert")
+
+
 def tree(grp: Group, expand=None, level=None):
-    """The hierarchy below ``grp`` as text (``grp.tree()``)."""
+    """The hierarchy below ``grp`` as text; deprecated as in zarr-python 3 (with its
+    ZarrDeprecationWarning): use ``grp.tree()``."""
+    import warnings
+
+    from zarrhpc.errors import ZarrDeprecationWarning
+
+    warnings.warn("Use Group.tree instead.", ZarrDeprecationWarning, stacklevel=2)
     return grp.tree(expand=expand, level=level)
 
 
@@ -184,67 +197,8 @@ def create_hierarchy(*, store, nodes: dict, overwrite=False):
     metadata dicts; missing ancestors become groups, yielded too (as zarr-python does).
     """
     from zarrhpc.core._nodes import resolve_store
-    from zarrhpc.core.formats import read_node as read_any
     from zarrhpc.core.group import open_node
 
     store = resolve_store(store, "w")
-    wanted = {p.strip("/") for p in nodes}
-    seen: set[str] = set()
-    for path in sorted(nodes, key=lambda p: p.count("/")):
-        md = nodes[path]
-        doc = md if isinstance(md, dict) else (md.to_dict() if hasattr(md, "to_dict") else None)
-        if doc is None:
-            raise TypeError(f"create_hierarchy: {path!r}: expected metadata, got {md!r}")
-        doc = _json_doc(doc)
-        path = path.strip("/")
-        existing = read_any(store, path)
-        if existing is not None and not overwrite:
-            cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
-            raise cls(f"{path or '/'}: a node already exists in {store!r}")
-        parts = path.split("/") if path else []
-        ancestors = ["/".join(parts[:i]) for i in range(len(parts))]
-        missing = [a for a in ancestors if a not in wanted and a not in seen
-                   and read_any(store, a) is None]
-        seen.update(ancestors)
-        _write_doc(store, path, doc, overwrite)  # creates the missing ancestors
-        for parent in missing:
-            yield parent, open_node(store, parent, read_only=False)
+    for path in write_hierarchy(store, nodes, overwrite):
         yield path, open_node(store, path, read_only=False)
-
-
-def _json_doc(doc: dict) -> dict:
-    import json
-
-    return json.loads(json.dumps(doc, default=_json_default))
-
-
-def _json_default(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (tuple, set)):
-        return list(value)
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if hasattr(value, "value"):
-        return value.value
-    raise TypeError(f"{value!r} is not JSON")
-
-
-def _write_doc(store, path: str, doc: dict, overwrite: bool) -> None:
-    import json
-
-    from zarrhpc.core._create_args import _prepare_path
-
-    fmt = doc.get("zarr_format", 3)
-    _prepare_path(store, path, overwrite, fmt)
-    if fmt == 3:
-        key = f"{path}/zarr.json" if path else "zarr.json"
-        store.set(key, json.dumps(doc, indent=2).encode())
-        return
-    attrs = doc.pop("attributes", None)
-    kind = ".zgroup" if doc.get("node_type") == "group" or "shape" not in doc else ".zarray"
-    doc.pop("node_type", None)
-    prefix = f"{path}/" if path else ""
-    store.set(prefix + kind, json.dumps(doc, indent=2).encode())
-    if attrs:
-        store.set(prefix + ".zattrs", json.dumps(attrs, indent=2).encode())

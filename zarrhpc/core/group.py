@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from zarrhpc.core._info import group_info, node_url
-from zarrhpc.core._nodes import META, child_path, read_node
+from zarrhpc.core._nodes import META, child_path, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
@@ -21,8 +21,10 @@ from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
     ContainsGroupError,
+    GroupNotFoundError,
     NodeNotFoundError,
     NodeTypeValidationError,
+    ZarrDeprecationWarning,
 )
 from zarrhpc.metadata import normalize_path
 
@@ -32,10 +34,28 @@ _V2_GROUP_COMPRESSOR = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1
 
 
 class TreeRepr(str):
-    """``Group.tree()``'s result: the text itself, shown without quotes."""
+    """``Group.tree()``'s result: the text itself, shown without quotes; Jupyter shows
+    its HTML form (``_repr_mimebundle_``, as zarr-python's)."""
+
+    def __new__(cls, text: str, html: str = ""):
+        self = super().__new__(cls, text)
+        self._html = html
+        return self
 
     def __repr__(self) -> str:
         return str(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs) -> dict:
+        style = ("white-space:pre;overflow-x:auto;line-height:normal;font-family:Menlo,"
+                 "'DejaVu Sans Mono',consolas,'Courier New',monospace")
+        return {"text/plain": str(self),
+                "text/html": f'<pre style="{style}">{self._html}</pre>\n'}
+
+
+def _deprecated(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, ZarrDeprecationWarning, stacklevel=3)
 
 
 def _open_group_ref(store, path: str, read_only: bool) -> Group:
@@ -216,6 +236,34 @@ class Group(Node):
         # by reference: the store (a MemoryStore carries its contents) and the path
         return (_open_group_ref, (self._store, self._path, self._read_only))
 
+    @classmethod
+    def from_store(cls, store, *, attributes: dict | None = None, zarr_format: int = 3,
+                   overwrite: bool = False) -> Group:
+        """A new group at the root of ``store`` (or a StorePath's path), as zarr-python's
+        ``Group.from_store``: ``overwrite`` replaces a node there, else one is an error."""
+        from zarrhpc.core._create import create_group_node
+
+        store, path, md = create_group_node(store, zarr_format=zarr_format,
+                                            overwrite=overwrite, attributes=attributes)
+        return cls(store, path, md)
+
+    @classmethod
+    def open(cls, store, zarr_format: int | None = 3) -> Group:
+        """The existing group at the root of ``store`` (or a StorePath's path), of format
+        ``zarr_format`` (None: either), as zarr-python's ``Group.open``."""
+        store, path = resolve_store_path(store, None, "r+")
+        md = read_node(store, path)
+        if md is None or (zarr_format is not None and md.zarr_format != zarr_format):
+            raise GroupNotFoundError(
+                f"{doc_key(path)}: no Zarr v{zarr_format or 3} group at path "
+                f"{path or '/'!r} in {store!r}")
+        node = _node(store, path, md, store.read_only, draft_hierarchy(store, md))
+        if not isinstance(node, Group):
+            raise NodeTypeValidationError(
+                f"{doc_key(path, md)}: an array at path {path or '/'!r} in "
+                f"{store!r}, expected a group")
+        return node
+
     # -- creation ---------------------------------------------------------------------
     def create_array(self, name: str, **kwargs) -> Array:
         """Create an array under this group; keywords as ``zarrhpc.create_array``."""
@@ -240,6 +288,23 @@ class Group(Node):
         kwargs.setdefault("zarr_format", self.zarr_format)
         store, path, md = create_group_node(self._store, path=self._child(name), **kwargs)
         return Group(store, path, md)
+
+    def create_hierarchy(self, nodes: dict, *, overwrite: bool = False):
+        """Create the arrays and groups ``{path: metadata}`` below this group (paths
+        relative to it, leading "/" ignored) and yield ``(path, node)`` for each, missing
+        ancestors included, as zarr-python's ``Group.create_hierarchy``."""
+        from zarrhpc.core._hierarchy import write_hierarchy
+
+        self._check_writable()
+        if any(not key.strip("/") for key in nodes):
+            raise ValueError("create_hierarchy: the root of the hierarchy is this group. It is "
+                             "an error to use this method to create a root node. Remove the "
+                             "root node from the input dict.")
+        self._consolidated = None
+        prefix = f"{self._path}/" if self._path else ""
+        for path in write_hierarchy(self._store, {prefix + k.strip("/"): v
+                                                  for k, v in nodes.items()}, overwrite):
+            yield path[len(prefix):], open_node(self._store, path, read_only=False)
 
     def require_group(self, name: str, **kwargs) -> Group:
         """The sub-group ``name``, created if missing (an array there is an error)."""
@@ -270,13 +335,30 @@ class Group(Node):
         return node
 
     def create_dataset(self, name: str, *, shape=None, **kwargs) -> Array:
-        """h5py-style ``create_array`` (zarr-python keeps it; ``data`` gives the shape)."""
-        if kwargs.get("data") is not None and shape is None:
+        """h5py-style ``create_array`` (``data`` gives the shape); deprecated as in
+        zarr-python 3 (ZarrDeprecationWarning): use ``create_array``."""
+        _deprecated("Use Group.create_array instead.")
+        data = kwargs.get("data")
+        if data is not None:  # a shape may come along if it is the data's (zarr-python)
+            if shape is not None and tuple(np.shape(data)) != tuple(np.atleast_1d(shape)):
+                raise ValueError(f"create_dataset: shape {shape} is not the data's shape "
+                                 f"{np.shape(data)}")
             return self.create_array(name, **kwargs)
         return self.create_array(name, shape=shape, **kwargs)
 
     def require_dataset(self, name: str, *, shape, **kwargs) -> Array:
+        """h5py-style ``require_array``; deprecated as in zarr-python 3."""
+        _deprecated("Use Group.require_array instead.")
         return self.require_array(name, shape=shape, **kwargs)
+
+    def array(self, name: str, *, shape, dtype, data=None, **kwargs) -> Array:
+        """``create_array`` under zarr-python 2's name; deprecated as in zarr-python 3.
+        ``shape`` and ``dtype`` are required; ``data`` is then written into the array."""
+        _deprecated("Use Group.create_array instead.")
+        arr = self.create_array(name, shape=shape, dtype=dtype, **kwargs)
+        if data is not None:
+            arr[...] = data
+        return arr
 
     def create(self, name: str, **kwargs) -> Array:
         """Same as ``create_array`` (zarr-python's alias)."""
@@ -342,26 +424,46 @@ class Group(Node):
         self._store.erase_prefix(path + "/")
 
     # -- display --------------------------------------------------------------------
-    def tree(self, expand=None, level: int | None = None, **kwargs) -> TreeRepr:
-        """The hierarchy below this group (``level`` levels deep when given), one node
-        per line; prints as text and compares equal to that text."""
-        lines = [self.name if self._path else "/"]
+    def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,
+             plain: bool = False) -> TreeRepr:
+        """The hierarchy below this group, one node per line (``level``: members this many
+        levels below the first, as ``members(max_depth=level)``; at most ``max_nodes``
+        nodes). Names are bold (ANSI) on a terminal and in the HTML form Jupyter shows,
+        unless ``plain``. ``expand`` is not supported (as in zarr-python)."""
+        import html
+        import sys
 
-        def walk(group: Group, indent: str, depth: int = 0) -> None:
-            if level is not None and depth >= level:
-                return
-            members = group.members()
-            for i, (name, node) in enumerate(members):
-                last = i == len(members) - 1
-                branch = "└── " if last else "├── "
-                if isinstance(node, Array):
-                    lines.append(f"{indent}{branch}{name} {node.shape} {node.dtype}")
-                else:
-                    lines.append(f"{indent}{branch}{name}")
-                    walk(node, indent + ("    " if last else "│   "), depth + 1)
+        if expand:
+            raise NotImplementedError("Group.tree: expand is not supported")
+        members = []
+        for item in self.members(max_depth=level):
+            if len(members) == max_nodes:
+                break
+            members.append(item)
+        truncated = len(members) == max_nodes and self.nmembers(max_depth=level) > max_nodes
+        bold = not plain and sys.stdout.isatty()
+        b0, b1 = ("\x1b[1m", "\x1b[0m") if bold else ("", "")
+        h0, h1 = ("", "") if plain else ("<b>", "</b>")
+        children: dict[str, list] = {}
+        for key, node in sorted(members, key=lambda kv: kv[0]):
+            children.setdefault(key.rpartition("/")[0], []).append((key, node))
+        text, markup = [f"{b0}{self.name}{b1}"], [f"{h0}{html.escape(self.name)}{h1}"]
 
-        walk(self, "")
-        return TreeRepr("\n".join(lines) + "\n")  # zarr-python's text ends with a newline
+        def walk(parent: str, prefix: str) -> None:
+            below = children.get(parent, [])
+            for i, (key, node) in enumerate(below):
+                last = i == len(below) - 1
+                lead = prefix + ("└── " if last else "├── ")
+                name = key.rpartition("/")[2]
+                info = "" if isinstance(node, Group) else f" {node.shape} {node.dtype}"
+                text.append(f"{lead}{b0}{name}{b1}{info}")
+                markup.append(f"{lead}{h0}{html.escape(name)}{h1}{html.escape(info)}")
+                walk(key, prefix + ("    " if last else "│   "))
+
+        walk("", "")
+        note = (f"Truncated at max_nodes={max_nodes}, some nodes and their children may be "
+                f"missing\n" if truncated else "")
+        return TreeRepr(note + "\n".join(text) + "\n", note + "\n".join(markup) + "\n")
 
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"

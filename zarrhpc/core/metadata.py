@@ -332,6 +332,21 @@ class GroupMetadata(_Delegating):
             doc = empty_group(self.zarr_format).with_attributes(dict(self.attributes))
             object.__setattr__(self, "_document", doc)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> GroupMetadata:
+        """zarr-python's ``GroupMetadata.from_dict``: a v2 (or format-less) document's
+        keys other than the fields are ignored, as zarr v2 allowed any there."""
+        data = dict(data)
+        if data.pop("node_type", "group") != "group":
+            raise ValueError(f"GroupMetadata.from_dict: not a group: {data!r}")
+        if data.get("consolidated_metadata") is not None:
+            raise NotImplementedError("GroupMetadata.from_dict: consolidated_metadata is "
+                                      "read from the store (open_consolidated), not given")
+        data.pop("consolidated_metadata", None)
+        if data.get("zarr_format", 2) == 2:
+            data = {k: v for k, v in data.items() if k in ("attributes", "zarr_format")}
+        return cls(**data)
+
 
 def _view(md, below: dict | None) -> Any:
     """The view of document ``md``; ``below`` (``{relative path: document}``: the

@@ -63,6 +63,13 @@ class Node:
         return "/" + self._path
 
     @property
+    def store_path(self):
+        """``StorePath(store, path)`` of this node (zarr-python's attribute)."""
+        from zarrhpc.storage import StorePath
+
+        return StorePath(self._store, self._path)
+
+    @property
     def basename(self) -> str:
         return self._path.rsplit("/", 1)[-1]
 

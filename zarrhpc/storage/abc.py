@@ -205,6 +205,14 @@ class Store(abc.ABC):
         Refuse every write with `ReadOnlyError`.
     """
 
+    # zarr-python's Store capability flags (every zarrhpc store writes, deletes and lists;
+    # partial writes go through set_partial_values, which rewrites the value)
+    supports_writes = True
+    supports_deletes = True
+    supports_partial_writes = False
+    supports_listing = True
+    supports_consolidated_metadata = True
+
     def __init__(self, *, read_only: bool = False) -> None:
         self._read_only = bool(read_only)
         self._closed = False

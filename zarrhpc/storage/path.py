@@ -51,8 +51,9 @@ class StorePath:
     def __hash__(self) -> int:
         return hash((self.store, self.path))
 
-    def __str__(self) -> str:
-        return f"{self.store!r}/{self.path}"
+    def __str__(self) -> str:  # zarr-python's: the store's URL joined with the path
+        root = str(self.store)
+        return f"{root.rstrip('/')}/{self.path}" if self.path else root
 
     def __repr__(self) -> str:
-        return f"StorePath({self.store!r}, {self.path!r})"
+        return f"StorePath({type(self.store).__name__}, {str(self)!r})"

@@ -131,7 +131,11 @@ def make_array(layout, tmp):
     and a numpy copy of its contents."""
     store = LocalStore(tmp) if layout["local"] else MemoryStore()
     kw = {"shape": layout["shape"], "chunks": layout["chunks"], "dtype": layout["dtype"],
-              "order": layout["order"], "zarr_format": layout["fmt"], "fill_value": 0}
+          "zarr_format": layout["fmt"], "fill_value": 0}
+    if layout["fmt"] == 3:  # a v3 array's memory order is a config setting (zarr-python)
+        kw["config"] = {"order": layout["order"]}
+    else:
+        kw["order"] = layout["order"]
     if layout["fmt"] == 3:
         kw["compressors"] = ({"name": "zstd", "configuration": {"level": 1}}
                              if layout["compressed"] else None)

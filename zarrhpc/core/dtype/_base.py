@@ -63,6 +63,9 @@ class ZDType:
     _zarr_v2_names: ClassVar[tuple[str, ...]] = ()
     _object_codec_id: ClassVar[str | None] = None
 
+    def __class_getitem__(cls, item):  # ``ZDType[TDType, TScalar]`` in annotations
+        return cls
+
     # -- numpy ---------------------------------------------------------------------------
     @classmethod
     def _check_native_dtype(cls, dtype: Any) -> bool:
