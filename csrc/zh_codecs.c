@@ -591,13 +591,29 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     if (!dst) return ZH_ERR_NOMEM;
     blosc2_context *bd = blosc_dctx(w);
     if (!bd) return ZH_ERR_NOMEM;
-    /* no further than the header's compressed size (a sparse read's span: above) */
-    int r = blosc2_getitem_ctx(bd, src, cbytes, (int)start, (int)(end - start), dst,
-                               (int32_t)((end - start) * ts));
-    blosc_dctx_done(w, src, r != (end - start) * ts);
-    if (r != (end - start) * ts) {
-        snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
-        return ZH_ERR_CORRUPT;
+    /* c-blosc2's getitem decodes a block straight into the destination's start when the
+     * block begins at or after the request's start and its size equals the request's
+     * byte count: right for a request of exactly one whole block, but for a request
+     * that starts inside a block and is as long as a block (or as the leftover block)
+     * the next block overwrote the first bytes (silently wrong values).  Such requests
+     * are decoded one block at a time. */
+    int64_t want = (end - start) * ts, left = nbytes % block;
+    int split = block % ts == 0 && (start * ts) % block != 0 &&
+                (want == block || (left && want == left));
+    int64_t a = start;
+    while (a < end) {
+        int64_t b = split ? ((a * ts) / block + 1) * block / ts : end;
+        if (b > end) b = end;
+        /* no further than the header's compressed size (a sparse read's span: above) */
+        int r = blosc2_getitem_ctx(bd, src, cbytes, (int)a, (int)(b - a),
+                                   dst + (a - start) * ts, (int32_t)((b - a) * ts));
+        blosc_dctx_done(w, src, r != (b - a) * ts);
+        if (r != (b - a) * ts) {
+            snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
+            return ZH_ERR_CORRUPT;
+        }
+        a = b;
+        if (a < end && !(bd = blosc_dctx(w))) return ZH_ERR_NOMEM;
     }
     *base = dst - start * ts;
     return ZH_OK;
