@@ -88,11 +88,17 @@ def _err(doc: str, member: str, message: str) -> MetadataError:
     return MetadataError(f"{doc}: {member}: {message}")
 
 
+#: keys of the v2 metadata documents: a node of that name would collide with its parent's
+_V2_KEYS = frozenset({".zarray", ".zgroup", ".zattrs", ".zmetadata"})
+
+
 def normalize_path_v2(path: str | None) -> str:
     """A logical path normalised as the v2 spec says.
 
     Backslashes become ``/``, leading and trailing ``/`` are stripped, runs of ``/``
-    collapse; a ``.`` or ``..`` segment is an error.
+    collapse; a ``.`` or ``..`` segment is an error, and so is a segment named as a v2
+    metadata document (``.zarray``, ``.zgroup``, ``.zattrs``, ``.zmetadata``), which would
+    collide with its parent's document.
 
     Parameters
     ----------
@@ -111,6 +117,9 @@ def normalize_path_v2(path: str | None) -> str:
     for segment in text.split("/") if text else []:
         if segment in (".", ".."):
             raise MetadataError(f"path {path!r}: a '.' or '..' segment is not allowed")
+        if segment in _V2_KEYS:
+            raise MetadataError(f"path {path!r}: a node must not be named {segment!r}, the "
+                                f"key of a v2 metadata document")
     return text
 
 
