@@ -40,6 +40,7 @@ import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtype_base import EXTENSION_NAMES, DataType, _show
+from zarrhpc.metadata.loose import loose_int
 
 __all__ = [
     "EXTENSION_NAMES",
@@ -293,6 +294,8 @@ def parse_ext_fill_value(dt, obj: Any, doc: str, parse_fill_value,
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         if obj == "NaT":
             obj = _NAT
+        elif not isinstance(obj, int) or isinstance(obj, bool):
+            obj = loose_int(obj) if loose_int(obj) is not None else obj  # true, 3.0, "42"
         if not isinstance(obj, int) or isinstance(obj, bool) or not _NAT <= obj < 2**63:
             raise MetadataError(
                 f"{doc}: fill_value: expected a 64-bit integer or 'NaT' for {name}, "

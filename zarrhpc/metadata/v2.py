@@ -60,6 +60,7 @@ from zarrhpc.metadata.dtypes_ml import (
     ml_fill_to_json,
     parse_ml_fill,
 )
+from zarrhpc.metadata.loose import loose_float, loose_hex_float, loose_int
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
@@ -257,9 +258,13 @@ def _parse_float(value: Any, fdt: np.dtype, doc: str) -> float:
     special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
     if isinstance(value, str) and value in special:
         return special[value]
-    if isinstance(value, str) and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?",
-                                               value.strip()):
-        return float(value)  # a number written as a string ("1.5"): zarr-python reads it
+    # true, "1.5", "nan", "inf" (zarr-python reads them), a v3-style hex string
+    loose = loose_float(value)
+    if loose is None and isinstance(value, str):
+        bits = loose_hex_float(value, np.dtype("f8"))
+        loose = None if bits is None else float(bits)
+    if loose is not None:
+        return loose
     raise _err(doc, "fill_value", f"expected a number, 'NaN', 'Infinity' or '-Infinity' "
                f"for {fdt}, got {_show(value)}")
 
@@ -301,6 +306,8 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
     if kind in "Mm":
         if value == "NaT":
             value = -(2**63)
+        elif not isinstance(value, int) or isinstance(value, bool):
+            value = loose_int(value) if loose_int(value) is not None else value
         if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
             raise _err(doc, "fill_value", f"expected a 64-bit integer for {npdt}, "
                        f"got {_show(value)}")
@@ -311,8 +318,9 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
         raise _err(doc, "fill_value", f"expected true or false for {npdt}, got {_show(value)}")
     if kind in "iu":
         info = np.iinfo(out_dt)
-        if isinstance(value, bool) or (isinstance(value, float) and value.is_integer()):
-            value = int(value)  # some writers put 0.0 (or true) here; zarr-python reads it
+        if not isinstance(value, int) or isinstance(value, bool):
+            # some writers put 0.0, true or "0" here; zarr-python reads them
+            value = loose_int(value) if loose_int(value) is not None else value
         if not isinstance(value, int) or isinstance(value, bool) or not (
                 info.min <= value <= info.max):
             raise _err(doc, "fill_value", f"expected an integer in [{info.min}, {info.max}] "
