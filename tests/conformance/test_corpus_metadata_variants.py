@@ -128,6 +128,17 @@ CASES = {
     "v3-blosc-no-typesize": (3, "float32", BLOSC3, _codec(1, _pop_conf("typesize"))),
     "v3-blosc-no-shuffle": (3, "float32", BLOSC3, _codec(1, _pop_conf("shuffle"))),
     "v3-blosc-no-clevel": (3, "uint8", BLOSC3, _codec(1, _pop_conf("clevel"))),
+    "v3-gzip-no-level": (3, "float32", {"compressors": {"name": "gzip", "configuration": {
+        "level": 1}}}, _codec(1, _pop_conf("level"))),
+    "v3-blosc-no-cname": (3, "float32", BLOSC3, _codec(1, _pop_conf("cname"))),
+    "v3-blosc-empty-configuration": (3, "float32", BLOSC3, _codec(1, _pop_conf(
+        "cname", "clevel", "shuffle", "typesize", "blocksize"))),
+    "v3-blosc-typesize-null": (3, "float32", BLOSC3,
+                               _codec(1, lambda e: e["configuration"].update(typesize=None))),
+    "v3-bytes-endian-null-u1": (3, "uint8", {"compressors": None},
+                                _codec(0, lambda e: e.update(configuration={"endian": None}))),
+    "v3-attributes-null": (3, "float32", {}, _set(attributes=None)),
+    "v3-storage-transformers-null": (3, "float32", {}, _set(storage_transformers=None)),
     "v3-extra-member-must-understand-false": (3, "float32", {},
                                               _set(foo={"must_understand": False})),
     "v3-extra-member-must-understand-true": (3, "float32", {}, _set(foo={"a": 1})),

@@ -87,8 +87,8 @@ class BytesCodec(ArrayToBytesCodec):
     ) -> BytesCodec:
         """Build from ``{"endian": "little" | "big"}`` (configuration may be absent)."""
         config = config_dict(configuration, doc, field, {"endian"}, required=False)
-        endian = config.get("endian")
-        if endian is not None or "endian" in config:
+        endian = config.get("endian")  # null: left out, as zarr-python reads it
+        if endian is not None:
             endian = check_choice(endian, _ENDIANS, doc, field, "endian")
         return cls(endian=endian)
 

@@ -315,6 +315,11 @@ def _check_codecs(value: Any, doc: str, own: bool = False) -> list:
     return list(value) if own else copy.deepcopy(list(value))
 
 
+def _or(value: Any, default: Any) -> Any:
+    """``value``, or ``default`` for a member written as ``null``."""
+    return default if value is None else value
+
+
 def _check_attributes(value: Any, doc: str) -> dict:
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise _err(doc, "attributes", f"expected an object, got {_show(value)}")
@@ -600,11 +605,12 @@ class ArrayMetadataV3(_NodeDocument):
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
         check_pair_codecs(dt, codecs, doc)
-        attributes = _check_attributes(d.get("attributes", {}), doc)
-        # null means absent (read liberally, as zarr-python does; written as absent)
+        # null means absent (read liberally, as zarr-python does; written as absent or
+        # as the default)
+        attributes = _check_attributes(_or(d.get("attributes"), {}), doc)
         dimension_names = _check_dimension_names(d.get("dimension_names"), len(shape), doc)
         storage_transformers = _optional_extensions(
-            d.get("storage_transformers", []),
+            _or(d.get("storage_transformers"), []),
             doc,
             "storage_transformers",
             "storage transformer",
@@ -760,7 +766,7 @@ class GroupMetadataV3(_NodeDocument):
 
     @classmethod
     def _from_dict(cls, d: dict, doc: str) -> GroupMetadataV3:
-        attributes = _check_attributes(d.get("attributes", {}), doc)
+        attributes = _check_attributes(_or(d.get("attributes"), {}), doc)  # null: absent
         extra = _check_extra({k: v for k, v in d.items() if k not in _GROUP_KEYS}, _GROUP_KEYS, doc)
         return cls(attributes=attributes, extra=extra)
 
