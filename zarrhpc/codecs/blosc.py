@@ -258,7 +258,8 @@ class BloscCodec(BytesToBytesCodec):
         typesize = conf.get("typesize") or itemsize
         if typesize is not None:
             config["typesize"] = typesize
-        config["blocksize"] = conf.get("blocksize", 0)
+        blocksize = conf.get("blocksize", 0)
+        config["blocksize"] = 0 if blocksize is None else blocksize  # numcodecs: None = auto
         return {"name": cls.name, "configuration": config}
 
     @classmethod
