@@ -56,6 +56,13 @@ def _stored_order(dtype: np.dtype) -> str | None:
     return _NATIVE
 
 
+def _swapped_in_place(dtype: np.dtype) -> bool:
+    """A type whose byte-swapped form numpy cannot express: a user-defined type, or the
+    ``[("real", T), ("imag", T)]`` pair of complex_bfloat16 / complex_float16 (numpy's
+    byte-swapped float16 pair would not be the same type)."""
+    return dtype.isbuiltin == 2 or (dtype.fields is not None and component_size(dtype) != 0)
+
+
 class BytesCodec(ArrayToBytesCodec):
     """Serialise a chunk as its raw element bytes.
 
@@ -118,16 +125,18 @@ class BytesCodec(ArrayToBytesCodec):
         dtype = np.dtype(dtype)
         if self.endian is None or component_size(dtype) == 0:
             return dtype
-        if dtype.isbuiltin == 2:
-            # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form:
-            # decode swaps it in place and hands it on in native order
+        if _swapped_in_place(dtype):
+            # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form, nor
+            # has a [real, imag] pair of them (complex_bfloat16, complex_float16): decode
+            # swaps each part in place and hands the chunk on in native order
             return dtype
         return dtype.newbyteorder("<" if self.endian == "little" else ">")
 
     def swaps_user_type(self, dtype: np.dtype) -> bool:
-        """Whether decode must byte-swap a user-defined type (stored in the other order)."""
+        """Whether decode must byte-swap a user-defined type or a complex pair of two-byte
+        floats (stored in the other order)."""
         dtype = np.dtype(dtype)
-        return (dtype.isbuiltin == 2 and self.endian is not None
+        return (_swapped_in_place(dtype) and self.endian is not None
                 and component_size(dtype) != 0 and self.endian != _NATIVE)
 
     def encoded_size(self, spec: ChunkSpec) -> int:

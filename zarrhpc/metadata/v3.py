@@ -61,7 +61,6 @@ from zarrhpc.metadata.dtypes import (
     parse_data_type,
     parse_fill_value,
 )
-from zarrhpc.metadata.dtypes_cplx import check_codecs as check_pair_codecs
 from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.names import ExtensionEntry, parse_extension_entry
 
@@ -548,7 +547,6 @@ class ArrayMetadataV3(_NodeDocument):
             fv.flags.writeable = False
         setf(self, "fill_value", fv)
         setf(self, "codecs", _check_codecs(self.codecs, doc))
-        check_pair_codecs(dt, self.codecs, doc)
         setf(self, "attributes", _check_attributes(self.attributes, doc))
         setf(self, "dimension_names", _check_dimension_names(self.dimension_names, len(shape), doc))
         setf(
@@ -604,7 +602,6 @@ class ArrayMetadataV3(_NodeDocument):
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
-        check_pair_codecs(dt, codecs, doc)
         # null means absent (read liberally, as zarr-python does; written as absent or
         # as the default)
         attributes = _check_attributes(_or(d.get("attributes"), {}), doc)
