@@ -17,6 +17,11 @@ from zarrhpc.testing.corpus import (
     zarr_python_variants,
     zarrs_variants,
 )
+from zarrhpc.testing.corpus_more import (
+    more_tensorstore_variants,
+    more_zarr_python_variants,
+    xarray_variants,
+)
 
 zarr = pytest.importorskip("zarr")
 ts = pytest.importorskip("tensorstore")
@@ -54,4 +59,19 @@ def test_zarrhpc_writes_tensorstore_layouts(variant, tmp_path):
 
 @pytest.mark.parametrize("variant", _select(zarrs_variants(), 2))
 def test_zarrhpc_writes_zarrs_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(more_tensorstore_variants(), 0))
+def test_zarrhpc_writes_more_tensorstore_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(more_zarr_python_variants(), 3))
+def test_zarrhpc_writes_more_zarr_python_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(xarray_variants(), 4))
+def test_zarrhpc_writes_xarray_layouts(variant, tmp_path):
     _check(variant, tmp_path)

@@ -89,7 +89,8 @@ def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
     return CodecForms(v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype,
                       serializer=cls.kind == "array_to_bytes",
                       object_type=getattr(cls, "object_type", None), core=cls.core,
-                      zarr_python_v3=cls.zarr_python_v3)
+                      zarr_python_v3=cls.zarr_python_v3,
+                      bytes_level=cls.kind == "bytes_to_bytes")
 
 
 def get_codec_class(name: str) -> type[Codec] | None:

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.codec_forms import (
+    is_bytes_level,
     is_serializer,
     object_codec_id,
     object_type,
@@ -405,7 +406,13 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
     current = dtype
     serialized = False
-    for conf in filters or []:
+    filters = list(filters or [])
+    # a trailing run of filters that are v3 compressors or checksums (blosc, crc32c, ...)
+    # works on the serialised chunk: their entries follow the bytes codec (same bytes)
+    n_array = len(filters)
+    while n_array and is_bytes_level(filters[n_array - 1]):
+        n_array -= 1
+    for conf in filters[:n_array]:
         chain.append(v2_entry(conf, current))
         serialized = serialized or is_serializer(conf)  # an object codec: no bytes codec
         current = v2_out_dtype(conf, current)
@@ -413,6 +420,7 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         endian = _byte_order(current)
         chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
                      else {"name": "bytes"})
+    chain.extend(v2_entry(conf, current) for conf in filters[n_array:])
     if compressor is not None:
         chain.append(v2_entry(compressor, current))
     return chain
