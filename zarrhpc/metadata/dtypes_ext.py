@@ -179,8 +179,11 @@ def ext_to_json(dt, data_type_from_numpy) -> dict | str:
         unit, count = np.datetime_data(npdt)
         return {"name": dt.name, "configuration": {"unit": unit, "scale_factor": count}}
     _check_v3_structured(npdt, "data_type")
-    fields = [[n, data_type_from_numpy(npdt.fields[n][0]).to_json()] for n in npdt.names]
-    return {"name": "structured", "configuration": {"fields": fields}}
+    # zarr-extensions "struct" (field objects); "structured" is its read-only legacy alias
+    # ("MUST NOT write"), which zarr-python 3.1 wrote and zarr-python 3.2 reads
+    fields = [{"name": n, "data_type": data_type_from_numpy(npdt.fields[n][0]).to_json()}
+              for n in npdt.names]
+    return {"name": "struct", "configuration": {"fields": fields}}
 
 
 def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
@@ -258,7 +261,7 @@ def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
             raise MetadataError(f"{doc}: {field}.fields[{i}]: a variable-length type "
                                 f"({fdt.name}) cannot be a field")
         formats.append(little(fdt.dtype))
-    # "struct" is read as zarr-python's "structured" (same bytes), which is what is written
+    # "struct" and its legacy alias "structured" are one type (written as "struct")
     return _make("structured", np.dtype({"names": names, "formats": formats}))
 
 
