@@ -166,3 +166,20 @@ def test_v2_compressors_used_as_filters(tmp_path, filters, order):
     if all(isinstance(f, (numcodecs.CRC32C, numcodecs.Delta)) for f in filters):
         # (compressors: other library versions may write other, equally valid frames)
         assert (paths["zarr"] / "1.1").read_bytes() == (paths["zarrhpc"] / "1.1").read_bytes()
+
+
+def test_v3_variable_length_bytes_use_the_registered_name(tmp_path):
+    """zarr-extensions registers variable-length bytes as ``bytes`` (fill value base64 or
+    a list of byte values); zarr-python 3.1 writes its own ``variable_length_bytes`` (which
+    zarrs does not read) and reads ``bytes`` as an alias: zarrhpc writes ``bytes``."""
+    values = [b"a", b"", b"\x00z"]
+    a = zarrhpc.create_array(str(tmp_path / "b.zarr"), shape=(3,), chunks=(2,), dtype=bytes,
+                             fill_value=b"\x01")
+    a[:2] = np.array(values[:2], dtype=object)
+    doc = json.loads((tmp_path / "b.zarr" / "zarr.json").read_text())
+    assert doc["data_type"] == "bytes" and doc["fill_value"] == "AQ=="
+    assert doc["codecs"][0]["name"] == "vlen-bytes"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = zarr.open_array(str(tmp_path / "b.zarr"), mode="r")[...]
+    assert list(got) == [b"a", b"", b"\x01"]

@@ -179,7 +179,9 @@ def test_object_dtype_needs_to_say_what_it_holds(given):
 )
 def test_variable_length_types(given, name, kind):
     dt = data_type_from_numpy(given)
-    assert dt.name == name and dt.dtype.kind == kind and dt.to_json() == name
+    # variable-length bytes are written under their registered zarr-extensions name
+    written = {"variable_length_bytes": "bytes"}.get(name, name)
+    assert dt.name == name and dt.dtype.kind == kind and dt.to_json() == written
     assert dt.swap_size == 0
     assert parse_data_type(name, "z").name == name
     alias = {"string": "variable_length_utf8", "variable_length_bytes": "bytes"}[name]

@@ -169,6 +169,10 @@ def ext_to_json(dt, data_type_from_numpy) -> dict | str:
     """The v3 ``data_type`` member of an extension type; ``data_type_from_numpy`` is the
     general converter of :mod:`.dtypes`, for the fields of a structured type."""
     npdt = dt.dtype
+    if dt.name == "variable_length_bytes":
+        # the registered zarr-extensions name; zarr-python (3.1.4+) reads it as an alias of
+        # its own "variable_length_bytes", which zarrs does not read
+        return "bytes"
     if dt.name in VLEN_NAMES:
         return dt.name
     if dt.name in ("null_terminated_bytes", "raw_bytes"):
