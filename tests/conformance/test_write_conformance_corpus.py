@@ -62,16 +62,9 @@ def test_zarrhpc_writes_zarrs_layouts(variant, tmp_path):
     _check(variant, tmp_path)
 
 
-@pytest.mark.parametrize("variant", _select(more_tensorstore_variants(), 0))
-def test_zarrhpc_writes_more_tensorstore_layouts(variant, tmp_path):
-    _check(variant, tmp_path)
-
-
-@pytest.mark.parametrize("variant", _select(more_zarr_python_variants(), 3))
-def test_zarrhpc_writes_more_zarr_python_layouts(variant, tmp_path):
-    _check(variant, tmp_path)
-
-
-@pytest.mark.parametrize("variant", _select(xarray_variants(), 4))
-def test_zarrhpc_writes_xarray_layouts(variant, tmp_path):
+@pytest.mark.parametrize("variant", _select(
+    more_tensorstore_variants() + more_zarr_python_variants() + xarray_variants(), 3))
+def test_zarrhpc_writes_more_layouts(variant, tmp_path):
+    """corpus_more.py: tensorstore's further types and codecs, zarr-python's numcodecs
+    forms, xarray's to_zarr."""
     _check(variant, tmp_path)
