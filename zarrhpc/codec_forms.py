@@ -28,6 +28,7 @@ __all__ = [
     "CodecForms",
     "default_chain",
     "draft_entry",
+    "is_bytes_level",
     "is_serializer",
     "object_codec_id",
     "object_type",
@@ -76,6 +77,9 @@ class CodecForms:
     zarr_python_v3 : bool
         zarr-python 3 reads its v3 form (core codecs, and the ``numcodecs.<id>`` codecs
         zarr-python registers).
+    bytes_level : bool
+        Its v3 form is a bytes->bytes codec (a compressor or checksum): used as a v2
+        *filter* it works on the serialised chunk, so its v3 entry goes after ``bytes``.
     """
 
     v2_id: str | None
@@ -86,6 +90,7 @@ class CodecForms:
     object_type: str | None = None
     core: bool = False
     zarr_python_v3: bool = False
+    bytes_level: bool = False
 
 
 _BY_V2: dict[str, CodecForms] = {}
@@ -130,6 +135,13 @@ def v2_entry(conf: dict, dtype: np.dtype) -> dict:
     """The v3 codec entry for the v2 codec object ``conf`` (``{"id": ..., ...}``)."""
     forms = _BY_V2.get(conf["id"])
     return (forms.v3_from_v2 if forms else _generic_v3)(conf, np.dtype(dtype))
+
+
+def is_bytes_level(conf: dict) -> bool:
+    """Whether the v2 codec ``conf`` is a registered codec whose v3 form is bytes->bytes
+    (numcodecs ids nobody registered are placed by the codec pipeline)."""
+    forms = _BY_V2.get(conf.get("id")) if isinstance(conf, dict) else None
+    return bool(forms and forms.bytes_level)
 
 
 def v2_out_dtype(conf: dict, dtype: np.dtype) -> np.dtype:

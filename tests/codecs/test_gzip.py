@@ -81,7 +81,6 @@ def test_json_round_trip():
         ({"level": "5"}, "level"),
         ({"level": True}, "level"),
         ({"level": 5.0}, "level"),
-        ({}, "level"),
         ({"level": 1, "mtime": 0}, "mtime"),
     ],
 )
@@ -99,3 +98,9 @@ def test_missing_configuration():
         CodecPipeline.from_json(["bytes", "gzip"], ChunkSpec((2,), np.dtype("u1")), "zarr.json")
     with pytest.raises(CodecError, match="GzipCodec.configuration.level"):
         GzipCodec(level=11)
+
+
+def test_level_left_out_is_zarr_pythons_default():
+    """``{"name": "gzip", "configuration": {}}``: level 5, as zarr-python reads it."""
+    codec = GzipCodec.from_config({}, "zarr.json", "codecs[1]")
+    assert codec.level == 5 and codec.to_json() == {"name": "gzip", "configuration": {"level": 5}}

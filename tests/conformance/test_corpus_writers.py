@@ -22,6 +22,11 @@ from zarrhpc.testing.corpus import (
     zarr_python_variants,
     zarrs_variants,
 )
+from zarrhpc.testing.corpus_more import (
+    more_tensorstore_variants,
+    more_zarr_python_variants,
+    xarray_variants,
+)
 
 zarr = pytest.importorskip("zarr")
 ts = pytest.importorskip("tensorstore")
@@ -37,12 +42,12 @@ PINNED = ("zarr2-dt-lM8[ns]-C-f2", "zarr2-dt-bm8[s]-F-f2")
 KNOWN: dict[str, str] = {}  # variant name -> reason, for strict xfails
 
 
-def _select(variants):
+def _select(variants, every=3):
     out = []
     for i, v in enumerate(variants):
         if not writable(v):
             continue
-        if not (FULL or i % 3 == 0 or v.name in PINNED or v.name in KNOWN):
+        if not (FULL or i % every == 0 or v.name in PINNED or v.name in KNOWN):
             continue
         marks = [pytest.mark.xfail(strict=True, reason=KNOWN[v.name])] \
             if v.name in KNOWN else []
@@ -74,10 +79,33 @@ def test_zarrs_stores(variant, tmp_path):
     _check(variant, tmp_path)
 
 
+@pytest.mark.parametrize("variant", _select(more_tensorstore_variants(), every=1))
+def test_more_tensorstore_stores(variant, tmp_path):
+    """Every further ml_dtypes type, blosc cname x shuffle, gzip/zstd form, fill value and
+    sharding layout of tensorstore's zarr3 and zarr drivers (corpus_more.py)."""
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(more_zarr_python_variants()))
+def test_more_zarr_python_stores(variant, tmp_path):
+    """zarr-python's numcodecs.* codecs and v2 numcodecs codecs in every configuration
+    form (corpus_more.py)."""
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(xarray_variants(), every=1))
+def test_xarray_stores(variant, tmp_path):
+    """xarray's to_zarr, v2 and v3, each variable (CF-encoded, consolidated)."""
+    _check(variant, tmp_path)
+
+
 def test_corpus_size():
-    """The corpus stays large: hundreds of variants across the two writers."""
+    """The corpus stays large: hundreds of variants across the writers."""
     assert len(zarr_python_variants()) > 400
     assert len(tensorstore_variants()) > 250
+    assert len(more_tensorstore_variants()) > 100
+    assert len(more_zarr_python_variants()) > 100
+    assert len(xarray_variants()) >= 12
 
 
 @pytest.mark.parametrize("dtype", ["<M8[ns]", ">m8[s]", "<M8[D]"])

@@ -17,6 +17,11 @@ from zarrhpc.testing.corpus import (
     zarr_python_variants,
     zarrs_variants,
 )
+from zarrhpc.testing.corpus_more import (
+    more_tensorstore_variants,
+    more_zarr_python_variants,
+    xarray_variants,
+)
 
 zarr = pytest.importorskip("zarr")
 ts = pytest.importorskip("tensorstore")
@@ -54,4 +59,12 @@ def test_zarrhpc_writes_tensorstore_layouts(variant, tmp_path):
 
 @pytest.mark.parametrize("variant", _select(zarrs_variants(), 2))
 def test_zarrhpc_writes_zarrs_layouts(variant, tmp_path):
+    _check(variant, tmp_path)
+
+
+@pytest.mark.parametrize("variant", _select(
+    more_tensorstore_variants() + more_zarr_python_variants() + xarray_variants(), 3))
+def test_zarrhpc_writes_more_layouts(variant, tmp_path):
+    """corpus_more.py: tensorstore's further types and codecs, zarr-python's numcodecs
+    forms, xarray's to_zarr."""
     _check(variant, tmp_path)

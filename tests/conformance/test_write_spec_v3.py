@@ -53,7 +53,30 @@ def check_v3(doc: dict) -> list[str]:
     if isinstance(name, str) and name.startswith("r") and name[1:].isdigit() and not (
             isinstance(fill, list) and len(fill) * 8 == int(name[1:])):
         bad.append(f"raw fill {fill!r}")
+    # zarr-extensions: registered names only (null_terminated_bytes: zarr-python's, no
+    # registered alternative), "structured" is read-only, struct fills are objects with
+    # one value per field and its multi-byte fields name the bytes codec's endian
+    if not (name in CORE_TYPES or name in REGISTERED or (name[:1] == "r" and name[1:].isdigit())):
+        bad.append(f"data_type {name!r} is not registered")
+    if name == "struct":
+        fields = [f["name"] for f in dt["configuration"]["fields"]]
+        if not (isinstance(fill, dict) and list(fill) == fields):
+            bad.append(f"struct fill {fill!r}")
+        if codecs[0].get("name") == "bytes" and "endian" not in codecs[0].get(
+                "configuration", {}) and any(f["data_type"] not in ("uint8", "int8", "bool")
+                                             for f in dt["configuration"]["fields"]):
+            bad.append("struct without bytes endian")
+    for c in codecs:
+        conf = c.get("configuration", {})
+        if c.get("name") == "zstd" and not set(conf) <= {"level", "checksum"}:
+            bad.append(f"zstd configuration {conf!r}")
     return bad
+
+
+CORE_TYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "float32", "float64", "complex64", "complex128"}
+REGISTERED = {"bytes", "string", "struct", "fixed_length_utf32", "numpy.datetime64",
+              "numpy.timedelta64", "null_terminated_bytes"}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

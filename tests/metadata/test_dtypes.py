@@ -179,7 +179,9 @@ def test_object_dtype_needs_to_say_what_it_holds(given):
 )
 def test_variable_length_types(given, name, kind):
     dt = data_type_from_numpy(given)
-    assert dt.name == name and dt.dtype.kind == kind and dt.to_json() == name
+    # variable-length bytes are written under their registered zarr-extensions name
+    written = {"variable_length_bytes": "bytes"}.get(name, name)
+    assert dt.name == name and dt.dtype.kind == kind and dt.to_json() == written
     assert dt.swap_size == 0
     assert parse_data_type(name, "z").name == name
     alias = {"string": "variable_length_utf8", "variable_length_bytes": "bytes"}[name]
@@ -199,12 +201,14 @@ def test_variable_length_types(given, name, kind):
                     "configuration": {"unit": "ns", "scale_factor": 1}}),
         (">m8[10s]", {"name": "numpy.timedelta64",
                       "configuration": {"unit": "s", "scale_factor": 10}}),
-        (np.dtype([("a", ">i4"), ("b", "f8")]), {"name": "structured", "configuration": {
-            "fields": [["a", "int32"], ["b", "float64"]]}}),
+        (np.dtype([("a", ">i4"), ("b", "f8")]), {"name": "struct", "configuration": {
+            "fields": [{"name": "a", "data_type": "int32"},
+                       {"name": "b", "data_type": "float64"}]}}),
     ],
 )
 def test_data_type_from_numpy_extension_types(given, json):
-    """Types beyond the core get zarr-python 3.1's names, and parse back to the same type."""
+    """Types beyond the core get zarr-python 3.1's names (structured types: zarr-extensions'
+    struct), and parse back to the same type."""
     t = data_type_from_numpy(given)
     assert t.to_json() == json
     assert parse_data_type(json, DOC) == t
@@ -363,33 +367,29 @@ BAD_FILLS = [
     ("uint64", 2**64, "18446744073709551615"),
     ("int64", 2**63, "9223372036854775807"),
     ("int32", 1.5, "JSON integer"),
-    ("int32", "1", "JSON integer"),
+    ("int32", "1.5", "JSON integer"),
+    ("int32", "x1", "JSON integer"),
+    ("float32", "0x7fc000", "exactly 8 hex digits"),
+    ("float32", "1.5x", 'got "1.5x"'),
+    ("complex128", ["0x7fc000", 0], "fill_value[0]"),
+    ("r16", "AAAA", "2 integers in [0, 255]"),
+    ("r16", "!!", "2 integers in [0, 255]"),
     ("int32", None, "JSON integer"),
-    ("float32", "nan", "'NaN'"),
-    ("float32", "inf", "'Infinity'"),
     ("float32", "abc", 'got "abc"'),
-    ("float32", "0x7fc0", "exactly 8 hex digits"),
     ("float32", "0x7fc0000000", "exactly 8 hex digits"),
     ("float32", "0x7fc0000g", "exactly 8 hex digits"),
     ("float32", "0X7fc00000", "exactly 8 hex digits"),
     ("float32", "0x7f_c0000", "exactly 8 hex digits"),
-    ("float16", "0x7fc00000", "exactly 4 hex digits"),
-    ("float64", "0x7fc00000", "exactly 16 hex digits"),
-    ("float32", float("nan"), "not JSON"),
-    ("float32", float("inf"), "not JSON"),
-    ("float32", True, "for float32"),
     ("float32", None, "for float32"),
     ("float32", [1.0], "for float32"),
     ("complex64", 1.0, "two-element array"),
     ("complex64", [1.0], "two-element array"),
     ("complex64", [1.0, 2.0, 3.0], "two-element array"),
     ("complex64", [1.0, "abc"], "fill_value[1]"),
-    ("complex128", ["0x7fc00000", 0], "fill_value[0]"),
     ("r16", [0], "2 integers in [0, 255]"),
     ("r16", [0, 256], "2 integers in [0, 255]"),
     ("r16", [0, -1], "2 integers in [0, 255]"),
     ("r16", [0, True], "2 integers in [0, 255]"),
-    ("r16", "AAA=", "2 integers in [0, 255]"),
     ("r16", 0, "2 integers in [0, 255]"),
 ]
 

@@ -1,4 +1,5 @@
-"""zarr-extensions ``struct`` (field objects, object fill values), read as ``structured``."""
+"""zarr-extensions ``struct`` (field objects, object fill values): read (also as the legacy
+``structured``) and written, fields in the bytes codec's endian."""
 
 import json
 
@@ -22,7 +23,9 @@ def test_struct_type_and_fill():
     assert dt.dtype == np.dtype([("x", "<f4"), ("p", [("a", "i1")]), ("t", "<M8[s]")])
     fill = parse_fill_value(dt, {"x": 1.5, "p": {"a": -3}, "t": "NaT"}, "z")
     assert fill["x"] == 1.5 and fill["p"]["a"] == -3 and np.isnat(fill["t"])
-    # written as zarr-python's "structured" (same bytes), fill as base64
+    # written back as struct: one JSON value per field
+    assert fill_value_to_json(dt, fill) == {"x": 1.5, "p": {"a": -3}, "t": -(2**63)}
+    assert dt.to_json() == POINT
     assert parse_fill_value(dt, fill_value_to_json(dt, fill), "z").tobytes() == fill.tobytes()
 
 
@@ -61,3 +64,56 @@ def test_struct_store_reads(tmp_path):
     assert got.dtype.itemsize == 13
     assert got[:3].tolist() == data.tolist()
     assert got[3].tolist() == (9, 1, 0.25)
+
+
+def _struct_store(root, endian, fields, fill, chunk=2, shape=3):
+    (root / "c").mkdir(parents=True)
+    (root / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [shape],
+        "data_type": {"name": "struct", "configuration": {"fields": fields}},
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill,
+        "codecs": [{"name": "bytes", "configuration": {"endian": endian}}]}))
+
+
+@pytest.mark.parametrize("endian", ["big", "little"])
+def test_struct_fields_follow_the_bytes_endian(tmp_path, endian):
+    """zarr-extensions struct: "All multi-byte fields MUST use the byte order specified by
+    the endian parameter". Regression: a big-endian struct was read without the swap
+    (silent wrong values) and written little-endian."""
+    fields = [{"name": "a", "data_type": "int16"}, {"name": "b", "data_type": "float32"},
+              {"name": "c", "data_type": "uint8"}]
+    root = tmp_path / "s.zarr"
+    _struct_store(root, endian, fields, {"a": 7, "b": 0.5, "c": 1})
+    o = ">" if endian == "big" else "<"
+    stored = np.dtype([("a", f"{o}i2"), ("b", f"{o}f4"), ("c", "u1")])
+    (root / "c" / "0").write_bytes(np.array([(1, 1.5, 2), (258, -2.0, 3)], stored).tobytes())
+    a = zarrhpc.open_array(root, mode="r+")
+    got = a[...]
+    assert got["a"].tolist() == [1, 258, 7] and got["b"].tolist() == [1.5, -2.0, 0.5]
+    assert got["c"].tolist() == [2, 3, 1] and a[1:2]["a"].tolist() == [258]
+    a[2:] = np.array([(3, 4.0, 9)], dtype=a.dtype)
+    expect = np.array([(3, 4.0, 9), (7, 0.5, 1)], stored).tobytes()
+    assert (root / "c" / "1").read_bytes() == expect
+
+
+def test_struct_written_as_the_extension_says(tmp_path):
+    """``create_array`` with a numpy structured type writes zarr-extensions struct: field
+    objects, one fill value per field, the bytes codec's endian named (multi-byte fields),
+    never the legacy "structured"; a struct of 1-byte fields needs no endian."""
+    dt = np.dtype([("a", "<i2"), ("b", [("x", "u1"), ("t", "<M8[s]")])])
+    zarrhpc.create_array(str(tmp_path / "a.zarr"), shape=(2,), dtype=dt, compressors=None,
+                         fill_value=np.array((5, (2, "NaT")), dtype=dt))
+    doc = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
+    assert doc["data_type"] == {"name": "struct", "configuration": {"fields": [
+        {"name": "a", "data_type": "int16"},
+        {"name": "b", "data_type": {"name": "struct", "configuration": {"fields": [
+            {"name": "x", "data_type": "uint8"},
+            {"name": "t", "data_type": {"name": "numpy.datetime64",
+                                        "configuration": {"unit": "s", "scale_factor": 1}}}]}}}]}}
+    assert doc["fill_value"] == {"a": 5, "b": {"x": 2, "t": -(2**63)}}
+    assert doc["codecs"] == [{"name": "bytes", "configuration": {"endian": "little"}}]
+    zarrhpc.create_array(str(tmp_path / "b.zarr"), shape=(2,), dtype=[("x", "u1"), ("y", "i1")],
+                         compressors=None)
+    doc = json.loads((tmp_path / "b.zarr" / "zarr.json").read_text())
+    assert doc["codecs"] == [{"name": "bytes"}]

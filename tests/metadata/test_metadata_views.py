@@ -69,6 +69,13 @@ def test_array_metadata_prints_as_zarr_python(case, fmt):
         md = a.metadata
         out.append((repr(md), _pp(md), _pp(md, width=200), md.to_dict() if fmt == 3 else None))
     theirs, ours = out
+    if fmt == 3 and isinstance(case.get("dtype"), list):
+        # zarr-extensions struct: the bytes codec names its endian for multi-byte fields
+        # (MUST), where zarr-python 3.1's legacy "structured" leaves it out
+        theirs = tuple(t.replace("BytesCodec(endian=None)",
+                                 "BytesCodec(endian=<Endian.little: 'little'>)")
+                       .replace("endian=None", "endian=<Endian.little: 'little'>")
+                       if isinstance(t, str) else t for t in theirs)
     assert ours[:3] == theirs[:3]
 
 

@@ -351,11 +351,11 @@ _BAD = [
     ),
     (
         "fill wrong hex length",
-        array_doc(fill_value="0x7ff8000000000000"),
+        array_doc(fill_value="0x7ff8000000"),
         "fill_value",
         "8 hex digits",
     ),
-    ("fill bad string", array_doc(fill_value="nan"), "fill_value", "'NaN'"),
+    ("fill bad string", array_doc(fill_value="nan!"), "fill_value", "'NaN'"),
     ("fill null", array_doc(fill_value=None), "fill_value", "for float32"),
     ("codecs empty", array_doc(codecs=[]), "codecs", "non-empty array"),
     ("codecs not list", array_doc(codecs={"name": "bytes"}), "codecs", "non-empty array"),

@@ -131,9 +131,9 @@ cdef object _encode(cnp.ndarray arr, bint text):
     cdef Py_ssize_t n = arr.shape[0], i
     if n > 0xFFFFFFFF:
         raise ValueError(f"vlen: {n} items do not fit the 32-bit item count")
+    cdef object[::1] view = arr  # before the mallocs: a refused buffer leaks nothing
     cdef const char **ptrs = <const char **> malloc(max(n, 1) * sizeof(char *))
     cdef Py_ssize_t *lens = <Py_ssize_t *> malloc(max(n, 1) * sizeof(Py_ssize_t))
-    cdef object[::1] view = arr
     cdef Py_ssize_t total = 4, length
     cdef uint8_t *q
     cdef object item

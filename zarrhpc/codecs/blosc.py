@@ -304,7 +304,8 @@ class BloscCodec(BytesToBytesCodec):
         typesize = conf.get("typesize") or itemsize
         if typesize is not None:
             config["typesize"] = typesize
-        config["blocksize"] = conf.get("blocksize", 0)
+        blocksize = conf.get("blocksize", 0)
+        config["blocksize"] = 0 if blocksize is None else blocksize  # numcodecs: None = auto
         return {"name": cls.name, "configuration": config}
 
     @classmethod
@@ -353,15 +354,13 @@ class BloscCodec(BytesToBytesCodec):
         config = config_dict(
             configuration, doc, field, {"cname", "clevel", "shuffle", "typesize", "blocksize"}
         )
-        if "cname" not in config:
-            raise CodecError(f"{field_name(doc, field, 'cname')}: missing required key")
-        cname = _check_cname(config["cname"], doc, field)
-        # clevel and shuffle left out: zarr-python's defaults (neither changes decoding:
-        # every blosc frame carries its own shuffle flags)
+        # cname, clevel and shuffle left out: zarr-python's defaults (none changes
+        # decoding: every blosc frame carries its own compressor and shuffle flags)
+        cname = _check_cname(config.get("cname", "zstd"), doc, field)
         clevel = get_int(config, "clevel", doc, field, 0, 9, default=5)
         shuffle = get_choice(config, "shuffle", doc, field, SHUFFLES, default=None)
         typesize = None
-        if "typesize" in config:
+        if config.get("typesize") is not None:  # null: unset, as zarr-python reads it
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
         blocksize = get_int(config, "blocksize", doc, field, 0, 2**31 - 1, default=0)  # int32
         codec = cls(cname, clevel, shuffle or "shuffle", typesize, blocksize)

@@ -39,7 +39,7 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError
 
-__all__ = ["BytesCodec"]
+__all__ = ["BytesCodec", "struct_has_byte_order"]
 
 _ENDIANS = ("little", "big")
 _NATIVE = sys.byteorder
@@ -54,6 +54,38 @@ def _stored_order(dtype: np.dtype) -> str | None:
     if dtype.byteorder == "<":
         return "little"
     return _NATIVE
+
+
+def struct_has_byte_order(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is a structured type with multi-byte fields (other than the
+    complex pairs of :func:`component_size`): the zarr-extensions ``struct`` type stores
+    every such field in the bytes codec's ``endian``."""
+    dtype = np.dtype(dtype)
+    return dtype.fields is not None and component_size(dtype) == 0 and _fields_ordered(dtype)
+
+
+def _fields_ordered(dtype: np.dtype) -> bool:
+    for name in dtype.names:
+        base = dtype.fields[name][0].base
+        if base.fields is not None:
+            if _fields_ordered(base):
+                return True
+        elif base.isbuiltin != 2 and base.kind in "iufcmMU" and base.itemsize > 1:
+            return True
+    return False
+
+
+def _swapped_in_place(dtype: np.dtype) -> bool:
+    """A type whose byte-swapped form numpy cannot express: a user-defined type, or the
+    ``[("real", T), ("imag", T)]`` pair of complex_bfloat16 / complex_float16 (numpy's
+    byte-swapped float16 pair would not be the same type); or a structured type, whose
+    fields are each converted by numpy (decode hands on native fields)."""
+    return dtype.isbuiltin == 2 or (dtype.fields is not None and (
+        component_size(dtype) != 0 or struct_has_byte_order(dtype)))
+
+
+def _has_order(dtype: np.dtype) -> bool:
+    return component_size(dtype) != 0 or struct_has_byte_order(dtype)
 
 
 class BytesCodec(ArrayToBytesCodec):
@@ -87,8 +119,8 @@ class BytesCodec(ArrayToBytesCodec):
     ) -> BytesCodec:
         """Build from ``{"endian": "little" | "big"}`` (configuration may be absent)."""
         config = config_dict(configuration, doc, field, {"endian"}, required=False)
-        endian = config.get("endian")
-        if endian is not None or "endian" in config:
+        endian = config.get("endian")  # null: left out, as zarr-python reads it
+        if endian is not None:
             endian = check_choice(endian, _ENDIANS, doc, field, "endian")
         return cls(endian=endian)
 
@@ -100,7 +132,7 @@ class BytesCodec(ArrayToBytesCodec):
 
     def evolve(self, spec: ChunkSpec) -> BytesCodec:
         """Drop ``endian`` for types without a byte order (what zarr-python writes)."""
-        if self.endian is not None and component_size(spec.dtype) == 0:
+        if self.endian is not None and not _has_order(spec.dtype):
             return BytesCodec(endian=None)
         return self
 
@@ -116,19 +148,21 @@ class BytesCodec(ArrayToBytesCodec):
     def stored_dtype(self, dtype: np.dtype) -> np.dtype:
         """The dtype of elements as stored: ``dtype`` in this codec's byte order."""
         dtype = np.dtype(dtype)
-        if self.endian is None or component_size(dtype) == 0:
+        if self.endian is None or not _has_order(dtype):
             return dtype
-        if dtype.isbuiltin == 2:
-            # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form:
-            # decode swaps it in place and hands it on in native order
+        if _swapped_in_place(dtype):
+            # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form, nor
+            # has a [real, imag] pair of them (complex_bfloat16, complex_float16): decode
+            # swaps each part in place and hands the chunk on in native order
             return dtype
         return dtype.newbyteorder("<" if self.endian == "little" else ">")
 
     def swaps_user_type(self, dtype: np.dtype) -> bool:
-        """Whether decode must byte-swap a user-defined type (stored in the other order)."""
+        """Whether decode must byte-swap a user-defined type or a complex pair of two-byte
+        floats (stored in the other order)."""
         dtype = np.dtype(dtype)
-        return (dtype.isbuiltin == 2 and self.endian is not None
-                and component_size(dtype) != 0 and self.endian != _NATIVE)
+        return (_swapped_in_place(dtype) and self.endian is not None
+                and _has_order(dtype) and self.endian != _NATIVE)
 
     def encoded_size(self, spec: ChunkSpec) -> int:
         """The encoded size is always ``prod(shape) * itemsize``."""
@@ -155,6 +189,10 @@ class BytesCodec(ArrayToBytesCodec):
                 f"bytes: expected an array of shape {spec.shape} and itemsize "
                 f"{spec.dtype.itemsize}, got shape {arr.shape} and itemsize {arr.dtype.itemsize}"
             )
+        if self.endian is not None and struct_has_byte_order(arr.dtype):
+            # every field in the codec's byte order, converted by numpy
+            stored = np.dtype(spec.dtype).newbyteorder("<" if self.endian == "little" else ">")
+            return np.ascontiguousarray(arr.astype(stored)).reshape(-1).view(np.uint8)
         src_order = _stored_order(arr.dtype)
         swap = 0
         if self.endian is not None and src_order is not None and src_order != self.endian:
@@ -184,6 +222,9 @@ class BytesCodec(ArrayToBytesCodec):
         if spec.nbytes == 0:
             return np.empty(spec.shape, dtype=dtype)
         arr = np.frombuffer(view, dtype=dtype).reshape(spec.shape)
+        if self.swaps_user_type(dtype) and struct_has_byte_order(dtype):
+            stored = dtype.newbyteorder("<" if self.endian == "little" else ">")
+            return np.frombuffer(view, dtype=stored).reshape(spec.shape).astype(dtype)
         if self.swaps_user_type(dtype):
             out = np.empty(spec.shape, dtype=dtype)
             copy_into(out, arr, component_size(dtype))

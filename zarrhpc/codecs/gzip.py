@@ -63,9 +63,9 @@ class GzipCodec(BytesToBytesCodec):
     def from_config(
         cls, configuration: dict | None, doc: str = "", field: str = "codec"
     ) -> GzipCodec:
-        """Build from ``{"level": 0..9}``."""
+        """Build from ``{"level": 0..9}`` (level left out: 5, zarr-python's default)."""
         config = config_dict(configuration, doc, field, {"level"})
-        return cls(level=get_int(config, "level", doc, field, 0, 9))
+        return cls(level=get_int(config, "level", doc, field, 0, 9, default=5))
 
     def to_json(self) -> dict:
         """Return ``{"name": "gzip", "configuration": {"level": ...}}``."""

@@ -44,7 +44,7 @@ from zarrhpc.codecs.abc import (
     component_size,
     swap_size,
 )
-from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.bytes import BytesCodec, struct_has_byte_order
 from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, numcodecs_class
 from zarrhpc.codecs.registry import parse_codec
 from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
@@ -86,7 +86,9 @@ def default_serializer(dtype: Any) -> Codec:
     if dtype is bytes or np.dtype(dtype).kind == "O" or (
             np.dtype(dtype).kind == "S" and np.dtype(dtype).itemsize == 0):
         return VLenBytesCodec()
-    endian = None if component_size(np.dtype(dtype)) == 0 else "little"
+    # a struct with multi-byte fields names its byte order (zarr-extensions struct: MUST)
+    endian = None if component_size(np.dtype(dtype)) == 0 and not struct_has_byte_order(
+        dtype) else "little"
     return BytesCodec(endian=endian)
 
 

@@ -89,7 +89,8 @@ def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
     return CodecForms(v2_id, cls.draft_names, cls.v3_from_v2, cls.v2_out_dtype,
                       serializer=cls.kind == "array_to_bytes",
                       object_type=getattr(cls, "object_type", None), core=cls.core,
-                      zarr_python_v3=cls.zarr_python_v3)
+                      zarr_python_v3=cls.zarr_python_v3,
+                      bytes_level=cls.kind == "bytes_to_bytes")
 
 
 def get_codec_class(name: str) -> type[Codec] | None:
@@ -133,9 +134,9 @@ def codec_to_v2(codec: Any, field: str = "codec") -> dict:
         The codec has no Zarr v2 form.
     """
     if isinstance(codec, dict) and "id" in codec:
-        return dict(codec)
+        return _v2_written(dict(codec))
     if hasattr(codec, "get_config") and not isinstance(codec, Codec):  # a numcodecs codec
-        return dict(codec.get_config())
+        return _v2_written(dict(codec.get_config()))
     if isinstance(codec, (dict, str)):
         codec = parse_codec(codec, "create_array", field)
     if not isinstance(codec, Codec):
@@ -144,6 +145,15 @@ def codec_to_v2(codec: Any, field: str = "codec") -> dict:
         return codec.to_v2()
     except CodecError as exc:
         raise CodecError(f"create_array: {field}: {exc}") from None
+
+
+def _v2_written(conf: dict) -> dict:
+    """A numcodecs configuration as zarr-python 3 writes it into ``.zarray``: zstd's
+    ``checksum: false`` is left out, since numcodecs before 0.13 refuses the member
+    (zarr-python issue 2647) and false is its default."""
+    if conf.get("id") == "zstd" and conf.get("checksum", True) is False:
+        conf.pop("checksum")
+    return conf
 
 
 def registered_names() -> list[str]:

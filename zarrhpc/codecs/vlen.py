@@ -46,7 +46,10 @@ def _flat_objects(arr: np.ndarray) -> np.ndarray:
     arr = np.asarray(arr)
     if arr.dtype.kind != "O":
         arr = arr.astype(object)  # StringDType -> str objects (one C loop)
-    return np.ascontiguousarray(arr).reshape(-1)
+    arr = np.ascontiguousarray(arr).reshape(-1)
+    # the kernel takes a writable object buffer: a read-only chunk (a caller's read-only
+    # array, a broadcast value) is copied (the references only)
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def _numcodecs_fn(name: str, method: str):

@@ -38,6 +38,7 @@ from zarrhpc.metadata import dtypes_cplx as _cx
 from zarrhpc.metadata import dtypes_ext as _ext
 from zarrhpc.metadata import dtypes_ml as _ml
 from zarrhpc.metadata.dtype_base import DataType, _show
+from zarrhpc.metadata.loose import loose_base64, loose_float, loose_hex_float, loose_int
 
 __all__ = [
     "CORE_DATA_TYPE_NAMES",
@@ -286,17 +287,18 @@ def _float_forms(fdt: np.dtype) -> str:
 
 
 def _parse_float_json(fdt: np.dtype, obj: Any, doc: str, field: str, tname: str) -> np.ndarray:
-    if isinstance(obj, (int, float)) and not isinstance(obj, bool):
-        if isinstance(obj, float) and not math.isfinite(obj):
-            raise MetadataError(
-                f"{doc}: {field}: expected {_float_forms(fdt)} for {tname}, got the bare "
-                f"literal {obj!r}, which is not JSON; write it as a string"
-            )
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool) and (
+            not isinstance(obj, float) or math.isfinite(obj)):
         return _float_from_number(fdt, obj)
     if isinstance(obj, str):
         out = _float_from_string(fdt, obj)
+        if out is None:  # "0x7fc00000" for a float64: zarr-python reads it by value
+            out = loose_hex_float(obj, fdt)
         if out is not None:
             return out
+    value = loose_float(obj)  # true, a bare NaN literal, "1.5", "nan" (zarr-python reads them)
+    if value is not None:
+        return _float_from_number(fdt, value)
     raise MetadataError(
         f"{doc}: {field}: expected {_float_forms(fdt)} for {tname}, got {_show(obj)}"
     )
@@ -355,10 +357,10 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         return np.array(obj, dtype=dt.dtype)
     if kind in ("int", "uint"):
         lo, hi = _int_range(dt)
-        # read liberally where the meaning is clear, as zarr-python does: true/false and
-        # integral floats (3.0) that some writers put here
-        if isinstance(obj, bool) or (isinstance(obj, float) and obj.is_integer()):
-            obj = int(obj)
+        # read liberally where the meaning is clear, as zarr-python does: true/false,
+        # integral floats (3.0) and digit strings ("42") that some writers put here
+        if not isinstance(obj, int) or isinstance(obj, bool):
+            obj = loose_int(obj) if loose_int(obj) is not None else obj
         if not isinstance(obj, int) or isinstance(obj, bool):
             raise MetadataError(
                 f"{doc}: {field}: expected a JSON integer (no fraction or exponent) in "
@@ -383,6 +385,9 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         return _complex_from_parts(dt, re_part, im_part)
     # raw
     n = dt.itemsize
+    raw = loose_base64(obj)
+    if raw is not None and len(raw) == n:  # zarr-python's raw_bytes form, exact size
+        obj = list(raw)
     if (
         not isinstance(obj, (list, tuple))
         or len(obj) != n
@@ -438,6 +443,10 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
         arr = fill_value_from_user(dt, value)
     if _cx.is_complex_pair(dt):
         return _cx.pair_fill_to_json(dt, arr, _pair_part(dt), fill_value_to_json)
+    if dt.name == "structured":  # zarr-extensions struct: one value per field (MUST)
+        return {n: fill_value_to_json(data_type_from_numpy(dt.dtype.fields[n][0]
+                                                           .newbyteorder("=")), arr[n])
+                for n in dt.dtype.names}
     if dt.is_extension:
         return _ext.ext_fill_to_json(dt, arr)
     if _ml.is_ml(dt):

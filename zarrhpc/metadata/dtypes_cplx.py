@@ -16,9 +16,10 @@ readable as ``a["real"]``/``a["imag"]``. ``create_array(dtype=...)`` takes that 
 type and writes the complex name (a structured type of exactly these two fields is this
 type, never ``structured``).
 
-Byte order: the two-byte parts (bfloat16, float16) are stored little-endian, as zarrhpc
-writes every type; a document asking for ``"endian": "big"`` for them is refused by name
-(:func:`check_codecs`) rather than read without the swap.
+Byte order: the two-byte parts (bfloat16, float16) are stored in the bytes codec's
+``endian``, each part swapped on its own as the READMEs say ("2 consecutive 2-byte
+little-endian or big-endian values"); in memory they are always native (the bytes codec
+swaps them in place: numpy has no byte-swapped form of such a pair).
 
 Functions here are called by :mod:`zarrhpc.metadata.dtypes` (which passes in the
 component's fill-value functions); use that module's public functions.
@@ -26,16 +27,15 @@ component's fill-value functions); use that module's public functions.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import MetadataError
 from zarrhpc.metadata.dtype_base import DataType, _show
 
-__all__ = ["COMPLEX_PAIR_NAMES", "check_codecs", "complex_pair_of", "complex_pair_type",
+__all__ = ["COMPLEX_PAIR_NAMES", "complex_pair_of", "complex_pair_type",
            "component", "is_complex_pair", "pair_fill_from_user", "pair_fill_to_json",
            "parse_pair_fill"]
 
@@ -46,7 +46,6 @@ _PARTS = ("bfloat16", "float16", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2f
           "float8_e5m2fnuz", "float8_e8m0fnu")
 COMPLEX_PAIR_NAMES = tuple(f"complex_{p}" for p in _PARTS)
 _FIELDS = ("real", "imag")
-_NATIVE = sys.byteorder
 
 
 def _part_dtype(part: str) -> np.dtype | None:
@@ -140,26 +139,3 @@ def pair_fill_from_user(dt: DataType, value: Any, doc: str, part: DataType,
         raise MetadataError(f"{doc}: fill_value: expected a complex number or [re, im] for "
                             f"{dt.name}, got {value!r}")
     return _pair(dt, part_from_user(part, re_v, doc), part_from_user(part, im_v, doc))
-
-
-def _bytes_endians(codecs: list):
-    for entry in codecs:
-        if not isinstance(entry, dict):
-            continue
-        conf = entry.get("configuration") or {}
-        if entry.get("name") == "bytes":
-            yield conf.get("endian")
-        elif entry.get("name") == "sharding_indexed":
-            yield from _bytes_endians(conf.get("codecs") or [])
-
-
-def check_codecs(dt: DataType, codecs: list, doc: str) -> None:
-    """Refuse a byte order other than little-endian for two-byte parts (see the module
-    docstring): reading those without the swap would give wrong values."""
-    if not is_complex_pair(dt) or dt.dtype.itemsize <= 2:
-        return
-    for endian in _bytes_endians(codecs):
-        if endian is not None and endian != _NATIVE:
-            raise UnsupportedError(
-                f"{doc}: codecs: data type {dt.name!r} with bytes endian {endian!r} is not "
-                f"supported (zarrhpc reads and writes its parts {_NATIVE}-endian)")

@@ -40,6 +40,7 @@ import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtype_base import EXTENSION_NAMES, DataType, _show
+from zarrhpc.metadata.loose import loose_int
 
 __all__ = [
     "EXTENSION_NAMES",
@@ -168,6 +169,10 @@ def ext_to_json(dt, data_type_from_numpy) -> dict | str:
     """The v3 ``data_type`` member of an extension type; ``data_type_from_numpy`` is the
     general converter of :mod:`.dtypes`, for the fields of a structured type."""
     npdt = dt.dtype
+    if dt.name == "variable_length_bytes":
+        # the registered zarr-extensions name; zarr-python (3.1.4+) reads it as an alias of
+        # its own "variable_length_bytes", which zarrs does not read
+        return "bytes"
     if dt.name in VLEN_NAMES:
         return dt.name
     if dt.name in ("null_terminated_bytes", "raw_bytes"):
@@ -178,8 +183,11 @@ def ext_to_json(dt, data_type_from_numpy) -> dict | str:
         unit, count = np.datetime_data(npdt)
         return {"name": dt.name, "configuration": {"unit": unit, "scale_factor": count}}
     _check_v3_structured(npdt, "data_type")
-    fields = [[n, data_type_from_numpy(npdt.fields[n][0]).to_json()] for n in npdt.names]
-    return {"name": "structured", "configuration": {"fields": fields}}
+    # zarr-extensions "struct" (field objects); "structured" is its read-only legacy alias
+    # ("MUST NOT write"), which zarr-python 3.1 wrote and zarr-python 3.2 reads
+    fields = [{"name": n, "data_type": data_type_from_numpy(npdt.fields[n][0]).to_json()}
+              for n in npdt.names]
+    return {"name": "struct", "configuration": {"fields": fields}}
 
 
 def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
@@ -257,7 +265,7 @@ def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
             raise MetadataError(f"{doc}: {field}.fields[{i}]: a variable-length type "
                                 f"({fdt.name}) cannot be a field")
         formats.append(little(fdt.dtype))
-    # "struct" is read as zarr-python's "structured" (same bytes), which is what is written
+    # "struct" and its legacy alias "structured" are one type (written as "struct")
     return _make("structured", np.dtype({"names": names, "formats": formats}))
 
 
@@ -293,6 +301,8 @@ def parse_ext_fill_value(dt, obj: Any, doc: str, parse_fill_value,
     if name in ("numpy.datetime64", "numpy.timedelta64"):
         if obj == "NaT":
             obj = _NAT
+        elif not isinstance(obj, int) or isinstance(obj, bool):
+            obj = loose_int(obj) if loose_int(obj) is not None else obj  # true, 3.0, "42"
         if not isinstance(obj, int) or isinstance(obj, bool) or not _NAT <= obj < 2**63:
             raise MetadataError(
                 f"{doc}: fill_value: expected a 64-bit integer or 'NaT' for {name}, "

@@ -9,7 +9,9 @@ sensitive and not normalised.
 
 Paths are held without a leading or trailing ``/``: ``""`` is the root, ``"a/b"`` the node
 ``/a/b`` of the spec. :func:`normalize_path` turns what a user writes (``"/a/b/"``,
-``None``) into that form, refusing empty, ``.`` and ``..`` segments rather than guessing.
+``"a//b"``, ``"a\\b"``, ``None``) into that form as the v2 spec's path normalisation and
+zarr-python do (backslashes become ``/``, runs of ``/`` collapse), refusing ``.`` and
+``..`` segments rather than guessing.
 
 Extension names (core 3.1 / ZEP 9) are registered raw names (``^[a-z][a-z0-9-_.]+$``,
 e.g. ``zstd``) or URIs. :func:`parse_extension_entry` validates one extension definition,
@@ -38,6 +40,7 @@ __all__ = [
     "validate_node_name",
 ]
 
+_SLASHES_RE = re.compile("/+")
 _RECOMMENDED_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 _RAW_NAME_RE = re.compile(r"^[a-z][a-z0-9_.\-]+$")
 # ZEP 9 gives ^https?://... for URI names; the core spec's own example uses a URN, so any
@@ -118,21 +121,18 @@ def normalize_path(path: str | None) -> str:
     Raises
     ------
     MetadataError
-        ``path`` is not a string, or a segment is empty (``"a//b"``), ``.``/``..`` or
-        otherwise not a valid node name.
+        ``path`` is not a string, or a segment is ``.``/``..`` or otherwise not a valid
+        node name (``"a//b"`` and ``"a\\b"`` are ``"a/b"``: the v2 spec's normalisation, as
+        zarr-python).
     """
     if path is None:
         return ""
     if not isinstance(path, str):
         raise MetadataError(f"path {path!r}: expected a string")
-    stripped = path.strip("/")
+    stripped = _SLASHES_RE.sub("/", path.replace("\\", "/")).strip("/")
     if stripped == "":
         return ""
     for segment in stripped.split("/"):
-        if segment == "":
-            raise MetadataError(
-                f"path {path!r}: empty segment between two '/'; node names must not be empty"
-            )
         validate_node_name(segment, f"path {path!r}")
     return stripped
 

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.codec_forms import (
+    is_bytes_level,
     is_serializer,
     object_codec_id,
     object_type,
@@ -60,6 +61,7 @@ from zarrhpc.metadata.dtypes_ml import (
     ml_fill_to_json,
     parse_ml_fill,
 )
+from zarrhpc.metadata.loose import loose_float, loose_hex_float, loose_int
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
@@ -88,11 +90,17 @@ def _err(doc: str, member: str, message: str) -> MetadataError:
     return MetadataError(f"{doc}: {member}: {message}")
 
 
+#: keys of the v2 metadata documents: a node of that name would collide with its parent's
+_V2_KEYS = frozenset({".zarray", ".zgroup", ".zattrs", ".zmetadata"})
+
+
 def normalize_path_v2(path: str | None) -> str:
     """A logical path normalised as the v2 spec says.
 
     Backslashes become ``/``, leading and trailing ``/`` are stripped, runs of ``/``
-    collapse; a ``.`` or ``..`` segment is an error.
+    collapse; a ``.`` or ``..`` segment is an error, and so is a segment named as a v2
+    metadata document (``.zarray``, ``.zgroup``, ``.zattrs``, ``.zmetadata``), which would
+    collide with its parent's document.
 
     Parameters
     ----------
@@ -111,6 +119,9 @@ def normalize_path_v2(path: str | None) -> str:
     for segment in text.split("/") if text else []:
         if segment in (".", ".."):
             raise MetadataError(f"path {path!r}: a '.' or '..' segment is not allowed")
+        if segment in _V2_KEYS:
+            raise MetadataError(f"path {path!r}: a node must not be named {segment!r}, the "
+                                f"key of a v2 metadata document")
     return text
 
 
@@ -248,9 +259,13 @@ def _parse_float(value: Any, fdt: np.dtype, doc: str) -> float:
     special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
     if isinstance(value, str) and value in special:
         return special[value]
-    if isinstance(value, str) and re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?",
-                                               value.strip()):
-        return float(value)  # a number written as a string ("1.5"): zarr-python reads it
+    # true, "1.5", "nan", "inf" (zarr-python reads them), a v3-style hex string
+    loose = loose_float(value)
+    if loose is None and isinstance(value, str):
+        bits = loose_hex_float(value, np.dtype("f8"))
+        loose = None if bits is None else float(bits)
+    if loose is not None:
+        return loose
     raise _err(doc, "fill_value", f"expected a number, 'NaN', 'Infinity' or '-Infinity' "
                f"for {fdt}, got {_show(value)}")
 
@@ -292,6 +307,8 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
     if kind in "Mm":
         if value == "NaT":
             value = -(2**63)
+        elif not isinstance(value, int) or isinstance(value, bool):
+            value = loose_int(value) if loose_int(value) is not None else value
         if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
             raise _err(doc, "fill_value", f"expected a 64-bit integer for {npdt}, "
                        f"got {_show(value)}")
@@ -302,8 +319,9 @@ def parse_fill_value_v2(npdt: np.dtype, dt: DataType, value: Any, doc: str) -> n
         raise _err(doc, "fill_value", f"expected true or false for {npdt}, got {_show(value)}")
     if kind in "iu":
         info = np.iinfo(out_dt)
-        if isinstance(value, bool) or (isinstance(value, float) and value.is_integer()):
-            value = int(value)  # some writers put 0.0 (or true) here; zarr-python reads it
+        if not isinstance(value, int) or isinstance(value, bool):
+            # some writers put 0.0, true or "0" here; zarr-python reads them
+            value = loose_int(value) if loose_int(value) is not None else value
         if not isinstance(value, int) or isinstance(value, bool) or not (
                 info.min <= value <= info.max):
             raise _err(doc, "fill_value", f"expected an integer in [{info.min}, {info.max}] "
@@ -388,7 +406,13 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         chain.append({"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
     current = dtype
     serialized = False
-    for conf in filters or []:
+    filters = list(filters or [])
+    # a trailing run of filters that are v3 compressors or checksums (blosc, crc32c, ...)
+    # works on the serialised chunk: their entries follow the bytes codec (same bytes)
+    n_array = len(filters)
+    while n_array and is_bytes_level(filters[n_array - 1]):
+        n_array -= 1
+    for conf in filters[:n_array]:
         chain.append(v2_entry(conf, current))
         serialized = serialized or is_serializer(conf)  # an object codec: no bytes codec
         current = v2_out_dtype(conf, current)
@@ -396,6 +420,7 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         endian = _byte_order(current)
         chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian
                      else {"name": "bytes"})
+    chain.extend(v2_entry(conf, current) for conf in filters[n_array:])
     if compressor is not None:
         chain.append(v2_entry(compressor, current))
     return chain

@@ -61,7 +61,6 @@ from zarrhpc.metadata.dtypes import (
     parse_data_type,
     parse_fill_value,
 )
-from zarrhpc.metadata.dtypes_cplx import check_codecs as check_pair_codecs
 from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.names import ExtensionEntry, parse_extension_entry
 
@@ -315,6 +314,11 @@ def _check_codecs(value: Any, doc: str, own: bool = False) -> list:
     return list(value) if own else copy.deepcopy(list(value))
 
 
+def _or(value: Any, default: Any) -> Any:
+    """``value``, or ``default`` for a member written as ``null``."""
+    return default if value is None else value
+
+
 def _check_attributes(value: Any, doc: str) -> dict:
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise _err(doc, "attributes", f"expected an object, got {_show(value)}")
@@ -543,7 +547,6 @@ class ArrayMetadataV3(_NodeDocument):
             fv.flags.writeable = False
         setf(self, "fill_value", fv)
         setf(self, "codecs", _check_codecs(self.codecs, doc))
-        check_pair_codecs(dt, self.codecs, doc)
         setf(self, "attributes", _check_attributes(self.attributes, doc))
         setf(self, "dimension_names", _check_dimension_names(self.dimension_names, len(shape), doc))
         setf(
@@ -599,12 +602,12 @@ class ArrayMetadataV3(_NodeDocument):
         cke = ChunkKeyEncoding.from_json(d["chunk_key_encoding"], doc)
         fill_value = parse_fill_value(dt, d["fill_value"], doc)
         codecs = _check_codecs(d["codecs"], doc, own=True)
-        check_pair_codecs(dt, codecs, doc)
-        attributes = _check_attributes(d.get("attributes", {}), doc)
-        # null means absent (read liberally, as zarr-python does; written as absent)
+        # null means absent (read liberally, as zarr-python does; written as absent or
+        # as the default)
+        attributes = _check_attributes(_or(d.get("attributes"), {}), doc)
         dimension_names = _check_dimension_names(d.get("dimension_names"), len(shape), doc)
         storage_transformers = _optional_extensions(
-            d.get("storage_transformers", []),
+            _or(d.get("storage_transformers"), []),
             doc,
             "storage_transformers",
             "storage transformer",
@@ -760,7 +763,7 @@ class GroupMetadataV3(_NodeDocument):
 
     @classmethod
     def _from_dict(cls, d: dict, doc: str) -> GroupMetadataV3:
-        attributes = _check_attributes(d.get("attributes", {}), doc)
+        attributes = _check_attributes(_or(d.get("attributes"), {}), doc)  # null: absent
         extra = _check_extra({k: v for k, v in d.items() if k not in _GROUP_KEYS}, _GROUP_KEYS, doc)
         return cls(attributes=attributes, extra=extra)
 

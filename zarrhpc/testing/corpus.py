@@ -761,3 +761,17 @@ def rewrite_with_zarrhpc(w: Written, root: str) -> list[str]:
         if not values_equal(got, expect):
             problems.append(f"region write: writer reads\n{got!r}\nexpected\n{expect!r}")
     return problems
+
+
+def zarr_python_reads_struct() -> bool:
+    """Whether the installed zarr-python reads the zarr-extensions ``struct`` data type
+    zarrhpc writes for numpy structured types in v3 (zarr-python 3.1 reads only its legacy
+    ``structured``; later versions both)."""
+    from zarr.core.dtype import get_data_type_from_json
+
+    try:
+        get_data_type_from_json({"name": "struct", "configuration": {"fields": [
+            {"name": "a", "data_type": "int8"}]}}, zarr_format=3)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return True
