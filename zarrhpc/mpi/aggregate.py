@@ -26,23 +26,23 @@ Life cycle of one write:
    first come first placed, so the file has no gaps and no data goes through another
    rank; then the node shares where those chunks went (one allgather of four numbers per
    chunk). CPU time against the engine's one file per chunk (one rank's 256 MiB slab,
-   64^3 float64 chunks, blosc lz4, one thread, loaded 2-core VM): encoding batches of 32 MiB into a 64 MiB arena, then writing them, cost 12-15 %
-   more (the written bytes come from memory, not the cache); chunk by chunk from the slot written last, 1-5 %. Earlier designs: holding
-   a whole write's encoded chunks before writing 0.50-0.70x, rounds in lock step (an
-   exclusive prefix sum of each round's sizes) 0.65-0.75x;
+   64^3 float64 chunks, blosc lz4, one thread, loaded 2-core VM): encoding batches of
+   32 MiB into a 64 MiB arena, then writing them, cost 12-15 % more (the written bytes
+   come from memory, not the cache); chunk by chunk from the slot written last, 1-5 %.
+   Earlier designs: holding a whole write's encoded chunks before writing 0.50-0.70x,
+   rounds in lock step (an exclusive prefix sum of each round's sizes) 0.65-0.75x;
 4. once every rank is done, the writer writes the index (the spec's format:
    `zarrhpc.codecs.sharding.ShardLayout`), flushes it (``fsync``) when the store is
    durable, and renames the file over the key: a reader sees the old shard or the whole new one.
 
 The inner chunks of a shard lie in the order they were written (runs in the order they
-took their places): the spec
-leaves that order free, and zarr-python and tensorstore read such shards. Waits
-sleep (`zarrhpc.mpi._comm._wait_request`): a rank spinning in a blocking collective
-takes the core a rank of the same node still needs. Shards that end up holding only fill
-are erased, as a serial write does. A failure at any step reaches every rank (a rank
-that fails stops writing and says so in the agreement on the whole communicator that
-ends each phase) and the writers remove their temporary files. Needs a `LocalStore` (a shared
-POSIX file system).
+took their places): the spec leaves that order free, and zarr-python and tensorstore read
+such shards. Waits sleep (`zarrhpc.mpi._comm._wait_request`): a rank spinning in a
+blocking collective takes the core a rank of the same node still needs. Shards that end
+up holding only fill are erased, as a serial write does. A failure at any step reaches
+every rank (a rank that fails stops writing and says so in the agreement on the whole
+communicator that ends each phase) and the writers remove their temporary files. Needs a
+`LocalStore` (a shared POSIX file system).
 """
 
 from __future__ import annotations
