@@ -47,6 +47,7 @@ communicator that ends each phase) and the writers remove their temporary files.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import time
 import uuid
@@ -208,6 +209,8 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
     slots = {s: k for k, s in enumerate(gather.shared)}
     counters = _Counters(local, len(slots), base)
     own_end = {s: base for s in gather.node_shards if s not in slots}  # this rank's shards
+    # writes into a shared shard take turns under flock on a local file system (`_pwrite`)
+    locks = bool(slots) and _local_fs(os.path.dirname(names[gather.shared[0]]))
     fds: dict = {}
     scratch: list = [None]
     placed: list = []  # (shard, inner, offset, size) of this rank's chunks in shared shards
@@ -248,7 +251,7 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
         fd = fds.get(s)
         if fd is None:
             fd = fds[s] = os.open(names[s], os.O_WRONLY | os.O_CLOEXEC)
-        _pwrite(fd, offset, views, scratch)
+        _pwrite(fd, offset, views, scratch, s in slots and locks)
         return offset
 
     def flush():  # the waiting run of a shared shard: one place, one write
@@ -684,8 +687,37 @@ def _create_temp(store, key: str) -> str:
 
 _PIECE = 4 << 20  # bytes per write call, at most
 
+# file systems of one machine: their writes to one file hold its inode lock, so ranks
+# writing into one shard spin on it (`_pwrite`); a parallel file system has its own locks,
+# and there flock would be a round trip to a lock server
+_LOCAL_FS = frozenset({"tmpfs", "ramfs", "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs",
+                       "overlay", "zfs", "bcachefs"})
 
-def _pwrite(fd: int, offset: int, items, scratch: list | None = None) -> None:
+
+def _local_fs(path: str) -> bool:
+    """Whether ``path`` lies on a local file system (`_LOCAL_FS`), from the longest mount
+    point in /proc/self/mountinfo that holds it; False when that cannot be told."""
+    try:
+        real = os.path.realpath(path)
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return False
+    best, fstype = "", None
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5 or not right:
+            continue
+        point = fields[4].replace("\\040", " ")
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, fstype = point, right.split()[0]
+    return fstype in _LOCAL_FS
+
+
+def _pwrite(fd: int, offset: int, items, scratch: list | None = None,
+            lock: bool = False) -> None:
     """Write ``items`` back to back at ``offset`` of the open file ``fd``.
 
     An item is bytes-like, or an array written as its C-order bytes (a C-contiguous one
@@ -694,22 +726,39 @@ def _pwrite(fd: int, offset: int, items, scratch: list | None = None) -> None:
     out in ``pwritev`` calls of at most about `_PIECE` bytes: the ranks of a node write
     into one file and a local file system holds the file's lock through each call, so
     one very long call would make the node's other ranks wait for all of it.
+
+    ``lock``: each call holds ``flock`` on the file (taken after the copy into the scratch
+    buffer). A rank that finds a file's inode lock taken spins on it while the holder
+    runs, and burns the core another rank could use; waiting for flock sleeps. Measured
+    (4 ranks as 2 nodes, 1 GiB, one shard per node, tmpfs, loaded 2-core VM, two runs
+    each): 0.90-0.91x / 0.99-1.05x the speed of one file per chunk (none / blosc) with
+    flock, 0.85-0.94x / 0.86-0.89x without. A file system that refuses flock is written
+    without it.
     """
     scratch = [None] if scratch is None else scratch
     group: list = []
     size = 0
 
     def flush():
-        nonlocal offset, group, size
+        nonlocal offset, group, size, lock
         views = group
-        while views:
-            done = os.pwritev(fd, views, offset)
-            offset += done
-            while views and done >= views[0].nbytes:
-                done -= views[0].nbytes
-                views = views[1:]
-            if done:
-                views = [views[0][done:], *views[1:]]
+        if lock and views:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # not supported here: the inode lock alone
+                lock = False
+        try:
+            while views:
+                done = os.pwritev(fd, views, offset)
+                offset += done
+                while views and done >= views[0].nbytes:
+                    done -= views[0].nbytes
+                    views = views[1:]
+                if done:
+                    views = [views[0][done:], *views[1:]]
+        finally:
+            if lock and group:
+                fcntl.flock(fd, fcntl.LOCK_UN)
         group, size = [], 0
 
     for item in items:
