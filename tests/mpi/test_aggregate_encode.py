@@ -1,7 +1,8 @@
 """The node-aggregated writer's arena encoder (mpi/aggregate.py `_BloscInto`) writes the
 same inner-chunk bytes as the codec chain (and so the engine and a serial write) for every
 blosc configuration: it once handed the own writer's negative block size to c-blosc1,
-which made chunks of one huge split block at a third of the speed. Its writes (`_pwrite`)
+which made chunks of one huge split block at a third of the speed. Its writes
+(`zarrhpc.mpi._files.pwrite_items`)
 put the items back to back, under flock when asked (ranks sharing a shard on a local file
 system) and without it where flock is refused."""
 
@@ -37,7 +38,7 @@ def test_arena_encoder_writes_the_codecs_bytes(tmp_path, cname, shuffle, dtype):
 def test_pwrite_takes_turns_under_flock_and_writes_the_items_back_to_back(tmp_path, monkeypatch):
     import fcntl
 
-    from zarrhpc.mpi import aggregate
+    from zarrhpc.mpi import _files
 
     calls = []
     real = fcntl.flock
@@ -46,14 +47,14 @@ def test_pwrite_takes_turns_under_flock_and_writes_the_items_back_to_back(tmp_pa
         calls.append(op)
         return real(fd, op)
 
-    monkeypatch.setattr(aggregate.fcntl, "flock", flock)
+    monkeypatch.setattr(_files.fcntl, "flock", flock)
     block = np.arange(4 * 6 * 8, dtype="f8").reshape(4, 6, 8)
     items = [b"head", block[:, 1:4, 2:6], block[1]]  # bytes, a strided view, contiguous
     path = tmp_path / "shard"
     path.write_bytes(b"\0" * 10)
     fd = os.open(path, os.O_WRONLY)
     try:
-        aggregate._pwrite(fd, 10, items, lock=True)
+        _files.pwrite_items(fd, 10, items, lock=True)
     finally:
         os.close(fd)
     want = b"\0" * 10 + b"head" + block[:, 1:4, 2:6].tobytes() + block[1].tobytes()
@@ -64,24 +65,24 @@ def test_pwrite_takes_turns_under_flock_and_writes_the_items_back_to_back(tmp_pa
 
 
 def test_pwrite_without_flock_support_still_writes(tmp_path, monkeypatch):
-    from zarrhpc.mpi import aggregate
+    from zarrhpc.mpi import _files
 
     def refuse(fd, op):
         raise OSError(38, "Function not implemented")
 
-    monkeypatch.setattr(aggregate.fcntl, "flock", refuse)
+    monkeypatch.setattr(_files.fcntl, "flock", refuse)
     path = tmp_path / "shard"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT)
     try:
-        aggregate._pwrite(fd, 0, [b"abc", np.arange(3, dtype="u1")], lock=True)
+        _files.pwrite_items(fd, 0, [b"abc", np.arange(3, dtype="u1")], lock=True)
     finally:
         os.close(fd)
     assert path.read_bytes() == b"abc\x00\x01\x02"
 
 
 def test_local_file_systems_are_told_from_the_mount_table(tmp_path):
-    from zarrhpc.mpi.aggregate import _local_fs
+    from zarrhpc.mpi._files import local_fs
 
-    assert not _local_fs("/proc/self")  # proc: not a file system to write shards on
+    assert not local_fs("/proc/self")  # proc: not a file system to write shards on
     if os.path.isdir("/dev/shm"):
-        assert _local_fs("/dev/shm/not/yet/created")
+        assert local_fs("/dev/shm/not/yet/created")
