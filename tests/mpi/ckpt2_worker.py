@@ -165,9 +165,9 @@ def main(mode: str, root: str) -> int:
         write = agg._pwrite
         stop = []
 
-        def stopping_pwrite(fd, offset, items, scratch=None):
-            write(fd, offset, items, scratch)
-            if stop:  # step 3: stop dead inside the shard writes, after the first batch
+        def stopping_pwrite(fd, offset, items, *args, **kwargs):
+            write(fd, offset, items, *args, **kwargs)
+            if stop:  # step 3: stop dead inside the shard writes, after the first write
                 announce_pid(pids, rank)
                 time.sleep(600)
 

@@ -4,7 +4,8 @@ Every case: a random sharded array (shape, inner chunks, shards, codec, index lo
 random unaligned slab or block decompositions, written under the "node" policy with the
 nodes of ``ZARRHPC_RANKS_PER_NODE``; rank 0 compares with numpy, with zarr-python's read
 of the same files, and with a serial zarrhpc write (the stored shard bytes must be equal),
-and counts the files. Writes ``DIR/report.json`` (rank 0).
+and counts the files and the shards several ranks write into (`_shared_shards`). Writes
+``DIR/report.json`` (rank 0).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main(root: str, seed: int, cases: int) -> int:
 
     import zarrhpc
     from zarrhpc import mpi as zmpi
+    from zarrhpc.mpi.aggregate import _shared_shards
     from zarrhpc.mpi.nodes import node_map
 
     comm = MPI.COMM_WORLD
@@ -94,8 +96,10 @@ def main(root: str, seed: int, cases: int) -> int:
             gaps = _gaps(os.path.join(root, name), layout)
             if gaps:
                 failures.append(f"shards with gaps or overlaps: {gaps[:4]}")
+            shared = len(_shared_shards(own.plan, per, range(own.plan.shard_node.size)))
             report.append({"case": case, "shape": shape, "chunks": chunks, "shards": shards,
-                           "boxes": boxes, "files": len(ours), "failures": failures})
+                           "boxes": boxes, "files": len(ours), "failures": failures,
+                           "shared": shared, "solo": own.plan.shard_node.size - shared})
         comm.Barrier()
     if rank == 0:
         with open(os.path.join(root, "report.json"), "w") as f:

@@ -98,13 +98,37 @@ def test_bad_ranks_per_node_is_refused(tmp_path, run_mpi):
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("nranks,k,seed", [(2, 1, 1), (4, 2, 3), (5, 3, 4), (6, 2, 5)])
-def test_node_policy_equals_serial_write(tmp_path, run_mpi, nranks, k, seed):
+@pytest.mark.parametrize("nranks,k,seed,threads", [(2, 1, 1, "1"), (4, 2, 3, "1"), (5, 3, 4, "1"),
+                                                   (6, 2, 5, "1"), (4, 2, 7, "2")])
+def test_node_policy_equals_serial_write(tmp_path, run_mpi, nranks, k, seed, threads):
+    # threads "2": every rank encodes ahead on two worker threads ("1": inline, but the
+    # codecs other than blosc and the bytes codec still go through one worker thread)
     run_mpi(nranks, WORKER, str(tmp_path), str(seed), "6", timeout=300,
-            env={"ZARRHPC_RANKS_PER_NODE": str(k)})
+            env={"ZARRHPC_RANKS_PER_NODE": str(k), "ZARRHPC_NUM_THREADS": threads})
     report = json.loads((tmp_path / "report.json").read_text())
     assert len(report) == 6
     assert not [r for r in report if r["failures"]], report
+    # both ways of writing a shard ran: at the index writer's own offsets (one rank
+    # writes it) and at places taken from the node's counters (several ranks write it)
+    assert sum(r["solo"] for r in report) > 0
+    if k > 1:
+        assert sum(r["shared"] for r in report) > 0, report
+
+
+def test_the_index_writer_is_the_rank_writing_most_of_the_shard():
+    # rows 0..4 rank 0, 4..20 rank 1, 20..31 rank 2, 31..40 rank 3; chunks of 5 rows
+    shape, shards, chunks = (40, 6), (20, 6), (5, 3)
+    cuts = [0, 4, 20, 31, 40]
+    boxes = [((cuts[r], cuts[r + 1]), (0, 6)) for r in range(4)]
+    plan = node_plan(shape, shards, chunks, (0, 0, 1, 1), boxes)
+    assert plan.chunks.owners[:, 0].tolist() == [0, 1, 1, 1, 2, 2, 3, 3]
+    # shard 0: rank 1 writes 6 of its 8 inner chunks; shard 1: a tie, the node's first
+    assert plan.shard_writer.tolist() == [[1], [2]]
+    from zarrhpc.mpi.aggregate import _shared_shards
+
+    assert _shared_shards(plan, (4, 2), [0, 1]) == [0, 1]
+    one = node_plan(shape, shards, chunks, (0, 1, 2, 3), boxes)  # a node per rank
+    assert _shared_shards(one, (4, 2), [0, 1]) == []
 
 
 @pytest.mark.mpi

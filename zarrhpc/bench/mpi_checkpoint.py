@@ -103,9 +103,20 @@ def run(argv=None) -> dict:
                    help="simulated GB/s per node (default: measured here)")
     p.add_argument("--dir", default="bench_ckpt_data")
     p.add_argument("--json", default=None)
+    p.add_argument("--policies", default=None,
+                   help="comma-separated numbers (1-4) of the policies to run, e.g. 1,3 "
+                        "(per-chunk files, per-rank shards, node-aggregated, 1 per node); "
+                        "the first one run is the reference of the ratios")
     p.add_argument("--profile", action="store_true",
                    help="print each rank's seconds per phase of the shard writes (median)")
     args = p.parse_args(argv)
+    chosen = POLICIES
+    if args.policies:
+        try:
+            chosen = tuple(POLICIES[int(i) - 1] for i in args.policies.split(","))
+        except (ValueError, IndexError):
+            p.error(f"--policies: numbers 1-{len(POLICIES)} separated by commas, "
+                    f"got {args.policies!r}")
 
     MPI = _mpi()  # only zarrhpc.mpi imports mpi4py
 
@@ -137,7 +148,7 @@ def run(argv=None) -> dict:
     modes = ["none", "blosc"] if args.compressors == "both" else [args.compressors]
     for mode in modes:
         comp = None if mode == "none" else BLOSC
-        stats, phases = {}, {name: [] for name in POLICIES[1:]}
+        stats, phases = {}, {name: [] for name in chosen if name != POLICIES[0]}
 
         def saver(name, c, policy, per_node=2, stats=stats, comp=comp, phases=phases):
             def run(i):
@@ -153,10 +164,11 @@ def run(argv=None) -> dict:
                POLICIES[1]: saver(POLICIES[1], per_rank, "node"),
                POLICIES[2]: saver(POLICIES[2], comm, "node"),
                POLICIES[3]: saver(POLICIES[3], comm, "node", 1)}
+        fns = {name: fns[name] for name in chosen}
         times, cpu = timed_rounds(comm, fns, args.repeat, root)
-        ref = times[POLICIES[0]]
+        ref = times[chosen[0]]
         row = {}
-        for name in POLICIES:
+        for name in chosen:
             st = stats[name]
             row[name] = {
                 "GB/s": nbytes / 1e9 / statistics.median(times[name]),
@@ -167,7 +179,7 @@ def run(argv=None) -> dict:
                                             "fsyncs", "bytes_written")}}
         overlap = _overlap(comm, Checkpointer, root, block, region, shape, chunks, comp,
                            row[POLICIES[2]]["seconds"], args.steps, args.repeat
-                           ) if args.steps else None
+                           ) if args.steps and POLICIES[2] in row else None
         results["modes"][mode] = {"policies": row, "overlap": overlap,
                                   "round_seconds": times}
         if rank == 0:

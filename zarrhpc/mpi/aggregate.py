@@ -14,40 +14,43 @@ Life cycle of one write:
    owner (one all-to-all started here, in flight while the chunks a rank holds whole are
    encoded; with a decomposition the node policy follows, the pieces stay within the
    node, and nothing moves when the regions are chunk-aligned);
-3. every rank encodes its inner chunks in batches of about `_BATCH` bytes (the next
-   batch on a worker thread while this one is written; fill chunks left out, as the
-   serial writer does), takes each batch's place in its shard from the node's counter
-   of that shard (one atomic fetch-and-add in an MPI window: `_Counters`) and writes it
-   there (``pwrite``): a shard grows by whole batches of the node's ranks, first come
-   first placed, so the file has no gaps and no data goes through another rank. The
-   node's ranks never wait for each other while they write, and no rank holds more than
-   two batches of encoded bytes (`_BloscInto`: in an arena kept for the write). Then the
-   node shares where every chunk went (one allgather of four numbers per chunk).
-   Measured against one file per chunk (4 ranks on a loaded 2-core VM, blosc): holding
-   a whole write's encoded chunks before writing (the first design) 0.50-0.70x, rounds in
-   lock step (an exclusive prefix sum of each round's sizes) 0.65-0.75x;
+3. every rank encodes its inner chunks one by one (with more than one thread, a few
+   ahead on worker threads; fill chunks left out, as the serial writer does) and writes
+   each as soon as it is encoded, while its bytes are still in the cache (``pwrite``;
+   `_BloscInto` encodes into a few arena slots kept for the write). Into a shard only its
+   index writer writes (`_shared_shards`: the usual case, `node_plan` gives the index to
+   the rank that writes most of the shard) it writes at its own running offset: no rank
+   waits for another. Into a shard the node's ranks share, a rank writes runs of up to
+   `_RUN` bytes, each at the place it takes from the node's counter of that shard (one
+   atomic fetch-and-add in an MPI window: `_Counters`): such a shard grows by whole runs,
+   first come first placed, so the file has no gaps and no data goes through another
+   rank; then the node shares where those chunks went (one allgather of four numbers per
+   chunk). CPU time against the engine's one file per chunk (one rank's 256 MiB slab,
+   64^3 float64 chunks, blosc lz4, one thread, loaded 2-core VM): encoding batches of
+   32 MiB into a 64 MiB arena, then writing them, cost 12-15 % more (the written bytes
+   come from memory, not the cache); chunk by chunk from the slot written last, 1-5 %.
+   Earlier designs: holding a whole write's encoded chunks before writing 0.50-0.70x,
+   rounds in lock step (an exclusive prefix sum of each round's sizes) 0.65-0.75x;
 4. once every rank is done, the writer writes the index (the spec's format:
    `zarrhpc.codecs.sharding.ShardLayout`), flushes it (``fsync``) when the store is
    durable, and renames the file over the key: a reader sees the old shard or the whole new one.
 
-The inner chunks of a shard lie in the order their batches took their places: the spec
-leaves that order free, and zarr-python and tensorstore read such shards. Waits
-sleep (`zarrhpc.mpi._comm._wait_request`): a rank spinning in a blocking collective
-takes the core a rank of the same node still needs. Shards that end up holding only fill
-are erased, as a serial write does. A failure at any step reaches every rank (a rank
-that fails stops writing and says so in the agreement on the whole communicator that
-ends each phase) and the writers remove their temporary files. Needs a `LocalStore` (a shared
-POSIX file system).
+The inner chunks of a shard lie in the order they were written (runs in the order they
+took their places): the spec leaves that order free, and zarr-python and tensorstore read
+such shards. Waits sleep (`zarrhpc.mpi._comm._wait_request`): a rank spinning in a
+blocking collective takes the core a rank of the same node still needs. Shards that end
+up holding only fill are erased, as a serial write does. A failure at any step reaches
+every rank (a rank that fails stops writing and says so in the agreement on the whole
+communicator that ends each phase) and the writers remove their temporary files. Needs a
+`LocalStore` (a shared POSIX file system).
 """
 
 from __future__ import annotations
 
 import os
 import time
-import uuid
-from collections import defaultdict
+from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 
 import numpy as np
 
@@ -58,14 +61,18 @@ from zarrhpc.codecs.abc import as_bytes_view
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.sharding import EMPTY, is_fill_chunk
 from zarrhpc.errors import UnsupportedError
+from zarrhpc.mpi._files import create_temp, local_fs
+from zarrhpc.mpi._files import pwrite_items as _pwrite
 from zarrhpc.mpi.nodes import node_comm
 from zarrhpc.mpi.partition import box_shape, box_size, plan_pieces, to_slices
+from zarrhpc.storage.local import _fsync_dir
 
 __all__ = ["last_profile", "write_node"]
 
-# raw bytes of inner chunks per batch (at least one chunk): a batch costs one atomic
-# fetch-and-add per shard it touches, and MPICH's can take milliseconds on a loaded machine
-_BATCH = 32 << 20
+# raw bytes of inner chunks per run written into a shard the node's ranks share (at least
+# one chunk): a run costs one atomic fetch-and-add (2-8 us with MPICH's shared-memory
+# window here) and holds an arena slot per chunk until it is written
+_RUN = 4 << 20
 
 _PROFILE: dict = {}  # phase -> seconds of this rank's last write_node (`last_profile`)
 
@@ -75,7 +82,8 @@ def last_profile() -> dict:
     (temporary files, names shared), ``encode`` (assembly and encoding), ``pwrite``
     (taking places and writing), ``share`` (where the node's chunks went: waits for the
     node's slowest writer), ``wait`` (for every rank), ``index`` (index, rename, fsync),
-    ``end_wait`` and ``total``. For benchmarks and tuning."""
+    ``end_wait`` and ``total``; ``cpu``: the process's CPU seconds (all threads, kernel
+    time included) over the whole write. For benchmarks and tuning."""
     return dict(_PROFILE)
 
 
@@ -85,6 +93,7 @@ class _Clock:
     def __init__(self):
         _PROFILE.clear()
         self.t0 = self.t = time.perf_counter()
+        self.c0 = time.process_time()
 
     def __call__(self, phase: str) -> None:
         now = time.perf_counter()
@@ -93,6 +102,7 @@ class _Clock:
 
     def done(self) -> None:
         _PROFILE["total"] = time.perf_counter() - self.t0
+        _PROFILE["cpu"] = time.process_time() - self.c0
 
 
 def _local_store(arr):
@@ -128,7 +138,7 @@ def write_node(arr, comm, ownership, box, boxes, data, what: str) -> None:
     try:
         store = _local_store(arr)
         for s in my_shards:
-            temps[s] = _create_temp(store, arr._chunk_key(_unravel(s, plan)))
+            temps[s] = create_temp(store, arr._chunk_key(_unravel(s, plan)))
     except Exception as exc:  # noqa: BLE001
         error = exc
     try:
@@ -185,34 +195,28 @@ def write_node(arr, comm, ownership, box, boxes, data, what: str) -> None:
 
 
 def _stream(arr, plan, local, gather, names, index, durable, clock):
-    """Phase 3: encode batches (the next one on the pool while this one is written), take
-    each batch's place in its shards from the node's counters, write it; then share the
-    places within the node. Returns ``(error, ends)``: this rank's failure and the end of
-    each of the node's shards (the index writer's file size before the index)."""
+    """Phase 3: encode the inner chunks one by one (threads > 1: a few ahead on the pool)
+    and write each as soon as it is encoded, while it is still in the cache: into a shard
+    only this rank writes at this rank's own running offset, into a shard the node's ranks
+    share in runs of up to `_RUN` bytes at places taken from the node's counters. Then
+    the places in shared shards are shared within the node. Returns ``(error, ends)``:
+    this rank's failure and the end of each of the node's shards (the index writer's file
+    size before the index)."""
     layout = arr._sharding
     raw = _raw_layout(layout)
-    m = max(1, _BATCH // max(1, int(np.prod(layout.chunk_shape)) * arr.dtype.itemsize))
+    m = max(1, _RUN // max(1, int(np.prod(layout.chunk_shape)) * arr.dtype.itemsize))
     base = layout.index_nbytes if layout.index_location == "start" else 0
-    slots = {s: k for k, s in enumerate(gather.node_shards)}  # shard -> its counter
+    # counters only for the shards several ranks write (the same on every rank of the node)
+    slots = {s: k for k, s in enumerate(gather.shared)}
     counters = _Counters(local, len(slots), base)
+    own_end = {s: base for s in gather.node_shards if s not in slots}  # this rank's shards
+    # writes into a shared shard take turns under flock on a local file system (`_pwrite`)
+    locks = bool(slots) and local_fs(os.path.dirname(names[gather.shared[0]]))
     fds: dict = {}
     scratch: list = [None]
-    placed: list = []  # (shard, inner, offset, size) of this rank's chunks
+    placed: list = []  # (shard, inner, offset, size) of this rank's chunks in shared shards
     error = None
-    items = iter(gather)
-    left = gather.count
-    fast = _BloscInto.make(layout, m)
-    batches = 0
-
-    def encode(item, slot):
-        s, i, chunk = item
-        if not arr._write_empty_chunks and is_fill_chunk(chunk, layout.fill_bytes):
-            return s, i, None
-        if raw:  # stored as it is: copied straight into the file
-            return s, i, chunk
-        if fast is not None:
-            return s, i, fast.encode(chunk, slot, arr.name)
-        return s, i, as_bytes_view(layout.inner.encode(chunk, arr.name))
+    run: list = []  # encoded chunks of one shared shard waiting to be written: (s, i, view)
 
     # In this thread when there is nothing to encode, or one thread per rank and blosc
     # straight into the arena: a second thread of a rank that has one core's share gains
@@ -221,61 +225,93 @@ def _stream(arr, plan, local, gather, names, index, durable, clock):
     # as the native engine does (from the main thread it would start its own threads in
     # every rank, more than the node has cores).
     threads = max(1, config.get("threads"))
-    inline = raw or (fast is not None and threads == 1)
+    fast = not raw and _BloscInto.applies(layout)
+    inline = raw or (fast and threads == 1)
+    ahead = 0 if inline else 2 * threads  # encodes in flight on the pool
+    nslots = ahead + m  # an arena slot per chunk in flight or waiting in `run`
+    fast = _BloscInto.make(layout, nslots) if fast else None
+    # free arena slots, a stack: the slot written last is taken next, still in the cache
+    free = list(range(nslots - 1, -1, -1))
+
+    def encode(item, slot):
+        s, i, chunk = item
+        if not arr._write_empty_chunks and is_fill_chunk(chunk, layout.fill_bytes):
+            return s, i, None, slot
+        if raw:  # stored as it is: copied straight into the file
+            return s, i, chunk, slot
+        if fast is not None:
+            return s, i, fast.encode(chunk, slot, arr.name), slot
+        return s, i, as_bytes_view(layout.inner.encode(chunk, arr.name)), slot
+
+    def write(s, views):
+        n = sum(v.nbytes for v in views)
+        if s in slots:
+            offset = counters.take(slots[s], n)
+        else:
+            offset, own_end[s] = own_end[s], own_end[s] + n
+        fd = fds.get(s)
+        if fd is None:
+            fd = fds[s] = os.open(names[s], os.O_WRONLY | os.O_CLOEXEC)
+        _pwrite(fd, offset, views, scratch, s in slots and locks)
+        return offset
+
+    def flush():  # the waiting run of a shared shard: one place, one write
+        if run:
+            pos = write(run[0][0], [v for _, _, v, _ in run])
+            for s, i, v, slot in run:
+                placed.append((s, i, pos, v.nbytes))
+                pos += v.nbytes
+                free.append(slot)
+            run.clear()
+
+    def done(s, i, v, slot):  # an encoded chunk
+        clock("encode")
+        if v is None:
+            free.append(slot)
+        elif s not in slots:  # this rank's own shard: written now, at its own offset
+            index[s][i] = (write(s, [v]), v.nbytes)
+            free.append(slot)
+        else:
+            if run and run[0][0] != s:
+                flush()
+            run.append((s, i, v, slot))
+            if len(run) >= m:
+                flush()
+        clock("pwrite")
+
     try:
-        with ThreadPoolExecutor(threads, thread_name_prefix="zarrhpc-encode") as pool:
-
-            def start():  # the next batch: assembled here, encoded on the pool
-                nonlocal left, batches
-                todo = list(islice(items, min(m, left)))
-                left = left - len(todo) if todo else 0
-                batches += 1
-                half = (batches % 2) * m  # two batches in flight: alternate arena halves
-                if not todo:
-                    return None
-                if inline:
-                    return [_Done(encode(t, half + j)) for j, t in enumerate(todo)]
-                return [pool.submit(encode, t, half + j) for j, t in enumerate(todo)]
-
-            pending = start() if left else None
-            while pending is not None:
-                futures = pending
-                pending = start() if left else None  # encodes while this batch is written
-                runs = defaultdict(list)
-                for f in futures:
-                    s, i, v = f.result()
-                    if v is not None:
-                        runs[s].append((i, v))
-                clock("encode")
-                for s, run in runs.items():
-                    offset = counters.take(slots[s], sum(v.nbytes for _, v in run))
-                    pos = offset
-                    for i, v in run:
-                        placed.append((s, i, pos, v.nbytes))
-                        pos += v.nbytes
-                    fd = fds.get(s)
-                    if fd is None:
-                        fd = fds[s] = os.open(names[s], os.O_WRONLY | os.O_CLOEXEC)
-                    _pwrite(fd, offset, [v for _, v in run], scratch)
-                clock("pwrite")
-            if durable:
-                for fd in fds.values():
-                    os.fsync(fd)
+        if inline:
+            for item in gather:
+                done(*encode(item, free.pop()))
+        else:
+            with ThreadPoolExecutor(threads, thread_name_prefix="zarrhpc-encode") as pool:
+                inflight: deque = deque()
+                for item in gather:  # at most `ahead` in flight and m in `run`: a slot is free
+                    inflight.append(pool.submit(encode, item, free.pop()))
+                    if len(inflight) >= ahead:
+                        done(*inflight.popleft().result())
+                while inflight:
+                    done(*inflight.popleft().result())
+        flush()
+        if durable:
+            for fd in fds.values():
+                os.fsync(fd)
     except Exception as exc:  # noqa: BLE001 - agreed by the caller
         error = exc
     finally:
         for fd in fds.values():
             os.close(fd)
-    # every rank learns where the node's chunks went (the index writers need it)
-    mine = np.array(placed if error is None else [], dtype=np.int64).reshape(-1, 4)
-    every = _allgather_rows(local, mine)
+    ends: dict = defaultdict(lambda: base)
+    ends.update(own_end)
+    if slots:  # every rank of the node learns where the shared shards' chunks went
+        mine = np.array(placed if error is None else [], dtype=np.int64).reshape(-1, 4)
+        every = _allgather_rows(local, mine)
+        for s, i, off, n in every.tolist():
+            if s in index:
+                index[s][i] = (off, n)
+            ends[s] = max(ends[s], off + n)
     counters.free()
     clock("share")
-    ends: dict = defaultdict(lambda: base)
-    for s, i, off, n in every.tolist():
-        if s in index:
-            index[s][i] = (off, n)
-        ends[s] = max(ends[s], off + n)
     return error, ends
 
 
@@ -300,17 +336,26 @@ class _BloscInto:
     _fn = None
 
     @classmethod
-    def make(cls, layout, m: int):
+    def applies(cls, layout) -> bool:
+        """Whether the inner chain is the bytes codec and blosc (and the chunk small enough)."""
         from zarrhpc.codecs.blosc import BloscCodec
 
         inner = layout.inner
         nbytes = int(np.prod(layout.chunk_shape)) * inner.spec.dtype.itemsize
-        if (inner.array_array or inner.swap or not isinstance(inner.array_bytes, BytesCodec)
-                or len(inner.bytes_bytes) != 1
-                or not isinstance(inner.bytes_bytes[0], BloscCodec)
-                or nbytes > 2**31 - 64 or cls._function() is None):
+        return not (inner.array_array or inner.swap
+                    or not isinstance(inner.array_bytes, BytesCodec)
+                    or len(inner.bytes_bytes) != 1
+                    or not isinstance(inner.bytes_bytes[0], BloscCodec)
+                    or nbytes > 2**31 - 64 or cls._function() is None)
+
+    @classmethod
+    def make(cls, layout, slots: int):
+        """An encoder with an arena of ``slots`` chunks, or None when it does not apply."""
+        if not cls.applies(layout):
             return None
-        return cls(inner.bytes_bytes[0].native_step(), nbytes, m)
+        inner = layout.inner
+        nbytes = int(np.prod(layout.chunk_shape)) * inner.spec.dtype.itemsize
+        return cls(inner.bytes_bytes[0].native_step(), nbytes, slots)
 
     @classmethod
     def _function(cls):
@@ -331,13 +376,13 @@ class _BloscInto:
             cls._fn = fn
         return cls._fn or None
 
-    def __init__(self, step, nbytes: int, m: int):
+    def __init__(self, step, nbytes: int, slots: int):
         import threading
 
         self.step, self.nbytes = step, nbytes
         self.cname = step.cname.encode("ascii")
         self.room = nbytes + 16  # BLOSC_MAX_OVERHEAD
-        self.arena = alloc.empty((2 * m * self.room,), np.uint8)
+        self.arena = alloc.empty((slots * self.room,), np.uint8)
         self.base = self.arena.__array_interface__["data"][0]
         self.local = threading.local()
 
@@ -529,6 +574,10 @@ class _Gather:
 
         node = node_map(comm).node
         self.node_shards = sorted(s for s in scope if plan.shard_node.reshape(-1)[s] == node)
+        self.shared = _shared_shards(plan, per_shard, self.node_shards)
+        # shard by shard: a shared shard's chunks then go out in long runs
+        self.whole.sort(key=self._flat)
+        self.later.sort(key=self._flat)
         self.outside = (_fill_outside(arr, plan, rank, per_shard, scope)
                         if arr._write_empty_chunks else [])
         self.count = len(self.whole) + len(self.later) + len(self.outside)
@@ -584,6 +633,22 @@ class _Gather:
                 yield s, i, fill_chunk
 
 
+def _shared_shards(plan, per_shard, shards) -> list[int]:
+    """Those of ``shards`` (flat indices) that some rank other than the index writer
+    writes inner chunks into: their places come from the node's counters and the node
+    shares them (`_stream`). Into every other shard only its index writer writes (with
+    write_empty_chunks also the fill chunks outside the array): at its own offsets."""
+    owners = plan.chunks.owners
+    grid = plan.shard_node.shape
+    out = []
+    for s in shards:
+        coords = np.unravel_index(s, grid)
+        inner = owners[tuple(slice(c * k, (c + 1) * k) for c, k in zip(coords, per_shard))]
+        if (inner != plan.shard_writer[coords]).any():
+            out.append(s)
+    return out
+
+
 def _fill_outside(arr, plan, rank, per_shard, scope) -> list:
     """With write_empty_chunks, the inner chunks of edge shards that lie outside the array
     are stored (as fill), as a serial write stores them; the index writer writes them.
@@ -599,82 +664,3 @@ def _fill_outside(arr, plan, rank, per_shard, scope) -> list:
             if any(c >= g for c, g in zip(coords, grid)):
                 out.append((int(s), int(np.ravel_multi_index(inner, per_shard))))
     return out
-
-
-def _create_temp(store, key: str) -> str:
-    """An empty temporary file beside ``key``'s file (directories created as needed)."""
-    path = store._path(key)
-    dirpath = os.path.dirname(path)
-    # LocalStore's temporary names: no listing shows them, and its clean-up knows them
-    from zarrhpc.storage.local import _TEMP_PREFIX, _TEMP_SUFFIX
-
-    tmp = os.path.join(dirpath, f"{_TEMP_PREFIX}{uuid.uuid4().hex}{_TEMP_SUFFIX}")
-    for _ in range(64):
-        try:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666))
-            return tmp
-        except FileNotFoundError:
-            try:
-                store._make_dirs(key, dirpath)
-            except FileNotFoundError:
-                continue
-    raise OSError(f"{key!r}: cannot create a temporary file in {dirpath}")
-
-
-_PIECE = 4 << 20  # bytes per write call, at most
-
-
-def _pwrite(fd: int, offset: int, items, scratch: list | None = None) -> None:
-    """Write ``items`` back to back at ``offset`` of the open file ``fd``.
-
-    An item is bytes-like, or an array written as its C-order bytes (a C-contiguous one
-    as it is, others copied through one scratch buffer, ``scratch[0]``, kept for the next
-    call, without the GIL: the chunks a rank holds whole are views of its block). Items go
-    out in ``pwritev`` calls of at most about `_PIECE` bytes: the ranks of a node write
-    into one file and a local file system holds the file's lock through each call, so
-    one very long call would make the node's other ranks wait for all of it.
-    """
-    scratch = [None] if scratch is None else scratch
-    group: list = []
-    size = 0
-
-    def flush():
-        nonlocal offset, group, size
-        views = group
-        while views:
-            done = os.pwritev(fd, views, offset)
-            offset += done
-            while views and done >= views[0].nbytes:
-                done -= views[0].nbytes
-                views = views[1:]
-            if done:
-                views = [views[0][done:], *views[1:]]
-        group, size = [], 0
-
-    for item in items:
-        if isinstance(item, np.ndarray) and item.flags.c_contiguous:
-            view = memoryview(item.reshape(-1).view(np.uint8))  # its bytes as they are
-        elif isinstance(item, np.ndarray):
-            flush()  # the scratch buffer is reused: written before the next copy
-            if scratch[0] is None or scratch[0].nbytes < item.nbytes:
-                scratch[0] = alloc.empty((item.nbytes,), np.uint8)
-            flat = scratch[0][:item.nbytes]
-            copy_into(flat.view(item.dtype).reshape(item.shape), item)
-            view = memoryview(flat)
-        else:
-            view = memoryview(item).cast("B")
-        for lo in range(0, view.nbytes, _PIECE):
-            piece = view[lo:lo + _PIECE]
-            if size and (size + piece.nbytes > _PIECE or len(group) >= 1024):  # IOV_MAX
-                flush()
-            group.append(piece)
-            size += piece.nbytes
-    flush()
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -303,9 +303,10 @@ def node_plan(shape, shard_shape, chunk_shape, node_of, boxes=None) -> NodePlan:
     """Each node owns whole shards; the ranks of a node share its shards' inner chunks.
 
     A shard goes to the node whose ranks' boxes cover most of it (shards no box touches:
-    to nodes in contiguous runs, C order); its index writer is the node's ranks in turn
-    over the node's shards. An inner chunk goes to the rank of the shard's node that
-    covers most of it, and to the node's ranks in turn when none of them covers it.
+    to nodes in contiguous runs, C order). An inner chunk goes to the rank of the shard's
+    node that covers most of it, and to the node's ranks in turn when none of them covers
+    it. A shard's index writer is the rank that writes most of its inner chunks
+    (`_index_writers`).
     """
     nranks = len(node_of)
     node_of = np.asarray(node_of, dtype=np.int64)
@@ -325,13 +326,6 @@ def node_plan(shape, shard_shape, chunk_shape, node_of, boxes=None) -> NodePlan:
     else:
         shard_node = shards.owners.copy()
     members = [np.flatnonzero(node_of == n) for n in range(nnodes)]
-    shard_writer = np.empty_like(shard_node)
-    turn = np.zeros(nnodes, dtype=np.int64)
-    flat_node, flat_writer = shard_node.reshape(-1), shard_writer.reshape(-1)
-    for i, n in enumerate(flat_node):
-        flat_writer[i] = members[n][turn[n] % len(members[n])]
-        turn[n] += 1
-
     grid = Partition(shape, chunk_shape, nranks, "block")  # the inner chunk grid
     per_shard = tuple(s // c for s, c in zip(shard_shape, chunk_shape))
     chunk_node = shard_node
@@ -349,8 +343,29 @@ def node_plan(shape, shard_shape, chunk_shape, node_of, boxes=None) -> NodePlan:
         left = np.argwhere((owners < 0) & (chunk_node == n))
         for i, coords in enumerate(map(tuple, left)):
             owners[coords] = members[n][i % len(members[n])]
+    shard_writer = _index_writers(shard_node, owners, per_shard, members, nranks)
     return NodePlan(tuple(int(s) for s in shard_shape), shard_node, shard_writer,
                     Partition(shape, chunk_shape, nranks, "node", owners=owners))
+
+
+def _index_writers(shard_node, owners, per_shard, members, nranks) -> np.ndarray:
+    """Each shard's index writer: the rank of its node that writes most of its inner
+    chunks (when that is all of them, the rank knows where every chunk went and no other
+    rank need tell it: `zarrhpc.mpi.aggregate`); a tie, or a shard with no inner chunk,
+    goes to the node's ranks in turn over its shards."""
+    shard_of = np.ravel_multi_index(
+        tuple(i // k for i, k in zip(np.indices(owners.shape), per_shard)), shard_node.shape)
+    counts = np.bincount((shard_of * nranks + owners).reshape(-1),
+                         minlength=shard_node.size * nranks).reshape(shard_node.size, nranks)
+    writer = np.empty(shard_node.size, dtype=shard_node.dtype)
+    turn = np.zeros(len(members), dtype=np.int64)
+    for i, n in enumerate(shard_node.reshape(-1)):
+        ranks = members[n]
+        first = turn[n] % len(ranks)
+        turn[n] += 1
+        order = [ranks[(first + j) % len(ranks)] for j in range(len(ranks))]
+        writer[i] = max(order, key=lambda r: counts[i, r])  # the first of the best in turn
+    return writer.reshape(shard_node.shape)
 
 
 def node_boxes(boxes, node_of) -> list[Box | None]:
