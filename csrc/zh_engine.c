@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "zh_pool.h"
+#include "zh_roots.h"
 #include "zh_strided.h"
 
 #define ZH_PATH_MAX 4096
@@ -125,21 +126,30 @@ static void fail_read(zh_job_t *job, int64_t t, int err) {
 static int open_beneath(const char *path, int64_t root_len) {
 #ifdef SYS_openat2
     if (root_len > 0 && root_len < ZH_PATH_MAX && path[root_len] == '/') {
-        char root[ZH_PATH_MAX];
-        memcpy(root, path, (size_t)root_len);
-        root[root_len] = 0;
-        int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int slot;
+        int rfd = zh_root_get(path, (size_t)root_len, &slot); /* kept open: zh_roots.c */
         if (rfd < 0) return -1;
         struct open_how how;
         memset(&how, 0, sizeof(how));
         how.flags = O_RDONLY | O_CLOEXEC;
         how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
         long f;
-        do {
-            f = syscall(SYS_openat2, rfd, path + root_len + 1, &how, sizeof(how));
-        } while (f < 0 && (errno == EINTR || errno == EAGAIN));
+        for (int again = 1;; again = 0) {
+            do {
+                f = syscall(SYS_openat2, rfd, path + root_len + 1, &how, sizeof(how));
+            } while (f < 0 && (errno == EINTR || errno == EAGAIN));
+            if (f >= 0 || !again || (errno != ENOENT && errno != ENOTDIR)) break;
+            /* not found through a kept root: is it still the store's directory? */
+            int e = errno;
+            int fresh = zh_root_recheck(path, (size_t)root_len, rfd, &slot);
+            if (fresh < 0) {
+                errno = e;
+                break;
+            }
+            rfd = fresh;
+        }
         int e = errno;
-        close(rfd);
+        zh_root_put(rfd, slot);
         if (f >= 0 || e != ENOSYS) {
             errno = e;
             return (int)f;
