@@ -18,6 +18,12 @@ from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memset, strncpy
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 
+cdef extern from "Python.h":
+    int PySlice_Unpack(object slice, Py_ssize_t *start, Py_ssize_t *stop,
+                       Py_ssize_t *step) except -1
+    Py_ssize_t PySlice_AdjustIndices(Py_ssize_t length, Py_ssize_t *start, Py_ssize_t *stop,
+                                     Py_ssize_t step)
+
 cnp.import_array()
 
 cdef extern from "pthread.h":
@@ -676,17 +682,26 @@ cdef class Engine:
             selection = (selection,)
         if nd == 0 or nd > 64 or len(selection) != nd:
             return None
-        out_shape = []
+        # (no Python objects per dimension: this path is a W4 read's whole Python cost)
+        cdef cnp.npy_intp dims[64]
+        cdef int odim = 0
+        cdef Py_ssize_t sa, sb, ss
+        cdef const int64_t *cshape = _p(self.chunk_shape)
         for d in range(nd):
             sel = selection[d]
             n = shape[d]
             if type(sel) is slice:
-                if sel.step is not None and sel.step != 1:
+                try:
+                    PySlice_Unpack(sel, &sa, &sb, &ss)
+                except Exception:
+                    return None  # the general path raises the error
+                if ss != 1:
                     return None
-                a, b, _ = sel.indices(n)
-                start[d] = a
-                count[d] = b - a if b > a else 0
-                out_shape.append(count[d])
+                PySlice_AdjustIndices(n, &sa, &sb, ss)
+                start[d] = sa
+                count[d] = sb - sa if sb > sa else 0
+                dims[odim] = count[d]
+                odim += 1
             elif type(sel) is int or isinstance(sel, np.integer):
                 i = sel
                 if i < 0:
@@ -700,15 +715,19 @@ cdef class Engine:
             if count[d] == 0:
                 return None
             total *= count[d]
-            cs = self.chunk_shape[d]
+            cs = cshape[d]
             npc[d] = (start[d] + count[d] - 1) // cs - start[d] // cs + 1
             poff[d] = npieces
             npieces += npc[d]
             nq += count[d]
             full_shape[d] = count[d]
-        if not out_shape or total > max_items or npieces > 256:
+        if odim == 0 or total > max_items or npieces > 256:
             return None
-        cdef cnp.ndarray out = np.empty(out_shape, dtype=dtype)
+        cdef cnp.ndarray out
+        if not isinstance(dtype, np.dtype) or dtype.fields is not None or not dtype.isnative:
+            out = np.empty(tuple([dims[d] for d in range(odim)]), dtype=dtype)
+        else:
+            out = cnp.PyArray_EMPTY(odim, dims, dtype.num, 0)
         cdef int64_t stride = self.itemsize
         for d in range(nd - 1, -1, -1):
             bstrides[d] = stride
@@ -724,7 +743,7 @@ cdef class Engine:
         cdef int64_t q = 0, first, last
         k = 0
         for d in range(nd):
-            cs = self.chunk_shape[d]
+            cs = cshape[d]
             pos = 0
             c0 = start[d] // cs
             for j in range(npc[d]):
