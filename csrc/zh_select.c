@@ -534,6 +534,7 @@ int zh_points_run(zh_points_t *pj, int nthreads) {
     pthread_mutex_init(&job->err_mu, NULL);
     zh_pool_run(point_task, pj, pj->nchunks, nthreads);
     pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
     return job->err_code;
 }
 
@@ -765,6 +766,7 @@ int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {
     pthread_mutex_init(&job->err_mu, NULL);
     zh_pool_run(mask_task, mj, ntasks, nthreads);
     pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
     return job->err_code;
 }
 
@@ -907,5 +909,6 @@ int zh_ortho_run(zh_ortho_t *oj, int nthreads) {
     pthread_mutex_init(&job->err_mu, NULL);
     zh_pool_run(ortho_task, oj, zh_job_ntasks(job), nthreads);
     pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
     return job->err_code;
 }
