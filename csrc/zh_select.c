@@ -453,20 +453,20 @@ static int begin(zh_job_t *job, int64_t t, zh_wctx **w) {
 
 /* ---------------------------------------------------------------- points */
 
+/* One range per point (mask reads too): its element's bytes in the decoded chunk. */
 typedef struct {
-    const zh_points_t *pj;
-    const int64_t *offs; /* byte offset in the decoded chunk of each point */
+    int64_t isz;
+    const int64_t *offs;
     int64_t m;
-} pt_ctx;
+} mk_ctx;
 
-static int64_t pt_ranges(void *arg, zh_rng **out) {
-    pt_ctx *c = (pt_ctx *)arg;
-    int64_t isz = c->pj->job->itemsize;
+static int64_t mk_ranges(void *arg, zh_rng **out) {
+    mk_ctx *c = (mk_ctx *)arg;
     zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(c->m ? c->m : 1));
     if (!rg) return -1;
     for (int64_t i = 0; i < c->m; i++) {
         rg[i].lo = c->offs[i];
-        rg[i].hi = c->offs[i] + isz;
+        rg[i].hi = c->offs[i] + c->isz;
     }
     *out = rg;
     return c->m;
@@ -508,9 +508,9 @@ static void point_task(void *arg, int64_t k) {
         }
         offs[i] = off;
     }
-    pt_ctx ctx = {pj, offs, m};
+    mk_ctx ctx = {isz, offs, m};
     const char *base = NULL;
-    int rv = m ? chunk_view(job, w, k, pj->chunk_coords + k * nd, pt_ranges, &ctx, &base)
+    int rv = m ? chunk_view(job, w, k, pj->chunk_coords + k * nd, mk_ranges, &ctx, &base)
                : VIEW_MISSING;
     if (rv == VIEW_OK) {
         for (int64_t i = 0; i < m; i++)
@@ -623,24 +623,6 @@ void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t s
             acc += v;
         }
     rank[rows * nseg] = acc;
-}
-
-typedef struct {
-    int64_t isz;
-    const int64_t *offs;
-    int64_t m;
-} mk_ctx;
-
-static int64_t mk_ranges(void *arg, zh_rng **out) {
-    mk_ctx *c = (mk_ctx *)arg;
-    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(c->m ? c->m : 1));
-    if (!rg) return -1;
-    for (int64_t i = 0; i < c->m; i++) {
-        rg[i].lo = c->offs[i];
-        rg[i].hi = c->offs[i] + c->isz;
-    }
-    *out = rg;
-    return c->m;
 }
 
 static void mask_task(void *arg, int64_t t) {
