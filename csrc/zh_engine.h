@@ -40,6 +40,7 @@ typedef struct {
     /* the store: a directory (path_prefix: root + "/" + array path + "/"), or memory */
     const char *path_prefix;
     int64_t root_len;               /* length of the store root in path_prefix (pruning) */
+    int root_fd1;                   /* the root's O_PATH fd + 1 for this call (0: not open) */
     int key_kind;                   /* ZH_KEY_DEFAULT or ZH_KEY_V2 (zh_status.h) */
     char sep;
     const char *const *mem_ptr;     /* reads without a directory: per task (NULL: missing) */
@@ -82,6 +83,9 @@ void zh_job_coords(const zh_job_t *job, int64_t t, int64_t *coords);
  * task_status; the first failure (by task number) in err_*.  Returns ZH_OK or the first
  * failure's code. */
 int zh_read_run(zh_job_t *job, int nthreads);
+
+/* Close the store root a call opened (every *_run does at its end). */
+void zh_job_close_root(zh_job_t *job);
 int zh_write_run(zh_job_t *job, int nthreads);
 
 /* Write every shard of a sharded write job (see the shard fields): inner chunks are

@@ -27,6 +27,7 @@
 /* The first read of a blosc chunk for a sparse decode: the header and the offsets of up
  * to (ZH_BLOSC_HEAD - 16) / 4 blocks in one system call. */
 #define ZH_BLOSC_HEAD 4096
+#define ZH_BLOSC_BLOCK 8192
 
 typedef struct {
     int64_t lo, hi;
@@ -66,18 +67,44 @@ typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
 enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_VIEW_FALLBACK,
        VIEW_FAILED = ZH_VIEW_FAILED };
 
+static void put_le32(char *p, int64_t v) {
+    unsigned char *u = (unsigned char *)p;
+    u[0] = (unsigned char)v;
+    u[1] = (unsigned char)(v >> 8);
+    u[2] = (unsigned char)(v >> 16);
+    u[3] = (unsigned char)(v >> 24);
+}
+
 /* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
  * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
- * n bytes at offset foff, each at its own offset in the buffer.  NULL when the chunk is not a plain c-blosc1 chunk,
- * anything in it is out of range, or the sparse read would not pay: read it all. */
+ * n bytes at offset foff, each at its own offset in the buffer.  ends[i] (when > 0) is
+ * where the bytes read around range i's blocks end: the decoder of range i must be told
+ * the chunk ends there (zh_codecs.h: blosc reads a block forward from its offset and
+ * never past the header's compressed size), so that a block whose streams claim more
+ * bytes (a damaged offset table) fails instead of decoding bytes of the buffer that were
+ * not read from this file.  NULL when the chunk is not a plain c-blosc1 chunk, anything
+ * in it is out of range, or the sparse read would not pay: read it all.
+ *
+ * Each range's blocks are read as their own region, regions closer than ZH_RUN_GAP
+ * merged: one span from the first wanted block to the last cost W9 (64 random indices
+ * per axis: 64 rows of a 64^3 float32 chunk, ~16 of its 128 blocks of 8 KiB) nearly
+ * the whole compressed chunk copied per chunk (the wanted blocks lie in 8 random
+ * planes), where reading the ~16 blocks costs 16 preads of ~6 KiB. */
 static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n,
-                                     int64_t expect, const zh_rng *rg, int64_t nr) {
+                                     int64_t expect, const zh_rng *rg, int64_t nr,
+                                     int64_t *ends) {
     if (n < 16 || n > INT32_MAX) return NULL;
     char *buf = zh_scratch(w, 3, (size_t)n);
     if (!buf) return NULL;
-    /* the header and (for up to 1020 blocks) the block offsets in one read */
-    /* (at most an eighth of a small chunk: reading ahead must not cost the saving) */
-    int64_t head = n / 8 < ZH_BLOSC_HEAD ? n / 8 : ZH_BLOSC_HEAD;
+    for (int64_t i = 0; i < nr; i++) ends[i] = -1;
+    /* the header and (for up to 1020 blocks) the block offsets in one read: as many as
+     * blocks of ZH_BLOSC_BLOCK bytes would need (our own writer's; larger blocks need
+     * fewer, smaller ones a second read), at most an eighth of a small chunk (reading
+     * ahead must not cost the saving).  Reading 4096 bytes where the table of a 1 MiB
+     * chunk takes 528 cost 0.3 us of a 40 us W4 read (cold bytes copied). */
+    int64_t head = 16 + 4 * ((expect + ZH_BLOSC_BLOCK - 1) / ZH_BLOSC_BLOCK);
+    if (head > ZH_BLOSC_HEAD) head = ZH_BLOSC_HEAD;
+    if (head > n / 8) head = n / 8;
     if (head < 16) head = 16;
     if (zh_pread_full(fd, buf, (size_t)head, foff) != 0) return NULL;
     const unsigned char *h = (const unsigned char *)buf;
@@ -100,17 +127,45 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     if (table_end > n || (table_end > head &&
                           zh_pread_full(fd, buf + head, (size_t)(table_end - head), foff + head) != 0))
         return NULL;
-    /* one span holding the wanted blocks and nothing unread past them (zh_codecs.h) */
-    int64_t first = INT64_MAX, last = -1;
-    for (int64_t i = 0; i < nr; i++)
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    zh_rng *reg = (zh_rng *)malloc(sizeof(zh_rng) * 2 * (size_t)(nr ? nr : 1));
+    if (!reg) return NULL;
+    zh_rng *own = reg + nr; /* each range's bytes */
+    for (int64_t i = 0; i < nr; i++) {
+        int64_t first = INT64_MAX, last = -1;
         if (zh_blosc_span_add(buf, nblocks, n, rg[i].lo / blocksize, (rg[i].hi - 1) / blocksize,
-                              &first, &last) != 0)
+                              &first, &last) != 0 || last < 0) {
+            free(reg);
             return NULL;
-    if (last < 0) return NULL;
-    int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
-    if (first < head) first = head; /* the header read holds the span's start already */
-    if (end > first && zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0)
-        return NULL;
+        }
+        int64_t end = n; /* the next block offset after the last wanted one */
+        for (int64_t j = 0; j < nblocks; j++) {
+            int64_t o = (int32_t)le32(bst + 4 * j);
+            if (o > last && o < end) end = o;
+        }
+        own[i].lo = first < head ? head : first; /* the header read holds the rest */
+        own[i].hi = end;
+        reg[i] = own[i];
+    }
+    int64_t nreg = coalesce(reg, nr, ZH_RUN_GAP);
+    for (int64_t r = 0; r < nreg; r++)
+        if (reg[r].hi > reg[r].lo &&
+            zh_pread_full(fd, buf + reg[r].lo, (size_t)(reg[r].hi - reg[r].lo), foff + reg[r].lo) != 0) {
+            free(reg);
+            return NULL;
+        }
+    for (int64_t i = 0; i < nr; i++) {
+        for (int64_t r = 0; r < nreg; r++)
+            if (own[i].lo >= reg[r].lo && own[i].hi <= reg[r].hi) {
+                ends[i] = reg[r].hi;
+                break;
+            }
+        if (ends[i] < 0) { /* cannot happen: every range lies in its region */
+            free(reg);
+            return NULL;
+        }
+    }
+    free(reg);
     return buf;
 }
 
@@ -250,31 +305,43 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         }
         int64_t nblocks = (dsize + bs - 1) / bs;
         if (2 * touched > nblocks) goto whole;
+        int64_t *ends = NULL;
         if (fd >= 0) {
-            src = read_blosc_blocks(w, fd, foff, n, dsize, rg, nr);
-            if (!src) goto whole;
+            ends = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nr ? nr : 1));
+            src = ends ? read_blosc_blocks(w, fd, foff, n, dsize, rg, nr, ends) : NULL;
+            if (!src) {
+                free(ends);
+                goto whole;
+            }
         }
         char *dst = zh_scratch(w, 0, (size_t)dsize);
         if (!dst) {
+            free(ends);
             zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
             rv = VIEW_FAILED;
             goto done;
         }
         for (int64_t i = 0; i < nr; i++) {
             const char *b;
+            /* this range's blocks decode from the bytes read around them and nothing else
+             * (src is our scratch buffer when ends is set) */
+            if (ends && ends[i] > 0) put_le32((char *)src + 12, ends[i]);
             int rc = zh_blosc_range(w, src, (size_t)n, dsize, rg[i].lo, rg[i].hi, &b, msg,
                                     sizeof(msg));
             if (rc == ZH_ERR_NOMEM) {
+                free(ends);
                 zh_fail(job, t, rc, "out of memory");
                 rv = VIEW_FAILED;
                 goto done;
             }
             if (rc != ZH_OK) { /* the Python codecs decode it or name the problem */
+                free(ends);
                 rv = VIEW_FALLBACK;
                 goto done;
             }
             memcpy(dst + rg[i].lo, b + rg[i].lo, (size_t)(rg[i].hi - rg[i].lo));
         }
+        free(ends);
         *base = dst;
         goto done;
     }
@@ -386,20 +453,20 @@ static int begin(zh_job_t *job, int64_t t, zh_wctx **w) {
 
 /* ---------------------------------------------------------------- points */
 
+/* One range per point (mask reads too): its element's bytes in the decoded chunk. */
 typedef struct {
-    const zh_points_t *pj;
-    const int64_t *offs; /* byte offset in the decoded chunk of each point */
+    int64_t isz;
+    const int64_t *offs;
     int64_t m;
-} pt_ctx;
+} mk_ctx;
 
-static int64_t pt_ranges(void *arg, zh_rng **out) {
-    pt_ctx *c = (pt_ctx *)arg;
-    int64_t isz = c->pj->job->itemsize;
+static int64_t mk_ranges(void *arg, zh_rng **out) {
+    mk_ctx *c = (mk_ctx *)arg;
     zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)(c->m ? c->m : 1));
     if (!rg) return -1;
     for (int64_t i = 0; i < c->m; i++) {
         rg[i].lo = c->offs[i];
-        rg[i].hi = c->offs[i] + isz;
+        rg[i].hi = c->offs[i] + c->isz;
     }
     *out = rg;
     return c->m;
@@ -441,9 +508,9 @@ static void point_task(void *arg, int64_t k) {
         }
         offs[i] = off;
     }
-    pt_ctx ctx = {pj, offs, m};
+    mk_ctx ctx = {isz, offs, m};
     const char *base = NULL;
-    int rv = m ? chunk_view(job, w, k, pj->chunk_coords + k * nd, pt_ranges, &ctx, &base)
+    int rv = m ? chunk_view(job, w, k, pj->chunk_coords + k * nd, mk_ranges, &ctx, &base)
                : VIEW_MISSING;
     if (rv == VIEW_OK) {
         for (int64_t i = 0; i < m; i++)
@@ -467,6 +534,221 @@ int zh_points_run(zh_points_t *pj, int nthreads) {
     pthread_mutex_init(&job->err_mu, NULL);
     zh_pool_run(point_task, pj, pj->nchunks, nthreads);
     pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
+    return job->err_code;
+}
+
+/* ---------------------------------------------------------------- masks */
+
+/* Measured on W10 (a 1 % mask of a float32 512^3 array, chunks 64^3, 1.34 M points):
+ * the mask -> points path (one scan building per-point chunk, coordinates and rank
+ * arrays: ~110 MB of fresh memory per read, then a counting sort) spent a third of its
+ * CPU time zeroing those pages (clear_page) and another sixth in the single-threaded
+ * scan.  Here the counts go to one int64 per row segment (16 MB for W10), counted on the
+ * pool, and every task finds its points in its own part of the mask. */
+
+static inline uint64_t word8(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Bit 8*j set where byte j of v is not zero (any value counts as true). */
+static inline uint64_t nz_bytes(uint64_t v) {
+    v |= v >> 4;
+    v |= v >> 2;
+    v |= v >> 1;
+    return v & 0x0101010101010101ull;
+}
+
+/* The true bytes of v (nz_bytes form) packed into the low 8 bits, and counted. */
+static inline uint64_t pack8(uint64_t nz) { return (nz * 0x0102040810204080ull) >> 56; }
+static inline int64_t count8(uint64_t nz) { return (int64_t)((nz * 0x0101010101010101ull) >> 56); }
+
+typedef struct {
+    const uint8_t *mask;
+    int64_t rows, row_len, seg_len, nseg, wps, per_task;
+    int64_t *rank;
+    uint64_t *bits;
+} count_ctx;
+
+/* Rows [r0, r1): each segment's count into rank and its elements as bits (bit l of
+ * word l / 64: element l of the segment), both at segment-major places (s * rows + r),
+ * so that a chunk's task later reads consecutive entries. */
+static void count_task(void *arg, int64_t t) {
+    count_ctx *c = (count_ctx *)arg;
+    int64_t r0 = t * c->per_task, r1 = r0 + c->per_task;
+    if (r1 > c->rows) r1 = c->rows;
+    for (int64_t r = r0; r < r1; r++) {
+        const uint8_t *row = c->mask + r * c->row_len;
+        for (int64_t s = 0; s < c->nseg; s++) {
+            int64_t a = s * c->seg_len, b = a + c->seg_len;
+            if (b > c->row_len) b = c->row_len;
+            uint64_t *bw = c->bits + (s * c->rows + r) * c->wps;
+            int64_t n = 0;
+            for (int64_t w = 0; w < c->wps; w++) {
+                uint64_t word = 0;
+                int64_t k0 = a + 64 * w, k1 = k0 + 64 < b ? k0 + 64 : b, k = k0;
+                for (; k + 8 <= k1; k += 8) {
+                    uint64_t v = word8(row + k);
+                    if (!v) continue;
+                    uint64_t nz = nz_bytes(v);
+                    word |= pack8(nz) << (k - k0);
+                    n += count8(nz);
+                }
+                for (; k < k1; k++)
+                    if (row[k]) {
+                        word |= 1ull << (k - k0);
+                        n++;
+                    }
+                bw[w] = word;
+            }
+            c->rank[s * c->rows + r] = n;
+        }
+    }
+}
+
+void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
+                   int64_t *rank, uint64_t *bits, int nthreads) {
+    int64_t nseg = (row_len + seg_len - 1) / seg_len;
+    count_ctx c = {mask, rows, row_len, seg_len, nseg, (seg_len + 63) / 64, 256, rank, bits};
+    if (rows > 0 && nseg > 0)
+        zh_pool_run(count_task, &c, (rows + c.per_task - 1) / c.per_task, nthreads);
+    /* ranks in C order of the elements: row by row, a row's segments in order */
+    int64_t acc = 0;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t s = 0; s < nseg; s++) {
+            int64_t *p = rank + s * rows + r, v = *p;
+            *p = acc;
+            acc += v;
+        }
+    rank[rows * nseg] = acc;
+}
+
+static void mask_task(void *arg, int64_t t) {
+    zh_mask_t *mj = (zh_mask_t *)arg;
+    zh_job_t *job = mj->job;
+    zh_wctx *w;
+    if (!begin(job, t, &w)) return;
+    int nd = job->ndim, last = nd - 1;
+    int64_t coords[ZH_MAX_DIMS], first[ZH_MAX_DIMS], count[ZH_MAX_DIMS], rstride[ZH_MAX_DIMS];
+    int64_t rest = t, rows = 1, rs = 1;
+    for (int d = last; d >= 0; d--) {
+        coords[d] = rest % mj->grid[d];
+        rest /= mj->grid[d];
+        first[d] = coords[d] * job->chunk_shape[d];
+        count[d] = mj->shape[d] - first[d];
+        if (count[d] > job->chunk_shape[d]) count[d] = job->chunk_shape[d];
+        if (d < last) {
+            rstride[d] = rs; /* rows of the array are C order over the outer dims */
+            rs *= mj->shape[d];
+            rows *= count[d];
+        }
+    }
+    int64_t s = coords[last], nrows_all = rs, wps = (job->chunk_shape[last] + 63) / 64;
+    const int64_t *rank_s = mj->rank + s * nrows_all; /* this chunk's segment column */
+    int64_t isz = job->itemsize;
+    /* the rank after segment (g, s) is the next entry in C order: (g, s + 1), or the
+     * first segment of row g + 1, or the total */
+    int64_t nseg = mj->grid[last];
+#define ZH_RANK_AFTER(g) (s + 1 < nseg ? mj->rank[(s + 1) * nrows_all + (g)]            \
+                          : (g) + 1 < nrows_all ? mj->rank[(g) + 1] : mj->rank[nseg * nrows_all])
+    /* how many points: the ranks of the chunk's segments */
+    /* rows of the chunk: an odometer over the outer dimensions, g (the array row) and
+     * co (the row's byte offset in the chunk) kept up to date, no product per row */
+    int64_t idx[ZH_MAX_DIMS] = {0}, m = 0, g0 = 0;
+    for (int d = 0; d < last; d++) g0 += first[d] * rstride[d];
+    int64_t g = g0;
+    for (int64_t r = 0; r < rows; r++) {
+        m += ZH_RANK_AFTER(g) - rank_s[g];
+        for (int d = last - 1; d >= 0; d--) {
+            g += rstride[d];
+            if (++idx[d] < count[d]) break;
+            g -= count[d] * rstride[d];
+            idx[d] = 0;
+        }
+    }
+    if (m == 0) {
+        job->task_status[t] = ZH_TASK_DONE;
+        return;
+    }
+    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)m);
+    if (!offs) {
+        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return;
+    }
+    int64_t *dst = offs + m, k = 0;
+    memset(idx, 0, sizeof(idx));
+    g = g0;
+    int64_t co = 0;
+    for (int64_t r = 0; r < rows && k <= m; r++) {
+        int64_t rk = rank_s[g], want = ZH_RANK_AFTER(g) - rk;
+        if (want > 0) {
+            const uint64_t *bw = mj->bits + (s * nrows_all + g) * wps;
+            int64_t got = 0, ls = job->chunk_lstrides[last];
+            for (int64_t w = 0; w < wps && k <= m; w++) {
+                uint64_t bits = bw[w];
+                while (bits) {
+                    int64_t l = 64 * w + __builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    if (got == want || k == m || l >= count[last]) { /* inconsistent */
+                        k = m + 1;
+                        break;
+                    }
+                    offs[k] = co + l * ls;
+                    dst[k] = rk + got;
+                    got++;
+                    k++;
+                }
+            }
+            if (got != want) k = m + 1;
+        }
+        for (int d = last - 1; d >= 0; d--) {
+            g += rstride[d];
+            co += job->chunk_lstrides[d];
+            if (++idx[d] < count[d]) break;
+            g -= count[d] * rstride[d];
+            co -= count[d] * job->chunk_lstrides[d];
+            idx[d] = 0;
+        }
+    }
+#undef ZH_RANK_AFTER
+    if (k != m) {
+        zh_fail(job, t, ZH_ERR_BOUNDS, "mask ranks and bits do not agree");
+        free(offs);
+        return;
+    }
+    for (int64_t i = 0; i < m; i++)
+        if (dst[i] < 0 || dst[i] >= mj->out_size) {
+            zh_fail(job, t, ZH_ERR_BOUNDS, "a point's place in the result is out of range");
+            free(offs);
+            return;
+        }
+    mk_ctx ctx = {isz, offs, m};
+    const char *base = NULL;
+    int rv = chunk_view(job, w, t, coords, mk_ranges, &ctx, &base);
+    if (rv == VIEW_OK) {
+        for (int64_t i = 0; i < m; i++)
+            put_elem(mj->out + dst[i] * isz, base + offs[i], isz, job->swap);
+        job->task_status[t] = ZH_TASK_DONE;
+    } else if (rv == VIEW_MISSING) {
+        for (int64_t i = 0; i < m; i++) put_elem(mj->out + dst[i] * isz, job->fill_native, isz, 0);
+        job->task_status[t] = ZH_TASK_DONE;
+    } else if (rv == VIEW_FALLBACK) {
+        job->task_status[t] = ZH_TASK_FALLBACK;
+    }
+    free(offs);
+}
+
+int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {
+    zh_job_t *job = mj->job;
+    job->err_task = -1;
+    job->err_code = ZH_OK;
+    job->failed = 0;
+    pthread_mutex_init(&job->err_mu, NULL);
+    zh_pool_run(mask_task, mj, ntasks, nthreads);
+    pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
     return job->err_code;
 }
 
@@ -609,5 +891,6 @@ int zh_ortho_run(zh_ortho_t *oj, int nthreads) {
     pthread_mutex_init(&job->err_mu, NULL);
     zh_pool_run(ortho_task, oj, zh_job_ntasks(job), nthreads);
     pthread_mutex_destroy(&job->err_mu);
+    zh_job_close_root(job);
     return job->err_code;
 }

@@ -8,7 +8,21 @@
  * coalesced), the internal blocks holding them from a blosc chunk; otherwise the whole
  * chunk, decoded once.  Every index is checked against the chunk and the result before
  * memory is touched.  Chunks the engine cannot decode are FALLBACK for the caller.
- * No Python.h. */
+ * No Python.h.
+ *
+ * Measured (wave 5, the 2-core VM under load, CPU time per call; issue 15's W4/W8-W11):
+ * - W4 8x8x8 box of an uncompressed 64^3 float32 chunk: 13 us, of which the kernel
+ *   takes two thirds: the root's O_PATH open + close 1.3 us (now once per call), the
+ *   chunk's openat2 + close 1.8, fstat 0.28, 8 preads of 1824 bytes 0.33 each (cold
+ *   page-cache bytes: _copy_to_iter and the page lookups are most of it); 1.3 chunks per
+ *   read.  Blosc: + LZ4 of 8 blocks (~5.7 us) and the wanted blocks' bytes.
+ * - W8 uncompressed (~195 random points per 1 MiB chunk): per chunk, one 1 MiB pread
+ *   ~100 us, one pread per touched 4 KiB page ~100 us, 195 preads of 4 bytes ~80 us,
+ *   mmap + MAP_POPULATE ~133 us, mmap with demand faults ~102 us (faults cost several
+ *   us each on this VM): whole-chunk preads stay; no way found past the copy floor.
+ * - Blosc blocks (8 KiB, 128 per chunk) that 100 000 random points touch: 78 % (W8),
+ *   78 % of 16 per 32^3 inner chunk (W11), 100 % for the 1 % mask (W10): those decode
+ *   whole chunks; W9 (64 indices per axis) touches ~12 % and decodes only those. */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 
@@ -42,6 +56,28 @@ typedef struct {
     int64_t nq;                       /* length of q_in and q_out */
     const int64_t *full_shape;        /* ndim */
 } zh_ortho_t;
+
+/* Mask: a full-shape boolean mask (mask[i] != 0 selects element i, C order), read one
+ * task per chunk of the grid (C order) without a list of points.  zh_mask_count counts
+ * the selected elements of every row segment (the part of a row of the array inside one
+ * chunk: rows = prod(shape[:-1]) rows of nseg = grid[-1] segments), keeps them as bits
+ * (wps = ceil(chunk_shape[-1] / 64) words per segment) and turns the counts into ranks:
+ * rank[s * rows + r] is the result index of segment (r, s)'s first selected element
+ * (segment-major places: a chunk's rows are consecutive), rank[rows * nseg] the total.
+ * A task then reads its segments' bits and ranks, and the selected elements of its
+ * chunk into out[rank...], opening only chunks that hold any. */
+typedef struct {
+    zh_job_t *job;
+    const uint64_t *bits;        /* rows * nseg * wps */
+    const int64_t *shape, *grid; /* ndim each */
+    const int64_t *rank;         /* rows * nseg + 1 */
+    char *out;
+    int64_t out_size;
+} zh_mask_t;
+
+void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
+                   int64_t *rank, uint64_t *bits, int nthreads);
+int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads);
 
 /* What zh_box_view found: the chunk's view, a missing chunk (the fill value), a chunk
  * the Python codecs must decode, or a failure (the task is failed already). */

@@ -13,10 +13,16 @@ first failure by task number comes back as ``(task, code, message)``.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint8_t, uintptr_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memset, strncpy
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
+
+cdef extern from "Python.h":
+    int PySlice_Unpack(object slice, Py_ssize_t *start, Py_ssize_t *stop,
+                       Py_ssize_t *step) except -1
+    Py_ssize_t PySlice_AdjustIndices(Py_ssize_t length, Py_ssize_t *start, Py_ssize_t *stop,
+                                     Py_ssize_t step)
 
 cnp.import_array()
 
@@ -122,6 +128,17 @@ cdef extern from "zh_select.h":
         const int64_t *full_shape
     int zh_points_run(zh_points_t *pj, int nthreads) nogil
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+    ctypedef struct zh_mask_t:
+        zh_job_t *job
+        const uint64_t *bits
+        const int64_t *shape
+        const int64_t *grid
+        const int64_t *rank
+        char *out
+        int64_t out_size
+    void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
+                       int64_t *rank, uint64_t *bits, int nthreads) nogil
+    int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) nogil
 
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED
@@ -654,6 +671,94 @@ cdef class Engine:
         del keep, keep_r
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
+    cdef int64_t _mask_grid(self, shape, int64_t *shp, int64_t *grid, int64_t *rows) except -1:
+        """The array's extents and grid; returns the words per row segment."""
+        cdef int nd = self.ndim, d
+        if nd == 0 or nd > 64 or len(shape) != nd:
+            raise ValueError("engine: mask: one extent per dimension expected")
+        cdef const int64_t *cs = _p(self.chunk_shape)
+        rows[0] = 1
+        for d in range(nd):
+            shp[d] = shape[d]
+            if shp[d] < 0:
+                raise ValueError("engine: mask: negative extent")
+            grid[d] = (shp[d] + cs[d] - 1) // cs[d]
+            if d < nd - 1:
+                rows[0] *= shp[d]
+        return (cs[nd - 1] + 63) // 64
+
+    def mask_ranks(self, mask, shape, int nthreads=1):
+        """``(rank, bits)`` of a full-shape boolean ``mask`` (C-contiguous, one byte per
+        element): per row segment the result index of its first selected element (the
+        total last) and its elements as bits (see csrc/zh_select.h), what
+        :meth:`read_mask` reads with."""
+        cdef int64_t shp[64]
+        cdef int64_t grid[64]
+        cdef int64_t rows
+        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int nd = self.ndim
+        cdef cnp.ndarray m = mask
+        if (not cnp.PyArray_IS_C_CONTIGUOUS(m) or cnp.PyArray_ITEMSIZE(m) != 1
+                or tuple(mask.shape) != tuple(shape)):
+            raise ValueError("engine: mask: a C-contiguous one-byte array of the array's "
+                             "shape expected")
+        cdef int64_t nseg = grid[nd - 1]
+        cdef cnp.ndarray rank = np.empty(rows * nseg + 1, dtype=np.int64)
+        cdef cnp.ndarray bits = np.empty(rows * nseg * wps, dtype=np.uint64)
+        cdef const uint8_t *mp = <const uint8_t *> cnp.PyArray_DATA(m)
+        cdef int64_t *rp = <int64_t *> cnp.PyArray_DATA(rank)
+        cdef uint64_t *bp = <uint64_t *> cnp.PyArray_DATA(bits)
+        cdef int64_t row_len = shp[nd - 1], seg_len = _p(self.chunk_shape)[nd - 1]
+        with nogil:
+            zh_mask_count(mp, rows, row_len, seg_len, rp, bp, nthreads)
+        return rank, bits
+
+    def read_mask(self, cnp.ndarray out not None, shape, cnp.ndarray rank not None,
+                  cnp.ndarray bits not None, *, str path_prefix, int64_t root_len=0,
+                  int key_kind=0, str sep="/", int nthreads=1):
+        """Read the elements a mask selects (C order) into ``out`` (contiguous, as many
+        elements as ``rank[-1]``), one task per chunk of the grid (C order), from the
+        directory ``path_prefix``; ``rank`` and ``bits`` from :meth:`mask_ranks`.
+        Returns ``(task_status, err_task, err_code, err_msg)``."""
+        cdef int64_t shp[64]
+        cdef int64_t grid[64]
+        cdef int64_t rows
+        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int nd = self.ndim, d
+        cdef int64_t ntasks = 1
+        for d in range(nd):
+            ntasks *= grid[d]
+        cdef int64_t nseg = grid[nd - 1]
+        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
+                or cnp.PyArray_SIZE(rank) != rows * nseg + 1 or bits.dtype != np.uint64
+                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
+                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
+            raise ValueError("engine: read_mask: rank or bits do not fit the array")
+        if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
+            raise ValueError("engine: read_mask: out must be writable and C-contiguous")
+        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
+        if cnp.PyArray_ITEMSIZE(out) != self.itemsize or cnp.PyArray_SIZE(out) != rp[rows * nseg]:
+            raise ValueError("engine: read_mask: out does not fit the selection")
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_mask_t mj
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        memset(&mj, 0, sizeof(mj))
+        mj.job = &job
+        mj.bits = <const uint64_t *> cnp.PyArray_DATA(bits)
+        mj.shape = shp
+        mj.grid = grid
+        mj.rank = rp
+        mj.out = <char *> cnp.PyArray_DATA(out)
+        mj.out_size = cnp.PyArray_SIZE(out)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
+        with nogil:
+            rc = zh_mask_run(&mj, ntasks, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
     def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,
                    int key_kind=0, str sep="/", int nthreads=1, int64_t max_items=32768):
         """The lean path of a small basic read (ints and step-1 slices, one entry per
@@ -676,17 +781,26 @@ cdef class Engine:
             selection = (selection,)
         if nd == 0 or nd > 64 or len(selection) != nd:
             return None
-        out_shape = []
+        # (no Python objects per dimension: this path is a W4 read's whole Python cost)
+        cdef cnp.npy_intp dims[64]
+        cdef int odim = 0
+        cdef Py_ssize_t sa, sb, ss
+        cdef const int64_t *cshape = _p(self.chunk_shape)
         for d in range(nd):
             sel = selection[d]
             n = shape[d]
             if type(sel) is slice:
-                if sel.step is not None and sel.step != 1:
+                try:
+                    PySlice_Unpack(sel, &sa, &sb, &ss)
+                except Exception:
+                    return None  # the general path raises the error
+                if ss != 1:
                     return None
-                a, b, _ = sel.indices(n)
-                start[d] = a
-                count[d] = b - a if b > a else 0
-                out_shape.append(count[d])
+                PySlice_AdjustIndices(n, &sa, &sb, ss)
+                start[d] = sa
+                count[d] = sb - sa if sb > sa else 0
+                dims[odim] = count[d]
+                odim += 1
             elif type(sel) is int or isinstance(sel, np.integer):
                 i = sel
                 if i < 0:
@@ -700,15 +814,19 @@ cdef class Engine:
             if count[d] == 0:
                 return None
             total *= count[d]
-            cs = self.chunk_shape[d]
+            cs = cshape[d]
             npc[d] = (start[d] + count[d] - 1) // cs - start[d] // cs + 1
             poff[d] = npieces
             npieces += npc[d]
             nq += count[d]
             full_shape[d] = count[d]
-        if not out_shape or total > max_items or npieces > 256:
+        if odim == 0 or total > max_items or npieces > 256:
             return None
-        cdef cnp.ndarray out = np.empty(out_shape, dtype=dtype)
+        cdef cnp.ndarray out
+        if not isinstance(dtype, np.dtype) or dtype.fields is not None or not dtype.isnative:
+            out = np.empty(tuple([dims[d] for d in range(odim)]), dtype=dtype)
+        else:
+            out = cnp.PyArray_EMPTY(odim, dims, dtype.num, 0)
         cdef int64_t stride = self.itemsize
         for d in range(nd - 1, -1, -1):
             bstrides[d] = stride
@@ -724,7 +842,7 @@ cdef class Engine:
         cdef int64_t q = 0, first, last
         k = 0
         for d in range(nd):
-            cs = self.chunk_shape[d]
+            cs = cshape[d]
             pos = 0
             c0 = start[d] // cs
             for j in range(npc[d]):

@@ -37,8 +37,8 @@ from zarrhpc.core._read import engine_error
 from zarrhpc.core._shard import _load_existing, _ShardWrite, _store_shard
 from zarrhpc.errors import CorruptChunkError
 
-__all__ = ["fetch_chunks", "read_orthogonal", "read_points", "write_orthogonal",
-           "write_points"]
+__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
+           "write_orthogonal", "write_points"]
 
 
 # ------------------------------------------------------------------ chunk source
@@ -320,6 +320,54 @@ def read_points(prep, proj, flat: np.ndarray) -> None:
             flat[dst] = chunk[tuple(proj.in_chunk[lo:hi].T)]
 
     _run(one, list(range(len(tasks))))
+
+
+def read_mask(prep, mask: np.ndarray, result_for):
+    """The elements a full-shape boolean ``mask`` selects (C order), read by the engine's
+    per-chunk mask pass, or None when that does not apply (no engine, a sharded array,
+    a store the engine does not open itself, chunks narrower than 8 along the last
+    dimension, or a chunk left to the Python codecs): the caller then projects the mask
+    to points. ``result_for(shape)`` gives the result array (``out=`` checked).
+
+    Why (W10: a 1 % mask of 512^3 float32, 64^3 chunks, 1.34 M points): projecting the
+    mask to points builds ~110 MB of per-point arrays per read (chunk, coordinates,
+    rank) and scans the mask on one thread. Here ``Engine.mask_ranks`` counts every row
+    segment (a row's part inside one chunk) on the pool and keeps its elements as bits
+    (16 MB of ranks and 16 MB of bits for W10, segment-major so that a chunk's rows are
+    consecutive: read in the mask's own row-major order, a task's strided 64-byte
+    pieces of the 128 MB mask stalled on memory and made it slower than the point path);
+    each chunk's task then finds its points in its bits. Measured (CPU time, loaded
+    machine): 115-117 ms against the point path's 122-125 ms uncompressed, 148-162
+    against 156-172 ms with blosc; the rest is the chunks' bytes (a 1 % mask touches
+    every 8 KiB of every chunk: whole chunks are read and decoded).
+    """
+    engine = _native_engine(prep)
+    if (engine is None or prep.sharding is not None or not hasattr(engine, "read_mask")
+            or mask.ndim != prep.ndim or mask.ndim == 0 or prep.chunks[-1] < 8):
+        return None
+    target = prep.native_target()
+    if target is None:
+        return None
+    if mask.dtype != np.bool_ or not mask.flags.c_contiguous:
+        mask = np.ascontiguousarray(mask, dtype=np.bool_)
+    nthreads = config.get("threads")
+    rank, bits = engine.mask_ranks(mask, prep.shape, nthreads=nthreads)
+    n = int(rank[-1])
+    result = result_for((n,))
+    flat = result if result.flags.c_contiguous else prep.empty((n,), "C")
+    prefix, root_len, kind, sep = target
+    status, err_task, code, msg = engine.read_mask(
+        flat, prep.shape, rank, bits, path_prefix=prefix, root_len=root_len, key_kind=kind,
+        sep=sep, nthreads=nthreads)
+    if code:
+        grid = tuple(-(-s // c) for s, c in zip(prep.shape, prep.chunks))
+        coords = tuple(int(i) for i in np.unravel_index(err_task, grid))
+        raise engine_error(prep, prep.chunk_key(coords), code, msg)
+    if (status == FALLBACK).any():
+        return None
+    if flat is not result:
+        result[...] = flat
+    return result
 
 
 # ------------------------------------------------------------------ writes

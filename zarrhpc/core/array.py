@@ -30,7 +30,13 @@ from zarrhpc.core._irregular import get_selection, resize_irregular, set_selecti
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_selection
 from zarrhpc.core._resize import append_data, resize_array
-from zarrhpc.core._select import read_orthogonal, read_points, write_orthogonal, write_points
+from zarrhpc.core._select import (
+    read_mask,
+    read_orthogonal,
+    read_points,
+    write_orthogonal,
+    write_points,
+)
 from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
@@ -305,7 +311,12 @@ class Array(ArrayApiMixin, Node):
             proj = coordinate_projection(check_coordinate(selection, shape), shape,
                                          prep.chunks)
         else:
-            proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
+            mask = check_mask(selection, shape)
+            # the engine's per-chunk mask pass when it applies (core/_select.read_mask)
+            result = read_mask(prep, mask, lambda s: self._result(s, out, "C"))
+            if result is not None:
+                return result
+            proj = mask_projection(mask, shape, prep.chunks)
         result = self._result(proj.out_shape, out, "C")
         flat = result.reshape(-1) if result.flags.c_contiguous else prep.empty(
             (proj.npoints,), "C")
