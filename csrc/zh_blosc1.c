@@ -107,8 +107,10 @@ int64_t zh_blosc1_encode(const char *cname, int clevel, int shuffle, int typesiz
         shuffle > 2 || block_bytes < 1 || n > (size_t)INT32_MAX - HEADER || cap < n + HEADER)
         return -1;
     int hc = strcmp(cname, "lz4hc") == 0;
-    /* the block size: whole elements (whole groups of 8 for the bit shuffle), at most n */
-    int64_t unit = shuffle == 2 ? 8 * (int64_t)typesize : shuffle == 1 ? typesize : 1;
+    /* the block size: whole elements (whole groups of 8 for the bit shuffle), at most n;
+     * c-blosc1 writes blocks of whole elements whatever the shuffle, and readers' item
+     * ranges rely on it */
+    int64_t unit = shuffle == 2 ? 8 * (int64_t)typesize : typesize;
     int64_t bs = block_bytes < (int64_t)n ? block_bytes : (int64_t)n;
     if (bs >= unit) bs -= bs % unit;
     if (bs < 1) bs = 1;

@@ -275,7 +275,7 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
             memcpy(h, src, 16);
         }
         int64_t bs = le32(h + 8);
-        if (bs <= 0 || bs >= dsize) goto whole;
+        if (bs <= 0 || bs >= dsize || h[3] == 0 || bs % h[3] != 0) goto whole;
         nr = ranges(ctx, &rg);
         if (nr < 0) {
             zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");

@@ -823,7 +823,10 @@ cdef class Engine:
         if odim == 0 or total > max_items or npieces > 256:
             return None
         cdef cnp.ndarray out
-        if not isinstance(dtype, np.dtype) or dtype.fields is not None or not dtype.isnative:
+        # PyArray_EMPTY knows the type number only: strings would come out one byte
+        # wide (the engine then wrote past the result) and datetimes without their unit
+        if (not isinstance(dtype, np.dtype) or dtype.kind not in "biufc"
+                or dtype.fields is not None or not dtype.isnative):
             out = np.empty(tuple([dims[d] for d in range(odim)]), dtype=dtype)
         else:
             out = cnp.PyArray_EMPTY(odim, dims, dtype.num, 0)
