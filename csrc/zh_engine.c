@@ -476,15 +476,20 @@ int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size)
 int zh_pread_full(int fd, char *dst, size_t n, int64_t off) { return pread_full(fd, dst, n, off); }
 void zh_fail_read(zh_job_t *job, int64_t t, int err) { fail_read(job, t, err); }
 
-int zh_read_run(zh_job_t *job, int nthreads) {
+int zh_job_run(zh_job_t *job, void (*fn)(void *, int64_t), void *arg, int64_t ntasks,
+               int nthreads) {
     job->err_task = -1;
     job->err_code = ZH_OK;
     job->failed = 0;
     pthread_mutex_init(&job->err_mu, NULL);
-    zh_pool_run(read_task, job, zh_job_ntasks(job), nthreads);
+    zh_pool_run(fn, arg, ntasks, nthreads);
     pthread_mutex_destroy(&job->err_mu);
     zh_job_close_root(job);
     return job->err_code;
+}
+
+int zh_read_run(zh_job_t *job, int nthreads) {
+    return zh_job_run(job, read_task, job, zh_job_ntasks(job), nthreads);
 }
 
 /* ---------------------------------------------------------------- writes */
@@ -1048,14 +1053,7 @@ static void write_task(void *arg, int64_t t) {
 }
 
 int zh_write_run(zh_job_t *job, int nthreads) {
-    job->err_task = -1;
-    job->err_code = ZH_OK;
-    job->failed = 0;
-    pthread_mutex_init(&job->err_mu, NULL);
-    zh_pool_run(write_task, job, zh_job_ntasks(job), nthreads);
-    pthread_mutex_destroy(&job->err_mu);
-    zh_job_close_root(job);
-    return job->err_code;
+    return zh_job_run(job, write_task, job, zh_job_ntasks(job), nthreads);
 }
 
 /* ---------------------------------------------------------------- sharded writes */

@@ -96,7 +96,12 @@ int zh_write_run(zh_job_t *job, int nthreads);
  * per shard, and FALLBACK means the Python codecs must write that shard. */
 int zh_shard_write_run(zh_job_t *job, int nthreads);
 
-/* ---- shared with csrc/zh_select.c (point and orthogonal reads) ---- */
+/* ---- shared with csrc/zh_select.c and csrc/zh_mask.c (selection reads) ---- */
+
+/* Run ntasks tasks fn(arg, t) of job on the pool: resets the job's first error, closes
+ * its root afterwards; returns ZH_OK or the first failure's code. */
+int zh_job_run(zh_job_t *job, void (*fn)(void *, int64_t), void *arg, int64_t ntasks,
+               int nthreads);
 
 /* The piece index of every dimension for task t (last dimension fastest). */
 void zh_task_pieces(const zh_job_t *job, int64_t t, int64_t *piece);

@@ -1,4 +1,5 @@
-/* Point (vindex, coordinate, mask) and orthogonal (oindex) reads of the native engine.
+/* Point (vindex, coordinate) and orthogonal (oindex) reads of the native engine (masks:
+ * csrc/zh_mask.h, through zh_sel_gather below).
  *
  * Both run one task per touched chunk on the engine's pool (csrc/zh_pool.c), each chunk
  * opened and decoded once, with the GIL released by the caller.  They share the
@@ -57,28 +58,6 @@ typedef struct {
     const int64_t *full_shape;        /* ndim */
 } zh_ortho_t;
 
-/* Mask: a full-shape boolean mask (mask[i] != 0 selects element i, C order), read one
- * task per chunk of the grid (C order) without a list of points.  zh_mask_count counts
- * the selected elements of every row segment (the part of a row of the array inside one
- * chunk: rows = prod(shape[:-1]) rows of nseg = grid[-1] segments), keeps them as bits
- * (wps = ceil(chunk_shape[-1] / 64) words per segment) and turns the counts into ranks:
- * rank[s * rows + r] is the result index of segment (r, s)'s first selected element
- * (segment-major places: a chunk's rows are consecutive), rank[rows * nseg] the total.
- * A task then reads its segments' bits and ranks, and the selected elements of its
- * chunk into out[rank...], opening only chunks that hold any. */
-typedef struct {
-    zh_job_t *job;
-    const uint64_t *bits;        /* rows * nseg * wps */
-    const int64_t *shape, *grid; /* ndim each */
-    const int64_t *rank;         /* rows * nseg + 1 */
-    char *out;
-    int64_t out_size;
-} zh_mask_t;
-
-void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
-                   int64_t *rank, uint64_t *bits, int nthreads);
-int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads);
-
 /* What zh_box_view found: the chunk's view, a missing chunk (the fill value), a chunk
  * the Python codecs must decode, or a failure (the task is failed already). */
 enum { ZH_VIEW_OK = 0, ZH_VIEW_MISSING = 1, ZH_VIEW_FALLBACK = 2, ZH_VIEW_FAILED = 3 };
@@ -96,5 +75,16 @@ int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
  * the first failure's code (details in the job's err_*). */
 int zh_points_run(zh_points_t *pj, int nthreads);
 int zh_ortho_run(zh_ortho_t *oj, int nthreads);
+
+/* ---- shared with csrc/zh_mask.c (mask reads) ---- */
+
+/* Start task t: 0 when it must not run (an earlier task failed: marked skipped; out of
+ * memory: failed), else 1 with the thread's working context in *w. */
+int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w);
+/* Task t's m elements at byte offsets offs of its decoded chunk at coords (only their
+ * bytes are read when possible) into out[dst[i]] (the fill value for a missing chunk);
+ * sets the task's status: done, fallback, or failed with the job's error. */
+void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                   const int64_t *offs, const int64_t *dst, int64_t m, char *out);
 
 #endif

@@ -21,7 +21,7 @@ from zarrhpc.indexing import (
     normalize_orthogonal,
     orthogonal_projection,
 )
-from zarrhpc.metadata.v3 import ChunkKeyEncoding
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.storage import MemoryStore
 
 

@@ -128,6 +128,8 @@ cdef extern from "zh_select.h":
         const int64_t *full_shape
     int zh_points_run(zh_points_t *pj, int nthreads) nogil
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+
+cdef extern from "zh_mask.h":
     ctypedef struct zh_mask_t:
         zh_job_t *job
         const uint64_t *bits
@@ -690,7 +692,7 @@ cdef class Engine:
     def mask_ranks(self, mask, shape, int nthreads=1):
         """``(rank, bits)`` of a full-shape boolean ``mask`` (C-contiguous, one byte per
         element): per row segment the result index of its first selected element (the
-        total last) and its elements as bits (see csrc/zh_select.h), what
+        total last) and its elements as bits (see csrc/zh_mask.h), what
         :meth:`read_mask` reads with."""
         cdef int64_t shp[64]
         cdef int64_t grid[64]

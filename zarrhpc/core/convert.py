@@ -31,9 +31,9 @@ from zarrhpc.core.array import Array
 from zarrhpc.core.formats import write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import NodeExistsError, UnsupportedError, ZarrhpcError
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.convert import group_to_v3, plan_array
 from zarrhpc.metadata.v2 import ZARRAY, ZATTRS, ZGROUP
-from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
 __all__ = ["ConversionError", "convert"]
 

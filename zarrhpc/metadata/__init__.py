@@ -2,6 +2,7 @@
 
 - :mod:`zarrhpc.metadata.dtypes`: v3 core data types and fill values (exact bits).
 - :mod:`zarrhpc.metadata.v3`: ``zarr.json`` of arrays and groups (v3.0 core + 3.1/ZEP 9).
+- :mod:`zarrhpc.metadata.chunk_keys`: chunk key encodings (``default``, ``v2``).
 - :mod:`zarrhpc.metadata.names`: node names, hierarchy paths, extension names (ZEP 9).
 - :mod:`zarrhpc.metadata.dtypes_ext`: types beyond the v3 core (zarr-python 3.1's names).
 - :mod:`zarrhpc.metadata.dtypes_ml`, :mod:`zarrhpc.metadata.dtypes_cplx`: zarr-extensions'
@@ -17,6 +18,7 @@ shared read-only; a change makes a new object. Every error is a
 :class:`~zarrhpc.errors.MetadataError` whose message starts with the document's store key.
 """
 
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import (
     CORE_DATA_TYPE_NAMES,
     DataType,
@@ -40,7 +42,6 @@ from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
 from zarrhpc.metadata.v3 import (
     ArrayMetadataV3,
-    ChunkKeyEncoding,
     GroupMetadataV3,
     parse_metadata_v3,
 )

@@ -31,9 +31,10 @@ import numpy as np
 
 from zarrhpc.codec_forms import default_chain, is_serializer, readable_in_v3, v2_entry
 from zarrhpc.errors import UnsupportedError
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, data_type_from_numpy
 from zarrhpc.metadata.v2 import ArrayMetadataV2, GroupMetadataV2
-from zarrhpc.metadata.v3 import ArrayMetadataV3, ChunkKeyEncoding, GroupMetadataV3
+from zarrhpc.metadata.v3 import ArrayMetadataV3, GroupMetadataV3
 from zarrhpc.metadata.v3draft import ArrayMetadataV3Draft, GroupMetadataV3Draft
 
 __all__ = ["ArrayPlan", "group_to_v3", "plan_array"]

@@ -34,9 +34,11 @@ __all__ = [
     "is_recommended_node_name",
     "is_valid_extension_name",
     "join_path",
+    "member_error",
     "metadata_key",
     "normalize_path",
     "parse_extension_entry",
+    "required_extension_entry",
     "validate_node_name",
 ]
 
@@ -239,35 +241,35 @@ def parse_extension_entry(obj: Any, doc: str, field_name: str) -> ExtensionEntry
     elif isinstance(obj, dict):
         unknown = [k for k in obj if k not in ("name", "configuration", "must_understand")]
         if unknown:
-            raise _ext_err(
+            raise member_error(
                 doc,
                 field_name,
                 f"unexpected member {unknown[0]!r} in an extension object (allowed: name, "
                 f"configuration, must_understand), got {_show(obj)}",
             )
         if "name" not in obj:
-            raise _ext_err(doc, field_name, f"missing member 'name', got {_show(obj)}")
+            raise member_error(doc, field_name, f"missing member 'name', got {_show(obj)}")
         name = obj["name"]
         if not isinstance(name, str):
-            raise _ext_err(doc, f"{field_name}.name", f"expected a string, got {_show(name)}")
+            raise member_error(doc, f"{field_name}.name", f"expected a string, got {_show(name)}")
         conf = obj.get("configuration")
         if "configuration" in obj and not isinstance(conf, dict):
-            raise _ext_err(
+            raise member_error(
                 doc, f"{field_name}.configuration", f"expected an object, got {_show(conf)}"
             )
         must = obj.get("must_understand", True)
         if not isinstance(must, bool):
-            raise _ext_err(
+            raise member_error(
                 doc, f"{field_name}.must_understand", f"expected true or false, got {_show(must)}"
             )
     else:
-        raise _ext_err(
+        raise member_error(
             doc,
             field_name,
             f"expected an extension name (string) or an object with 'name', got {_show(obj)}",
         )
     if not is_valid_extension_name(name):
-        raise _ext_err(
+        raise member_error(
             doc,
             field_name,
             f"extension name {name!r} is neither a registered name (^[a-z][a-z0-9-_.]+$) nor a URI",
@@ -275,5 +277,20 @@ def parse_extension_entry(obj: Any, doc: str, field_name: str) -> ExtensionEntry
     return ExtensionEntry(name, conf, must)
 
 
-def _ext_err(doc: str, field_name: str, message: str) -> MetadataError:
+def member_error(doc: str, field_name: str, message: str) -> MetadataError:
+    """The error for member ``field_name`` of document ``doc`` (every metadata parser's
+    message form: ``"<doc>: <member>: <what is wrong>"``)."""
     return MetadataError(f"{doc}: {field_name}: {message}")
+
+
+def required_extension_entry(obj: Any, doc: str, field_name: str) -> ExtensionEntry:
+    """An extension entry at a point where must_understand: false is not allowed."""
+    entry = parse_extension_entry(obj, doc, field_name)
+    if not entry.must_understand:
+        raise member_error(
+            doc,
+            field_name,
+            f'"must_understand": false is not allowed for {field_name} (the spec requires '
+            f"every implementation to understand it), got {_show(obj)}",
+        )
+    return entry

@@ -52,6 +52,7 @@ from zarrhpc.codec_forms import (
     v2_out_dtype,
 )
 from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
 from zarrhpc.metadata.dtypes_ml import (
@@ -62,8 +63,8 @@ from zarrhpc.metadata.dtypes_ml import (
     parse_ml_fill,
 )
 from zarrhpc.metadata.loose import loose_float, loose_hex_float, loose_int
+from zarrhpc.metadata.names import member_error as _err
 from zarrhpc.metadata.spec import ArraySpec
-from zarrhpc.metadata.v3 import ChunkKeyEncoding
 
 __all__ = [
     "ArrayMetadataV2",
@@ -84,10 +85,6 @@ _SIMPLE_RE = re.compile(r"^([<>|])([biufcSUVmM])(\d+)(\[(\d*)([A-Za-z]+)\])?$")
 _TIME_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")
 _NUMERIC_SIZES = {"b": (1,), "i": (1, 2, 4, 8), "u": (1, 2, 4, 8), "f": (2, 4, 8),
                   "c": (8, 16)}
-
-
-def _err(doc: str, member: str, message: str) -> MetadataError:
-    return MetadataError(f"{doc}: {member}: {message}")
 
 
 #: keys of the v2 metadata documents: a node of that name would collide with its parent's

@@ -42,6 +42,7 @@ from zarrhpc.codec_forms import draft_entry, draft_names, is_serializer
 from zarrhpc.errors import MetadataError, UnsupportedError
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import vlen_fill
+from zarrhpc.metadata.names import member_error as _err
 from zarrhpc.metadata.spec import ArraySpec
 from zarrhpc.metadata.v2 import _data_type as v2_data_type
 from zarrhpc.metadata.v2 import codecs_v2_to_v3, dtype_from_json_v2, parse_fill_value_v2
@@ -61,10 +62,6 @@ DRAFT_FORMATS = (DRAFT_FORMAT, "https://purl.org/zarr/spec/protocol/core/3.0")
 _ARRAY_KEYS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
                "extensions", "attributes", "codecs", "storage_transformers", "compressor",
                "filters", "dimension_separator"}
-
-
-def _err(doc: str, member: str, message: str) -> MetadataError:
-    return MetadataError(f"{doc}: {member}: {message}")
 
 
 def _load(data: Any, doc: str) -> dict:

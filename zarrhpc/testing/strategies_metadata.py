@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import CORE_DATA_TYPE_NAMES, DataType, parse_data_type
-from zarrhpc.metadata.v3 import ArrayMetadataV3, ChunkKeyEncoding
+from zarrhpc.metadata.v3 import ArrayMetadataV3
 
 __all__ = ["array_metadata", "data_types", "fill_values", "float_bit_patterns", "group_attributes"]
 

@@ -1,0 +1,35 @@
+/* Boolean-mask reads of the native engine, one task per chunk of the grid, without a
+ * list of points: a counting pass over the mask (zh_mask_count), then per-chunk tasks
+ * (zh_mask_run) that gather their elements through csrc/zh_select.c's chunk view.
+ * Shares the engine's job (zh_job_t) like the point and orthogonal reads (zh_select.h).
+ * No Python.h. */
+#ifndef ZH_MASK_H
+#define ZH_MASK_H
+
+#include <stdint.h>
+
+#include "zh_engine.h"
+
+/* Mask: a full-shape boolean mask (mask[i] != 0 selects element i, C order), read one
+ * task per chunk of the grid (C order) without a list of points.  zh_mask_count counts
+ * the selected elements of every row segment (the part of a row of the array inside one
+ * chunk: rows = prod(shape[:-1]) rows of nseg = grid[-1] segments), keeps them as bits
+ * (wps = ceil(chunk_shape[-1] / 64) words per segment) and turns the counts into ranks:
+ * rank[s * rows + r] is the result index of segment (r, s)'s first selected element
+ * (segment-major places: a chunk's rows are consecutive), rank[rows * nseg] the total.
+ * A task then reads its segments' bits and ranks, and the selected elements of its
+ * chunk into out[rank...], opening only chunks that hold any. */
+typedef struct {
+    zh_job_t *job;
+    const uint64_t *bits;        /* rows * nseg * wps */
+    const int64_t *shape, *grid; /* ndim each */
+    const int64_t *rank;         /* rows * nseg + 1 */
+    char *out;
+    int64_t out_size;
+} zh_mask_t;
+
+void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
+                   int64_t *rank, uint64_t *bits, int nthreads);
+int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads);
+
+#endif
