@@ -582,7 +582,7 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     if (ts <= 0 || expect % ts != 0 || expect / ts > INT32_MAX) return ZH_FALLBACK;
     /* blocks of whole elements only (c-blosc1 always writes them): c-blosc2's getitem
      * over blocks that split an element wrote past its destination (heap corruption) */
-    if (block % ts != 0) return ZH_FALLBACK;
+    if (block <= 0 || block % ts != 0) return ZH_FALLBACK;
     /* blosc2-format chunks and c-blosc1 headers claiming a delta filter (0x08: no
      * c-blosc1 writer sets it) are decoded whole: the item-range decode of a delta block
      * takes its reference from the start of its own destination, not of the chunk */
