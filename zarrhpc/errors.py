@@ -31,6 +31,7 @@ __all__ = [
     "InvalidKeyError",
     "ReadOnlyError",
     "KernelError",
+    "OutOfMemoryError",
     "CollectiveError",
     "CheckpointError",
     "engine_error",
@@ -144,6 +145,11 @@ class ReadOnlyError(ZarrhpcError, PermissionError, ValueError):
     zarr-python raises for a write to a read-only store)."""
 
 
+class OutOfMemoryError(ZarrhpcError, MemoryError):
+    """Memory for a chunk could not be had (a chunk's decoded size comes from metadata
+    anyone may have written); names the key. A ``MemoryError``."""
+
+
 class KernelError(ZarrhpcError, ValueError):
     """A compiled kernel refused its arguments (shapes, strides, sizes)."""
 
@@ -225,7 +231,7 @@ _STATUS_CLASSES = {
     "ERR_NDIM": (KernelError, "too many dimensions"),
     "ERR_CORRUPT": (CorruptChunkError, "corrupt chunk"),
     "ERR_IO": (StoreError, "I/O error"),
-    "ERR_NOMEM": (MemoryError, "out of memory"),
+    "ERR_NOMEM": (OutOfMemoryError, "out of memory"),
     "ERR_CODEC": (CodecError, "encoding failed"),
     "ERR_STORE": (StoreError, "the store's layout is in the way"),
 }

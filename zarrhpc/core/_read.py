@@ -57,7 +57,7 @@ def engine_error(prep, key: str, code: int, msg: str) -> Exception:
     """The exception for an engine failure with status ``code`` at chunk (shard) ``key``
     (the class from zarrhpc.errors' one status table)."""
     cls, _ = status_class(code)
-    if cls is MemoryError:
+    if issubclass(cls, MemoryError):
         return errors.engine_error(code, key)
     if issubclass(cls, StoreError):
         return errors.engine_error(code, f"{key!r} in {prep.store!r}", msg)
