@@ -551,18 +551,27 @@ int zh_blosc_span_add(const char *buf, int64_t nblocks, int64_t n, int64_t k0, i
     return 0;
 }
 
-int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last) {
+int64_t zh_blosc_next_start(const char *buf, int64_t nblocks, int64_t n, int64_t last) {
     const unsigned char *bst = (const unsigned char *)buf + 16;
     int64_t end = n;
     for (int64_t j = 0; j < nblocks; j++) { /* blocks need not be in order */
         int64_t o = (int32_t)load_le32(bst + 4 * j);
         if (o > last && o < end) end = o;
     }
+    return end;
+}
+
+void zh_blosc_set_cbytes(char *buf, int64_t end) {
     unsigned char *cb = (unsigned char *)buf + 12;
     cb[0] = (unsigned char)end;
     cb[1] = (unsigned char)(end >> 8);
     cb[2] = (unsigned char)(end >> 16);
     cb[3] = (unsigned char)(end >> 24);
+}
+
+int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last) {
+    int64_t end = zh_blosc_next_start(buf, nblocks, n, last);
+    zh_blosc_set_cbytes(buf, end);
     return end;
 }
 

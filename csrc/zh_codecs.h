@@ -60,6 +60,10 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
 int zh_blosc_span_add(const char *buf, int64_t nblocks, int64_t n, int64_t k0, int64_t k1,
                       int64_t *first, int64_t *last);
 int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last);
+/* zh_blosc_span_end's two halves, for a caller that reads several spans and decodes each
+ * from its own (zh_select.c): the end alone, and the header's size set to it. */
+int64_t zh_blosc_next_start(const char *buf, int64_t nblocks, int64_t n, int64_t last);
+void zh_blosc_set_cbytes(char *buf, int64_t end);
 
 /* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch
  * buffer 1 or 2 (or is src when nsteps == 0), or is final_dst when that is not NULL and

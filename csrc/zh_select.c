@@ -67,14 +67,6 @@ typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
 enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_VIEW_FALLBACK,
        VIEW_FAILED = ZH_VIEW_FAILED };
 
-static void put_le32(char *p, int64_t v) {
-    unsigned char *u = (unsigned char *)p;
-    u[0] = (unsigned char)v;
-    u[1] = (unsigned char)(v >> 8);
-    u[2] = (unsigned char)(v >> 16);
-    u[3] = (unsigned char)(v >> 24);
-}
-
 /* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
  * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
  * n bytes at offset foff, each at its own offset in the buffer.  ends[i] (when > 0) is
@@ -127,7 +119,6 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     if (table_end > n || (table_end > head &&
                           zh_pread_full(fd, buf + head, (size_t)(table_end - head), foff + head) != 0))
         return NULL;
-    const unsigned char *bst = (const unsigned char *)buf + 16;
     zh_rng *reg = (zh_rng *)malloc(sizeof(zh_rng) * 2 * (size_t)(nr ? nr : 1));
     if (!reg) return NULL;
     zh_rng *own = reg + nr; /* each range's bytes */
@@ -138,11 +129,8 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
             free(reg);
             return NULL;
         }
-        int64_t end = n; /* the next block offset after the last wanted one */
-        for (int64_t j = 0; j < nblocks; j++) {
-            int64_t o = (int32_t)le32(bst + 4 * j);
-            if (o > last && o < end) end = o;
-        }
+        /* the next block offset after the last wanted one */
+        int64_t end = zh_blosc_next_start(buf, nblocks, n, last);
         own[i].lo = first < head ? head : first; /* the header read holds the rest */
         own[i].hi = end;
         reg[i] = own[i];
@@ -325,7 +313,7 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
             const char *b;
             /* this range's blocks decode from the bytes read around them and nothing else
              * (src is our scratch buffer when ends is set) */
-            if (ends && ends[i] > 0) put_le32((char *)src + 12, ends[i]);
+            if (ends && ends[i] > 0) zh_blosc_set_cbytes((char *)src, ends[i]);
             int rc = zh_blosc_range(w, src, (size_t)n, dsize, rg[i].lo, rg[i].hi, &b, msg,
                                     sizeof(msg));
             if (rc == ZH_ERR_NOMEM) {

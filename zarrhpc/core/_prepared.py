@@ -57,6 +57,7 @@ class Prepared:
         object.__setattr__(self, "chunks", chunks)
         object.__setattr__(self, "byte_kernels", byte_kernels_ok(self.dtype))
         object.__setattr__(self, "_target", self._native_target())
+        object.__setattr__(self, "shard_keys", {})
 
     # set in __post_init__:
     #: chunks selections are projected on (inner chunks when sharded)
@@ -64,6 +65,8 @@ class Prepared:
     #: elements are plain bytes: kernels may copy and fill them
     byte_kernels: bool = field(init=False)
     _target: object = field(init=False, repr=False)
+    #: shard coords -> store key, for point reads of sharded arrays (core/_shard.py)
+    shard_keys: dict = field(init=False, repr=False)
 
     @property
     def ndim(self) -> int:

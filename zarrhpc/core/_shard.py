@@ -155,8 +155,8 @@ def plan_inner_reads(prep, sel, full: np.ndarray) -> list[InnerRead]:
     return jobs
 
 
-# The store keys of the shards point reads opened, cached per prepared form (an attribute
-# set on first use): encoding a key costs ~1 us of a ~12 us read. Not process-wide: a
+# The store keys of the shards point reads opened, cached per prepared form
+# (``Prepared.shard_keys``): encoding a key costs ~1 us of a ~12 us read. Not process-wide: a
 # cache keyed by (prefix, shard) was shared by arrays at the same prefix (the roots of two
 # stores) with other chunk key encodings ("c/1/0/0", "c.1.0.0", "1.0.0"), and a point read
 # of one opened the other's key, found no shard and returned the fill value.
@@ -180,11 +180,7 @@ def plan_point_read(prep, point: tuple, dst: np.ndarray) -> list[InnerRead]:
         local.append(r // c)
         within.append(slice(r % c, r % c + 1))
     shard = tuple(shard)
-    try:
-        keys = prep._shard_keys
-    except AttributeError:
-        keys = {}
-        object.__setattr__(prep, "_shard_keys", keys)  # (a frozen dataclass)
+    keys = prep.shard_keys
     key = keys.get(shard)
     if key is None:
         key = prep.chunk_key(shard)
