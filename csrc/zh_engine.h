@@ -2,7 +2,12 @@
  * touches, in parallel, without Python.  The selection arrives as per-dimension pieces
  * (chunk index, first element in the chunk, count, position in the result); the tasks
  * are their cartesian product, last dimension fastest (the order of itertools.product),
- * so a task number names a chunk without any per-chunk array.  No Python.h. */
+ * so a task number names a chunk without any per-chunk array.  No Python.h.
+ *
+ * The engine's C files: zh_job.c (tasks, errors, chunk paths, opening and reading files;
+ * the internals they share are declared in zh_job.h), zh_read.c (basic reads),
+ * zh_write.c (writes: atomic files, row groups), zh_shard_write.c (whole shards),
+ * zh_select.c and zh_mask.c (point, orthogonal and mask reads). */
 #ifndef ZH_ENGINE_H
 #define ZH_ENGINE_H
 
@@ -95,26 +100,5 @@ int zh_write_run(zh_job_t *job, int nthreads);
  * are shards (the group product, last dimension fastest): task_status and err_task are
  * per shard, and FALLBACK means the Python codecs must write that shard. */
 int zh_shard_write_run(zh_job_t *job, int nthreads);
-
-/* ---- shared with csrc/zh_select.c and csrc/zh_mask.c (selection reads) ---- */
-
-/* Run ntasks tasks fn(arg, t) of job on the pool: resets the job's first error, closes
- * its root afterwards; returns ZH_OK or the first failure's code. */
-int zh_job_run(zh_job_t *job, void (*fn)(void *, int64_t), void *arg, int64_t ntasks,
-               int nthreads);
-
-/* The piece index of every dimension for task t (last dimension fastest). */
-void zh_task_pieces(const zh_job_t *job, int64_t t, int64_t *piece);
-/* Mark task t failed with code and message (the lowest failing task wins). */
-void zh_fail(zh_job_t *job, int64_t t, int code, const char *msg);
-/* Chunk file path of coords into out (cap bytes): its length, or -1 when too long. */
-int zh_chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t cap);
-/* Open a chunk file beneath the store root (no symbolic link out of it): 1 with fd and
- * size when it holds a value, 0 when missing, -errno. */
-int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size);
-/* pread exactly n bytes at off: 0 or an errno (EIO when the file is shorter). */
-int zh_pread_full(int fd, char *dst, size_t n, int64_t off);
-/* Fail task t for a failed read (err: an errno, or -1 for out of memory). */
-void zh_fail_read(zh_job_t *job, int64_t t, int err);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "zh_pool.h"
 #include "zh_select.h"
+#include "zh_job.h"
 
 /* Measured on W10 (a 1 % mask of a float32 512^3 array, chunks 64^3, 1.34 M points):
  * the mask -> points path (one scan building per-point chunk, coordinates and rank

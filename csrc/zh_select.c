@@ -1,6 +1,7 @@
 /* Point and orthogonal reads of the native engine.  See zh_select.h. */
 #define _GNU_SOURCE
 #include "zh_select.h"
+#include "zh_job.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +12,6 @@
 
 #include "zh_pool.h"
 
-#define ZH_PATH_MAX 4096
 /* Bytes worth one system call: runs closer than this are read as one, and a sparse
  * read must save more than this per run over reading the whole chunk.  Measured on the
  * 2-core VM under load: a 4-byte pread from the page cache costs 1.7-2.9 us, as much as

@@ -65,7 +65,7 @@ enum { ZH_VIEW_OK = 0, ZH_VIEW_MISSING = 1, ZH_VIEW_FALLBACK = 2, ZH_VIEW_FAILED
 /* A view (*base: the chunk's first byte) of task t's decoded chunk at coords in which
  * every element of the box is valid: count[d] elements from first[d] along each
  * dimension, cstrides[d] bytes apart in the decoded chunk.  From a blosc chunk only the
- * internal blocks holding the box's rows are read and decoded.  For csrc/zh_engine.c's
+ * internal blocks holding the box's rows are read and decoded.  For csrc/zh_read.c's
  * small reads of blosc chunks. */
 int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                 const int64_t *first, const int64_t *count, const int64_t *cstrides,

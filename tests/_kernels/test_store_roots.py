@@ -1,5 +1,5 @@
 """The engine opens a store's root once per call and shares it among the call's chunks
-(csrc/zh_engine.c, job_root): nothing stays open after a call (no descriptor leaks, no
+(csrc/zh_job.c, job_root): nothing stays open after a call (no descriptor leaks, no
 file system held busy) and a store removed, replaced or renamed away between calls is
 never read from."""
 
