@@ -1,0 +1,590 @@
+"""Write the zarr-python 2.x fixture stores (run with a zarr 2.x interpreter, not the test venv).
+
+Life cycle: run once per zarr 2.x release in a throw-away virtual environment, e.g.::
+
+    python -m venv /tmp/z218 && /tmp/z218/bin/pip install "zarr==2.18.*" msgpack
+    ZARR_V3_EXPERIMENTAL_API=1 ZARR_V3_SHARDING=1 /tmp/z218/bin/python generate.py
+
+It writes every variant below with the installed zarr 2.x into a temporary directory, reads
+each back with that same zarr 2.x, and packs stores plus what zarr 2.x read (``expected/
+<name>.npz``: values and fill value; ``manifest.json``: shape, dtype, attributes, members)
+into ``zarr-<version>.tar.xz`` beside this file.  tests/conformance/test_zarr2_fixtures.py
+opens every store with zarrhpc and compares; the test suite never needs zarr 2.x.
+
+A variant the installed release cannot write is left out and listed in the manifest's
+``skipped`` with the writer's error.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tarfile
+import tempfile
+import traceback
+import warnings
+from pathlib import Path
+
+import numcodecs
+import numpy as np
+import zarr
+
+SHAPE, CHUNKS = (9, 7), (4, 3)
+HERE = Path(__file__).resolve().parent
+V = tuple(int(x) for x in zarr.__version__.split(".")[:2])
+NC = tuple(int(x) for x in numcodecs.__version__.split(".")[:2])
+
+
+def sample(dtype, shape=SHAPE, seed=0):
+    """Deterministic values of ``dtype`` (NaN, -0.0, NaT, non-ASCII, empty strings)."""
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        v = rng.integers(0, 2, n).astype(bool)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(info.min, info.max, n, dtype=dt.newbyteorder("="),
+                         endpoint=True).astype(dt)
+    elif dt.kind == "f":
+        v = (rng.standard_normal(n) * 100).astype(dt)
+        v[::7] = np.nan
+        v[1:2] = -0.0
+    elif dt.kind == "c":
+        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    elif dt.kind in "mM":
+        v = rng.integers(-10**6, 10**6, n).astype("i8").view(dt.newbyteorder("=")).astype(dt)
+        v[3:4] = np.array("NaT").astype(dt)
+    elif dt.kind == "U":
+        pool = ["", "a", "héllo", "日本", "x" * (dt.itemsize // 4)]
+        v = np.array([pool[i % len(pool)] for i in rng.integers(0, 50, n)], dtype=dt)
+    elif dt.kind == "S":
+        pool = [b"", b"a", b"\x00b", b"xyz" * 3]
+        v = np.array([pool[i % len(pool)] for i in rng.integers(0, 50, n)], dtype=dt)
+    elif dt.kind == "V" and dt.fields:
+        v = np.zeros(n, dtype=dt)
+        for name in dt.names:
+            sub = dt.fields[name][0]
+            v[name] = sample(sub.base, (n,) + sub.shape, seed + 1)
+    elif dt.kind == "V":
+        v = rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt)
+    else:
+        raise ValueError(dtype)
+    return v.reshape(shape)
+
+
+def strings(shape=SHAPE, seed=0):
+    pool = ["", "a", "héllo wörld", "日本語", "emb\x00nul", "long " * 10]
+    rng = np.random.default_rng(seed)
+    return np.array([pool[i] for i in rng.integers(0, len(pool), int(np.prod(shape)))],
+                    dtype=object).reshape(shape)
+
+
+VARIANTS: dict[str, callable] = {}
+
+
+def variant(name):
+    def deco(fn):
+        VARIANTS[name] = fn
+        return fn
+    return deco
+
+
+def _array(path, data, *, partial=False, **kw):
+    """zarr.open_array(mode="w") at ``path`` and write ``data`` (only the first chunk when
+    ``partial``, so that the fill value shows)."""
+    kw.setdefault("chunks", CHUNKS if data.ndim == 2 else data.shape)
+    a = zarr.open_array(str(path), mode="w", shape=data.shape, **kw)
+    # zarr 2.x leaves missing chunks of a fill_value None array uninitialised (np.empty):
+    # only object arrays (None elements) have defined values there
+    if partial and (kw.get("fill_value", 0) is not None or data.dtype.kind == "O"):
+        region = tuple(slice(0, c) for c in a.chunks)
+        a[region] = data[region]
+    else:
+        a[...] = data
+    return a
+
+
+def _add(name, fn):
+    VARIANTS[name] = fn
+
+
+def _slug(s):
+    return str(s).replace("|", "").replace("<", "l").replace(">", "b").replace("[", "") \
+        .replace("]", "").replace(" ", "").replace("'", "").replace(",", "_") \
+        .replace("(", "").replace(")", "")
+
+
+# ------------------------------------------------------------------------- v2 variants
+
+V2_DTYPES = ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", ">u8", "<f2", ">f4",
+             "<f8", "<c8", ">c16", "<M8[ns]", ">M8[D]", "<m8[s]", "<M8[ms]", "<U4", ">U3",
+             "|S3", "|V3"]
+STRUCTS = {
+    "struct-ab": [("a", "<i4"), ("b", ">f8")],
+    "struct-sub": [("x", "|u1"), ("y", "<i2", (2,))],
+    "struct-nest": [("p", [("q", "<u2"), ("r", "|S2")]), ("t", "<M8[s]")],
+}
+
+
+def _fills(dt):
+    k = np.dtype(dt).kind
+    if k == "f":
+        return [0, None, float("nan"), float("-inf"), -0.0, 3.5]
+    if k == "c":
+        return [0, None, complex(float("nan"), 1.0)]
+    if k == "b":
+        return [False, True, None]
+    if k in "iu":
+        info = np.iinfo(np.dtype(dt))
+        return [0, None, int(info.max), int(info.min)]
+    if k in "mM":
+        return [0, None, 123, "NaT"]
+    if k == "U":
+        return ["", None, "ab"]
+    if k == "S":
+        return [b"", None, b"ab", 0]
+    return [None]
+
+
+for _dt in V2_DTYPES:
+    for _order in "CF":
+        for _i, _fill in enumerate(_fills(_dt)):
+            def _w(path, dt=_dt, order=_order, fill=_fill, i=_i):
+                return _array(path, sample(dt), dtype=dt, order=order, fill_value=fill,
+                              partial=i > 0)
+            _add(f"v2-dt-{_slug(_dt)}-{_order}-f{_i}", _w)
+
+for _name, _sdt in STRUCTS.items():
+    for _order in "CF":
+        for _fi, _fill in enumerate([None, 0]):
+            def _w(path, sdt=_sdt, order=_order, fill=_fill):
+                return _array(path, sample(np.dtype(sdt)), dtype=sdt, order=order,
+                              fill_value=fill, partial=True)
+            _add(f"v2-{_name}-{_order}-f{_fi}", _w)
+
+# compressors: every numcodecs compressor, blosc in every cname x shuffle
+COMPRESSORS = {
+    "none": lambda: None, "default": lambda: "default",
+    "zlib1": lambda: numcodecs.Zlib(level=1), "zlib9": lambda: numcodecs.Zlib(level=9),
+    "gzip": lambda: numcodecs.GZip(level=5), "bz2": lambda: numcodecs.BZ2(level=9),
+    "lzma": lambda: numcodecs.LZMA(), "lzma-xz-preset": lambda: numcodecs.LZMA(preset=1),
+    "lzma-raw": lambda: numcodecs.LZMA(format=3, filters=[dict(id=3, dist=4),
+                                                          dict(id=33, preset=1)]),
+    "lz4": lambda: numcodecs.LZ4(), "lz4-accel": lambda: numcodecs.LZ4(acceleration=5),
+    "zstd": lambda: numcodecs.Zstd(level=1), "zstd-neg": lambda: numcodecs.Zstd(level=-3),
+    "crc32": lambda: numcodecs.CRC32(), "adler32": lambda: numcodecs.Adler32(),
+    "blosc-blocksize": lambda: numcodecs.Blosc(cname="lz4", blocksize=256),
+    "blosc-autoshuffle": lambda: numcodecs.Blosc(cname="zstd", shuffle=numcodecs.Blosc.AUTOSHUFFLE),
+}
+if NC >= (0, 13):
+    COMPRESSORS["zstd-checksum"] = lambda: numcodecs.Zstd(level=2, checksum=True)
+for _cn in ["lz4", "lz4hc", "zstd", "zlib", "blosclz"]:
+    for _sh in [0, 1, 2]:
+        COMPRESSORS[f"blosc-{_cn}-{_sh}"] = lambda cn=_cn, sh=_sh: numcodecs.Blosc(
+            cname=cn, clevel=5, shuffle=sh)
+
+for _cname, _make in COMPRESSORS.items():
+    for _dt in ["<f8", ">i2", "|u1"]:
+        def _w(path, dt=_dt, make=_make):
+            c = make()
+            kw = {} if c == "default" else {"compressor": c}
+            return _array(path, sample(dt), dtype=dt, **kw)
+        _add(f"v2-comp-{_cname}-{_slug(_dt)}", _w)
+
+FILTERS = {
+    "delta": ("<i4", lambda: [numcodecs.Delta(dtype="<i4")]),
+    "delta-astype": ("<i4", lambda: [numcodecs.Delta(dtype="<i4", astype="<i8")]),
+    "delta-be": (">i8", lambda: [numcodecs.Delta(dtype=">i8")]),
+    "fso": ("<f8", lambda: [numcodecs.FixedScaleOffset(offset=1, scale=10, dtype="<f8",
+                                                       astype="u1")]),
+    "fso-i2": ("<f4", lambda: [numcodecs.FixedScaleOffset(offset=-3, scale=1000, dtype="<f4",
+                                                          astype="<i2")]),
+    "quantize": ("<f4", lambda: [numcodecs.Quantize(digits=2, dtype="<f4")]),
+    "quantize64": ("<f8", lambda: [numcodecs.Quantize(digits=5, dtype="<f8", astype="<f4")]),
+    "astype": ("<f8", lambda: [numcodecs.AsType(encode_dtype="<f4", decode_dtype="<f8")]),
+    "packbits": ("|b1", lambda: [numcodecs.PackBits()]),
+    "categorize": ("<U5", lambda: [numcodecs.Categorize(labels=["", "a", "héllo", "日本"],
+                                                        dtype="<U5", astype="u1")]),
+    "crc32": ("<i2", lambda: [numcodecs.CRC32()]),
+    "adler32": ("<i2", lambda: [numcodecs.Adler32()]),
+    "fletcher32": ("<i2", lambda: [numcodecs.Fletcher32()]),
+    "jenkins": ("<i2", lambda: [numcodecs.JenkinsLookup3()]),
+    "zlib-filter": ("<f8", lambda: [numcodecs.Zlib(level=3)]),
+    "gzip-filter": ("<i4", lambda: [numcodecs.GZip(level=3)]),
+    "zstd-filter": ("<u2", lambda: [numcodecs.Zstd(level=3)]),
+    "lz4-filter": ("<u2", lambda: [numcodecs.LZ4()]),
+    "bz2-filter": ("<i8", lambda: [numcodecs.BZ2()]),
+    "lzma-filter": ("<f4", lambda: [numcodecs.LZMA()]),
+    "blosc-filter": ("<f8", lambda: [numcodecs.Blosc(cname="zstd", shuffle=2)]),
+    "delta+zlib-filters": ("<i4", lambda: [numcodecs.Delta(dtype="<i4"), numcodecs.Zlib()]),
+    "two-checksums": ("<f4", lambda: [numcodecs.CRC32(), numcodecs.Adler32()]),
+}
+if hasattr(numcodecs, "BitRound"):
+    FILTERS["bitround"] = ("<f4", lambda: [numcodecs.BitRound(keepbits=5)])
+    FILTERS["bitround64"] = ("<f8", lambda: [numcodecs.BitRound(keepbits=20)])
+if hasattr(numcodecs, "Shuffle"):
+    FILTERS["shuffle"] = ("<i4", lambda: [numcodecs.Shuffle(elementsize=4)])
+for _fname, (_dt, _make) in FILTERS.items():
+    for _cname, _comp in [("none", lambda: None), ("blosc", lambda: numcodecs.Blosc()),
+                          ("zstd", lambda: numcodecs.Zstd(level=1))]:
+        for _order in "CF":
+            def _w(path, dt=_dt, make=_make, comp=_comp, order=_order, fname=_fname):
+                data = strings() if dt == "object" else sample(dt)
+                if fname.startswith(("fso", "quantize", "astype")):
+                    data = np.nan_to_num(data, nan=1.5) / 50
+                if fname == "delta-astype":
+                    data = (data // 4).astype(dt)
+                kw = {"object_codec": numcodecs.VLenUTF8()} if dt == "object" else {}
+                return _array(path, data, dtype=dt, filters=make(), compressor=comp(),
+                              order=order, **kw)
+            _add(f"v2-filt-{_fname}-{_cname}-{_order}", _w)
+
+# object arrays: every object codec zarr 2 takes
+OBJECT_CODECS = {
+    "vlenutf8": (lambda: numcodecs.VLenUTF8(), strings),
+    "vlenbytes": (lambda: numcodecs.VLenBytes(),
+                  lambda: np.array([s.encode() for s in strings().ravel()],
+                                   dtype=object).reshape(SHAPE)),
+    "vlenarray": (lambda: numcodecs.VLenArray("<i4"), lambda: _ragged("<i4")),
+    "vlenarray-f8": (lambda: numcodecs.VLenArray(">f8"), lambda: _ragged(">f8")),
+    "json": (lambda: numcodecs.JSON(), strings),
+    "msgpack": (lambda: numcodecs.MsgPack(), strings),
+    "json-mixed": (lambda: numcodecs.JSON(), lambda: _mixed()),
+    "msgpack-mixed": (lambda: numcodecs.MsgPack(), lambda: _mixed()),
+}
+
+
+def _ragged(dt):
+    rng = np.random.default_rng(5)
+    out = np.empty(int(np.prod(SHAPE)), dtype=object)
+    for i in range(out.size):
+        out[i] = rng.integers(-50, 50, int(rng.integers(0, 5))).astype(dt)
+    return out.reshape(SHAPE)
+
+
+def _mixed():
+    pool = ["s", 1, 2.5, None, [1, "a"], {"k": "v"}, True]
+    out = np.empty(int(np.prod(SHAPE)), dtype=object)
+    for i in range(out.size):
+        out[i] = pool[i % len(pool)]
+    return out.reshape(SHAPE)
+
+
+for _oname, (_codec, _data) in OBJECT_CODECS.items():
+    for _cname, _comp in [("none", lambda: None), ("default", lambda: "default"),
+                          ("zstd", lambda: numcodecs.Zstd(level=1))]:
+        for _fi, _fill in enumerate([None, 0, ""]):
+            for _partial in (False, True):
+                if _fi and not _partial:
+                    continue
+                def _w(path, codec=_codec, data=_data, comp=_comp, fill=_fill,
+                       partial=_partial):
+                    c = comp()
+                    kw = {} if c == "default" else {"compressor": c}
+                    return _array(path, data(), dtype=object, object_codec=codec(),
+                                  fill_value=fill, partial=partial, **kw)
+                _add(f"v2-obj-{_oname}-{_cname}-f{_fi}{'-partial' if _partial else ''}", _w)
+
+for _dt in ["str", "bytes"]:  # dtype=str / dtype=bytes: zarr 2 picks the object codec
+    def _w(path, dt=_dt):
+        d = strings() if dt == "str" else \
+            np.array([s.encode() for s in strings().ravel()], dtype=object).reshape(SHAPE)
+        return _array(path, d, dtype=dt)
+    _add(f"v2-obj-dtype-{_dt}", _w)
+    _add(f"v2-obj-dtype-{_dt}-partial",
+         lambda path, dt=_dt: _array(path, strings() if dt == "str" else np.array(
+             [s.encode() for s in strings().ravel()], dtype=object).reshape(SHAPE),
+             dtype=dt, partial=True))
+
+# layouts: separators, stores, shapes
+for _sep in [".", "/"]:
+    for _order in "CF":
+        _add(f"v2-sep-{_slug(_sep) if _sep == '.' else 'slash'}-{_order}",
+             lambda path, sep=_sep, order=_order: _array(
+                 path, sample("<f4", (5, 6, 7)), chunks=(2, 3, 4), dtype="<f4", order=order,
+                 dimension_separator=sep, fill_value=-1, partial=True))
+
+
+@variant("v2-nested-directory-store")
+def _nested(path):
+    store = zarr.storage.NestedDirectoryStore(str(path))
+    a = zarr.create(store=store, shape=(5, 6, 7), chunks=(2, 3, 4), dtype="<i4",
+                    fill_value=3)
+    a[:, :3] = sample("<i4", (5, 6, 7))[:, :3]
+    return a
+
+
+@variant("v2-fsstore-key-separator")
+def _fsstore(path):
+    store = zarr.storage.FSStore(str(path), key_separator="/", auto_mkdir=True)
+    a = zarr.create(store=store, shape=SHAPE, chunks=CHUNKS, dtype="<u2", fill_value=7)
+    a[:5] = sample("<u2")[:5]
+    return a
+
+
+@variant("v2-zipstore")
+def _zip(path):
+    store = zarr.ZipStore(str(path) + ".zip", mode="w")
+    g = zarr.group(store=store)
+    g.attrs["z"] = 1
+    a = g.create_dataset("arr", shape=SHAPE, chunks=CHUNKS, dtype="<f8",
+                         compressor=numcodecs.Zlib())
+    a[...] = sample("<f8")
+    a.attrs["unit"] = "m"
+    store.close()
+    return ("zip", "arr")
+
+
+for _name, _shape, _chunks in [("0d", (), ()), ("1d", (100,), (7,)), ("3d", (5, 6, 7),
+                                                                     (2, 3, 4)),
+                               ("size0", (0, 5), (2, 2)), ("size0-both", (3, 0), (2, 2)),
+                               ("chunk-bigger", (3, 4), (10, 10)), ("chunk1", (4, 3), (1, 1)),
+                               ("4d", (3, 2, 4, 5), (2, 1, 3, 2))]:
+    _add(f"v2-shape-{_name}", lambda path, s=_shape, c=_chunks: _array(
+        path, sample("<i4", s), chunks=c, dtype="<i4", fill_value=-9))
+
+
+@variant("v2-chunks-auto")
+def _auto(path):
+    return _array(path, sample("<f4", (300, 200)), chunks=True, dtype="<f4")
+
+
+@variant("v2-resize-append")
+def _resize(path):
+    a = _array(path, sample("<i8", (4, 7)), dtype="<i8", fill_value=11)
+    a.append(sample("<i8", (3, 7), seed=3))
+    a.resize(12, 9)
+    return a
+
+
+@variant("v2-write-empty-chunks-false")
+def _wec(path):
+    if V < (2, 11):
+        raise RuntimeError("write_empty_chunks needs zarr 2.11")
+    a = zarr.open_array(str(path), mode="w", shape=SHAPE, chunks=CHUNKS, dtype="<f4",
+                        fill_value=0.0, write_empty_chunks=False)
+    d = sample("<f4")
+    d[:4, :3] = 0
+    a[...] = d
+    return a
+
+
+@variant("v2-attrs")
+def _attrs(path):
+    a = _array(path, sample("<i4"), dtype="<i4")
+    a.attrs.update({"a": [1, {"b": None}], "u": "ünï", "f": 1.5, "nested": {"x": {"y": []}},
+                    "_ARRAY_DIMENSIONS": ["y", "x"]})
+    return a
+
+
+@variant("v2-hierarchy")
+def _hierarchy(path):
+    root = zarr.open_group(str(path), mode="w")
+    root.attrs["root"] = True
+    g = root.create_group("g1")
+    g.attrs["title"] = "group one"
+    sub = g.create_group("sub/deeper")
+    a = sub.create_dataset("arr", data=sample("<f8"), chunks=CHUNKS)
+    a.attrs["x"] = 1
+    root.create_dataset("top", data=sample("<i2"), chunks=CHUNKS, fill_value=4)
+    root.create_group("empty")
+    return ("group", "g1/sub/deeper/arr")
+
+
+@variant("v2-consolidated")
+def _consolidated(path):
+    root = zarr.open_group(str(path), mode="w")
+    root.attrs["c"] = "yes"
+    g = root.create_group("g")
+    a = g.create_dataset("arr", shape=SHAPE, chunks=CHUNKS, dtype="<u4", fill_value=2)
+    a[:4] = sample("<u4")[:4]
+    a.attrs["a"] = [1, 2]
+    root.create_dataset("s", data=strings(), dtype=str, chunks=CHUNKS)
+    zarr.consolidate_metadata(str(path))
+    return ("group", "g/arr")
+
+
+# ------------------------------------------------------------- v3 (2022 draft) variants
+
+def _v3_array(path, data, *, partial=False, **kw):
+    kw.setdefault("chunks", CHUNKS if data.ndim == 2 else data.shape)
+    a = zarr.open_array(str(path), mode="w", shape=data.shape, zarr_version=3,
+                        path=kw.pop("arr_path", "arr"), **kw)
+    if partial and kw.get("fill_value", 0) is not None:
+        region = tuple(slice(0, c) for c in a.chunks)
+        a[region] = data[region]
+    else:
+        a[...] = data
+    return a
+
+
+if V >= (2, 12) and os.environ.get("ZARR_V3_EXPERIMENTAL_API") == "1":
+    for _dt in ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", ">f4",
+                "<f8", "<c8", ">c16", "<M8[ns]", "<m8[s]", "<U4", "|S3", "|V3"]:
+        for _order in "CF":
+            for _i, _fill in enumerate(_fills(_dt)[:3]):
+                _add(f"v3-dt-{_slug(_dt)}-{_order}-f{_i}",
+                     lambda path, dt=_dt, order=_order, fill=_fill, i=_i: _v3_array(
+                         path, sample(dt), dtype=dt, order=order, fill_value=fill,
+                         partial=i > 0))
+    for _cname, _make in COMPRESSORS.items():
+        for _dt in ["<f8", ">i2"]:
+            def _w(path, dt=_dt, make=_make):
+                c = make()
+                kw = {} if c == "default" else {"compressor": c}
+                return _v3_array(path, sample(dt), dtype=dt, **kw)
+            _add(f"v3-comp-{_cname}-{_slug(_dt)}", _w)
+    for _fname, (_dt, _make) in FILTERS.items():
+        if _dt == "object":
+            continue
+        _add(f"v3-filt-{_fname}", lambda path, dt=_dt, make=_make, fname=_fname: _v3_array(
+            path, (np.nan_to_num(sample(dt), nan=1.5) / 50) if fname.startswith(
+                ("fso", "quantize", "astype")) else (sample(dt) // 4).astype(dt)
+            if fname == "delta-astype" else sample(dt), dtype=dt, filters=make(),
+            compressor=numcodecs.Zlib()))
+    for _sep in [".", "/"]:
+        _add(f"v3-sep-{'dot' if _sep == '.' else 'slash'}", lambda path, sep=_sep: _v3_array(
+            path, sample("<i4", (5, 6, 7)), chunks=(2, 3, 4), dtype="<i4",
+            dimension_separator=sep, fill_value=-2, partial=True))
+    for _name, _shape, _chunks in [("0d", (), ()), ("1d", (100,), (7,)),
+                                   ("size0", (0, 5), (2, 2))]:
+        _add(f"v3-shape-{_name}", lambda path, s=_shape, c=_chunks: _v3_array(
+            path, sample("<i4", s), chunks=c, dtype="<i4", fill_value=-9))
+    for _oname in ["vlenutf8", "vlenbytes", "json", "msgpack"]:
+        _add(f"v3-obj-{_oname}", lambda path, o=_oname: _v3_array(
+            path, OBJECT_CODECS[o][1](), dtype=object, object_codec=OBJECT_CODECS[o][0]()))
+
+    @variant("v3-attrs-nested-path")
+    def _v3attrs(path):
+        a = _v3_array(path, sample("<f4"), dtype="<f4", arr_path="a/b/c")
+        a.attrs.update({"x": [1, 2], "u": "ü"})
+        return a
+
+    @variant("v3-hierarchy")
+    def _v3h(path):
+        root = zarr.open_group(str(path), mode="w", zarr_version=3, path="/")
+        root.attrs["root"] = 1
+        g = root.create_group("g")
+        g.attrs["t"] = "x"
+        a = g.create_dataset("arr", data=sample("<i2"), chunks=CHUNKS)
+        a.attrs["k"] = "v"
+        root.create_dataset("top", data=sample("<f8"), chunks=CHUNKS)
+        return ("group", "g/arr")
+
+    if os.environ.get("ZARR_V3_SHARDING") == "1":
+        from zarr._storage.v3_storage_transformers import ShardingStorageTransformer
+
+        for _cps, _dt, _comp in [((2, 1), "<i4", None), ((1, 3), ">f8", "zlib"),
+                                 ((2, 2), "<u2", "blosc")]:
+            def _w(path, cps=_cps, dt=_dt, comp=_comp):
+                c = {None: None, "zlib": numcodecs.Zlib(), "blosc": numcodecs.Blosc()}[comp]
+                return _v3_sharded(path, sample(dt), cps, dtype=dt, compressor=c)
+            _add(f"v3-shard-{_cps[0]}x{_cps[1]}-{_slug(_dt)}-{_comp}", _w)
+            _add(f"v3-shard-{_cps[0]}x{_cps[1]}-{_slug(_dt)}-{_comp}-partial",
+                 lambda path, cps=_cps, dt=_dt: _v3_sharded(path, sample(dt), cps, dtype=dt,
+                                                            partial=True))
+
+        def _v3_sharded(path, data, cps, *, partial=False, **kw):
+            # zarr.open_array drops storage_transformers: zarr.create keeps them
+            st = ShardingStorageTransformer("indexed", chunks_per_shard=cps)
+            a = zarr.create(store=zarr.DirectoryStoreV3(str(path)), path="arr",
+                            shape=data.shape, chunks=CHUNKS, zarr_version=3, fill_value=5,
+                            storage_transformers=[st], **kw)
+            if partial:
+                a[:4, :3] = data[:4, :3]
+            else:
+                a[...] = data
+            return a
+
+
+# --------------------------------------------------------------------------- pack
+
+
+def _fill_of(a):
+    fv = a.fill_value
+    if fv is None:
+        return np.array(None, dtype=object)
+    if a.dtype.kind == "O":
+        return np.array(fv, dtype=object)
+    return np.array(fv, dtype=a.dtype)
+
+
+def _members(g, prefix=""):
+    out = []
+    for name, node in g.groups():
+        out.append(prefix + name + "/")
+        out += _members(node, prefix + name + "/")
+    for name, _ in g.arrays():
+        out.append(prefix + name)
+    return sorted(out)
+
+
+def main():
+    only = sys.argv[1:]
+    version = zarr.__version__
+    manifest = {"zarr": version, "numcodecs": numcodecs.__version__, "numpy": np.__version__,
+                "stores": {}, "skipped": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for name, fn in VARIANTS.items():
+            if only and not any(o in name for o in only):
+                continue
+            store = tmp / "stores" / f"{name}.zarr"
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = fn(store)
+                    entry = {"store": f"stores/{name}.zarr", "path": "", "format": 2}
+                    if name.startswith("v3-"):
+                        entry["format"] = "3draft"
+                        entry["path"] = res.path if hasattr(res, "path") else ""
+                    members = None
+                    if isinstance(res, tuple) and res[0] == "zip":
+                        entry["store"] += ".zip"
+                        entry["path"] = res[1]
+                        zs = zarr.ZipStore(str(store) + ".zip", mode="r")
+                        a = zarr.open_array(zs, mode="r", path=res[1])
+                    elif isinstance(res, tuple) and res[0] == "group":
+                        entry["path"] = res[1]
+                        kw = {"zarr_version": 3} if entry["format"] == "3draft" else {}
+                        root = zarr.open_group(str(store), mode="r", **kw)
+                        members = _members(root)
+                        a = root[res[1]]
+                    else:
+                        kw = {"zarr_version": 3, "path": entry["path"]} \
+                            if entry["format"] == "3draft" else {}
+                        a = zarr.open_array(str(store), mode="r", **kw)
+                    values = a[...]
+                    entry.update(shape=list(a.shape), dtype=str(a.dtype.descr if a.dtype.fields
+                                                                else a.dtype.str),
+                                 attrs=dict(a.attrs), members=members)
+                    buf = io.BytesIO()
+                    np.savez(buf, values=values, fill=_fill_of(a))
+                    (tmp / "expected").mkdir(exist_ok=True)
+                    (tmp / "expected" / f"{name}.npz").write_bytes(buf.getvalue())
+                    manifest["stores"][name] = entry
+            except Exception as e:  # the writer's limits: recorded, not packed
+                manifest["skipped"][name] = f"{type(e).__name__}: {e}"[:300]
+                if os.environ.get("TRACE"):
+                    traceback.print_exc()
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+        out = HERE / f"zarr-{version}.tar.xz"
+        with tarfile.open(out, "w:xz", preset=9) as tf:
+            for p in sorted(tmp.rglob("*")):
+                info = tf.gettarinfo(str(p), str(p.relative_to(tmp)))
+                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+                if p.is_file():
+                    with open(p, "rb") as f:
+                        tf.addfile(info, f)
+                else:
+                    tf.addfile(info)
+    print(f"{out.name}: {len(manifest['stores'])} stores, {len(manifest['skipped'])} skipped")
+    for k, v in manifest["skipped"].items():
+        print("  skipped", k, v)
+
+
+if __name__ == "__main__":
+    main()
