@@ -146,6 +146,15 @@ class DraftLayout:
         name = self._name(path)
         return f"meta/{name}.{node_type}{self.suffix}" if name else f"meta/{node_type}{self.suffix}"
 
+    def meta_keys(self, path: str, node_type: str) -> tuple[str, ...]:
+        """Where the document of the node at ``path`` may be: :meth:`meta_key`, then
+        xtensor-zarr's spelling ``meta/root/<path>/.group.json`` (``meta/root/.group.json``
+        for the root)."""
+        key = self.meta_key(path, node_type)
+        if not self.root:
+            return (key,)
+        return key, f"meta/{self._name(path)}/.{node_type}{self.suffix}"
+
     def data_prefix(self, path: str) -> str:
         """Prefix of the chunk keys of the array at ``path``."""
         name = self._name(path)
@@ -158,6 +167,8 @@ class DraftLayout:
             if not key.endswith(tail) or not key.startswith("meta/"):
                 continue
             name = key[len("meta/"):-len(tail)]
+            if self.root and name.endswith("/"):  # xtensor-zarr: meta/root/<path>/.group.json
+                name = name[:-1]
             if name == "" or (self.root and name == self.root):
                 return "", node_type
             if key == f"meta/{node_type}{self.suffix}" and not self.root:
