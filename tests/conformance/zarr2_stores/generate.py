@@ -338,6 +338,24 @@ def _zip(path):
     return ("zip", "arr")
 
 
+@variant("v2-zipstore-deflated-rewritten")
+def _zip_deflated(path):
+    """ZIP_DEFLATED entries; a chunk and .zattrs written twice (zip keeps both entries,
+    the last one counts)."""
+    import zipfile
+
+    store = zarr.ZipStore(str(path) + ".zip", mode="w", compression=zipfile.ZIP_DEFLATED)
+    g = zarr.group(store=store)
+    a = g.create_dataset("x", shape=SHAPE, chunks=CHUNKS, dtype="<i4", compressor=None,
+                         fill_value=-1)
+    a[:5] = sample("<i4")[:5]
+    a[0, 0] = -5
+    a.attrs["k"] = 1
+    a.attrs["k"] = 2
+    store.close()
+    return ("zip", "x")
+
+
 for _name, _shape, _chunks in [("0d", (), ()), ("1d", (100,), (7,)), ("3d", (5, 6, 7),
                                                                      (2, 3, 4)),
                                ("size0", (0, 5), (2, 2)), ("size0-both", (3, 0), (2, 2)),
