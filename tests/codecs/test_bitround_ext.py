@@ -54,3 +54,25 @@ def test_bad_configuration(tmp_path):
         with pytest.raises(CodecError):
             zarrhpc.create_array(tmp_path, shape=(4,), dtype="f4", overwrite=True,
                                  filters=[{"name": "bitround", "configuration": conf}])
+
+
+@pytest.mark.parametrize(("uri", "conf"), [
+    ("https://codec.zarrs.dev/bytes_to_bytes/bz2", {"level": 5}),
+    ("https://codec.zarrs.dev/bytes_to_bytes/fletcher32", {}),
+    ("https://codec.zarrs.dev/array_to_array/bitround", {"keepbits": 6})])
+def test_zarrs_codec_uris(tmp_path, uri, conf):
+    """zarrs' early URI names of its experimental codecs read as the codecs they name."""
+    v = (np.arange(40, dtype="<f4") - 20) / 3
+    a = zarrhpc.create_array(tmp_path / "w", shape=(40,), chunks=(16,), dtype="<f4",
+                             **({"filters": [{"name": "bitround", "configuration": conf}]}
+                                if "bitround" in uri else
+                                {"compressors": [{"name": "numcodecs." + uri.rsplit("/", 1)[-1],
+                                                  "configuration": conf}]}))
+    a[...] = v
+    expected = a[...]
+    doc = json.loads((tmp_path / "w/zarr.json").read_text())
+    for c in doc["codecs"]:
+        if c["name"] == "bitround" or c["name"].startswith("numcodecs."):
+            c["name"] = uri
+    (tmp_path / "w/zarr.json").write_text(json.dumps(doc))
+    np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "w")[...], expected)
