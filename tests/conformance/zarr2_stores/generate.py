@@ -37,49 +37,29 @@ V = tuple(int(x) for x in zarr.__version__.split(".")[:2])
 NC = tuple(int(x) for x in numcodecs.__version__.split(".")[:2])
 
 
+def _load_corpus():
+    """zarrhpc/testing/corpus.py by path: its sample data without importing zarrhpc (whose
+    compiled parts are built for the test environment, not this zarr 2.x one)."""
+    import importlib.util
+
+    path = HERE.parents[2] / "zarrhpc" / "testing" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("_zarrhpc_corpus", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_corpus = _load_corpus()
+
+
 def sample(dtype, shape=SHAPE, seed=0):
     """Deterministic values of ``dtype`` (NaN, -0.0, NaT, non-ASCII, empty strings)."""
-    dt = np.dtype(dtype)
-    rng = np.random.default_rng(seed)
-    n = int(np.prod(shape))
-    if dt.kind == "b":
-        v = rng.integers(0, 2, n).astype(bool)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(info.min, info.max, n, dtype=dt.newbyteorder("="),
-                         endpoint=True).astype(dt)
-    elif dt.kind == "f":
-        v = (rng.standard_normal(n) * 100).astype(dt)
-        v[::7] = np.nan
-        v[1:2] = -0.0
-    elif dt.kind == "c":
-        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
-    elif dt.kind in "mM":
-        v = rng.integers(-10**6, 10**6, n).astype("i8").view(dt.newbyteorder("=")).astype(dt)
-        v[3:4] = np.array("NaT").astype(dt)
-    elif dt.kind == "U":
-        pool = ["", "a", "héllo", "日本", "x" * (dt.itemsize // 4)]
-        v = np.array([pool[i % len(pool)] for i in rng.integers(0, 50, n)], dtype=dt)
-    elif dt.kind == "S":
-        pool = [b"", b"a", b"\x00b", b"xyz" * 3]
-        v = np.array([pool[i % len(pool)] for i in rng.integers(0, 50, n)], dtype=dt)
-    elif dt.kind == "V" and dt.fields:
-        v = np.zeros(n, dtype=dt)
-        for name in dt.names:
-            sub = dt.fields[name][0]
-            v[name] = sample(sub.base, (n,) + sub.shape, seed + 1)
-    elif dt.kind == "V":
-        v = rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt)
-    else:
-        raise ValueError(dtype)
-    return v.reshape(shape)
+    return _corpus.sample_data(dtype, shape, seed)
 
 
 def strings(shape=SHAPE, seed=0):
-    pool = ["", "a", "héllo wörld", "日本語", "emb\x00nul", "long " * 10]
-    rng = np.random.default_rng(seed)
-    return np.array([pool[i] for i in rng.integers(0, len(pool), int(np.prod(shape)))],
-                    dtype=object).reshape(shape)
+    return _corpus.sample_data("O", shape, seed)
 
 
 VARIANTS: dict[str, callable] = {}
