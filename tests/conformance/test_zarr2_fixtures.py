@@ -1,6 +1,7 @@
 """Stores written by zarr-python 2.x (2.11 and 2.18: v2 and 2.18's experimental v3 of the
-2022 draft, sharding storage transformer included) open in zarrhpc with the values, shape,
-dtype, fill value, attributes and members zarr 2.x itself read back.
+2022 draft, sharding storage transformer included) and by zarr-python 3.0.x (whose forms
+3.1 changed: '<U4' / '|S3' v2 arrays with vlen chunks, v3 bytes fill []) open in zarrhpc
+with the values, shape, dtype, fill value, attributes and members that writer read back.
 
 The stores and zarr 2.x's reads are committed as archives (zarr2_stores/zarr-<version>.tar.xz,
 written by zarr2_stores/generate.py under that zarr 2.x release): zarr 2.x is not needed here.
@@ -50,6 +51,7 @@ def test_archives_present():
     stores = MANIFESTS[next(a for a in MANIFESTS if "2.18" in a)]["stores"]
     assert any(n.startswith("v3-shard-") for n in stores)
     assert len(CASES) > 1000
+    assert any(m["zarr"].startswith("3.0") for m in MANIFESTS.values())
 
 
 def _dtype(s: str):

@@ -660,6 +660,11 @@ class ArrayMetadataV2(_DocumentV2):
         filters = d.get("filters")
         if filters is not None and not isinstance(filters, list):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
+        if npdt.kind in "US" and filters and object_type(filters[:1]) in (
+                "string", "variable_length_bytes"):
+            # zarr-python 3.0 wrote dtype=str/bytes arrays as '<U4' / '|S3' whose chunks are
+            # vlen-utf8 / vlen-bytes: variable-length elements, as '|O' says (written back so)
+            npdt = np.dtype(object)
         separator = d.get("dimension_separator") or "."  # absent or null: "."
         _check_members(shape, chunks, d["order"], separator, filters, d.get("compressor"), doc)
         fill = parse_fill_value_v2(npdt, _data_type(

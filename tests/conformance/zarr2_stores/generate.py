@@ -1,9 +1,12 @@
-"""Write the zarr-python 2.x fixture stores (run with a zarr 2.x interpreter, not the test venv).
+"""Write the zarr-python 2.x and 3.0.x fixture stores (run with that zarr, not the test venv).
 
-Life cycle: run once per zarr 2.x release in a throw-away virtual environment, e.g.::
+Life cycle: run once per zarr release in a throw-away virtual environment, e.g.::
 
-    python -m venv /tmp/z218 && /tmp/z218/bin/pip install "zarr==2.18.*" msgpack
+    python -m venv /tmp/z218 && /tmp/z218/bin/pip install "zarr==2.18.*" msgpack fsspec \
+        pytest    # zarr 2.18's sharding transformer imports its tests (and so pytest)
     ZARR_V3_EXPERIMENTAL_API=1 ZARR_V3_SHARDING=1 /tmp/z218/bin/python generate.py
+    # likewise zarr==2.11.* with "numpy<2" "numcodecs==0.12.*", and zarr==3.0.* with
+    # "numcodecs<0.16" (its own variant table: the forms 3.1 changed)
 
 It writes every variant below with the installed zarr 2.x into a temporary directory, reads
 each back with that same zarr 2.x, and packs stores plus what zarr 2.x read (``expected/
@@ -498,6 +501,129 @@ if V >= (2, 12) and os.environ.get("ZARR_V3_EXPERIMENTAL_API") == "1":
             return a
 
 
+# ------------------------------------------------------- zarr-python 3.0.x (3.0 forms)
+
+if V[0] >= 3:
+    VARIANTS.clear()  # the zarr 2 API above is not zarr 3's: its own table
+    import numcodecs.zarr3 as nz3
+    from zarr import codecs as zc
+
+    def _z3(path, data, *, partial=False, fmt=3, **kw):
+        kw.setdefault("chunks", CHUNKS if data.ndim == 2 else data.shape)
+        a = zarr.create_array(str(path), shape=data.shape, zarr_format=fmt, **kw)
+        if partial:
+            region = tuple(slice(0, c) for c in kw["chunks"])
+            a[region] = data[region]
+        else:
+            a[...] = data
+        return a
+
+    Z3_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float16", "float32", "float64", "complex64", "complex128", "<U4",
+                 "|S3", "str"]
+
+    def _z3_fills(dt):
+        if dt == "str":
+            return ["default", "", "fill"]
+        k = np.dtype(dt).kind
+        if k in "iu":
+            return ["default", int(np.iinfo(np.dtype(dt)).max)]
+        return {"f": ["default", 0.0, float("nan"), float("-inf"), 3.5],
+                "c": ["default", 1.5 - 2j], "b": ["default", True],
+                "U": ["default", "ab"], "S": ["default", b"ab"]}[k]
+
+    for _fmt in (3, 2):
+        for _dt in Z3_DTYPES:
+            for _i, _fill in enumerate(_z3_fills(_dt)):
+                def _w(path, dt=_dt, fill=_fill, fmt=_fmt, i=_i):
+                    data = strings() if dt == "str" else sample(dt)
+                    kw = {} if fill == "default" else {"fill_value": fill}
+                    return _z3(path, data, dtype=dt, fmt=fmt, partial=i > 0 or dt in "strU4S3",
+                               **kw)
+                _add(f"z30-v{_fmt}-dt-{_slug(_dt)}-f{_i}", _w)
+    _Z3_COMP = {
+        "none": None, "zstd": zc.ZstdCodec(level=3), "zstd-cs": zc.ZstdCodec(checksum=True),
+        "gzip": zc.GzipCodec(level=5), "blosc": zc.BloscCodec(cname="lz4", shuffle="shuffle"),
+        "blosc-bit": zc.BloscCodec(cname="zstd", shuffle="bitshuffle", clevel=3),
+        "crc32c": [zc.ZstdCodec(level=1), zc.Crc32cCodec()],
+        "n-bz2": nz3.BZ2(level=5), "n-lz4": nz3.LZ4(), "n-lzma": nz3.LZMA(),
+        "n-zlib": nz3.Zlib(level=3), "n-crc32": nz3.CRC32(), "n-adler32": nz3.Adler32(),
+        "n-fletcher32": nz3.Fletcher32(), "n-jenkins": nz3.JenkinsLookup3(),
+        "n-shuffle": [nz3.Shuffle(elementsize=4), zc.ZstdCodec(level=1)],
+    }
+    for _cn, _comp in _Z3_COMP.items():
+        for _dt in ["float32", "int64"]:
+            _add(f"z30-v3-comp-{_cn}-{_dt}", lambda path, dt=_dt, comp=_comp: _z3(
+                path, sample(dt), dtype=dt, compressors=comp))
+    _Z3_FILT = {
+        "n-delta": ("int32", [nz3.Delta(dtype="<i4")]),
+        "n-bitround": ("float32", [nz3.BitRound(keepbits=6)]),
+        "n-fso": ("float64", [nz3.FixedScaleOffset(offset=10, scale=100, dtype="<f8",
+                                                   astype="<i4")]),
+        "n-quantize": ("float64", [nz3.Quantize(digits=3, dtype="<f8")]),
+        "n-astype": ("float64", [nz3.AsType(encode_dtype="<f4", decode_dtype="<f8")]),
+        "n-packbits": ("bool", [nz3.PackBits()]),
+        "transpose": ("int16", [zc.TransposeCodec(order=(1, 0))]),
+    }
+    for _fn, (_dt, _filt) in _Z3_FILT.items():
+        def _w(path, dt=_dt, filt=_filt, fn=_fn):
+            data = sample(dt)
+            if dt.startswith("float"):
+                data = np.nan_to_num(data, nan=1.5) / 50
+            return _z3(path, data, dtype=dt, filters=filt, compressors=zc.ZstdCodec(level=1))
+        _add(f"z30-v3-filt-{_fn}", _w)
+    for _loc in ("end", "start"):
+        _add(f"z30-v3-shard-{_loc}", lambda path, loc=_loc: _z3(
+            path, sample("int32"), dtype="int32", chunks=(4, 6), compressors=None, filters=None,
+            serializer=zc.ShardingCodec(chunk_shape=(2, 3), index_location=loc,
+                                        codecs=[zc.BytesCodec(), zc.ZstdCodec(level=1)])))
+        _add(f"z30-v3-shards-api-{_loc}", lambda path: _z3(
+            path, sample("float64"), dtype="float64", shards=(4, 6), chunks=(2, 3),
+            fill_value=7.0, partial=True))
+    for _cn, _comp in {"zstd": numcodecs.Zstd(level=1), "blosc": numcodecs.Blosc(),
+                       "zlib": numcodecs.Zlib(), "gzip": numcodecs.GZip(),
+                       "bz2": numcodecs.BZ2(), "lzma": numcodecs.LZMA(),
+                       "lz4": numcodecs.LZ4(), "none": None}.items():
+        _add(f"z30-v2-comp-{_cn}", lambda path, comp=_comp: _z3(
+            path, sample("<f8"), dtype="<f8", fmt=2, compressors=comp))
+    for _fn, _filt in {"delta": [numcodecs.Delta(dtype="<i4")],
+                       "zlib-filter": [numcodecs.Zlib()], "crc32": [numcodecs.CRC32()]}.items():
+        _add(f"z30-v2-filt-{_fn}", lambda path, filt=_filt: _z3(
+            path, sample("<i4"), dtype="<i4", fmt=2, filters=filt, compressors=None))
+    for _order in "CF":
+        _add(f"z30-v2-order-{_order}", lambda path, order=_order: _z3(
+            path, sample("<i2", (5, 6, 7)), chunks=(2, 3, 4), dtype="<i2", fmt=2, order=order))
+    for _fmt in (2, 3):
+        for _sep in "./":
+            _add(f"z30-v{_fmt}-cke-{'dot' if _sep == '.' else 'slash'}",
+                 lambda path, sep=_sep, fmt=_fmt: _z3(
+                     path, sample("uint16"), dtype="uint16", fmt=fmt, chunk_key_encoding={
+                         "name": "v2" if fmt == 2 else "default", "separator": sep}))
+
+        @variant(f"z30-v{_fmt}-consolidated")
+        def _cons(path, fmt=_fmt):
+            root = zarr.open_group(str(path), mode="w", zarr_format=fmt)
+            root.attrs["c"] = "yes"
+            g = root.create_group("g", attributes={"t": 1})
+            a = g.create_array("arr", shape=SHAPE, chunks=CHUNKS, dtype="<u4", fill_value=2)
+            a[:4] = sample("<u4")[:4]
+            a.attrs["a"] = [1, 2]
+            s = root.create_array("s", shape=SHAPE, chunks=CHUNKS, dtype=str)
+            s[...] = strings()
+            zarr.consolidate_metadata(str(path))
+            return ("group", "g/arr")
+
+        @variant(f"z30-v{_fmt}-0d")
+        def _zero_d(path, fmt=_fmt):
+            return _z3(path, sample("float64", ()), dtype="float64", fmt=fmt, chunks=())
+
+        @variant(f"z30-v{_fmt}-dimension-names")
+        def _dims(path, fmt=_fmt):
+            kw = {"dimension_names": ["y", "x"]}
+            return _z3(path, sample("float32"), dtype="float32", fmt=fmt,
+                       attributes={"u": "ü", "n": [1, None]}, **kw)
+
+
 # --------------------------------------------------------------------------- pack
 
 
@@ -505,7 +631,7 @@ def _fill_of(a):
     fv = a.fill_value
     if fv is None:
         return np.array(None, dtype=object)
-    if a.dtype.kind == "O":
+    if a.dtype.kind in "OT":
         return np.array(fv, dtype=object)
     return np.array(fv, dtype=a.dtype)
 
@@ -536,6 +662,8 @@ def main():
                     warnings.simplefilter("ignore")
                     res = fn(store)
                     entry = {"store": f"stores/{name}.zarr", "path": "", "format": 2}
+                    if name.startswith("z30-v3"):
+                        entry["format"] = 3
                     if name.startswith("v3-"):
                         entry["format"] = "3draft"
                         entry["path"] = res.path if hasattr(res, "path") else ""
@@ -549,6 +677,9 @@ def main():
                         entry["path"] = res[1]
                         kw = {"zarr_version": 3} if entry["format"] == "3draft" else {}
                         root = zarr.open_group(str(store), mode="r", **kw)
+                        if V[0] >= 3:  # consolidated: what zarr-python reads through it
+                            root = zarr.open_consolidated(str(store), mode="r") if \
+                                "consolidated" in name else root
                         members = _members(root)
                         a = root[res[1]]
                     else:
@@ -556,8 +687,10 @@ def main():
                             if entry["format"] == "3draft" else {}
                         a = zarr.open_array(str(store), mode="r", **kw)
                     values = a[...]
-                    entry.update(shape=list(a.shape), dtype=str(a.dtype.descr if a.dtype.fields
-                                                                else a.dtype.str),
+                    if values.dtype.kind in "OT":  # StringDType: saved as objects
+                        values = values.astype(object)
+                    entry.update(shape=list(a.shape), dtype="|O" if a.dtype.kind in "OT" else
+                                 str(a.dtype.descr if a.dtype.fields else a.dtype.str),
                                  attrs=dict(a.attrs), members=members)
                     buf = io.BytesIO()
                     np.savez(buf, values=values, fill=_fill_of(a))
