@@ -24,11 +24,13 @@ from zarrhpc.codecs.abc import (
     component_size,
     swap_size,
 )
+from zarrhpc.codecs.bitround import BitroundCodec
 from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
+from zarrhpc.codecs.packbits import PackBitsCodec
 from zarrhpc.codecs.pipeline import (
     CodecPipeline,
     default_codecs,
@@ -50,7 +52,7 @@ from zarrhpc.codecs.zstd import ZstdCodec
 
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
-             *numcodecs_codec_classes()):
+             PackBitsCodec, BitroundCodec, *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 

@@ -70,8 +70,8 @@ def _fields_ordered(dtype: np.dtype) -> bool:
         if base.fields is not None:
             if _fields_ordered(base):
                 return True
-        elif base.isbuiltin != 2 and base.kind in "iufcmMU" and base.itemsize > 1:
-            return True
+        elif base.itemsize > 1 and (base.kind in "iufcmMU" or base.isbuiltin == 2):
+            return True  # user-defined types too (ml_dtypes' bfloat16: numpy swaps them)
     return False
 
 

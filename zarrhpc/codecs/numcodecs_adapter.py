@@ -5,7 +5,8 @@ Spec card
 - What: any codec numcodecs registers (``numcodecs.registry.codec_registry``, including
   those added by other packages through numcodecs' entry points): array->array filters
   ``delta``, ``fixedscaleoffset``, ``quantize``, ``astype``, ``packbits``, ``categorize``,
-  ``bitround``; array->bytes ``pcodec``, ``zfpy``; bytes->bytes everything else
+  ``bitround``; array->bytes ``pcodec``, ``zfpy`` and the object codecs ``json2``,
+  ``msgpack2`` (zarr-python 2's object arrays); bytes->bytes everything else
   (``shuffle``, ``lz4``, ``bz2``, ``lzma``, ``crc32``, ``adler32``, ``fletcher32``,
   ``jenkins_lookup3``, ...). The codecs zarrhpc runs itself (gzip, zstd, blosc, zlib,
   crc32c) answer their ``numcodecs.<id>`` names with their own classes (registry).
@@ -46,11 +47,15 @@ from zarrhpc.codecs.abc import (
 from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
 
 __all__ = ["PACKAGES", "ZARR_NAMES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
-           "NumcodecsFilterCodec", "numcodecs_class", "numcodecs_codec_classes"]
+           "NumcodecsFilterCodec", "NumcodecsObjectCodec", "numcodecs_class", "numcodecs_codec_classes"]
 
 FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize",
               "bitround")
 ARRAY_BYTES_IDS = ("pcodec", "zfpy")
+#: object codecs zarr-python 2 wrote as an ``|O`` array's first filter, besides the vlen
+#: ones (codecs/vlen.py): each element any JSON / msgpack value. ``pickle`` is left out
+#: (numcodecs refuses to decode it unless told to trust the data).
+OBJECT_IDS = ("json2", "msgpack2")
 COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32", "jenkins_lookup3",
                   "shuffle")
 #: the ``numcodecs.<id>`` codecs zarr-python 3.1 reads in v3 (zarr.codecs.numcodecs)
@@ -274,8 +279,30 @@ class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
         return out.reshape(spec.shape)
 
 
+class NumcodecsObjectCodec(_NumcodecsBase, ArrayToBytesCodec):
+    """A numcodecs object codec (json2, msgpack2) serialising an object chunk: the elements
+    in C order, as zarr-python 2 wrote them; decoded chunks are object arrays, as zarr 2.x
+    read them (zarr-python 3 does not read these codecs)."""
+
+    object_type: ClassVar[str] = "object"
+
+    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        flat = np.ascontiguousarray(arr, dtype=object).reshape(-1)
+        return self._codec.encode(flat)
+
+    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
+        n = math.prod(spec.shape)
+        try:
+            out = np.asarray(self._codec.decode(bytes(as_bytes_view(buf))), dtype=object)
+        except Exception as exc:  # json/msgpack decoder errors: whatever the library raises
+            raise CorruptChunkError(f"{self.name}: {exc}") from None
+        if out.size != n:
+            raise CorruptChunkError(f"{self.name}: {out.size} items, expected {n}")
+        return out.reshape(spec.shape)
+
+
 _BASES = {"array_to_array": NumcodecsFilterCodec, "array_to_bytes": NumcodecsArrayBytesCodec,
-          "bytes_to_bytes": NumcodecsBytesCodec}
+          "bytes_to_bytes": NumcodecsBytesCodec, "object": NumcodecsObjectCodec}
 _CLASSES: dict[tuple[str, str], type] = {}
 
 
@@ -285,6 +312,8 @@ def default_kind(codec_id: str) -> str:
         return "array_to_array"
     if codec_id in ARRAY_BYTES_IDS:
         return "array_to_bytes"
+    if codec_id in OBJECT_IDS:
+        return "object"
     return "bytes_to_bytes"
 
 
@@ -316,7 +345,8 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
 
 def numcodecs_codec_classes() -> list[type]:
     """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
-    return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS)]
+    return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS,
+                                             *OBJECT_IDS)]
 
 
 def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:

@@ -93,8 +93,24 @@ def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
                       bytes_level=cls.kind == "bytes_to_bytes")
 
 
+#: zarrs (Rust) named its experimental codecs by URI before zarr-extensions registered
+#: names: ``https://codec.zarrs.dev/<kind>/<id>`` (e.g. ``.../bytes_to_bytes/bz2``)
+_ZARRS_URI = "https://codec.zarrs.dev/"
+
+
+def _zarrs_uri_name(name: str) -> str:
+    """The name zarrhpc knows a zarrs codec URI by: the registered name when there is one
+    (``bitround``, ``packbits``, ...), else ``numcodecs.<id>`` (zarrs' codecs of those ids
+    are numcodecs-compatible); other names unchanged."""
+    if not name.startswith(_ZARRS_URI):
+        return name
+    cid = name.rstrip("/").rsplit("/", 1)[-1]
+    return cid if cid in _REGISTRY else _NUMCODECS + cid
+
+
 def get_codec_class(name: str) -> type[Codec] | None:
     """Return the class for a v3 name or alias, including ``numcodecs.<id>``; else None."""
+    name = _zarrs_uri_name(name)
     cls = _REGISTRY.get(name)
     if cls is None and name.startswith(_NUMCODECS) and len(name) > len(_NUMCODECS):
         cls = _BY_V2.get(name[len(_NUMCODECS):]) or numcodecs_class(name[len(_NUMCODECS):])
@@ -214,6 +230,7 @@ def parse_codec(entry: Any, doc: str = "", field: str = "codecs[0]") -> Codec | 
         )
     if not isinstance(name, str) or not name:
         raise CodecError(f"{field_name(doc, field)}.name: expected a string, got {name!r}")
+    name = _zarrs_uri_name(name)
     cls = _REGISTRY.get(name)
     if cls is None and name.startswith(_NUMCODECS) and len(name) > len(_NUMCODECS):
         cid = name[len(_NUMCODECS):]

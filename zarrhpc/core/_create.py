@@ -43,7 +43,7 @@ from zarrhpc.metadata import (
     normalize_path,
 )
 from zarrhpc.metadata.grids import RectilinearGrid
-from zarrhpc.metadata.v2 import normalize_path_v2
+from zarrhpc.metadata.v2 import TYPE_DEFAULT_FILL, normalize_path_v2
 
 # zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
 # explicit None stores null)
@@ -197,7 +197,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             dt = np.dtype(dtype)
             fill_value = (np.array("NaT", dt)[()] if dt.kind in "mM"  # as zarr-python 3
                           else np.zeros((), dt)[()].item() if dt.kind in "biufcSU"
-                          else bytes(dt.itemsize) if dt.kind == "V" else None)
+                          else "" if dt.kind == "T"  # StringDType: "", as zarr-python
+                          else bytes(dt.itemsize) if dt.kind == "V" else TYPE_DEFAULT_FILL)
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,

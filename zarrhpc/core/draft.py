@@ -35,8 +35,8 @@ class DraftHierarchy:
         self._lock = threading.Lock()
 
     def _read(self, path: str):
-        for node_type in ("array", "group"):
-            key = self.layout.meta_key(path, node_type)
+        for node_type, key in ((t, k) for t in ("array", "group")
+                               for k in self.layout.meta_keys(path, node_type=t)):
             raw = self._store.get(key)
             if raw is None:
                 continue

@@ -67,6 +67,7 @@ from zarrhpc.metadata.names import member_error as _err
 from zarrhpc.metadata.spec import ArraySpec
 
 __all__ = [
+    "TYPE_DEFAULT_FILL",
     "ArrayMetadataV2",
     "GroupMetadataV2",
     "dtype_from_json_v2",
@@ -659,6 +660,11 @@ class ArrayMetadataV2(_DocumentV2):
         filters = d.get("filters")
         if filters is not None and not isinstance(filters, list):
             raise _err(doc, "filters", f"expected a list or null, got {_show(filters)}")
+        if npdt.kind in "US" and filters and object_type(filters[:1]) in (
+                "string", "variable_length_bytes"):
+            # zarr-python 3.0 wrote dtype=str/bytes arrays as '<U4' / '|S3' whose chunks are
+            # vlen-utf8 / vlen-bytes: variable-length elements, as '|O' says (written back so)
+            npdt = np.dtype(object)
         separator = d.get("dimension_separator") or "."  # absent or null: "."
         _check_members(shape, chunks, d["order"], separator, filters, d.get("compressor"), doc)
         fill = parse_fill_value_v2(npdt, _data_type(
@@ -711,6 +717,11 @@ def parse_group_v2(zgroup: Any, zattrs: Any = None, doc: str = ZGROUP) -> GroupM
     return GroupMetadataV2.from_json(zgroup, zattrs, doc)
 
 
+#: ``fill_value`` of :func:`array_v2_from_user` when the user gave none: an object array
+#: then takes its type's empty value (``""`` / ``b""``), while an explicit None stays null
+TYPE_DEFAULT_FILL = type("TypeDefaultFill", (), {"__repr__": lambda self: "<type default>"})()
+
+
 def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compressor,
                        dimension_separator, attributes, doc: str) -> ArrayMetadataV2:
     """Build the metadata of a new v2 array from ``create_array`` arguments.
@@ -733,7 +744,12 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
     dt = _data_type(npdt, filters, doc)
     fill = None
     if npdt.kind == "O":
-        fill = vlen_fill(dt, fill_value, doc, json_form=False)
+        # an explicit None stays null, as zarr-python 3 writes it (elements then read as
+        # the type's empty value); create()'s default (not given) arrives as "" / b""
+        fill = None if fill_value is None else vlen_fill(
+            dt, None if fill_value is TYPE_DEFAULT_FILL else fill_value, doc, json_form=False)
+    elif fill_value is TYPE_DEFAULT_FILL:
+        fill = None
     elif fill_value is not None:
         try:
             if npdt.fields is not None and isinstance(fill_value, (bytes, bytearray)):

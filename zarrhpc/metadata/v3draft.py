@@ -146,6 +146,15 @@ class DraftLayout:
         name = self._name(path)
         return f"meta/{name}.{node_type}{self.suffix}" if name else f"meta/{node_type}{self.suffix}"
 
+    def meta_keys(self, path: str, node_type: str) -> tuple[str, ...]:
+        """Where the document of the node at ``path`` may be: :meth:`meta_key`, then
+        xtensor-zarr's spelling ``meta/root/<path>/.group.json`` (``meta/root/.group.json``
+        for the root)."""
+        key = self.meta_key(path, node_type)
+        if not self.root:
+            return (key,)
+        return key, f"meta/{self._name(path)}/.{node_type}{self.suffix}"
+
     def data_prefix(self, path: str) -> str:
         """Prefix of the chunk keys of the array at ``path``."""
         name = self._name(path)
@@ -158,6 +167,8 @@ class DraftLayout:
             if not key.endswith(tail) or not key.startswith("meta/"):
                 continue
             name = key[len("meta/"):-len(tail)]
+            if self.root and name.endswith("/"):  # xtensor-zarr: meta/root/<path>/.group.json
+                name = name[:-1]
             if name == "" or (self.root and name == self.root):
                 return "", node_type
             if key == f"meta/{node_type}{self.suffix}" and not self.root:
@@ -173,8 +184,12 @@ class DraftChunkKeyEncoding:
     """``c`` followed by the chunk indices joined by the grid's separator."""
 
     separator: str = "/"
+    #: the key of a 0-d array's chunk: zarr-python 2 wrote ``c0`` (its v2 key ``0``, prefixed)
+    zero_d: str = "c"
 
     def encode(self, coords: tuple[int, ...]) -> str:
+        if not coords:
+            return self.zero_d
         return "c" + self.separator.join(str(int(c)) for c in coords)
 
 
@@ -302,7 +317,49 @@ def _codec_chain(d: dict, dt: DataType, endian: str | None, doc: str) -> list[di
     bytes_entry = {"name": "bytes"}
     if dt.swap_size:
         bytes_entry["configuration"] = {"endian": endian or "little"}
-    return pre[:-1] + [bytes_entry] + out  # zarr-python 2 stored filters as v2 does
+    if not pre:
+        return [bytes_entry] + out
+    # zarr-python 2 stored filters as v2 does: its bytes step (followed by any filters that
+    # work on bytes, zlib or crc32 as a filter) takes the draft's byte order
+    at = next(i for i, e in enumerate(pre) if e["name"] == "bytes")
+    return pre[:at] + [bytes_entry] + pre[at + 1:] + out
+
+
+SHARDING_TRANSFORMER = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
+
+
+def _chunks_per_shard(value: Any, ndim: int, doc: str) -> list[int] | None:
+    """``chunks_per_shard`` of zarr-python 2's one sharding storage transformer, or None
+    when there is no transformer; any other transformer is refused."""
+    if not value:
+        return None
+    where = "storage_transformers"
+    if not isinstance(value, list) or len(value) != 1 or not isinstance(value[0], dict):
+        raise UnsupportedError(f"{doc}: {where}: only one sharding transformer is supported, "
+                               f"got {_show(value)}")
+    t = value[0]
+    if t.get("extension") != SHARDING_TRANSFORMER or t.get("type") != "indexed":
+        raise UnsupportedError(f"{doc}: {where}[0]: only the 'indexed' sharding transformer "
+                               f"({SHARDING_TRANSFORMER}) is supported, got {_show(t)}")
+    cps = (t.get("configuration") or {}).get("chunks_per_shard")
+    if not isinstance(cps, list) or len(cps) != ndim or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in cps):
+        raise _err(doc, f"{where}[0].configuration.chunks_per_shard",
+                   f"expected {ndim} positive integers, got {_show(cps)}")
+    return cps
+
+
+def _sharded(codecs: list[dict], chunks: list[int], per_shard: list[int]
+             ) -> tuple[list[dict], list[int]]:
+    """The ``sharding_indexed`` form of zarr-python 2's sharding transformer: a shard holds
+    ``per_shard`` chunks (each through the array's codecs) followed by the index, one
+    little-endian ``(offset, nbytes)`` uint64 pair per chunk in C order, 2**64-1 for a
+    missing chunk, without checksum."""
+    conf = {"chunk_shape": list(chunks), "codecs": codecs,
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_location": "end"}
+    return ([{"name": "sharding_indexed", "configuration": conf}],
+            [c * k for c, k in zip(chunks, per_shard)])
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -364,8 +421,7 @@ class ArrayMetadataV3Draft:
             raise UnsupportedError(f"{doc}: chunk_memory_layout: expected 'C' or 'F', "
                                    f"got {_show(layout_c)}")
         _check_extensions(d.get("extensions"), doc)
-        if d.get("storage_transformers"):
-            raise UnsupportedError(f"{doc}: storage_transformers: not supported")
+        per_shard = _chunks_per_shard(d.get("storage_transformers"), len(shape), doc)
         attrs = d.get("attributes", {})
         if not isinstance(attrs, dict):
             raise _err(doc, "attributes", f"expected an object, got {_show(attrs)}")
@@ -377,6 +433,8 @@ class ArrayMetadataV3Draft:
         if layout_c == "F" and len(shape) > 1:
             codecs = [{"name": "transpose",
                        "configuration": {"order": list(range(len(shape)))[::-1]}}] + codecs
+        if per_shard is not None:
+            codecs, chunks = _sharded(codecs, chunks, per_shard)
         fill = _fill(dt, d.get("fill_value"), doc) if npdt is None else _fill_v2(
             npdt, dt, d.get("fill_value"), doc)
         return cls(path=path, layout=layout, document=copy.deepcopy(d), shape=tuple(shape),
@@ -392,7 +450,8 @@ class ArrayMetadataV3Draft:
         """The internal ArraySpec: chunks under ``data/``, keys ``c0/1``."""
         return ArraySpec(
             shape=self.shape, data_type=self.data_type, chunk_shape=self.chunk_shape,
-            chunk_key_encoding=DraftChunkKeyEncoding(self.separator),
+            chunk_key_encoding=DraftChunkKeyEncoding(
+                self.separator, "c0" if self.layout.root == "root" else "c"),
             fill_value=self.fill_value, codecs=self.codecs,
             chunk_prefix=self.layout.data_prefix(self.path),
         )
