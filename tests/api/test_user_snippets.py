@@ -73,7 +73,7 @@ def _agree(theirs, ours):
     o_caught = _CAUGHT.findall(o_text)
     if len(t_caught) != len(o_caught):
         return False
-    for (t_name, _), (o_name, o_mro) in zip(t_caught, o_caught):
+    for (t_name, _), (_, o_mro) in zip(t_caught, o_caught):
         if t_name not in o_mro.split(","):
             return False
     if _CAUGHT.sub("<caught>", t_text) != _CAUGHT.sub("<caught>", o_text):
