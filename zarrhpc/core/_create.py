@@ -255,7 +255,7 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
-        shards = auto_shards(shape, chunks)
+        shards = auto_shards(shape, chunks, data_type.itemsize)
     grid, chunks = _rectilinear(chunks, shape, shards)
     if grid is not None:
         chunk_shape = grid.max_edges(shape)

@@ -106,6 +106,11 @@ class Array(ArrayApiMixin, Node):
 
     def _prepare(self) -> None:
         md = self._spec = self._metadata.to_spec()
+        if 0 in md.chunk_shape:
+            # chunk length 0 (zarr-python's, on an axis of length 0, the only place the
+            # metadata parsers accept it): the array holds no chunk; its grid and codecs
+            # are prepared with length 1 there (still no chunk), ``chunks`` shows the 0
+            md = replace(md, chunk_shape=tuple(c or 1 for c in md.chunk_shape))
         grid = RegularChunkGrid(md.shape, md.chunk_shape)
         pipeline, engine = _prepared(self._metadata, md, doc_key(self._path, self._metadata))
         # as zarr-python: an array is sharded when its chain is one sharding codec

@@ -1,0 +1,76 @@
+"""More behaviours zarr-python 3.1.6's own tests and its users' snippets
+(tests/api/test_user_snippets.py) found different, each checked side by side: the same
+call on ``zarr`` and on ``zarrhpc`` gives the same result, warning or error. The
+zarr-python test each one follows is named in its docstring; nothing of theirs is run."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import zarrhpc
+
+zarr = pytest.importorskip("zarr")
+
+pytestmark = pytest.mark.interop
+
+LIBS = [zarr, zarrhpc]
+
+
+@pytest.mark.parametrize(("shape", "chunks", "target"), [
+    ((256, 256), (32, 32), 129 * 129),
+    ((256, 256), (32, 32), 64 * 64),
+    ((256, 256), (64, 32), 128 * 128),
+    ((256,), (2,), 255), ((256,), (2,), 256), ((256,), (2,), 16), ((256,), (2,), 2),
+    ((256,), (2,), 1), ((256,), (2,), None), ((4,), (2,), None),
+    ((10_000_000,), "auto", 10_000_000), ((30, 40, 50), (3, 4, 5), 3 * 4 * 5 * 8 * 27),
+])
+def test_auto_shards_target_size(shape, chunks, target):
+    """test_array.py::test_auto_partition_auto_shards: ``shards="auto"`` under
+    ``config.set({"array.target_shard_size_bytes": n})`` (zarr-python's key), compared
+    through ``create_array`` (zarr-python's test calls its private ``_auto_partition``)."""
+    out = []
+    for lib in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lib.errors.ZarrUserWarning)
+            with lib.config.set({"array.target_shard_size_bytes": target}):
+                a = lib.create_array({}, shape=shape, chunks=chunks, shards="auto", dtype="u1")
+        out.append((a.shards, a.chunks))
+        assert lib.config.get("array.target_shard_size_bytes") is None
+    assert out[0] == out[1]
+
+
+def test_target_shard_size_refuses_nonsense():
+    with pytest.raises(ValueError, match="target_shard_size_bytes"):
+        zarrhpc.config.set({"array.target_shard_size_bytes": -1})
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 3), (0,), (3, 0), (0, 0)])
+def test_zero_sized_chunks(tmp_path, shape):
+    """test_indexing.py::test_zero_sized_chunks: chunk length 0 on an axis of length 0 is
+    accepted, written as zarr-python writes it, and each library reads the other's."""
+    out = []
+    for lib in LIBS:
+        path = tmp_path / lib.__name__
+        z = lib.create_array(store=str(path), shape=shape, chunks=shape, zarr_format=3,
+                             dtype="f8")
+        z[...] = 42
+        np.testing.assert_array_equal(z[...], np.zeros(shape, dtype="f8"))
+        out.append((z.chunks, z.nchunks, z.cdata_shape, z.nchunks_initialized,
+                    (path / "zarr.json").read_text().count('"chunk_shape"')))
+        other = zarrhpc if lib is zarr else zarr
+        back = other.open_array(str(path), mode="r")
+        assert back.chunks == tuple(shape) and back[...].shape == tuple(shape)
+    assert out[0] == out[1]
+
+
+def test_zero_chunk_only_on_zero_axis():
+    """A chunk length 0 on an axis holding elements is refused (zarr-python accepts it and
+    then cannot index the array); growing a length-0 axis whose chunk length is 0 too."""
+    with pytest.raises(ValueError, match="axis 0: chunk length must be positive"):
+        zarrhpc.create_array({}, shape=(3,), chunks=(0,), dtype="f8")
+    z = zarrhpc.create_array({}, shape=(0, 4), chunks=(0, 2), dtype="f8")
+    with pytest.raises(ValueError, match=r"0 only where the shape is 0"):
+        z.resize((2, 4))
+    assert z.shape == (0, 4)
+    assert zarrhpc.open_array(z.store, mode="r").shape == (0, 4)
