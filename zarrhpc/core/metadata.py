@@ -375,14 +375,15 @@ def _consolidated(below: dict) -> ConsolidatedMetadata:
     return ConsolidatedMetadata(metadata=children)
 
 
-def node_metadata(md, path: str, consolidated: dict | None) -> Any:
+def node_metadata(md, path: str, consolidated: dict | None, without: bool = False) -> Any:
     """``node.metadata`` of the node at ``path`` whose document is ``md`` (None for an
     implicit group); ``consolidated`` is the ``{path from the root: document}`` snapshot
-    the node was opened through, if any."""
+    the node was opened through, if any; ``without``: a group opened with
+    ``use_consolidated=False`` shows none."""
     if md is None:
         return None
     below = None
-    if md.node_type == "group":
+    if md.node_type == "group" and not without:
         if consolidated is not None:
             prefix = f"{path}/" if path else ""
             below = {p[len(prefix):]: m for p, m in consolidated.items()

@@ -74,3 +74,53 @@ def test_zero_chunk_only_on_zero_axis():
         z.resize((2, 4))
     assert z.shape == (0, 4)
     assert zarrhpc.open_array(z.store, mode="r").shape == (0, 4)
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("kwargs", [{}, {"compressor": "auto"}, {"compressor": None}])
+def test_group_array_compressor(zarr_format, kwargs):
+    """test_group.py::test_group_create_array[array]: zarr-python's ``Group.array`` takes
+    zarr-python 2's ``compressor``, default None: no compression, and it warns that
+    ``compressor`` is deprecated (unless ``compressor="auto"``)."""
+    out = []
+    for lib in LIBS:
+        g = lib.group(zarr_format=zarr_format)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            a = g.array("a", shape=(4,), dtype="i4", data=np.arange(4), **kwargs)
+        messages = sorted({str(w.message) for w in seen
+                           if issubclass(w.category, lib.errors.ZarrUserWarning)})
+        out.append((a[...].tolist(), [c.to_dict() if hasattr(c, "to_dict") else
+                                      c.get_config() for c in a.compressors], messages))
+    assert out[0] == out[1]
+
+
+def test_group_array_compressor_and_compressors():
+    for lib in LIBS:
+        g = lib.group()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ValueError, match="Cannot specify both `compressor` and"):
+                g.array("a", shape=(4,), dtype="i4", compressor=None, compressors=None)
+
+
+@pytest.mark.parametrize(("zarr_format", "child"), [(3, True), (3, False), (2, True)])
+def test_consolidate_v3_warns(zarr_format, child):
+    """test_group.py::TestConsolidated::test_open_consolidated_raises: consolidating a
+    hierarchy with a v3 member warns zarr-python's ZarrUserWarning (not a v2 one, not a
+    group without members)."""
+    out = []
+    for lib in LIBS:
+        store = lib.storage.MemoryStore()
+        root = lib.create_group(store, zarr_format=zarr_format)
+        if child:
+            root.create_group("g0")
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            lib.consolidate_metadata(store)
+        out.append(sorted(str(w.message) for w in seen
+                          if issubclass(w.category, lib.errors.ZarrUserWarning)))
+        group = lib.open_group(store=store, use_consolidated=False)
+        assert group.metadata.consolidated_metadata is None
+    assert out[0] == out[1]
+    assert bool(out[0]) == (zarr_format == 3 and child)
