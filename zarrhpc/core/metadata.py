@@ -21,6 +21,8 @@ stored, never written.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field, make_dataclass, replace
 from enum import Enum
 from typing import Any
@@ -146,19 +148,58 @@ class RegularChunkGrid:
 
     chunk_shape: tuple
 
+    def to_dict(self) -> dict:
+        return {"name": "regular", "configuration": {"chunk_shape": tuple(self.chunk_shape)}}
+
+    def all_chunk_coords(self, array_shape: tuple[int, ...]):
+        """The grid coordinates of every chunk of an array of ``array_shape``, C order."""
+        return itertools.product(*(range(-(-n // c) if c else 0)
+                                   for n, c in zip(array_shape, self.chunk_shape)))
+
+    def get_nchunks(self, array_shape: tuple[int, ...]) -> int:
+        """The number of chunks of an array of ``array_shape``."""
+        return math.prod(-(-n // c) if c else 0 for n, c in zip(array_shape, self.chunk_shape))
+
+
+class _KeyEncoding:
+    name = ""
+    separator = "/"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "configuration": {"separator": self.separator}}
+
+    def _ours(self):
+        from zarrhpc.metadata import ChunkKeyEncoding
+
+        return ChunkKeyEncoding(self.name, self.separator)
+
+    def encode_chunk_key(self, chunk_coords: tuple[int, ...]) -> str:
+        """The key of the chunk at grid coordinates ``chunk_coords``."""
+        return self._ours().encode(tuple(chunk_coords))
+
+    def decode_chunk_key(self, chunk_key: str) -> tuple[int, ...]:
+        """The grid coordinates of the chunk key ``chunk_key``."""
+        if self.name == "default":
+            if chunk_key == "c":
+                return ()
+            chunk_key = chunk_key[2:]  # after "c" and the separator
+        return tuple(int(p) for p in chunk_key.split(self.separator))
+
 
 @dataclass(frozen=True)
-class DefaultChunkKeyEncoding:
+class DefaultChunkKeyEncoding(_KeyEncoding):
     """zarr-python's ``default`` chunk key encoding."""
 
     separator: str = "/"
+    name = "default"
 
 
 @dataclass(frozen=True)
-class V2ChunkKeyEncoding:
+class V2ChunkKeyEncoding(_KeyEncoding):
     """zarr-python's ``v2`` chunk key encoding."""
 
     separator: str = "."
+    name = "v2"
 
 
 def _grid(md) -> Any:

@@ -124,3 +124,31 @@ def test_consolidate_v3_warns(zarr_format, child):
         assert group.metadata.consolidated_metadata is None
     assert out[0] == out[1]
     assert bool(out[0]) == (zarr_format == 3 and child)
+
+
+def test_from_array_keeps_order_and_key_encoding():
+    """test_array.py::test_from_array_F_order (and zarr-python's ``from_array``): a copy of
+    the same format keeps the source's chunk key encoding, a v2 copy its order; a v3 copy of
+    an order="F" v2 array warns that the order is ignored. ``metadata.chunk_key_encoding``
+    and ``metadata.chunk_grid`` have zarr-python's methods (test_resize_growing...)."""
+    out = []
+    for lib in LIBS:
+        res = []
+        a = lib.create_array({}, shape=(4,), dtype="i4",
+                             chunk_key_encoding={"name": "default", "separator": "."})
+        a[:] = 3
+        b = lib.from_array({}, data=a)
+        ck = b.metadata.chunk_key_encoding
+        res.append((ck.to_dict(), ck.encode_chunk_key((1, 2)), ck.encode_chunk_key(()),
+                    b[:].tolist()))
+        c = lib.create_array({}, data=np.arange(6).reshape(2, 3), order="F", zarr_format=2,
+                             chunk_key_encoding={"name": "v2", "separator": "/"})
+        d = lib.from_array({}, data=c)
+        res.append((d.order, d.metadata.dimension_separator, d[:].tolist()))
+        with pytest.warns(lib.errors.ZarrUserWarning, match="existing order='F' of the source"):
+            e = lib.from_array({}, data=c, zarr_format=3)
+        res.append((e.order, e.metadata.chunk_key_encoding.to_dict(), e[:].tolist()))
+        g = e.metadata.chunk_grid
+        res.append((g.to_dict(), g.get_nchunks((5, 7)), list(g.all_chunk_coords((3, 7)))))
+        out.append(res)
+    assert out[0] == out[1]
