@@ -44,8 +44,6 @@ KNOWN = {
         f"{_WIDER}: the same, through zarr.open(mode='w', compressor=numcodecs.Blosc())",
     "https://github.com/zarr-developers/zarr-python/issues/1963#errors":
         f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there)",
-    "https://github.com/zarr-developers/zarr-python/issues/2060":
-        f"{_WIDER}: zarr.save of a zarr Array (TypeError there: not NDArrayLike)",
     "https://github.com/zarr-developers/zarr-python/issues/104":
         f"{_WIDER}: zarr.load of a group gives its arrays by name (zarr-python: "
         "NotImplementedError 'loading groups not yet supported')",

@@ -73,7 +73,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import InvalidKeyError, StoreError, UnsupportedError
+from zarrhpc.errors import InvalidKeyError, ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage import _zipformat as zf
 from zarrhpc.storage import local as _local
 from zarrhpc.storage.abc import Buffer, Store, resolve_range
@@ -487,8 +487,8 @@ class ZipStore(Store):
             path = os.fsdecode(path)
         if read_only is None:
             read_only = mode == "r"
-        if mode == "r" and not read_only:
-            raise ValueError(f"{path}: ZipStore mode 'r' is read-only; use mode 'a' to write")
+        # mode "r" with read_only=False is accepted as zarr-python does (users pass it so
+        # that zarr.load's mode "a" takes the store); a write is still refused (below)
         real = os.path.realpath(path)
         archive = _acquire(real, mode, bool(durable), compact)
         self._attach(archive, bool(read_only), mode)
@@ -498,7 +498,14 @@ class ZipStore(Store):
         self._archive = archive
         self._mode = mode
         # Closes this store when it is garbage-collected or at interpreter exit.
-        self._finalizer = weakref.finalize(self, archive.release, not read_only)
+        self._finalizer = weakref.finalize(self, archive.release,
+                                           not read_only and mode != "r")
+
+    def _check_writable(self, key: str, action: str) -> None:
+        super()._check_writable(key, action)
+        if self._mode == "r":
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self!r} was opened with mode 'r';"
+                                f" use mode 'a' to write")
 
     # -- state -------------------------------------------------------------------------
 

@@ -152,3 +152,53 @@ def test_from_array_keeps_order_and_key_encoding():
         res.append((g.to_dict(), g.get_nchunks((5, 7)), list(g.all_chunk_coords((3, 7)))))
         out.append(res)
     assert out[0] == out[1]
+
+
+SAVE_CALLS = [
+    ("save_array", (np.arange(3),), {}), ("save_array", (np.arange(4),), {}),
+    ("save_array", (np.arange(5),), {"mode": "a"}), ("save_array", (np.arange(6),), {"mode": "w"}),
+    ("save_array", (np.arange(7),), {"mode": "w-"}), ("save_array", ([1, 2],), {}),
+    ("save", ([1, 2],), {}), ("save", (np.arange(3),), {"mode": "w"}),
+    ("save_group", (np.arange(3), [1]), {}), ("save_group", (), {"foo": [1]}),
+    ("save_group", (np.arange(2),), {"b": np.ones(2)}), ("save", (), {}),
+]
+
+
+def test_save_modes_and_arguments(tmp_path):
+    """test_api.py::test_save_errors and zarr-python's ``save_array`` modes: an existing
+    array is kept unless mode "w" (ContainsArrayError, a FileExistsError); a list, or a
+    keyword such as ``mode=`` given to ``save``/``save_group``, is a TypeError (it was saved
+    as an array named "mode")."""
+    out = []
+    for lib in LIBS:
+        path = str(tmp_path / lib.__name__)
+        res = []
+        for func, args, kwargs in SAVE_CALLS:
+            try:
+                getattr(lib, func)(path, *args, **kwargs)
+                node = lib.open(path, mode="r")
+                res.append(sorted(node.array_keys()) if isinstance(node, lib.Group)
+                           else node[...].tolist())
+            except (TypeError, ValueError, FileExistsError) as e:
+                res.append({c.__name__ for c in type(e).__mro__})
+        out.append(res)
+    for theirs, ours in zip(*out):
+        if isinstance(theirs, set):  # zarr-python's error class, or one deriving from it
+            assert isinstance(ours, set) and (theirs - {"BaseZarrError"}) <= ours
+        else:
+            assert theirs == ours
+
+
+@pytest.mark.parametrize("read_only", [True, False, None])
+@pytest.mark.parametrize("mode", [{"mode": "r"}, {}])
+def test_load_zip_read_only(tmp_path, read_only, mode):
+    """test_api.py::test_load_zip: ``ZipStore(path, mode="r", read_only=False)`` is
+    accepted (the workaround zarr-python users were given for ``zarr.load``)."""
+    out = []
+    for lib in LIBS:
+        f = tmp_path / f"{lib.__name__}.zip"
+        with lib.storage.ZipStore(f, mode="w", read_only=False) as zs:
+            lib.save(zs, np.arange(100).reshape(10, 10), path="data")
+        with lib.storage.ZipStore(f, read_only=read_only, **mode) as zs:
+            out.append((zs.read_only, lib.load(store=zs, path="data").sum()))
+    assert out[0] == out[1]
