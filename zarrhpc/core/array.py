@@ -42,7 +42,7 @@ from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, SelectionError
+from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -356,6 +356,7 @@ class Array(ArrayApiMixin, Node):
         if kind == "coordinate":
             proj = coordinate_projection(check_coordinate(selection, shape), shape,
                                          prep.chunks)
+            value = _points_value(value, proj.out_shape)
         else:
             proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
         write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
@@ -618,6 +619,21 @@ class Array(ArrayApiMixin, Node):
 
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
+
+
+def _points_value(value, out_shape):
+    """A coordinate selection's value as zarr-python takes it: a value of several
+    dimensions is taken element by element in C order (its shape need not be the
+    selection's), a 1-d one must have one element per point (or one)."""
+    if np.ndim(value) == 0 or isinstance(value, (str, bytes)):
+        return value
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    n = math.prod(out_shape)
+    flat = arr.reshape(-1) if arr.ndim > 1 else arr
+    if flat.shape[0] not in (1, n):
+        raise BroadcastError(f"Attempting to set a selection of {n} elements with an array "
+                             f"of {flat.shape[0]} elements.")
+    return flat.reshape(out_shape) if flat.shape[0] == n else flat
 
 
 def _is_plain_basic(selection) -> bool:

@@ -202,3 +202,25 @@ def test_load_zip_read_only(tmp_path, read_only, mode):
         with lib.storage.ZipStore(f, read_only=read_only, **mode) as zs:
             out.append((zs.read_only, lib.load(store=zs, path="data").sum()))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize(("index", "value"), [
+    (([1, 2], [1, 2]), [[-1, -2], [-3, -4]]),      # 2 points, 4 values: refused
+    (([0, 1, 2, 3], [0, 1, 2, 3]), [[-1, -2], [-3, -4]]),  # 4 points, (2, 2): in C order
+    (([0, 1, 2], [3, 2, 1]), [5, 6, 7]), (([0, 1], [1, 0]), 9),
+    (([0, 1, 2], [3, 2, 1]), [5, 6]),
+    ((np.array([[0, 1], [2, 3]]), np.array([[0, 1], [2, 3]])), [1, 2, 3, 4]),
+])
+def test_vindex_set_value_shapes(index, value):
+    """test_indexing.py::test_vectorized_indexing_incompatible_shape: a coordinate
+    selection's value of several dimensions is taken in C order; a count that does not
+    match is zarr-python's ValueError ("Attempting to set a selection of ...")."""
+    out = []
+    for lib in LIBS:
+        arr = lib.create_array({}, shape=(4, 4), chunks=(2, 2), dtype="i2", fill_value=0)
+        try:
+            arr.vindex[index] = np.asarray(value)
+            out.append(arr[...].tolist())
+        except ValueError as e:
+            out.append(str(e))
+    assert out[0] == out[1]
