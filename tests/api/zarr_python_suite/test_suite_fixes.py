@@ -224,3 +224,36 @@ def test_vindex_set_value_shapes(index, value):
         except ValueError as e:
             out.append(str(e))
     assert out[0] == out[1]
+
+
+_V3_DICT = {"zarr_format": 3, "node_type": "array", "shape": (10,),
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": (2,)}},
+            "data_type": "uint8",
+            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+            "codecs": ({"name": "bytes"},), "fill_value": 3}
+_V2_DICT = {"shape": (10,), "chunks": (2,), "dtype": "|u1", "dimension_separator": ".",
+            "codecs": ({"name": "bytes"},), "fill_value": 3, "order": "C",
+            "storage_transformers": ({"test": "should_raise"})}
+
+
+@pytest.mark.parametrize("data", [
+    _V3_DICT, {**_V3_DICT, "storage_transformers": ({"test": "should_raise"},)},
+    {**_V2_DICT, "zarr_format": 2}, {**_V2_DICT, "zarr_format": "invalid"}])
+def test_array_from_dict(data):
+    """test_array.py::test_storage_transformers: ``Array.from_dict(store_path, data=...)``
+    (zarr-python's) makes an Array of that metadata and writes nothing; storage
+    transformers and another zarr_format are ValueErrors."""
+    out = []
+    for lib in LIBS:
+        store = lib.storage.MemoryStore()
+        try:
+            a = lib.Array.from_dict(lib.storage.StorePath(store), data=data)
+            out.append((a.shape, a.chunks, int(a.fill_value), a[:3].tolist(),
+                        a.metadata.zarr_format))
+        except ValueError as e:
+            text = str(e)
+            out.append("transformers" if "storage transformers are not supported in "
+                       "zarr-python at this time" in text else text)
+        if lib is zarrhpc:
+            assert list(store.list()) == []
+    assert out[0] == out[1]
