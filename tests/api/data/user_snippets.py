@@ -1,6 +1,6 @@
 """zarr-python 3 user snippets: what users of zarr-python 3 ran, as reported in
-zarr-python's issues and pull requests and in downstream projects' issues (each with its
-source URL), restated as small self-contained scripts that stay within local, memory and
+zarr-python's issues and pull requests, in downstream projects' issues, and the changes
+zarr-python's 3.0 migration guide asks of them (each with its source URL), restated as small self-contained scripts that stay within local, memory and
 zip stores and print what the user looked at (values, dtypes, shapes, reprs, errors).
 
 Each snippet is rewritten from the report (sizes made small, names shortened, the result
@@ -874,5 +874,92 @@ foo = root.create_group('foo')
 foo.create_array('bar', shape=(10, 10), dtype='i4')
 root.create_group('baz')
 print(root.tree())
+"""),
+    # ---- the 3.0 migration guide's changes, as users apply them -------------------------
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#stores",
+         code="""
+import tempfile
+import zarr
+from zarr.storage import LocalStore, MemoryStore
+with tempfile.TemporaryDirectory() as tmp:  # TempStore's replacement
+    store = LocalStore(tmp)
+    z = zarr.create_array(store, shape=(4,), dtype='u2')
+    z[:] = [1, 2, 3, 4]
+    print(zarr.open_array(LocalStore(tmp, read_only=True))[:])
+m = MemoryStore()
+zarr.create_array(m, shape=(2,), dtype='f4')
+print(zarr.open_array(m).dtype, m.read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#format",
+         code="""
+import json, os
+import zarr
+z = zarr.create_array(store='data.zarr', shape=(10, 10), chunks=(5, 5), dtype='f4',
+                      zarr_format=2)
+print(sorted(os.listdir('data.zarr')))
+meta = json.load(open('data.zarr/.zarray'))
+print(meta['zarr_format'], meta['chunks'], meta['dtype'], meta['compressor'], meta['fill_value'])
+print(zarr.open('data.zarr').metadata.zarr_format)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#defaults",
+         code="""
+import zarr
+with zarr.config.set({'default_zarr_format': 2}):
+    a = zarr.create_array({}, shape=(3,), dtype='i8')
+    g = zarr.group()
+print(a.metadata.zarr_format, g.metadata.zarr_format)
+print(zarr.create_array({}, shape=(3,), dtype='i8').metadata.zarr_format)
+"""),
+    dict(source="https://raw.githubusercontent.com/K-Dense-AI/scientific-agent-skills/HEAD/skills/zarr-python/references/v3_migration.md",
+         code="""
+import numpy as np
+import zarr
+root = zarr.open_group('exp.zarr', mode='w')
+raw = root.create_array('raw', shape=(6, 4), chunks=(3, 4), dtype='u1')
+raw[:] = np.arange(24, dtype='u1').reshape(6, 4)
+root.attrs['experiment'] = 'demo'
+print(root['raw'].info_complete().__class__.__name__ in ('ArrayInfo', 'NodeInfo'))
+print(root['raw'].nchunks_initialized, root['raw'].nbytes)
+print(zarr.open_group('exp.zarr', mode='r').attrs['experiment'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#groups",
+         code="""
+import numpy as np
+import zarr
+g = zarr.group()
+g['x'] = np.arange(5)
+print(g['x'][:], 'x' in g)
+del g['x']
+print('x' in g, list(g))
+a = g.zeros(name='z', shape=(2, 2))
+o = g.ones(name='o', shape=(2,), dtype='i2')
+f = g.full(name='f', shape=(2,), fill_value=7)
+e = g.empty_like(name='e', data=o)
+print(a[:], o[:], f[:], e.shape, e.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#like",
+         code="""
+import numpy as np
+import zarr
+src = zarr.create_array({}, shape=(4, 3), chunks=(2, 3), dtype='f4', fill_value=1.5)
+for f in (zarr.zeros_like, zarr.ones_like, zarr.empty_like):
+    x = f(src)
+    print(f.__name__, x.shape, x.dtype, x.chunks)
+y = zarr.full_like(src, fill_value=2)
+print(y[:].tolist(), y.fill_value)
+z = zarr.zeros_like(np.ones((2, 2), dtype='i4'))
+print(z.dtype, z[:].tolist())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#copy",
+         code="""
+import zarr
+import numpy as np
+g = zarr.open_group('tree.zarr', mode='w')
+g.create_group('a').create_array('b', shape=(3,), dtype='i4')[:] = [1, 2, 3]
+g['a'].attrs['note'] = 'x'
+h = zarr.open_group('tree.zarr', mode='r')
+print(h.tree())
+print(h['a/b'][:], dict(h['a'].attrs))
+print(h.info)
 """),
 ]
