@@ -17,7 +17,9 @@ become basic ones; resize and append live in _resize.
 
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -172,7 +174,7 @@ class Array(ArrayApiMixin, Node):
 
     @property
     def dtype(self) -> np.dtype:
-        return self._spec.data_type.dtype
+        return _shown_dtype(self._spec.data_type.dtype)
 
     @property
     def _irregular(self) -> bool:
@@ -619,6 +621,15 @@ class Array(ArrayApiMixin, Node):
 
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_dtype(dtype: np.dtype) -> np.dtype:
+    """``dtype`` as zarr-python's ``Array.dtype`` shows it: a multi-byte number with its
+    byte order explicit (``dtype('<f8')``, not ``dtype('float64')``; equal either way)."""
+    if dtype.kind in "iufc" and dtype.itemsize > 1 and dtype.byteorder == "=":
+        return dtype.newbyteorder("<" if sys.byteorder == "little" else ">")
+    return dtype
 
 
 def _points_value(value, out_shape):

@@ -257,3 +257,20 @@ def test_array_from_dict(data):
         if lib is zarrhpc:
             assert list(store.list()) == []
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("dtype", ["f2", "c8", "c16", "i8", "u2", "M8[s]", "U3", "S3", "V4",
+                                   [("a", "i4"), ("b", "f8")], "b1", "u1", str])
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_dtype_repr(dtype, zarr_format):
+    """``Array.dtype`` shows a multi-byte number's byte order as zarr-python's does
+    (``dtype('<f8')``: users print it in tuples, REPLs and f-strings with ``!r``); it is
+    the same dtype (equal, same hash) and reads return the same values."""
+    out = []
+    for lib in LIBS:
+        a = lib.create_array({}, shape=(2,), dtype=dtype, zarr_format=zarr_format)
+        out.append((repr(a.dtype), str(a.dtype), a[:].dtype == a.dtype))
+    assert out[0] == out[1]
+    if dtype is not str:  # str: numpy's StringDType (np.dtype(str) is '<U')
+        a = zarrhpc.create_array({}, shape=(2,), dtype=dtype, zarr_format=zarr_format)
+        assert a.dtype == np.dtype(dtype) and hash(a.dtype) == hash(np.dtype(dtype))
