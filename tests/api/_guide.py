@@ -122,8 +122,7 @@ _VARYING = [
 
 
 def normalize(text, workdir):
-    """Text as compared: the scratch directory (zarrhpc's LocalStore shows its absolute
-    root where zarr-python keeps the relative one), ids, addresses and timings taken out."""
+    """Text as compared: the scratch directory, ids, addresses and timings taken out."""
     for scheme in ("file", "zip"):
         text = text.replace(f"{scheme}://{workdir}/", f"{scheme}://")
     text = text.replace(str(workdir), "<dir>")

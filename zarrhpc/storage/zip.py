@@ -492,6 +492,7 @@ class ZipStore(Store):
         real = os.path.realpath(path)
         archive = _acquire(real, mode, bool(durable), compact)
         self._attach(archive, bool(read_only), mode)
+        self._shown = pathlib.Path(path).as_posix()  # for the URL: as given, as zarr-python
 
     def _attach(self, archive: _Archive, read_only: bool, mode: str) -> None:
         Store.__init__(self, read_only=read_only)
@@ -569,6 +570,7 @@ class ZipStore(Store):
             archive.users += 1
         store = ZipStore.__new__(ZipStore)
         store._attach(archive, bool(read_only), self._mode if read_only else "a")
+        store._shown = self._shown
         return store
 
     def __eq__(self, other: object) -> bool:
@@ -580,7 +582,7 @@ class ZipStore(Store):
         return hash((ZipStore, id(self._archive), self._read_only))
 
     def __str__(self) -> str:
-        return f"zip://{self._archive.path}"
+        return f"zip://{getattr(self, '_shown', self._archive.path)}"
 
     def __repr__(self) -> str:
         # as zarr-python prints it: the URL only (mode and read_only are attributes)

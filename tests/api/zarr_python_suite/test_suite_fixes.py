@@ -274,3 +274,29 @@ def test_dtype_repr(dtype, zarr_format):
     if dtype is not str:  # str: numpy's StringDType (np.dtype(str) is '<U')
         a = zarrhpc.create_array({}, shape=(2,), dtype=dtype, zarr_format=zarr_format)
         assert a.dtype == np.dtype(dtype) and hash(a.dtype) == hash(np.dtype(dtype))
+
+
+def test_store_urls_as_given(tmp_path, monkeypatch):
+    """A LocalStore's and a ZipStore's URL (their repr, and the repr of the nodes in them)
+    shows the path as the user gave it, relative or not, as zarr-python's; pickling and
+    ``with_read_only`` keep it."""
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    out = []
+    for n, lib in enumerate(LIBS):
+        d = f"d{n}"
+        res = []
+        s = lib.storage.LocalStore(f"./{d}//x.zarr")
+        res.append((repr(s), repr(pickle.loads(pickle.dumps(s))), repr(s.with_read_only())))
+        g = lib.open_group(f"{d}/x.zarr", mode="w")
+        res.append((repr(g), repr(g.create_array("a", shape=(1,), dtype="i1")),
+                    repr(lib.open_group(f"{d}/x.zarr/", mode="a"))))
+        absolute = lib.open_group(tmp_path / d / "x.zarr", mode="a")
+        res.append(repr(absolute).replace(str(tmp_path), "<tmp>"))
+        z = lib.storage.ZipStore(f"{d}.zip", mode="w")
+        gg = lib.group(store=z)
+        res.append((repr(z), repr(gg), repr(gg.create_array("x", shape=(1,), dtype="i1"))))
+        z.close()
+        out.append([str(r).replace(d, "<d>") for r in res])
+    assert out[0] == out[1]
