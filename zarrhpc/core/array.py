@@ -270,9 +270,7 @@ class Array(ArrayApiMixin, Node):
         table = array_info(rows, sharded=self._prep.sharding is not None,
                            v2=self.zarr_format == 2, itemsize=spec.data_type.dtype.itemsize,
                            stored=stored, initialized=initialized)
-        if spec.dimension_names is not None:  # zarrhpc's addition (zarr-python omits them)
-            table.rows.insert(6, ("Dimension names", str(spec.dimension_names)))
-        return table
+        return table  # as zarr-python's: no dimension names row (the same text printed)
 
     # -- data -----------------------------------------------------------------------
     def _read(self, selection, out=None):

@@ -375,6 +375,10 @@ class Group(Node):
             arr[...] = data
         return arr
 
+    def move(self, source: str, dest: str) -> None:
+        """zarr-python's ``Group.move``, which it does not implement either."""
+        raise NotImplementedError("Group.move is not implemented (nor in zarr-python 3.1)")
+
     def create(self, name: str, **kwargs) -> Array:
         """Same as ``create_array`` (zarr-python's alias)."""
         return self.create_array(name, **kwargs)

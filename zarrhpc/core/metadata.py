@@ -10,8 +10,8 @@ those stay what the data path uses (``node._metadata``). A user asking for
 object, ``fill_value`` a numpy scalar, ``codecs`` a tuple of codec objects printed as
 zarr-python prints its own. Each view keeps the document it was made from: any attribute
 the view lacks (``to_bytes``, ``chunk_shape``, ``extra``...) is the document's, and
-``to_dict()`` is the document's JSON, so ``create_hierarchy`` takes views as it takes
-documents. ``GroupMetadata(attributes=..., zarr_format=...)`` made by a user builds its
+``to_dict()`` is the document's JSON in zarr-python's form (tuples, v2 attributes inline),
+which ``create_hierarchy`` takes as it takes zarr-python's. ``GroupMetadata(attributes=..., zarr_format=...)`` made by a user builds its
 document from its fields.
 
 Life cycle: built on each ``node.metadata`` access from the node's document (and, for a
@@ -48,6 +48,14 @@ class ShardingCodecIndexLocation(Enum):
 
     start = "start"
     end = "end"
+
+
+def _tuples(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 class _Delegating:
@@ -236,6 +244,12 @@ class ArrayV3Metadata(_Delegating):
     extra_fields: dict = field(default_factory=dict)
     _document: Any = field(default=None, repr=False, compare=False)
 
+    def to_dict(self) -> dict:
+        """The document's JSON as zarr-python's ``to_dict`` gives it: sequences as tuples
+        (the attributes as they are)."""
+        return {k: v if k == "attributes" else _tuples(v)
+                for k, v in self._document.to_dict().items()}
+
     @classmethod
     def from_document(cls, md) -> ArrayV3Metadata:
         zd = from_data_type(md.data_type)
@@ -297,6 +311,16 @@ class ArrayV2Metadata(_Delegating):
     zarr_format: int = 2
     _document: Any = field(default=None, repr=False, compare=False)
 
+    def to_dict(self) -> dict:
+        """The ``.zarray`` JSON as zarr-python's ``to_dict`` gives it: shape and chunks as
+        tuples, the attributes included (before ``zarr_format``)."""
+        out = {}
+        for k, v in self._document.to_dict().items():
+            if k == "zarr_format":
+                out["attributes"] = dict(self.attributes)
+            out[k] = tuple(v) if k in ("shape", "chunks") else v
+        return out
+
     @classmethod
     def from_document(cls, md) -> ArrayV2Metadata:
         import numcodecs
@@ -333,6 +357,11 @@ class ConsolidatedMetadata:
     metadata: dict
     kind: str = "inline"
     must_understand: bool = False
+
+    def to_dict(self) -> dict:
+        """zarr-python's form: the flattened members' ``to_dict``."""
+        return {"kind": self.kind, "must_understand": self.must_understand,
+                "metadata": {k: v.to_dict() for k, v in self.flattened_metadata.items()}}
 
     @property
     def flattened_metadata(self) -> dict:
@@ -372,6 +401,15 @@ class GroupMetadata(_Delegating):
 
             doc = empty_group(self.zarr_format).with_attributes(dict(self.attributes))
             object.__setattr__(self, "_document", doc)
+
+    def to_dict(self) -> dict:
+        """zarr-python's form (both formats): attributes, zarr_format, the consolidated
+        metadata when the group was opened with some, node_type."""
+        out = {"attributes": dict(self.attributes), "zarr_format": self.zarr_format}
+        if self.consolidated_metadata is not None:
+            out["consolidated_metadata"] = self.consolidated_metadata.to_dict()
+        out["node_type"] = "group"
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> GroupMetadata:

@@ -300,3 +300,37 @@ def test_store_urls_as_given(tmp_path, monkeypatch):
         z.close()
         out.append([str(r).replace(d, "<d>") for r in res])
     assert out[0] == out[1]
+
+
+def test_metadata_to_dict_and_info():
+    """``metadata.to_dict()`` in zarr-python's form (v3: tuples, not lists, outside the
+    attributes; v2 arrays and groups: attributes inline, node_type; consolidated metadata
+    flattened), ``info`` without a dimension-names row, ``Group.move`` not implemented."""
+    import numcodecs
+
+    out = []
+    for lib in LIBS:
+        res = []
+        a = lib.create_array({}, shape=(4, 4), chunks=(2, 2), shards=(4, 4), dtype="f4",
+                             filters=[lib.codecs.TransposeCodec(order=(1, 0))],
+                             fill_value=np.nan, attributes={"x": [1, 2]},
+                             dimension_names=["a", None])
+        res += [a.metadata.to_dict(), str(a.info)]
+        b = lib.create_array({}, shape=(4,), chunks=(2,), dtype="f8", zarr_format=2,
+                             filters=[numcodecs.Delta(dtype="<f8")], attributes={"x": [1]})
+        res.append(b.metadata.to_dict())
+        res.append(lib.group(zarr_format=2, attributes={"t": [1]}).metadata.to_dict())
+        for fmt in (2, 3):
+            s = lib.storage.MemoryStore()
+            g = lib.group(store=s, zarr_format=fmt)
+            g.create_group("x").create_array("y", shape=(2,), dtype="u1")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", lib.errors.ZarrUserWarning)
+                lib.consolidate_metadata(s)
+            res.append(lib.open_group(s).metadata.to_dict())
+            res.append(lib.open_group(s, use_consolidated=False).metadata.to_dict())
+        with pytest.raises(NotImplementedError):
+            g.move("x", "z")
+        out.append(res)
+    for theirs, ours in zip(*out):
+        assert theirs == ours
