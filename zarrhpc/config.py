@@ -14,7 +14,9 @@ whichever is smaller; 0 turns the cache off.
 
 zarr-python's dotted keys are accepted too, as a dict (``config.set({"array.order": "F"})``)
 or through ``get("array.order")``: ``array.order`` and ``array.write_empty_chunks`` (the
-defaults of new and opened arrays), ``default_zarr_format``, and ``async.concurrency`` /
+defaults of new and opened arrays), ``array.target_shard_size_bytes`` (the size
+``shards="auto"`` aims at; None: two chunks per shard along axes of more than 8 chunks),
+``default_zarr_format``, and ``async.concurrency`` /
 ``threading.max_workers``, which both set ``threads`` (zarrhpc's one knob for parallelism).
 
 ``shard_lock`` (default False): shard writes to a LocalStore hold an exclusive
@@ -75,7 +77,8 @@ def _buffer_cache_from_env() -> int:
 
 def _defaults() -> dict:
     return {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
-            "array.order": "C", "array.write_empty_chunks": False, "default_zarr_format": 3,
+            "array.order": "C", "array.write_empty_chunks": False,
+            "array.target_shard_size_bytes": None, "default_zarr_format": 3,
             "json_indent": 2, "shard_lock": False}
 
 
@@ -204,6 +207,10 @@ def set(arg: dict | None = None, **kwargs) -> _Restore:
             raise ValueError(f"zarrhpc.config: default_zarr_format must be 2 or 3, got {value!r}")
         if name in ("array.write_empty_chunks", "shard_lock"):
             value = bool(value)
+        if name == "array.target_shard_size_bytes" and value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError("zarrhpc.config: array.target_shard_size_bytes must be None or a "
+                             f"positive number of bytes, got {value!r}")
         previous.setdefault(name, _settings[name])
         _settings[name] = value
     return _Restore(previous)

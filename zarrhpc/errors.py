@@ -39,6 +39,7 @@ __all__ = [
     "status_class",
     "ShapeError",
     "BroadcastError",
+    "FillValueRangeError",
     # zarr-python's names
     "BaseZarrError", "MetadataValidationError", "NodeTypeValidationError", "NotAnArrayError",
     "NotAGroupError",
@@ -160,6 +161,11 @@ class CollectiveError(ZarrhpcError, RuntimeError):
 
 class CheckpointError(ZarrhpcError, RuntimeError):
     """A checkpoint step is missing, uncommitted, or inconsistent."""
+
+
+class FillValueRangeError(MetadataError, OverflowError):
+    """An integer fill value outside the range of the integer data type (zarr-python
+    raises numpy's ``OverflowError`` for it)."""
 
 
 # -- zarr-python 3's error names (zarr.errors), mapped onto the classes above ------------

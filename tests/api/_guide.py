@@ -67,13 +67,26 @@ def _run_shown(code, namespace, name):
             print(repr(namespace[node.targets[0].id]))
 
 
-def run_session(lib, blocks, workdir, show=False):
+def _classes(exc):
+    return ",".join(c.__name__ for c in type(exc).__mro__)
+
+
+def caught(exc):
+    """What the user snippets print for an exception they catch: its class and the
+    classes it derives from (``<caught Name|Name,Base,...>``), so that the comparison
+    can accept zarrhpc's class when it derives from the one zarr-python raised."""
+    print(f"<caught {type(exc).__name__}|{_classes(exc)}>")
+
+
+def run_session(lib, blocks, workdir, show=False, classes=False):
     """Run ``blocks`` with ``lib`` ("zarr" or "zarrhpc") as ``zarr``; one record per block:
     ``(printed text, exception class name or None)``. A block after a failed one still runs
     (a later block may not depend on it); the records show where the runs part. ``show``:
-    also print the value of every expression and assignment (docstring examples)."""
+    also print the value of every expression and assignment (docstring examples).
+    ``classes``: an exception is recorded with the classes it derives from (as caught())."""
     env = dict(vars(builtins))
     env["__import__"] = _importer(lib)
+    env["caught"] = caught
     namespace = {"__builtins__": env, "__name__": "__guide__"}
     records = []
     old = os.getcwd()
@@ -92,7 +105,8 @@ def run_session(lib, blocks, workdir, show=False):
                         else:
                             exec(compile(code, f"<{lib} guide>", "exec"), namespace)
                 except Exception as e:  # recorded and compared by class
-                    err = f"{type(e).__name__}: {e}"
+                    name = f"{type(e).__name__}|{_classes(e)}" if classes else type(e).__name__
+                    err = f"{name}: {e}"
                 records.append((buf.getvalue(), err))
     finally:
         os.chdir(old)
@@ -108,8 +122,7 @@ _VARYING = [
 
 
 def normalize(text, workdir):
-    """Text as compared: the scratch directory (zarrhpc's LocalStore shows its absolute
-    root where zarr-python keeps the relative one), ids, addresses and timings taken out."""
+    """Text as compared: the scratch directory, ids, addresses and timings taken out."""
     for scheme in ("file", "zip"):
         text = text.replace(f"{scheme}://{workdir}/", f"{scheme}://")
     text = text.replace(str(workdir), "<dir>")
@@ -118,7 +131,30 @@ def normalize(text, workdir):
     return text
 
 
+SNIPPETS = pathlib.Path(__file__).parent / "data" / "user_snippets.py"
+
+
+def load_snippets():
+    """The user snippets of data/user_snippets.py: ``[{"source": url, "code": code}]``."""
+    namespace = {}
+    exec(compile(SNIPPETS.read_text(), str(SNIPPETS), "exec"), namespace)
+    return namespace["SNIPPETS"]
+
+
+def run_snippets(lib, workdir, out):
+    """Run every user snippet with ``lib`` as ``zarr``, each in its own namespace and fresh
+    directory; one ``(printed text, exception or None)`` per snippet, normalised."""
+    records = []
+    for i, snippet in enumerate(load_snippets()):
+        where = os.path.join(workdir, f"s{i}")
+        (text, err), = run_session(lib, [snippet["code"]], where, classes=True)
+        records.append((normalize(text, os.path.realpath(where)), err))
+    pathlib.Path(out).write_text(json.dumps(records))
+
+
 def main(page, session, lib, workdir, out):
+    if page == "snippets":
+        return run_snippets(lib, workdir, out)
     records = run_session(lib, load_sessions()[(page, session)], workdir,
                           show=page == "docstrings")
     texts = [(normalize(text, os.path.realpath(workdir)), err) for text, err in records]

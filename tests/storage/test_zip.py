@@ -306,14 +306,29 @@ def test_modes(path):
 def test_bad_arguments(path):
     with pytest.raises(ValueError, match="mode"):
         ZipStore(path, mode="r+")
-    with pytest.raises(ValueError, match="read-only"):
-        ZipStore(path, mode="r", read_only=False)
     with pytest.raises(ValueError, match="compact"):
         ZipStore(path, mode="w", compact="sometimes")
     with pytest.raises(TypeError, match="path"):
         ZipStore(3.5, mode="w")
     with ZipStore(path, mode="w") as store, pytest.raises(InvalidKeyError, match="65535"):
         store.set("k" * 70000, b"")
+
+
+def test_mode_r_not_read_only(path):
+    """zarr-python accepts ``ZipStore(path, mode="r", read_only=False)`` (users pass it so
+    that ``zarr.load``'s mode "a" takes the store): reads work, a write is refused naming
+    the mode, and closing leaves the file as it was."""
+    with ZipStore(path, mode="w") as store:
+        store.set("k", b"v")
+    before = path.read_bytes()
+    with ZipStore(path, mode="r", read_only=False) as store:
+        assert store.read_only is False
+        assert bytes(store.get("k")) == b"v"
+        with pytest.raises(ReadOnlyError, match="mode 'r'"):
+            store.set("k2", b"w")
+        with pytest.raises(ReadOnlyError, match="mode 'r'"):
+            store.erase("k")
+    assert path.read_bytes() == before
 
 
 def test_one_archive_per_file_in_a_process(path):

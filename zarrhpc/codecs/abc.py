@@ -293,9 +293,30 @@ class Codec(ABC):
         return hash((type(self).__name__, repr(self.to_json())))
 
     def __repr__(self) -> str:
-        config = self.to_json().get("configuration", {})
-        args = ", ".join(f"{k}={v!r}" for k, v in config.items())
+        # zarr-python's codec reprs (its dataclass fields): sequences as tuples
+        args = ", ".join(f"{k}={_repr_value(v)}" for k, v in self._repr_fields().items())
         return f"{type(self).__name__}({args})"
+
+    def _repr_fields(self) -> dict:
+        """The fields :meth:`__repr__` shows (the JSON configuration by default)."""
+        return self.to_json().get("configuration", {})
+
+
+class _Shown:
+    """A value shown in a repr as the given text (zarr-python's enum members)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _repr_value(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        items = [_repr_value(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return repr(value)
 
 
 class ArrayToArrayCodec(Codec):

@@ -130,6 +130,12 @@ class BytesCodec(ArrayToBytesCodec):
             return {"name": self.name}
         return {"name": self.name, "configuration": {"endian": self.endian}}
 
+    def _repr_fields(self) -> dict:
+        from zarrhpc.codecs.abc import _Shown
+
+        shown = None if self.endian is None else _Shown(f"<Endian.{self.endian}: '{self.endian}'>")
+        return {"endian": shown}
+
     def evolve(self, spec: ChunkSpec) -> BytesCodec:
         """Drop ``endian`` for types without a byte order (what zarr-python writes)."""
         if self.endian is not None and not _has_order(spec.dtype):

@@ -174,6 +174,14 @@ class ShardingCodec(ArrayToBytesCodec):
             "index_location": self.index_location,
         }}
 
+    def _repr_fields(self) -> dict:
+        from zarrhpc.codecs.abc import _Shown
+
+        loc = self.index_location
+        return {"chunk_shape": self.chunk_shape, "codecs": self.codecs,
+                "index_codecs": self.index_codecs,
+                "index_location": _Shown(f"<ShardingCodecIndexLocation.{loc}: '{loc}'>")}
+
     @property
     def codecs(self) -> tuple[Codec, ...]:
         """The inner chain (ignorable unknown codecs left out)."""

@@ -120,6 +120,9 @@ class ZstdCodec(BytesToBytesCodec):
             None if checksum is None else check_bool(checksum, "", "ZstdCodec", "checksum")
         )
 
+    def _repr_fields(self) -> dict:
+        return {"level": self.level, "checksum": bool(self.checksum)}
+
     @classmethod
     def from_config(
         cls, configuration: dict | None, doc: str = "", field: str = "codec"

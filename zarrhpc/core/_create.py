@@ -256,7 +256,7 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         if isinstance(chunks, str) and chunks == "auto":
             chunks = guess_chunks(shape, data_type.itemsize, max_bytes=1 << 20)
         chunks = _normalize_chunks(chunks, shape, data_type.itemsize)
-        shards = auto_shards(shape, chunks)
+        shards = auto_shards(shape, chunks, data_type.itemsize)
     grid, chunks = _rectilinear(chunks, shape, shards)
     if grid is not None:
         chunk_shape = grid.max_edges(shape)
@@ -522,6 +522,19 @@ def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards
             kw[key] = kept if isinstance(value, str) and value == "keep" else value
         kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value
         kw["zarr_format"] = zarr_format or src.zarr_format
+        # as zarr-python: a v2 source's order is kept for a v2 copy (ignored, with a
+        # warning, for v3), and the chunk key encoding for a copy of the same format
+        if src.zarr_format == 2 and kw["zarr_format"] == 3 and src.order == "F":
+            warnings.warn("The 'order' attribute of a Zarr format 2 array does not have a "
+                          "direct analogue in Zarr format 3. The existing order='F' of the "
+                          "source Zarr format 2 array will be ignored.", ZarrUserWarning,
+                          stacklevel=2)
+        elif order is None and kw["zarr_format"] == 2:
+            kw["order"] = src.order
+        if chunk_key_encoding is None and kw["zarr_format"] == src.zarr_format:
+            kw["chunk_key_encoding"] = src._spec.chunk_key_encoding if (
+                src.zarr_format == 3) else {"name": "v2",
+                                            "separator": src.metadata.dimension_separator}
         if kw["zarr_format"] == 2:
             kw.pop("shards")
             if kw["compressors"] and kw["compressors"] != "auto":

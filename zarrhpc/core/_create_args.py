@@ -3,7 +3,8 @@
 - chunks ``"auto"`` (and None/True): zarr-python's guess (h5py's rule: a target chunk size
   growing with the array, between 128 KiB and 64 MiB, reached by halving the axes in
   turn), so ``zarrhpc.zeros((10000, 10000)).chunks`` equals zarr-python's;
-- shards ``"auto"``: two chunks per shard along every axis holding more than 8 chunks;
+- shards ``"auto"``: two chunks per shard along every axis holding more than 8 chunks, or
+  as many as fit ``config["array.target_shard_size_bytes"]`` when that is set;
 - codecs: our Codec objects, v3 JSON dicts and names, v2 numcodecs dicts
   (``{"id": "zlib", "level": 1}``), numcodecs objects (``numcodecs.Zstd(level=3)``),
   ``numcodecs.zarr3`` objects and zarr-python's codec objects (``zarr.codecs.BloscCodec``),
@@ -62,9 +63,23 @@ def guess_chunks(shape: tuple[int, ...], itemsize: int, *, increment: int = 256 
     return tuple(int(c) for c in chunks)
 
 
-def auto_shards(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[int, ...]:
-    """zarr-python's ``shards="auto"``: 2 chunks per shard on axes with more than 8."""
-    return tuple(c * 2 if n // c > 8 else c for n, c in zip(shape, chunks))
+def auto_shards(shape: tuple[int, ...], chunks: tuple[int, ...], itemsize: int
+                ) -> tuple[int, ...]:
+    """zarr-python's ``shards="auto"``: without ``array.target_shard_size_bytes`` in the
+    config, 2 chunks per shard on axes with more than 8; with it, the same number ``k`` of
+    chunks per shard on every axis, the largest whose shard (``k ** ndim`` chunks) holds at
+    most that many bytes and stays within the array (at least 1)."""
+    from zarrhpc import config
+
+    target = config.get("array.target_shard_size_bytes")
+    if target is None:
+        return tuple(c * 2 if n // c > 8 else c for n, c in zip(shape, chunks))
+    chunk_bytes = math.prod(chunks) * itemsize
+    k = 1
+    while (chunk_bytes * (k + 1) ** len(chunks) <= target
+           and all(c * (k + 1) <= n for c, n in zip(chunks, shape))):
+        k += 1
+    return tuple(c * k for c in chunks)
 
 
 def codec_entry(obj, itemsize: int | None = None):
@@ -190,7 +205,7 @@ def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[in
     for axis, (c, n) in enumerate(zip(chunks, shape)):
         if c == -1:  # the whole dimension
             c = max(1, n)
-        if c < 1:
+        if c < 1 and not (c == 0 and n == 0):  # 0 on a length-0 axis: as zarr-python
             raise ValueError(f"chunks: axis {axis}: chunk length must be positive, got {c}")
         out.append(c)
     return tuple(out)

@@ -40,10 +40,8 @@ def node_url(store, path: str) -> str:
     name = type(store).__name__
     if name == "MemoryStore" and hasattr(store, "_data"):
         base = f"memory://{id(store._data)}"
-    elif name == "LocalStore" and hasattr(store, "_root"):
-        base = f"file://{store._root}"
-    elif name == "ZipStore" and hasattr(store, "_archive"):
-        base = f"zip://{store._archive.path}"
+    elif name in ("LocalStore", "ZipStore") and hasattr(store, "_shown"):
+        base = str(store)  # the path as given (zarr-python does not make it absolute)
     else:
         base = getattr(store, "url", None) or repr(store)
     return f"{base}/{path}" if path else base

@@ -89,7 +89,10 @@ def _open_existing(store, path, mode, use_consolidated=None, node=None, **array_
     with the group's consolidated metadata attached as ``use_consolidated`` asks."""
     if node is None:
         node = open_node(store, path, read_only=(mode == "r"), **array_kwargs)
-    if isinstance(node, Group) and use_consolidated is not False:
+    if isinstance(node, Group) and use_consolidated is False:
+        # as zarr-python: the group's metadata then shows no consolidated metadata
+        node.__dict__["_without_consolidated"] = True
+    elif isinstance(node, Group):
         from zarrhpc.core.consolidated import load_consolidated, open_consolidated
 
         if use_consolidated:

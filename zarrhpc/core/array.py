@@ -17,7 +17,9 @@ become basic ones; resize and append live in _resize.
 
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -42,7 +44,7 @@ from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, SelectionError
+from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -106,6 +108,11 @@ class Array(ArrayApiMixin, Node):
 
     def _prepare(self) -> None:
         md = self._spec = self._metadata.to_spec()
+        if 0 in md.chunk_shape:
+            # chunk length 0 (zarr-python's, on an axis of length 0, the only place the
+            # metadata parsers accept it): the array holds no chunk; its grid and codecs
+            # are prepared with length 1 there (still no chunk), ``chunks`` shows the 0
+            md = replace(md, chunk_shape=tuple(c or 1 for c in md.chunk_shape))
         grid = RegularChunkGrid(md.shape, md.chunk_shape)
         pipeline, engine = _prepared(self._metadata, md, doc_key(self._path, self._metadata))
         # as zarr-python: an array is sharded when its chain is one sharding codec
@@ -167,7 +174,7 @@ class Array(ArrayApiMixin, Node):
 
     @property
     def dtype(self) -> np.dtype:
-        return self._spec.data_type.dtype
+        return _shown_dtype(self._spec.data_type.dtype)
 
     @property
     def _irregular(self) -> bool:
@@ -263,9 +270,7 @@ class Array(ArrayApiMixin, Node):
         table = array_info(rows, sharded=self._prep.sharding is not None,
                            v2=self.zarr_format == 2, itemsize=spec.data_type.dtype.itemsize,
                            stored=stored, initialized=initialized)
-        if spec.dimension_names is not None:  # zarrhpc's addition (zarr-python omits them)
-            table.rows.insert(6, ("Dimension names", str(spec.dimension_names)))
-        return table
+        return table  # as zarr-python's: no dimension names row (the same text printed)
 
     # -- data -----------------------------------------------------------------------
     def _read(self, selection, out=None):
@@ -351,6 +356,7 @@ class Array(ArrayApiMixin, Node):
         if kind == "coordinate":
             proj = coordinate_projection(check_coordinate(selection, shape), shape,
                                          prep.chunks)
+            value = _points_value(value, proj.out_shape)
         else:
             proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
         write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
@@ -613,6 +619,30 @@ class Array(ArrayApiMixin, Node):
 
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_dtype(dtype: np.dtype) -> np.dtype:
+    """``dtype`` as zarr-python's ``Array.dtype`` shows it: a multi-byte number with its
+    byte order explicit (``dtype('<f8')``, not ``dtype('float64')``; equal either way)."""
+    if dtype.kind in "iufc" and dtype.itemsize > 1 and dtype.byteorder == "=":
+        return dtype.newbyteorder("<" if sys.byteorder == "little" else ">")
+    return dtype
+
+
+def _points_value(value, out_shape):
+    """A coordinate selection's value as zarr-python takes it: a value of several
+    dimensions is taken element by element in C order (its shape need not be the
+    selection's), a 1-d one must have one element per point (or one)."""
+    if np.ndim(value) == 0 or isinstance(value, (str, bytes)):
+        return value
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    n = math.prod(out_shape)
+    flat = arr.reshape(-1) if arr.ndim > 1 else arr
+    if flat.shape[0] not in (1, n):
+        raise BroadcastError(f"Attempting to set a selection of {n} elements with an array "
+                             f"of {flat.shape[0]} elements.")
+    return flat.reshape(out_shape) if flat.shape[0] == n else flat
 
 
 def _is_plain_basic(selection) -> bool:

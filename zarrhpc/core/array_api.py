@@ -40,6 +40,10 @@ def _v2_codecs(md) -> tuple[tuple, tuple]:
     return filters, (() if comp is None else (numcodecs.get_codec(dict(comp)),))
 
 
+_ZARRAY_MEMBERS = ("zarr_format", "shape", "chunks", "dtype", "compressor", "fill_value",
+                   "order", "filters", "dimension_separator")
+
+
 class ArrayApiMixin:
     """zarr-python's Array attributes that are not data access (see the module docstring)."""
 
@@ -57,6 +61,38 @@ class ArrayApiMixin:
         if md is None or md.node_type != "array":
             raise ArrayNotFoundError(f"{doc_key(path, md)}: no array at path {path or '/'!r} "
                                      f"in {store!r}")
+        return cls(store, path, md, read_only=store.read_only,
+                   write_empty_chunks=settings.get("array.write_empty_chunks"),
+                   order=settings.get("array.order"))
+
+    @classmethod
+    def from_dict(cls, store, data: dict):
+        """An Array of the metadata ``data`` (a v3 ``zarr.json`` or a v2 ``.zarray`` as a
+        dict, with ``zarr_format``) on ``store`` (or a StorePath's path), as zarr-python's
+        ``Array.from_dict``: nothing is written."""
+        import json
+
+        from zarrhpc import config as settings
+        from zarrhpc.core._nodes import resolve_store_path
+        from zarrhpc.metadata.v2 import parse_array_v2
+        from zarrhpc.metadata.v3 import parse_metadata_v3
+
+        fmt = data.get("zarr_format")
+        if fmt == 3:
+            if data.get("storage_transformers"):
+                raise ValueError("Arrays with storage transformers are not supported in "
+                                 "zarr-python at this time (nor in zarrhpc).")
+            md = parse_metadata_v3(json.loads(json.dumps(data)), "zarr.json")
+        elif fmt == 2:
+            # the .zarray members (a v2 document may carry others: ignored, as zarr-python)
+            zarray = {"compressor": None, "filters": None}
+            zarray.update((k, v) for k, v in data.items() if k in _ZARRAY_MEMBERS)
+            md = parse_array_v2(json.loads(json.dumps(zarray)))  # tuples as JSON lists
+        else:
+            raise ValueError(f"Invalid zarr_format: {fmt}. Expected 2 or 3")
+        if md.node_type != "array":
+            raise ValueError(f"Array.from_dict: not an array: {data!r}")
+        store, path = resolve_store_path(store, None, "r+")
         return cls(store, path, md, read_only=store.read_only,
                    write_empty_chunks=settings.get("array.write_empty_chunks"),
                    order=settings.get("array.order"))

@@ -10,12 +10,13 @@ a group drops its consolidated view as soon as it creates or deletes a member.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 from zarrhpc.core._nodes import resolve_store_path
 from zarrhpc.core.formats import parse_members, read_node, write_node
 from zarrhpc.core.group import Group, open_node
-from zarrhpc.errors import GroupNotFoundError, MetadataError
+from zarrhpc.errors import GroupNotFoundError, MetadataError, ZarrUserWarning
 from zarrhpc.metadata import normalize_path
 from zarrhpc.metadata.consolidated import (
     ZMETADATA,
@@ -92,6 +93,11 @@ def consolidate_metadata(store, path: str | None = None, zarr_format: int | None
     nodes: dict = {}
     _walk(group, "", nodes)
     md = group._metadata
+    if any(getattr(m, "zarr_format", None) == 3 for m in nodes.values()):
+        # zarr-python's warning, on the same condition (a v3 member) and stack level
+        warnings.warn("Consolidated metadata is currently not part in the Zarr format 3 "
+                      "specification. It may not be supported by other zarr implementations "
+                      "and may change in the future.", ZarrUserWarning, stacklevel=1)
     if md.zarr_format == 2:
         store.set(_key(path, ZMETADATA), build_zmetadata({"": md, **nodes}))
     else:

@@ -106,17 +106,43 @@ def group(store=None, *, overwrite=False, chunk_store=None, cache_attrs=None,
                       storage_options=storage_options)
 
 
+# the members of zarr-python's NDArrayLike protocol: what save, save_array and save_group
+# take as an array (a numpy array or one like it; not a list, nor a zarr Array)
+_NDARRAY_LIKE = ("dtype", "ndim", "size", "shape", "__len__", "__getitem__", "__setitem__",
+                 "__array__", "reshape", "view", "astype", "fill", "copy", "transpose",
+                 "ravel", "all")
+
+
+def _ndarray_like(obj) -> bool:
+    return all(hasattr(obj, name) for name in _NDARRAY_LIKE)
+
+
 def save_array(store, arr, *, zarr_format=None, path=None, storage_options=None,
                **kwargs) -> None:
-    """Save one numpy array at ``path`` (replacing what is there)."""
-    arr = np.asanyarray(arr)
-    create_array(store, name=path, data=arr, zarr_format=zarr_format, overwrite=True,
-                 storage_options=storage_options, **kwargs)
+    """Save one numpy array at ``path``, as zarr-python: ``mode`` (default "a") "w"
+    replaces a node there, other modes refuse one (``ContainsArrayError``); the other
+    keywords go to :func:`create_array` (``chunks``, ``compressors``...)."""
+    if not _ndarray_like(arr):
+        raise TypeError("arr argument must be numpy or other NDArrayLike array")
+    mode = kwargs.pop("mode", "a")
+    overwrite = kwargs.pop("overwrite", None) or mode == "w"
+    create_array(store, name=path, data=np.asanyarray(arr), zarr_format=zarr_format,
+                 overwrite=overwrite, storage_options=storage_options, **kwargs)
 
 
 def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
                **kwargs) -> None:
-    """Save several arrays in a group: positional ones as ``arr_0``..., keywords by name."""
+    """Save several arrays in a group: positional ones as ``arr_0``..., keywords by name
+    (each a numpy or NDArrayLike array: a keyword such as ``mode=`` is refused, as in
+    zarr-python, rather than saved as an array)."""
+    for arg in args:
+        if not _ndarray_like(arg):
+            raise TypeError("All arguments must be numpy or other NDArrayLike arrays "
+                            "(except store, path, storage_options, and zarr_format)")
+    for name, value in kwargs.items():
+        if not _ndarray_like(value):
+            raise TypeError(f"Keyword argument '{name}' must be a numpy or other NDArrayLike "
+                            f"array")
     if not args and not kwargs:
         raise ValueError("at least one array must be provided")
     store, path = resolve_store_path(store, path, "w", storage_options)

@@ -10,6 +10,8 @@ never lists the store. A v2 group's members are the children with a ``.zarray`` 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from zarrhpc.core._info import group_info, node_url
@@ -25,6 +27,7 @@ from zarrhpc.errors import (
     NodeNotFoundError,
     NodeTypeValidationError,
     ZarrDeprecationWarning,
+    ZarrUserWarning,
 )
 from zarrhpc.metadata import normalize_path
 
@@ -351,14 +354,30 @@ class Group(Node):
         _deprecated("Use Group.require_array instead.")
         return self.require_array(name, shape=shape, **kwargs)
 
-    def array(self, name: str, *, shape, dtype, data=None, **kwargs) -> Array:
+    def array(self, name: str, *, shape, dtype, data=None, compressor=None,
+              compressors="auto", **kwargs) -> Array:
         """``create_array`` under zarr-python 2's name; deprecated as in zarr-python 3.
-        ``shape`` and ``dtype`` are required; ``data`` is then written into the array."""
+        ``shape`` and ``dtype`` are required; ``data`` is then written into the array.
+
+        As zarr-python 3's: ``compressor`` (zarr-python 2's) defaults to None, which means
+        no compression and warns that ``compressor`` is deprecated; ``compressor="auto"``
+        gives ``create_array``'s default compressors."""
         _deprecated("Use Group.create_array instead.")
-        arr = self.create_array(name, shape=shape, dtype=dtype, **kwargs)
+        if not (isinstance(compressor, str) and compressor == "auto"):
+            if not (isinstance(compressors, str) and compressors == "auto"):
+                raise ValueError("Cannot specify both `compressor` and `compressors`.")
+            warnings.warn("The `compressor` argument is deprecated. Use `compressors` "
+                          "instead.", ZarrUserWarning, stacklevel=2)
+            compressors = () if compressor is None else (compressor,)
+        arr = self.create_array(name, shape=shape, dtype=dtype, compressors=compressors,
+                                **kwargs)
         if data is not None:
             arr[...] = data
         return arr
+
+    def move(self, source: str, dest: str) -> None:
+        """zarr-python's ``Group.move``, which it does not implement either."""
+        raise NotImplementedError("Group.move is not implemented (nor in zarr-python 3.1)")
 
     def create(self, name: str, **kwargs) -> Array:
         """Same as ``create_array`` (zarr-python's alias)."""

@@ -10,8 +10,8 @@ those stay what the data path uses (``node._metadata``). A user asking for
 object, ``fill_value`` a numpy scalar, ``codecs`` a tuple of codec objects printed as
 zarr-python prints its own. Each view keeps the document it was made from: any attribute
 the view lacks (``to_bytes``, ``chunk_shape``, ``extra``...) is the document's, and
-``to_dict()`` is the document's JSON, so ``create_hierarchy`` takes views as it takes
-documents. ``GroupMetadata(attributes=..., zarr_format=...)`` made by a user builds its
+``to_dict()`` is the document's JSON in zarr-python's form (tuples, v2 attributes inline),
+which ``create_hierarchy`` takes as it takes zarr-python's. ``GroupMetadata(attributes=..., zarr_format=...)`` made by a user builds its
 document from its fields.
 
 Life cycle: built on each ``node.metadata`` access from the node's document (and, for a
@@ -21,6 +21,8 @@ stored, never written.
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field, make_dataclass, replace
 from enum import Enum
 from typing import Any
@@ -46,6 +48,14 @@ class ShardingCodecIndexLocation(Enum):
 
     start = "start"
     end = "end"
+
+
+def _tuples(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 class _Delegating:
@@ -146,19 +156,58 @@ class RegularChunkGrid:
 
     chunk_shape: tuple
 
+    def to_dict(self) -> dict:
+        return {"name": "regular", "configuration": {"chunk_shape": tuple(self.chunk_shape)}}
+
+    def all_chunk_coords(self, array_shape: tuple[int, ...]):
+        """The grid coordinates of every chunk of an array of ``array_shape``, C order."""
+        return itertools.product(*(range(-(-n // c) if c else 0)
+                                   for n, c in zip(array_shape, self.chunk_shape)))
+
+    def get_nchunks(self, array_shape: tuple[int, ...]) -> int:
+        """The number of chunks of an array of ``array_shape``."""
+        return math.prod(-(-n // c) if c else 0 for n, c in zip(array_shape, self.chunk_shape))
+
+
+class _KeyEncoding:
+    name = ""
+    separator = "/"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "configuration": {"separator": self.separator}}
+
+    def _ours(self):
+        from zarrhpc.metadata import ChunkKeyEncoding
+
+        return ChunkKeyEncoding(self.name, self.separator)
+
+    def encode_chunk_key(self, chunk_coords: tuple[int, ...]) -> str:
+        """The key of the chunk at grid coordinates ``chunk_coords``."""
+        return self._ours().encode(tuple(chunk_coords))
+
+    def decode_chunk_key(self, chunk_key: str) -> tuple[int, ...]:
+        """The grid coordinates of the chunk key ``chunk_key``."""
+        if self.name == "default":
+            if chunk_key == "c":
+                return ()
+            chunk_key = chunk_key[2:]  # after "c" and the separator
+        return tuple(int(p) for p in chunk_key.split(self.separator))
+
 
 @dataclass(frozen=True)
-class DefaultChunkKeyEncoding:
+class DefaultChunkKeyEncoding(_KeyEncoding):
     """zarr-python's ``default`` chunk key encoding."""
 
     separator: str = "/"
+    name = "default"
 
 
 @dataclass(frozen=True)
-class V2ChunkKeyEncoding:
+class V2ChunkKeyEncoding(_KeyEncoding):
     """zarr-python's ``v2`` chunk key encoding."""
 
     separator: str = "."
+    name = "v2"
 
 
 def _grid(md) -> Any:
@@ -194,6 +243,12 @@ class ArrayV3Metadata(_Delegating):
     storage_transformers: tuple = ()
     extra_fields: dict = field(default_factory=dict)
     _document: Any = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        """The document's JSON as zarr-python's ``to_dict`` gives it: sequences as tuples
+        (the attributes as they are)."""
+        return {k: v if k == "attributes" else _tuples(v)
+                for k, v in self._document.to_dict().items()}
 
     @classmethod
     def from_document(cls, md) -> ArrayV3Metadata:
@@ -256,6 +311,16 @@ class ArrayV2Metadata(_Delegating):
     zarr_format: int = 2
     _document: Any = field(default=None, repr=False, compare=False)
 
+    def to_dict(self) -> dict:
+        """The ``.zarray`` JSON as zarr-python's ``to_dict`` gives it: shape and chunks as
+        tuples, the attributes included (before ``zarr_format``)."""
+        out = {}
+        for k, v in self._document.to_dict().items():
+            if k == "zarr_format":
+                out["attributes"] = dict(self.attributes)
+            out[k] = tuple(v) if k in ("shape", "chunks") else v
+        return out
+
     @classmethod
     def from_document(cls, md) -> ArrayV2Metadata:
         import numcodecs
@@ -292,6 +357,11 @@ class ConsolidatedMetadata:
     metadata: dict
     kind: str = "inline"
     must_understand: bool = False
+
+    def to_dict(self) -> dict:
+        """zarr-python's form: the flattened members' ``to_dict``."""
+        return {"kind": self.kind, "must_understand": self.must_understand,
+                "metadata": {k: v.to_dict() for k, v in self.flattened_metadata.items()}}
 
     @property
     def flattened_metadata(self) -> dict:
@@ -331,6 +401,15 @@ class GroupMetadata(_Delegating):
 
             doc = empty_group(self.zarr_format).with_attributes(dict(self.attributes))
             object.__setattr__(self, "_document", doc)
+
+    def to_dict(self) -> dict:
+        """zarr-python's form (both formats): attributes, zarr_format, the consolidated
+        metadata when the group was opened with some, node_type."""
+        out = {"attributes": dict(self.attributes), "zarr_format": self.zarr_format}
+        if self.consolidated_metadata is not None:
+            out["consolidated_metadata"] = self.consolidated_metadata.to_dict()
+        out["node_type"] = "group"
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> GroupMetadata:
@@ -375,14 +454,15 @@ def _consolidated(below: dict) -> ConsolidatedMetadata:
     return ConsolidatedMetadata(metadata=children)
 
 
-def node_metadata(md, path: str, consolidated: dict | None) -> Any:
+def node_metadata(md, path: str, consolidated: dict | None, without: bool = False) -> Any:
     """``node.metadata`` of the node at ``path`` whose document is ``md`` (None for an
     implicit group); ``consolidated`` is the ``{path from the root: document}`` snapshot
-    the node was opened through, if any."""
+    the node was opened through, if any; ``without``: a group opened with
+    ``use_consolidated=False`` shows none."""
     if md is None:
         return None
     below = None
-    if md.node_type == "group":
+    if md.node_type == "group" and not without:
         if consolidated is not None:
             prefix = f"{path}/" if path else ""
             below = {p[len(prefix):]: m for p, m in consolidated.items()

@@ -46,7 +46,8 @@ class Node:
         cached = self.__dict__.get("_metadata_view")
         if cached is not None and cached[0] is md and cached[1] is cons:
             return cached[2]  # built once per document (a change makes a new one)
-        view = node_metadata(md, self._path, cons)
+        view = node_metadata(md, self._path, cons,
+                             self.__dict__.get("_without_consolidated", False))
         self.__dict__["_metadata_view"] = (md, cons, view)
         return view
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import FillValueRangeError, MetadataError, UnsupportedError
 from zarrhpc.metadata import dtype_base as _base
 from zarrhpc.metadata import dtypes_cplx as _cx
 from zarrhpc.metadata import dtypes_ext as _ext
@@ -550,7 +550,9 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
             if float(value).is_integer():
                 ivalue = int(value)
         if ivalue is None or not lo <= ivalue <= hi:
-            raise MetadataError(
+            # an integer out of range: OverflowError too, as zarr-python (numpy) raises
+            cls = MetadataError if ivalue is None else FillValueRangeError
+            raise cls(
                 f"{doc}: fill_value: expected an integer in [{lo}, {hi}] for {dt.name}, "
                 f"got {value!r}"
             )

@@ -159,17 +159,21 @@ def _check_shape(value: Any, doc: str) -> tuple[int, ...]:
     return tuple(int(v) for v in value)
 
 
-def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str) -> tuple[int, ...]:
+def _check_chunk_shape(value: Any, ndim: int, doc: str, fname: str,
+                       shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    # a chunk length 0 is accepted on an axis of length 0 (zarr-python writes chunks equal
+    # to such a shape); the grid then has no chunk along it
     if (
         not isinstance(value, (list, tuple))
         or len(value) != ndim
-        or not all(_is_int(v) and v > 0 for v in value)
+        or not all(_is_int(v) and (v > 0 or (v == 0 and shape is not None and shape[i] == 0))
+                   for i, v in enumerate(value))
     ):
         raise _err(
             doc,
             fname,
-            f"expected an array of {ndim} positive integers (one per dimension of shape), "
-            f"got {_show(value)}",
+            f"expected an array of {ndim} positive integers (one per dimension of shape; 0 "
+            f"only where the shape is 0), got {_show(value)}",
         )
     return tuple(int(v) for v in value)
 
@@ -191,7 +195,7 @@ def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str):
     if unknown:
         raise _err(doc, f"{fname}.configuration", f"unexpected member {unknown[0]!r}")
     return _check_chunk_shape(conf["chunk_shape"], len(shape), doc,
-                              f"{fname}.configuration.chunk_shape"), None
+                              f"{fname}.configuration.chunk_shape", shape), None
 
 
 def _check_codecs(value: Any, doc: str, own: bool = False) -> list:
@@ -426,7 +430,7 @@ class ArrayMetadataV3(_NodeDocument):
         setf(
             self,
             "chunk_shape",
-            _check_chunk_shape(self.chunk_shape, len(shape), doc, "chunk_shape"),
+            _check_chunk_shape(self.chunk_shape, len(shape), doc, "chunk_shape", shape),
         )
         if not isinstance(self.chunk_key_encoding, ChunkKeyEncoding):
             raise _err(

@@ -289,6 +289,9 @@ class LocalStore(Store):
         if not path:
             raise ValueError("LocalStore root must not be empty")
         self._root = os.path.abspath(path)
+        # the root as given, for the URL and repr (zarr-python shows it so: a relative
+        # path stays relative); I/O uses the absolute one
+        self._shown = pathlib.Path(path).as_posix()
         self._durable = bool(durable)
         self._inside: dict[str, bool] = {}  # directory -> its real path is below the root
 
@@ -322,6 +325,7 @@ class LocalStore(Store):
             Same root, ``durable`` flag and ``mmap_threshold``.
         """
         store = type(self)(self._root, read_only=read_only, durable=self._durable)
+        store._shown = self._shown
         if "mmap_threshold" in self.__dict__:
             store.mmap_threshold = self.mmap_threshold
         return store
@@ -335,7 +339,7 @@ class LocalStore(Store):
         return hash((LocalStore, self._root, self._read_only))
 
     def __str__(self) -> str:
-        return f"file://{self._root}"
+        return f"file://{self._shown}"
 
     def __repr__(self) -> str:
         # as zarr-python prints it: the URL only (the mode shows in ``read_only``)

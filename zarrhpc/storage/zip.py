@@ -73,7 +73,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import InvalidKeyError, StoreError, UnsupportedError
+from zarrhpc.errors import InvalidKeyError, ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage import _zipformat as zf
 from zarrhpc.storage import local as _local
 from zarrhpc.storage.abc import Buffer, Store, resolve_range
@@ -487,18 +487,26 @@ class ZipStore(Store):
             path = os.fsdecode(path)
         if read_only is None:
             read_only = mode == "r"
-        if mode == "r" and not read_only:
-            raise ValueError(f"{path}: ZipStore mode 'r' is read-only; use mode 'a' to write")
+        # mode "r" with read_only=False is accepted as zarr-python does (users pass it so
+        # that zarr.load's mode "a" takes the store); a write is still refused (below)
         real = os.path.realpath(path)
         archive = _acquire(real, mode, bool(durable), compact)
         self._attach(archive, bool(read_only), mode)
+        self._shown = pathlib.Path(path).as_posix()  # for the URL: as given, as zarr-python
 
     def _attach(self, archive: _Archive, read_only: bool, mode: str) -> None:
         Store.__init__(self, read_only=read_only)
         self._archive = archive
         self._mode = mode
         # Closes this store when it is garbage-collected or at interpreter exit.
-        self._finalizer = weakref.finalize(self, archive.release, not read_only)
+        self._finalizer = weakref.finalize(self, archive.release,
+                                           not read_only and mode != "r")
+
+    def _check_writable(self, key: str, action: str) -> None:
+        super()._check_writable(key, action)
+        if self._mode == "r":
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self!r} was opened with mode 'r';"
+                                f" use mode 'a' to write")
 
     # -- state -------------------------------------------------------------------------
 
@@ -562,6 +570,7 @@ class ZipStore(Store):
             archive.users += 1
         store = ZipStore.__new__(ZipStore)
         store._attach(archive, bool(read_only), self._mode if read_only else "a")
+        store._shown = self._shown
         return store
 
     def __eq__(self, other: object) -> bool:
@@ -573,7 +582,7 @@ class ZipStore(Store):
         return hash((ZipStore, id(self._archive), self._read_only))
 
     def __str__(self) -> str:
-        return f"zip://{self._archive.path}"
+        return f"zip://{getattr(self, '_shown', self._archive.path)}"
 
     def __repr__(self) -> str:
         # as zarr-python prints it: the URL only (mode and read_only are attributes)

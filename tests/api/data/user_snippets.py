@@ -1,0 +1,965 @@
+"""zarr-python 3 user snippets: what users of zarr-python 3 ran, as reported in
+zarr-python's issues and pull requests, in downstream projects' issues, and the changes
+zarr-python's 3.0 migration guide asks of them (each with its source URL), restated as small self-contained scripts that stay within local, memory and
+zip stores and print what the user looked at (values, dtypes, shapes, reprs, errors).
+
+Each snippet is rewritten from the report (sizes made small, names shortened, the result
+the user inspected printed), not copied. They run with ``zarr`` bound to zarr-python or to
+zarrhpc (tests/api/test_user_snippets.py), each in a fresh working directory and
+namespace; an exception ends the snippet and its class is compared. ``caught(e)``
+(provided by the runner, tests/api/_guide.py) prints an exception a snippet catches with
+the classes it derives from: zarrhpc's class agrees when it is or derives from the class
+zarr-python raised (zarrhpc's errors also derive from the builtin a user catches).
+"""
+
+SNIPPETS = [
+    # ---- opening, modes, paths -------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1978", code="""
+import zarr
+a = zarr.create(store='example-v3.zarr', shape=(3, 3))
+print(a.shape, a.dtype, a.fill_value)
+z = zarr.open(store='example-v3.zarr', mode='r+')
+z[:] = 3
+print(z[:])
+print(zarr.open(store='example-v3.zarr', mode='r')[1, 1])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2187", code="""
+import zarr
+foo = zarr.create(shape=(3, 1), path='foo', store='test-store', mode='w')
+root = zarr.open_group(store='test-store', mode='r')
+print(root['foo'].shape, root['foo'].path, root['foo'].name)
+print(sorted(root.array_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2187#zero-length", code="""
+import zarr
+x = zarr.create(shape=(3, 0), path='foo')
+print(x.shape, x.chunks, x.nchunks, x[:].shape)
+print(x.info)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2143", code="""
+import os
+import zarr
+grp = zarr.open(store=os.path.join('tmp', 'root.zarr'), mode='a')
+print(type(grp).__name__, grp.path, dict(grp.attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2490", code="""
+import zarr
+z = zarr.open(store='data.zarr', mode='w')
+print(type(z).__name__)
+a = z.zeros(name='1d', shape=(3,), chunks=(3,), dtype='float32')
+print(a.shape, a.dtype, a[:])
+print(sorted(z.array_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1975", code="""
+from pathlib import Path
+import zarr
+z = zarr.open(store=Path('example-v3.zarr'), mode='w', shape=(3, 3))
+z[:] = 2
+print(z[:], z.dtype)
+print(zarr.open_array(Path('example-v3.zarr'), mode='r')[0])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1427", code="""
+import zarr
+z1 = zarr.open('data/example.zarr', mode='w', shape=(100, 100), chunks=(10, 10), dtype='i4')
+z1[0, 0] = 41
+print('z1:', z1[0, 0])
+z2 = zarr.open('data/example.zarr', mode='w', shape=(100, 100), chunks=(10, 10), dtype='i4')
+print('z2:', z2[0, 0])
+print('z1:', z1[0, 0])
+z3 = zarr.open('data/example.zarr', mode='a')
+z3[0, 0] = 7
+print('reopened a:', zarr.open('data/example.zarr', mode='r')[0, 0])
+"""),
+    dict(source="https://github.com/ScrollPrize/villa/pull/1700", code="""
+import zarr
+g = zarr.open_group('vol.zarr', mode='w', zarr_format=3)
+g.create_array('existing', shape=(4,), dtype='u1')
+g2 = zarr.open_group('vol.zarr', mode='a')
+print(g2.metadata.zarr_format, sorted(g2.array_keys()))
+g2.create_array('new', shape=(2,), dtype='u1')
+print(sorted(zarr.open_group('vol.zarr', mode='r').array_keys()))
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/10430", code="""
+import zarr
+zarr.create_array('arr.zarr', shape=(4,), dtype='i2', fill_value=5)
+a = zarr.open_array('arr.zarr')
+print(a.read_only, a[:])
+b = zarr.open_array('arr.zarr', mode='r')
+print(b.read_only)
+try:
+    b[0] = 1
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/kirchhausenlab/incasem/issues/7", code="""
+import numpy as np
+import zarr
+raw = (np.arange(4 * 4 * 4) % 256).astype('u1').reshape(4, 4, 4)
+x = zarr.open(store='test.zarr', path='volumes/raw', mode='w-', shape=raw.shape,
+              chunks=(2, 2, 2), dtype=raw.dtype)
+x.attrs.put({'offset': [0, 0, 0], 'resolution': [5, 5, 5]})
+x[:] = raw
+y = zarr.open(store='test.zarr', path='volumes/raw', mode='r')
+print(y.attrs.asdict(), y[1, 1, :], y.dtype)
+try:
+    zarr.open(store='test.zarr', path='volumes/raw', mode='w-', shape=raw.shape, dtype='u1')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/100", code="""
+import numpy as np
+import zarr
+data = np.arange(60, dtype='int16').reshape(3, 4, 5)
+z = zarr.array(data, store='image.zarr', chunks=(2, 2, 2))
+print(z.shape, z.chunks, z.dtype)
+back = zarr.open_array('image.zarr', mode='r')
+print(np.array_equal(back[:], data), back[2, 3, 4])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/840", code="""
+import numpy as np
+import zarr
+a = np.ones((2, 2))
+z = zarr.open('test.zarr', mode='w')
+z['test'] = a
+z = zarr.open('test.zarr', mode='r')
+print(np.array(z['test']))
+print(z['test'].dtype, z['test'].chunks)
+"""),
+    # ---- groups ----------------------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1228", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.group(store=store)
+sub = root.create_group('foo')
+sub.create_array('bar', shape=(10,), dtype='i4')
+print(list(root.group_keys()))
+print([k for k, _ in root.groups()])
+print(list(sub.array_keys()), root.nmembers if hasattr(root, 'nmembers') else None)
+print(sorted(k for k, _ in root.members(max_depth=None)))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3289", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.create_group(store, path='', overwrite=True)
+refl = root.create_group('measurements').create_group('reflectance')
+for res in ('r10', 'r20'):
+    g = refl.create_group(res, overwrite=True)
+    g.create_array('l0', shape=(10, 10), dtype='float32', overwrite=True)
+    g.create_array('l1', shape=(10, 10), dtype='float32', overwrite=True)
+zarr.consolidate_metadata(store)
+c = zarr.open_consolidated(store)
+print(sorted(c.metadata.consolidated_metadata.metadata))
+print(c['measurements/reflectance/r10/l0'].shape)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3289#subgroup", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.create_group(store)
+q = root.create_group('quality').create_group('l1c')
+q.create_array('a', shape=(4,), dtype='i1')
+zarr.consolidate_metadata(store, path='quality')
+g = zarr.open_group(store, path='quality', mode='r')
+print(sorted(g.metadata.consolidated_metadata.metadata))
+print(zarr.open_group(store, mode='r').metadata.consolidated_metadata)
+"""),
+    dict(source="https://github.com/NVIDIA/physicsnemo-curator/pull/29", code="""
+import numpy as np
+import zarr
+root = zarr.open_group(store='out.zarr', mode='w')
+root.attrs.update({'name': 'case1', 'n_points': 4, 'zarr_format': 3})
+for field in ['coordinates', 'centers', 'areas']:
+    data = np.linspace(0, 1, 12, dtype='f4').reshape(4, 3)
+    root.create_array(field, shape=data.shape, dtype=data.dtype, chunks=(2, 3))[...] = data
+g = zarr.open_group('out.zarr', mode='r')
+print(dict(g.attrs))
+print(sorted(g.array_keys()), g['areas'][3])
+"""),
+    dict(source="https://github.com/abTEM/abTEM/pull/316", code="""
+import numpy as np
+import zarr
+root = zarr.open_group('measure.zarr', mode='w')
+computed = np.arange(24, dtype='f8').reshape(2, 3, 4)
+arr = root.create_array('array0', data=computed, chunks=(1, 3, 4))
+print(arr.shape, arr.chunks, arr.dtype, arr[1, 2])
+print(root['array0'][:].sum())
+"""),
+    dict(source="https://github.com/fmi-faim/faim-ipa/issues/33", code="""
+import zarr
+root = zarr.open_group('plate.zarr', mode='w')
+a = root.require_group('A')
+a.require_group('1').attrs['well'] = 'A1'
+again = root.require_group('A')
+print(sorted(again.group_keys()), dict(again['1'].attrs))
+try:
+    root.create_group('A')
+except Exception as e:
+    caught(e)
+print(sorted(k for k, _ in root.groups()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2490#create_dataset", code="""
+import warnings
+import zarr
+g = zarr.group()
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    d = g.create_dataset('d', shape=(5,), dtype='i8', chunks=(2,))
+d[:] = 3
+print(d[:], d.chunks)
+r = g.require_dataset('d', shape=(5,), dtype='i8')
+print(r[:])
+try:
+    g.require_dataset('d', shape=(6,), dtype='i8')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/dask/dask/pull/3460", code="""
+import numpy as np
+import zarr
+g = zarr.open_group('out.zarr', mode='w')
+z = g.create_array('component', shape=(6,), chunks=(3,), dtype='f4', overwrite=True)
+z[:] = np.arange(6)
+z = zarr.create(shape=(6,), chunks=(3,), dtype='f4', store='out.zarr', path='component',
+                overwrite=True)
+print(z[:])
+try:
+    zarr.create(shape=(6,), chunks=(3,), dtype='f4', store='out.zarr', path='component')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/ome/ome-zarr-py/issues/376", code="""
+import numpy as np
+import zarr
+root = zarr.group(store='zeros.ome.zarr')
+root.create_array('0', shape=(8, 8), chunks=(4, 4), dtype='f8')
+root2 = zarr.group(store='zeros.ome.zarr')
+print(sorted(root2.array_keys()))
+try:
+    root2.create_array('0', shape=(8, 8), chunks=(4, 4), dtype='f8')
+except Exception as e:
+    caught(e)
+a = root2.create_array('0', shape=(8, 8), chunks=(4, 4), dtype='f8', overwrite=True)
+print(a[0, :2])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2490#tree", code="""
+import zarr
+root = zarr.group()
+root.create_group('a').create_array('x', shape=(2, 3), dtype='i2')
+root.create_group('b')
+root.create_array('c', shape=(4,), dtype='f4')
+print(sorted(root.keys()))
+print(len(root), 'a' in root, 'a/x' in root, 'zz' in root)
+print(sorted(k for k, _ in root.arrays()))
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/10020", code="""
+import zarr
+root = zarr.open_group('tree.zarr', mode='w')
+root.create_group('b').create_array('B', shape=(3,), dtype='f8')
+root.create_group('a').create_array('A', shape=(2,), dtype='f8')
+groups = sorted(path for path, node in root.members(max_depth=None)
+                if isinstance(node, zarr.Group))
+print(groups)
+print(sorted(path for path, node in root.members(max_depth=None)
+             if isinstance(node, zarr.Array)))
+"""),
+    # ---- attributes ------------------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2328", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+array = zarr.create(shape=1, store=store)
+array.attrs['foo'] = 'bar'
+print(dict(array.attrs))
+print(dict(zarr.open_array(store, mode='r').attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2153", code="""
+import numpy as np
+import zarr
+store = zarr.storage.MemoryStore()
+arr = zarr.open_array(store=store, path='a', shape=(), dtype=np.dtype('S6'), zarr_format=2)
+arr.update_attributes({'key': 'value'})
+print(dict(arr.attrs), arr.fill_value, arr.dtype)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2111", code="""
+import zarr
+a = zarr.create_array('img.zarr', shape=(8, 8), chunks=(4, 4), dtype='i1',
+                      dimension_names=['y', 'x'],
+                      chunk_key_encoding={'name': 'default', 'separator': '.'},
+                      attributes={'set-by': 'me'})
+a.attrs['stats'] = {'updated-by': 'zarr'}
+b = zarr.open_array('img.zarr', mode='r')
+print(dict(b.attrs))
+print(b.metadata.dimension_names, b.metadata.chunk_key_encoding.separator)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3279", code="""
+import numpy as np
+import zarr
+z = zarr.zeros(1, attributes={'foo': 1.5, 'bar': [1, 2], 'baz': None})
+print(dict(z.attrs))
+z.attrs.update({'n': np.int64(3).item()})
+print(sorted(z.attrs))
+"""),
+    dict(source="https://github.com/NCAS-CMS/cfdm/issues/408", code="""
+import numpy as np
+import zarr
+g = zarr.group()
+try:
+    g.attrs['np_scalar'] = np.int32(9)
+    print(dict(g.attrs))
+except Exception as e:
+    caught(e)
+g.attrs['py_scalar'] = int(np.int32(9))
+print(g.attrs['py_scalar'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2328#delete", code="""
+import zarr
+g = zarr.group(attributes={'a': 1, 'b': 2})
+del g.attrs['a']
+print(dict(g.attrs))
+g.attrs.put({'c': 3})
+print(dict(g.attrs), 'c' in g.attrs, len(g.attrs))
+g.update_attributes({'d': [1.0, 2.0]})
+print(g.attrs.asdict())
+"""),
+    # ---- creation, dtypes, fill values -----------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2205", code="""
+import numpy as np
+import zarr
+store = zarr.storage.MemoryStore()
+group = zarr.group(store=store, overwrite=True)
+try:
+    zarray = group.create_array(name='foo', shape=(2,), fill_value=-1, chunks=(1,),
+                                dtype=np.uint32, overwrite=True)
+    print(zarray.fill_value)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2315", code="""
+import zarr
+a = zarr.create(shape=10, dtype=str)
+print(a.dtype, a.fill_value, a[:3])
+b = zarr.create(shape=10, dtype=str, zarr_format=2)
+print(b.dtype, repr(b.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2268", code="""
+import zarr
+store = {}
+data = ['this', 'is', 'a', '1d', 'string']
+arr = zarr.array(data, store=store, zarr_format=2)
+print(arr.dtype, arr[:], arr.shape)
+arr3 = zarr.array(data, zarr_format=3)
+print(arr3.dtype, arr3[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2792", code="""
+import numpy as np
+import zarr
+array = zarr.open(dtype=str, shape=(5,), chunks=(2,))
+array[:3] = np.array(['a', 'bb', ''], dtype=object)
+print(array[:], repr(array.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2608", code="""
+import numpy as np
+import zarr
+data = np.ones([1, 1])
+zarr_array = zarr.array(data=data)
+print(zarr_array[:], zarr_array.dtype, zarr_array.chunks)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3038", code="""
+import zarr
+arr = zarr.create(store={}, shape=(1,), dtype='uint8', zarr_format=2, compressor=None)
+print(arr.compressors, arr.filters)
+arr2 = zarr.create_array(store={}, shape=(1,), dtype='uint8', zarr_format=2, compressors=None)
+print(arr2.compressors)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2711", code="""
+import zarr
+g = zarr.open_group(mode='w', zarr_format=2)
+arr = g.create_array('name', dtype=[('a', 'i8'), ('b', 'f8')], shape=(1,), chunks=(1,),
+                     compressors=None, overwrite=True)
+arr2 = g['name']
+print(arr2.dtype, arr2[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/632", code="""
+import numpy as np
+import zarr
+arr = np.array([('1900-01-01', 123), ('1902-12-01', 321)],
+               dtype=[('date', 'datetime64[D]'), ('num', 'i8')])
+try:
+    z = zarr.array(arr)
+    print(z.dtype, z[:])
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2874", code="""
+import numpy as np
+import zarr
+rec = np.rec.fromarrays([np.array(['abc', 'de']), np.array(['fgh', 'ij'])], names='x,y')
+f = zarr.open('foo.zarr')
+try:
+    a = f.create_array('rec', shape=rec.shape, dtype=rec.dtype)
+    a[:] = rec
+    print(a.dtype, a[:])
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2119", code="""
+import numpy as np
+import zarr
+for values in (['2001-01-12', '1969-12-31'], ['1677-09-22', '2262-04-10']):
+    nparray = np.array(values, dtype='datetime64[D]')
+    z = zarr.array(nparray)
+    print(z.dtype, z[:], repr(z.fill_value))
+t = zarr.array(np.array([1, -2], dtype='timedelta64[s]'))
+print(t.dtype, t[:])
+"""),
+    dict(source="https://github.com/fsspec/filesystem_spec/pull/721", code="""
+import numpy as np
+import zarr
+dates = np.arange(np.datetime64('2000-01-01', 'us'), np.datetime64('2000-01-02', 'us'),
+                  np.timedelta64(6, 'h'))
+z = zarr.create(shape=dates.shape, compressor=None, dtype=dates.dtype, store='d.zarr',
+                overwrite=True, zarr_format=2)
+z[:] = dates
+print(zarr.open_array('d.zarr', mode='r')[:], z.dtype)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2711#complex", code="""
+import numpy as np
+import zarr
+for fmt in (2, 3):
+    z = zarr.array(np.array([1 + 2j, -3j], dtype='c8'), zarr_format=fmt)
+    print(fmt, z.dtype, z[:], z.fill_value)
+b = zarr.array(np.array([True, False, True]))
+print(b.dtype, b[:], b.fill_value)
+"""),
+    dict(source="https://github.com/tskit-dev/tsinfer/pull/644", code="""
+import numpy as np
+import zarr
+z = zarr.create_array({}, shape=(4,), chunks=(2,), dtype='f4', fill_value=np.nan)
+print(z[:], z.fill_value)
+z[1] = 2
+print(z[:])
+i = zarr.create_array({}, shape=(3,), dtype='i2', fill_value=-1)
+print(i[:], i.fill_value, type(i.fill_value).__name__)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2268#bytes", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.array([b'ab', b'cdef', b'X']), zarr_format=2)
+print(z.dtype, z[:], repr(z.fill_value))
+"""),
+    # ---- codecs and compressors -------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3276", code="""
+import numpy as np
+import zarr
+from zarr.codecs import GzipCodec
+from numcodecs import GZip
+for fmt, codec in ((3, GzipCodec()), (2, GZip())):
+    store = {}
+    z_w = zarr.create_array(store=store, dtype='int', shape=(1,), chunks=(10,),
+                            zarr_format=fmt, compressors=codec)
+    z_w[:] = 5
+    z_r = zarr.open_array(store=store, zarr_format=fmt)
+    print(fmt, bool(np.all(z_r[:] == 5)), z_r.compressors)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3276#mixed", code="""
+import zarr
+from zarr.codecs import GzipCodec
+try:
+    zarr.create_array(store={}, dtype='int', shape=(1,), zarr_format=2, compressors=GzipCodec())
+    print('v2 + GzipCodec accepted')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/Project-MONAI/MONAI/issues/8459", code="""
+import numcodecs
+import zarr
+try:
+    out = zarr.empty(shape=(4, 4), chunks=(2, 2), dtype='f4',
+                     compressor=numcodecs.Blosc(cname='zstd'))
+    print(out.shape)
+except Exception as e:
+    caught(e)
+out = zarr.empty(shape=(4, 4), chunks=(2, 2), dtype='f4',
+                 compressors=[zarr.codecs.BloscCodec(cname='zstd')])
+print(out.compressors[0].cname, out.shape)
+"""),
+    dict(source="https://github.com/ScrollPrize/villa/issues/1670", code="""
+import numcodecs
+import numpy as np
+import zarr
+data = np.arange(64, dtype='uint8').reshape(4, 4, 4) + 1
+src = zarr.array(data, chunks=(2, 2, 2))
+try:
+    zarr.open('tmp.zarr', mode='w', shape=src.shape, chunks=src.chunks, dtype=src.dtype,
+              compressor=numcodecs.Blosc())
+except Exception as e:
+    caught(e)
+dst = zarr.open('tmp2.zarr', mode='w', shape=src.shape, chunks=src.chunks, dtype=src.dtype,
+                compressor=numcodecs.Blosc(), zarr_format=2)
+dst[:] = src[:]
+print(dst.compressors, np.array_equal(dst[:], data))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2401", code="""
+import numpy as np
+import zarr
+from numcodecs import Blosc
+compressor = Blosc(cname='zstd', clevel=3, shuffle=Blosc.BITSHUFFLE)
+data = np.arange(10000, dtype='i4').reshape(100, 100)
+z = zarr.array(data, chunks=(10, 10), compressor=compressor, zarr_format=2)
+print(z.compressors, z[99, 99], z.metadata.zarr_format)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2590", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='example-2.zarr', shape=(100, 100), chunks=(10, 10), dtype='f4',
+                      compressors=zarr.codecs.BloscCodec(cname='zstd', clevel=3,
+                                                         shuffle=zarr.codecs.BloscShuffle.shuffle))
+z[:, :] = np.arange(10000, dtype='f4').reshape(100, 100)
+print(z.compressors)
+print(z.serializer, z.filters)
+print(z[5, :3])
+"""),
+    dict(source="https://github.com/fideus-labs/ngff-zarr/pull/393", code="""
+import zarr
+from zarr.codecs import ZstdCodec, BytesCodec, TransposeCodec
+a = zarr.create_array({}, shape=(4, 6), chunks=(2, 3), dtype='<u2',
+                      filters=[TransposeCodec(order=(1, 0))], serializer=BytesCodec(),
+                      compressors=[ZstdCodec(level=3)])
+a[:] = 7
+print(a.filters, a.serializer, a.compressors)
+print(a[:].sum())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/4373", code="""
+import zarr
+a = zarr.create_array({}, shape=(10,), dtype='f8')
+print(a.compressors)
+b = zarr.create_array({}, shape=(10,), dtype='f8', zarr_format=2)
+print(b.compressors)
+c = zarr.create_array({}, shape=(10,), dtype='f8',
+                      compressors={'name': 'zstd', 'configuration': {'level': 3}})
+print(c.compressors)
+d = zarr.create_array({}, shape=(10,), dtype='f8', compressors=None)
+print(d.compressors)
+"""),
+    # ---- sharding ---------------------------------------------------------------------
+    dict(source="https://github.com/fideus-labs/ngff-zarr/pull/701", code="""
+import zarr
+zarr.create_array('root', name='scale0/image', shape=(8, 8), chunks=(2, 2), shards=(4, 4),
+                  dtype='uint8', overwrite=True)
+replacement = zarr.create_array('root', name='scale0/image', shape=(8, 8), chunks=(8, 8),
+                                dtype='uint8', overwrite=True)
+print(replacement.chunks, replacement.shards)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3014", code="""
+import numpy as np
+import zarr
+data = np.arange(32 * 32, dtype='f4').reshape(32, 32)
+z = zarr.create_array('sharded.zarr', shape=data.shape, chunks=(4, 4), shards=(16, 16),
+                      dtype=data.dtype, compressors=None)
+z[:] = data
+print(z.chunks, z.shards, z.nchunks, z.compressors)
+print(np.array_equal(zarr.open_array('sharded.zarr')[:], data))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2971", code="""
+import zarr
+z = zarr.create_array('test.zarr', shape=(100, 100), shards=(20, 20), chunks=(10, 10),
+                      dtype='uint8')
+print(z.get_block_selection((0, 4)).shape)
+try:
+    z.get_block_selection((0, 5))
+except Exception as e:
+    caught(e)
+print(z.cdata_shape)
+"""),
+    dict(source="https://github.com/zarr-developers/pydantic-zarr/issues/116", code="""
+import zarr
+arr = zarr.create_array({}, shape=(100,), chunks=(10,), shards=(50,), dtype='int16',
+                        fill_value=0, compressors=None)
+print(arr.info)
+"""),
+    # ---- indexing ---------------------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1490", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(6).reshape((3, 2)))
+print(z[[True, False, True], :])
+print(z[np.array([True, False, True]), :])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1968", code="""
+import numpy as np
+import zarr
+data = np.arange(9, dtype='uint16').reshape(3, 3)
+z = zarr.create_array({}, shape=data.shape, chunks=data.shape, dtype=data.dtype)
+z[:] = data
+mask = np.tile([True, False, True], (3, 1))
+print(z[mask])
+z[mask] = 42
+print(z[[True, False, True], [True, False, True]])
+z[[True, False, True], [True, False, True]] = 10
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1963", code="""
+import numpy as np
+import zarr
+data = np.arange(10)
+z = zarr.create_array({}, shape=data.shape, chunks=(2,), dtype=data.dtype)
+z[:] = data
+ix = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 1], dtype=bool)
+print(z.get_orthogonal_selection(ix))
+print(z[ix])
+print(z.oindex[ix], z.vindex[ix])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1926", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(100).reshape(10, 10), chunks=(3, 3))
+print(z.get_block_selection(1))
+print(z.blocks[1, 2])
+print(z.blocks[-1, -1], z.blocks[:2, 3].shape)
+z.blocks[0, 0] = 0
+print(z[:3, :3])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/172", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(20).reshape(4, 5), chunks=(3, 2))
+print(z.oindex[[0, 2], [1, 3, 4]])
+print(z.vindex[[0, 2, 3], [1, 3, 4]])
+print(z.get_coordinate_selection(([0, 3], [4, 0])))
+z.set_coordinate_selection(([0, 3], [4, 0]), [-1, -2])
+z.set_orthogonal_selection((slice(None), [0]), 99)
+print(z[:])
+print(z[-1], z[-2, -3], z[::2, 1::2])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1963#errors", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(10))
+for sel in (1.5, (0, 0), slice(None, None, -1), 'x', [1.0]):
+    try:
+        print(z[sel])
+    except Exception as e:
+        caught(e)
+try:
+    z.vindex[[0, 1]] = [1, 2, 3]
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2404", code="""
+import numpy as np
+import zarr
+a = np.arange(100, dtype='i4').reshape(10, 10)
+z = zarr.array(a, chunks=(4, 3))
+print(z.shape)
+z.append(a)
+print(z.shape)
+z.append(np.vstack([a, a]), axis=1)
+print(z.shape, z[19, 19], z[-1, :3])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2849", code="""
+import numpy as np
+import zarr
+z = zarr.create_array({}, shape=(5,), chunks=(3,), dtype='i4', fill_value=0)
+orig = np.arange(5, dtype='i4')
+z[:] = orig
+append_data = np.array([10, 11, 12, 13], dtype='i4')
+z.resize((9,))
+z[5:] = append_data
+print(z[:], bool((z[5:] == append_data).all()))
+z.resize((4,))
+z.resize((7,))
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1014", code="""
+import numpy as np
+import zarr
+z = zarr.create_array({}, shape=(105, 105), chunks=(10, 10), dtype='i4', fill_value=0)
+a = np.arange(105 * 105, dtype='i4').reshape((105, 105))
+z[:] = a
+z.resize((205, 205))
+print(z.shape, z[104, 104], z[204, 204], z[:].shape)
+z.resize((55, 155))
+print(z.shape, z[54, 154], np.array_equal(z[:55, :105], a[:55]))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2413", code="""
+import numpy as np
+import zarr
+z = zarr.zeros((3, 2), chunks=(2, 2), dtype='f4')
+r = z.resize(5, 2)
+print(r, z.shape)
+z.append(np.ones((1, 2), dtype='f4'))
+print(z.shape, z[:])
+"""),
+    # ---- empty chunks, info, nbytes ---------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3378", code="""
+import os
+import numpy as np
+import zarr
+store = zarr.open_group('test.zarr', mode='w')
+arr = store.create_array('data', shape=(20,), chunks=(10,), dtype='f8', fill_value=0.0,
+                         config={'write_empty_chunks': True})
+arr[0:10] = np.zeros(10)
+print(sorted(os.listdir('test.zarr/data/c')) if os.path.exists('test.zarr/data/c') else [])
+arr2 = zarr.create_array('other.zarr', shape=(20,), chunks=(10,), dtype='f8', fill_value=0.0)
+arr2[0:10] = np.zeros(10)
+arr2[10:] = 1.0
+print(sorted(os.listdir('other.zarr/c')))
+print(arr2.nchunks_initialized, arr.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2060", code="""
+import os
+import zarr
+arr = zarr.zeros((100, 100), chunks=(10, 10), dtype='i4')
+zarr.save('./testlocation', arr)
+print(len([f for _, _, fs in os.walk('testlocation') for f in fs]))
+print(zarr.load('./testlocation').shape)
+"""),
+    dict(source="https://github.com/carbonplan/cmip6-downscaling/pull/230", code="""
+import numpy as np
+import zarr
+a = zarr.create_array({}, shape=(10, 10), chunks=(5, 5), dtype='f4', fill_value=0)
+a[:5, :5] = 1
+a[5:, 5:] = 0
+print(a.nchunks, a.nchunks_initialized, a.nbytes, a.nbytes_stored() > 0)
+"""),
+    dict(source="https://github.com/HEFTIEProject/zarr-benchmarks/issues/27", code="""
+import numpy as np
+import zarr
+with zarr.config.set({'array.write_empty_chunks': True}):
+    a = zarr.create_array({}, shape=(10,), chunks=(5,), dtype='i1')
+    a[:] = 0
+    print(a.nchunks_initialized)
+b = zarr.create_array({}, shape=(10,), chunks=(5,), dtype='i1')
+b[:] = 0
+print(b.nchunks_initialized)
+print(zarr.config.get('array.write_empty_chunks'))
+"""),
+    # ---- save / load / copy ------------------------------------------------------------
+    dict(source="https://github.com/qim-center/qim3d/pull/148", code="""
+import numpy as np
+import zarr
+data = np.arange(27, dtype='u2').reshape(3, 3, 3)
+zarr.api.synchronous.save('vol.zarr', data, zarr_format=3)
+back = zarr.load('vol.zarr')
+print(type(back).__name__, back.dtype, back[2, 2])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3042", code="""
+import numpy as np
+import zarr
+from zarr.storage import ZipStore
+with ZipStore('test_data.zip', mode='w') as zs:
+    zarr.save_array(zs, np.arange(6).reshape(2, 3), path='some/data')
+with ZipStore('test_data.zip', mode='r') as zs:
+    data = zarr.load(store=zs, path='some/data')
+    print(data.shape, data.sum())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3061", code="""
+import os
+import zarr
+os.makedirs('video/rgb', exist_ok=True)
+try:
+    zarr.load('video')
+except Exception as e:
+    caught(e)
+print(sorted(os.listdir('video')))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/104", code="""
+import numpy as np
+import zarr
+a1, a2 = np.arange(10), np.arange(5.0)
+zarr.save('many.zarr', a1, a2, named=np.array([True, False]))
+loaded = zarr.load('many.zarr')
+print(sorted(loaded))
+print(loaded['arr_0'], loaded['arr_1'], loaded['named'])
+zarr.save_group('grp.zarr', x=np.ones(2))
+print(sorted(zarr.open_group('grp.zarr').array_keys()))
+"""),
+    dict(source="https://github.com/openghg/openghg/issues/1660", code="""
+import numpy as np
+import zarr
+src = zarr.group()
+src.create_array('a', shape=(3,), dtype='i4')[:] = [1, 2, 3]
+src.create_group('sub').create_array('b', shape=(2,), dtype='f4')
+dst = zarr.from_array('copy.zarr', data=src['a'])
+print(dst[:], dst.dtype, dst.chunks)
+b = zarr.from_array({}, data=np.arange(6).reshape(2, 3), chunks=(1, 3))
+print(b[:], b.chunks)
+"""),
+    # ---- zip stores --------------------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2752", code="""
+from zarr.storage import ZipStore
+import zarr
+for i in range(3):
+    with ZipStore(f'test{i}.zip', mode='w') as store:
+        a = zarr.create_array(store, shape=(2,), dtype='float64')
+        a[:] = i
+print('Written Stores')
+arrays = [zarr.open_array(ZipStore(f'test{i}.zip', mode='r'), mode='r') for i in range(3)]
+print([a[:].tolist() for a in arrays])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3194", code="""
+import numpy as np
+import zarr
+from zarr.storage import ZipStore
+store = ZipStore('rt.zip', mode='w')
+g = zarr.group(store=store)
+g.create_array('x', shape=(4,), dtype='i8')[:] = np.arange(4)
+g.attrs['title'] = 'zip'
+store.close()
+ro = ZipStore('rt.zip', mode='r')
+g2 = zarr.open_group(ro, mode='r')
+print(dict(g2.attrs), g2['x'][:], ro.read_only)
+"""),
+    dict(source="https://github.com/scverse/anndata/issues/1971", code="""
+import numpy as np
+import zarr
+from zarr.storage import ZipStore
+with ZipStore('test.zarr.zip', mode='w') as store:
+    root = zarr.open_group(store, mode='w')
+    root.create_array('X', data=np.eye(3))
+    root.create_group('obs').attrs['encoding-type'] = 'dataframe'
+with ZipStore('test.zarr.zip', mode='r') as store:
+    root = zarr.open_group(store, mode='r')
+    print(root['X'][:], dict(root['obs'].attrs))
+"""),
+    # ---- config, stores, misc ----------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2568", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+a = zarr.open(store=store, shape=(2,))
+print(a.shape, a.dtype, a.fill_value)
+print(type(zarr.open(store=store)).__name__)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2412", code="""
+import zarr
+store = zarr.storage.LocalStore('local_data')
+g = zarr.create_group(store)
+g.create_array('a', shape=(2, 2), dtype='i4')
+print(store.read_only, sorted(g.array_keys()))
+ro = zarr.storage.LocalStore('local_data', read_only=True)
+print(zarr.open_array(ro, path='a', mode='r').shape)
+try:
+    zarr.create_array(ro, name='b', shape=(1,), dtype='i4')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/uw-ssec/rse-plugins/issues/70", code="""
+import zarr
+z = zarr.create_array(store='data.zarr', shape=(100, 100), chunks=(10, 10), dtype='float32',
+                      zarr_format=3)
+z = zarr.open_array('data.zarr', mode='r')
+print(z.shape, z.chunks, z.dtype, z.metadata.zarr_format, z.order)
+root = zarr.open_group('data2.zarr', mode='w')
+print(root.info)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1777", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(10, dtype='i8'), chunks=(4,))
+print(len(z), list(z)[:3], np.asarray(z)[-1], z.ndim, z.size, z.itemsize if hasattr(z, 'itemsize') else None)
+print(z.nbytes, z.cdata_shape, z.nchunks)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/10117", code="""
+import numpy as np
+import zarr
+g = zarr.open_group('test.zarr', mode='w')
+v = g.create_array('value', shape=(2, 10, 10), chunks=(1, 5, 5), dtype='f4',
+                   dimension_names=['t', 'y', 'x'])
+v[:] = np.ones((2, 10, 10), dtype='f4')
+print(v.metadata.dimension_names, v.nchunks_initialized)
+print(zarr.open_array('test.zarr/value').metadata.dimension_names)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2401#tree", code="""
+import zarr
+root = zarr.group()
+foo = root.create_group('foo')
+foo.create_array('bar', shape=(10, 10), dtype='i4')
+root.create_group('baz')
+print(root.tree())
+"""),
+    # ---- the 3.0 migration guide's changes, as users apply them -------------------------
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#stores",
+         code="""
+import tempfile
+import zarr
+from zarr.storage import LocalStore, MemoryStore
+with tempfile.TemporaryDirectory() as tmp:  # TempStore's replacement
+    store = LocalStore(tmp)
+    z = zarr.create_array(store, shape=(4,), dtype='u2')
+    z[:] = [1, 2, 3, 4]
+    print(zarr.open_array(LocalStore(tmp, read_only=True))[:])
+m = MemoryStore()
+zarr.create_array(m, shape=(2,), dtype='f4')
+print(zarr.open_array(m).dtype, m.read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#format",
+         code="""
+import json, os
+import zarr
+z = zarr.create_array(store='data.zarr', shape=(10, 10), chunks=(5, 5), dtype='f4',
+                      zarr_format=2)
+print(sorted(os.listdir('data.zarr')))
+meta = json.load(open('data.zarr/.zarray'))
+print(meta['zarr_format'], meta['chunks'], meta['dtype'], meta['compressor'], meta['fill_value'])
+print(zarr.open('data.zarr').metadata.zarr_format)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#defaults",
+         code="""
+import zarr
+with zarr.config.set({'default_zarr_format': 2}):
+    a = zarr.create_array({}, shape=(3,), dtype='i8')
+    g = zarr.group()
+print(a.metadata.zarr_format, g.metadata.zarr_format)
+print(zarr.create_array({}, shape=(3,), dtype='i8').metadata.zarr_format)
+"""),
+    dict(source="https://raw.githubusercontent.com/K-Dense-AI/scientific-agent-skills/HEAD/skills/zarr-python/references/v3_migration.md",
+         code="""
+import numpy as np
+import zarr
+root = zarr.open_group('exp.zarr', mode='w')
+raw = root.create_array('raw', shape=(6, 4), chunks=(3, 4), dtype='u1')
+raw[:] = np.arange(24, dtype='u1').reshape(6, 4)
+root.attrs['experiment'] = 'demo'
+print(root['raw'].info_complete().__class__.__name__ in ('ArrayInfo', 'NodeInfo'))
+print(root['raw'].nchunks_initialized, root['raw'].nbytes)
+print(zarr.open_group('exp.zarr', mode='r').attrs['experiment'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#groups",
+         code="""
+import numpy as np
+import zarr
+g = zarr.group()
+g['x'] = np.arange(5)
+print(g['x'][:], 'x' in g)
+del g['x']
+print('x' in g, list(g))
+a = g.zeros(name='z', shape=(2, 2))
+o = g.ones(name='o', shape=(2,), dtype='i2')
+f = g.full(name='f', shape=(2,), fill_value=7)
+e = g.empty_like(name='e', data=o)
+print(a[:], o[:], f[:], e.shape, e.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#like",
+         code="""
+import numpy as np
+import zarr
+src = zarr.create_array({}, shape=(4, 3), chunks=(2, 3), dtype='f4', fill_value=1.5)
+for f in (zarr.zeros_like, zarr.ones_like, zarr.empty_like):
+    x = f(src)
+    print(f.__name__, x.shape, x.dtype, x.chunks)
+y = zarr.full_like(src, fill_value=2)
+print(y[:].tolist(), y.fill_value)
+z = zarr.zeros_like(np.ones((2, 2), dtype='i4'))
+print(z.dtype, z[:].tolist())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.2/user-guide/v3_migration.html#copy",
+         code="""
+import zarr
+import numpy as np
+g = zarr.open_group('tree.zarr', mode='w')
+g.create_group('a').create_array('b', shape=(3,), dtype='i4')[:] = [1, 2, 3]
+g['a'].attrs['note'] = 'x'
+h = zarr.open_group('tree.zarr', mode='r')
+print(h.tree())
+print(h['a/b'][:], dict(h['a'].attrs))
+print(h.info)
+"""),
+]

@@ -1,0 +1,117 @@
+"""zarr-python 3 users' snippets (tests/api/data/user_snippets.py: from zarr-python's
+issues and pull requests and downstream projects' reports, each with its source URL) run
+once with ``zarr`` and once with ``import zarrhpc as zarr``: what each prints and the class
+of what it raises must agree.
+
+Each library runs every snippet in one process of its own (tests/api/_guide.py,
+``run_snippets``), each snippet in a fresh directory and namespace. An exception agrees
+when zarrhpc's is of, or derives from, the class zarr-python raised (zarrhpc's errors also
+derive from the builtin a user catches). ``KNOWN`` lists the snippets whose output differs
+today, each with the reason; a listed snippet that starts to agree fails the test, so the
+list only shrinks.
+"""
+
+import importlib.util
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+HELPER = pathlib.Path(__file__).with_name("_guide.py")
+_spec = importlib.util.spec_from_file_location("_zarrhpc_guide", HELPER)
+_guide = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_guide)
+
+pytest.importorskip("zarr")
+
+pytestmark = pytest.mark.interop
+
+SNIPPETS = _guide.load_snippets()
+_WIDER = "zarrhpc accepts what zarr-python 3.1.6 refuses"
+KNOWN = {
+    "https://github.com/NCAS-CMS/cfdm/issues/408":
+        f"{_WIDER}: a numpy scalar attribute (np.int32(9)) is stored as its Python value; "
+        "zarr-python raises TypeError (not JSON serializable)",
+    "https://github.com/zarr-developers/zarr-python/pull/3276#mixed":
+        f"{_WIDER}: zarr.codecs.GzipCodec as a v2 compressor (written as numcodecs' gzip)",
+    "https://github.com/Project-MONAI/MONAI/issues/8459":
+        f"{_WIDER}: a numcodecs compressor= for a v3 array (used as the v3 codec); "
+        "zarr-python raises ValueError",
+    "https://github.com/ScrollPrize/villa/issues/1670":
+        f"{_WIDER}: the same, through zarr.open(mode='w', compressor=numcodecs.Blosc())",
+    "https://github.com/zarr-developers/zarr-python/issues/1963#errors":
+        f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there)",
+    "https://github.com/zarr-developers/zarr-python/issues/104":
+        f"{_WIDER}: zarr.load of a group gives its arrays by name (zarr-python: "
+        "NotImplementedError 'loading groups not yet supported')",
+    "https://github.com/zarr-developers/zarr-python/issues/1777":
+        f"{_WIDER}: len(Array) is its first dimension (zarr-python 3.1.6's Array has no "
+        "__len__)",
+    "https://github.com/zarr-developers/zarr-python/issues/3061":
+        "zarr.load of a directory holding no Zarr node: zarr-python writes a group "
+        "(zarr.json) into it, then raises NotImplementedError (the data-loss report of that "
+        "issue); zarrhpc writes nothing and raises GroupNotFoundError",
+}
+_CAUGHT = re.compile(r"<caught (\w+)\|([\w,]+)>")
+
+
+def _error_class(err):
+    return err.split(":")[0] if err else None
+
+
+def _agree(theirs, ours):
+    """``(theirs, ours)`` records agree: the same text once each caught exception of ours
+    is replaced by theirs where ours derives from it; the same class for an uncaught one."""
+    t_text, t_err = theirs
+    o_text, o_err = ours
+    t_caught = _CAUGHT.findall(t_text)
+    o_caught = _CAUGHT.findall(o_text)
+    if len(t_caught) != len(o_caught):
+        return False
+    for (t_name, _), (_, o_mro) in zip(t_caught, o_caught):
+        if t_name not in o_mro.split(","):
+            return False
+    if _CAUGHT.sub("<caught>", t_text) != _CAUGHT.sub("<caught>", o_text):
+        return False
+    if (t_err is None) != (o_err is None):
+        return False
+    if t_err is None:
+        return True
+    t_name = _error_class(t_err).split("|")[0]
+    return t_name in _error_class(o_err).split("|")[1].split(",")
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    runs = {}
+    for lib in ("zarr", "zarrhpc"):
+        tmp = tmp_path_factory.mktemp(lib)
+        out = tmp / "out.json"
+        subprocess.run([sys.executable, str(HELPER), "snippets", "-", lib, str(tmp / "w"),
+                        str(out)], check=True, timeout=900)
+        runs[lib] = json.loads(out.read_text())
+    return runs
+
+
+def test_corpus_size_and_sources():
+    assert len(SNIPPETS) >= 60
+    sources = [s["source"] for s in SNIPPETS]
+    assert len(set(sources)) == len(sources)
+    assert all(s.startswith("https://") for s in sources)
+    assert set(KNOWN) <= set(sources)
+
+
+@pytest.mark.parametrize("i", range(len(SNIPPETS)), ids=[
+    s["source"].removeprefix("https://").removeprefix("github.com/") for s in SNIPPETS])
+def test_snippet_same_output(outputs, i):
+    theirs, ours = outputs["zarr"][i], outputs["zarrhpc"][i]
+    source = SNIPPETS[i]["source"]
+    same = _agree(theirs, ours)
+    if source in KNOWN:
+        assert not same, f"now the same, remove from KNOWN: {source}"
+        return
+    assert same, (f"{source}\n--- zarr ({theirs[1]}):\n{theirs[0]}\n"
+                  f"--- zarrhpc ({ours[1]}):\n{ours[0]}")
