@@ -18,14 +18,15 @@ from xarray import conventions
 from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
 
 import zarrhpc
-from zarrhpc.xarray._writes import create_variable, finish
+from zarrhpc.xarray._writes import chunks_checked, create_variable, finish
 
 __all__ = ["write_incremental"]
 
 
 def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated,
                       storage_options, append_dim, region, write_empty_chunks,
-                      use_zarr_fill_value_as_mask):
+                      use_zarr_fill_value_as_mask, safe_chunks=True, align_chunks=False,
+                      store_kwargs=None):
     from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
 
     root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
@@ -58,35 +59,46 @@ def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated
             var = var.copy(deep=False)
             var.encoding = dict(stored[name].encoding)
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-            pending.append(_existing(root[name], var, append_dim, slices))
+            pending.append(_existing(root[name], var, append_dim, slices, mode=mode,
+                                     safe_chunks=safe_chunks, align_chunks=align_chunks))
         else:
             if slices is not None:
                 raise ValueError(f"to_zarr with region: variable {name!r} is not in the "
                                  f"store; a region write only writes existing variables")
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-            arr = create_variable(root, name, var, fmt, use_zarr_fill_value_as_mask,
-                                  name in (encoding or {}), write_empty_chunks)
-            pending.append((var.data, arr, None))
-    return finish(root, pending, compute, consolidated)
+            data, arr = create_variable(root, name, var, fmt, use_zarr_fill_value_as_mask,
+                                        name in (encoding or {}), write_empty_chunks,
+                                        safe_chunks, align_chunks)
+            pending.append((data, arr, None))
+    return finish(root, pending, compute, consolidated, store_kwargs)
 
 
-def _existing(arr, var, append_dim, slices):
-    """``(data, array, selection)`` writing ``var`` into the stored array ``arr``."""
+def _existing(arr, var, append_dim, slices, *, mode, safe_chunks, align_chunks):
+    """``(data, array, selection)`` writing ``var`` into the stored array ``arr`` (dask
+    chunks checked against, or aligned to, its chunks first, as xarray does)."""
+    write_chunks = tuple(arr.shards or arr.chunks)
+    check = dict(name=arr.basename, safe_chunks=safe_chunks, align_chunks=align_chunks,
+                 partial_ok=mode != "r+")
     if append_dim is not None and append_dim in var.dims:
         axis = var.dims.index(append_dim)
         old = arr.shape[axis]
+        where = tuple(slice(old, None) if i == axis else slice(None)
+                      for i in range(var.ndim))
         shape = list(arr.shape)
         shape[axis] = old + var.shape[axis]
+        var = chunks_checked(var, write_chunks, where, tuple(shape), **check)
         arr.resize(tuple(shape))
         where = tuple(slice(old, old + n) if i == axis else slice(None)
                       for i, n in enumerate(var.shape))
         return var.data, arr, where
     if slices is not None:
         where = tuple(slices.get(d, slice(None)) for d in var.dims)
+        var = chunks_checked(var, write_chunks, where, arr.shape, **check)
         return var.data, arr, where
     if tuple(arr.shape) != tuple(var.shape):
         raise ValueError(f"variable {arr.path!r} already exists with shape {arr.shape}; "
                          f"the new one has shape {var.shape} (append_dim or region?)")
+    var = chunks_checked(var, write_chunks, None, arr.shape, **check)
     return var.data, arr, None
 
 

@@ -6,6 +6,7 @@ last step of the delayed object ``compute=False`` returns.
 from __future__ import annotations
 
 import numpy as np
+from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.zarr import (
     DIMENSION_KEY,
     FillValueCoder,
@@ -15,13 +16,20 @@ from xarray.backends.zarr import (
 
 import zarrhpc
 
-__all__ = ["create_variable", "finish", "write_data"]
+__all__ = ["chunks_checked", "consolidate_after", "create_variable", "finish", "write_data"]
 
 
-def finish(root, pending, compute, consolidated):
+def finish(root, pending, compute, consolidated, store_kwargs=None):
     """Write ``pending`` ``(data, array, region)``, then consolidate (now, or as the
-    returned delayed's last step with ``compute=False``)."""
-    delayed_writes = write_data(pending, compute)
+    returned delayed's last step with ``compute=False``); ``store_kwargs`` go to
+    ``dask.array.store``."""
+    return consolidate_after(root, write_data(pending, compute, store_kwargs), compute,
+                             consolidated)
+
+
+def consolidate_after(root, delayed_writes, compute, consolidated):
+    """Consolidate ``root``'s metadata (``consolidated`` None or True) now, or, with
+    ``compute=False``, as a delayed step after ``delayed_writes``."""
     if not compute:
         import dask
 
@@ -35,10 +43,30 @@ def _finalize(_writes, root, consolidated):
     return root
 
 
+def chunks_checked(var, write_chunks, region, shape, *, name, safe_chunks, align_chunks,
+                   partial_ok):
+    """``var`` rechunked onto the Zarr grid (``align_chunks``) or checked against it
+    (``safe_chunks``), as ``Dataset.to_zarr``: no two dask chunks write into one Zarr
+    chunk (one shard when sharded), which would lose one of the writes. ``write_chunks``:
+    the shards or else the chunks; ``region``: slices of the stored array (None: whole);
+    ``partial_ok``: a partly written edge chunk is allowed (every mode but "r+")."""
+    if var.chunks is None or not isinstance(write_chunks, tuple):
+        return var
+    region = region or tuple(slice(None) for _ in var.dims)
+    if align_chunks:
+        return grid_rechunk(v=var, enc_chunks=write_chunks, region=region)
+    if safe_chunks:
+        validate_grid_chunks_alignment(nd_v_chunks=var.chunks, enc_chunks=write_chunks,
+                                       backend_shape=shape, region=region,
+                                       allow_partial_chunks=partial_ok, name=name)
+    return var
+
+
 def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
-                    write_empty_chunks):
+                    write_empty_chunks, safe_chunks=True, align_chunks=False):
     """Create the array of the encoded variable ``var`` in ``root`` (fill value, attributes,
-    dimension names and encoding as xarray's zarr backend sets them)."""
+    dimension names and encoding as xarray's zarr backend sets them); return ``(data,
+    array)``, the data rechunked onto the Zarr grid with ``align_chunks``."""
     attrs = dict(var.attrs)
     if mask_with_fill:
         fill_value = attrs.pop("_FillValue", None)
@@ -67,14 +95,18 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
     if "compressor" in enc:
         enc["compressors"] = enc.pop("compressor")
     chunks = enc.pop("chunks", None)
+    var = chunks_checked(var, enc.get("shards") or chunks, None, var.shape, name=name,
+                         safe_chunks=safe_chunks, align_chunks=align_chunks,
+                         partial_ok=True)
     if chunks is None or chunks is True:
         chunks = "auto"
-    return root.create_array(name, shape=var.shape, dtype=var.dtype, chunks=chunks,
-                             fill_value=fill_value, attributes=attrs, config=config or None,
-                             overwrite=True, **enc)
+    arr = root.create_array(name, shape=var.shape, dtype=var.dtype, chunks=chunks,
+                            fill_value=fill_value, attributes=attrs, config=config or None,
+                            overwrite=True, **enc)
+    return var.data, arr
 
 
-def write_data(pending, compute=True):
+def write_data(pending, compute=True, store_kwargs=None):
     """Write every ``(data, array, region)``: numpy at once, dask arrays in one
     ``da.store`` (``compute=False``: its delayed, or None when nothing is lazy)."""
     lazy_sources, lazy_targets, lazy_regions = [], [], []
@@ -94,5 +126,5 @@ def write_data(pending, compute=True):
         r if r is not None else tuple(slice(None) for _ in t.shape)
         for r, t in zip(lazy_regions, lazy_targets)]
     stored = da.store(lazy_sources, lazy_targets, lock=False, regions=regions,
-                      compute=compute)
+                      compute=compute, **(store_kwargs or {}))
     return None if compute else stored

@@ -30,6 +30,7 @@ from xarray.core.utils import FrozenDict
 
 import zarrhpc
 from zarrhpc.core.array import Array
+from zarrhpc.xarray._foreign import as_zarrhpc_store
 
 __all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore"]
 
@@ -149,6 +150,7 @@ def open_group_for_xarray(store, *, group=None, mode="r", consolidated=None,
     required (True) or ignored (False), as xarray's ``consolidated=``."""
     if isinstance(store, os.PathLike):
         store = os.fspath(store)
+    store = as_zarrhpc_store(store)
     return zarrhpc.open_group(store, path=group, mode=mode, use_consolidated=consolidated,
                               storage_options=storage_options, zarr_format=zarr_format)
 
@@ -162,7 +164,7 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
         "filename_or_obj", "mask_and_scale", "decode_times", "concat_characters",
         "decode_coords", "drop_variables", "use_cftime", "decode_timedelta", "group",
         "mode", "consolidated", "storage_options", "zarr_format",
-        "use_zarr_fill_value_as_mask",
+        "use_zarr_fill_value_as_mask", "cache_members",
     )
 
     def guess_can_open(self, filename_or_obj) -> bool:
@@ -175,7 +177,13 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                      concat_characters=True, decode_coords=True, drop_variables=None,
                      use_cftime=None, decode_timedelta=None, group=None, mode="r",
                      consolidated=None, storage_options=None, zarr_format=None,
-                     use_zarr_fill_value_as_mask=None):
+                     use_zarr_fill_value_as_mask=None, store=None, engine=None,
+                     cache_members=True):
+        # engine, cache_members: as engine="zarr" takes them (an unused engine name, its
+        # member cache); zarrhpc's group reads its members once
+        if store is not None:
+            raise TypeError("engine='zarrhpc' opens filename_or_obj; store= (an "
+                            "xarray.backends.ZarrStore) is engine='zarr''s")
         if isinstance(filename_or_obj, zarrhpc.Group):
             grp = filename_or_obj
         else:
@@ -183,9 +191,48 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                                         consolidated=consolidated,
                                         storage_options=storage_options,
                                         zarr_format=zarr_format)
-        store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
-        return StoreBackendEntrypoint().open_dataset(
-            store, mask_and_scale=mask_and_scale, decode_times=decode_times,
-            concat_characters=concat_characters, decode_coords=decode_coords,
-            drop_variables=drop_variables, use_cftime=use_cftime,
-            decode_timedelta=decode_timedelta)
+        return _decode(grp, use_zarr_fill_value_as_mask, mask_and_scale=mask_and_scale,
+                       decode_times=decode_times, concat_characters=concat_characters,
+                       decode_coords=decode_coords, drop_variables=drop_variables,
+                       use_cftime=use_cftime, decode_timedelta=decode_timedelta)
+
+    def open_groups_as_dict(self, filename_or_obj, *, mask_and_scale=True,
+                            decode_times=True, concat_characters=True, decode_coords=True,
+                            drop_variables=None, use_cftime=None, decode_timedelta=None,
+                            group=None, mode="r", consolidated=None, storage_options=None,
+                            zarr_format=None, use_zarr_fill_value_as_mask=None):
+        """``{"/": Dataset, "/a": Dataset, "/a/b": ...}``: the group ``group`` (default
+        the root) and every group below it, each decoded as ``open_dataset`` does; paths
+        relative to ``group``, as engine="zarr" gives them."""
+        if isinstance(filename_or_obj, zarrhpc.Group):
+            top = filename_or_obj
+        else:
+            top = open_group_for_xarray(filename_or_obj, group=group, mode=mode,
+                                        consolidated=consolidated,
+                                        storage_options=storage_options,
+                                        zarr_format=zarr_format)
+        decode = dict(mask_and_scale=mask_and_scale, decode_times=decode_times,
+                      concat_characters=concat_characters, decode_coords=decode_coords,
+                      drop_variables=drop_variables, use_cftime=use_cftime,
+                      decode_timedelta=decode_timedelta)
+        out = {}
+        todo = [("/", top)]
+        while todo:
+            path, grp = todo.pop(0)
+            out[path] = _decode(grp, use_zarr_fill_value_as_mask, **decode)
+            todo.extend((f"{path.rstrip('/')}/{name}", child)
+                        for name, child in sorted(grp.groups()))
+        return out
+
+    def open_datatree(self, filename_or_obj, **kwargs):
+        """The group (default: the root) and its subgroups as an ``xarray.DataTree``."""
+        from xarray.backends.common import datatree_from_dict_with_io_cleanup
+
+        return datatree_from_dict_with_io_cleanup(
+            self.open_groups_as_dict(filename_or_obj, **kwargs))
+
+
+def _decode(grp, use_zarr_fill_value_as_mask, **decode):
+    """The Dataset of one group's arrays, CF-decoded by xarray."""
+    store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
+    return StoreBackendEntrypoint().open_dataset(store, **decode)

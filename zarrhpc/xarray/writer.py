@@ -34,16 +34,18 @@ from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
 
 import zarrhpc
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
+from zarrhpc.xarray._foreign import as_zarrhpc_store
 from zarrhpc.xarray._incremental import write_incremental
 from zarrhpc.xarray._writes import create_variable, finish
 
-__all__ = ["to_zarr"]
+__all__ = ["datatree_to_zarr", "to_zarr"]
 
 
 def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=True,
             consolidated=None, zarr_format=None, storage_options=None,
             write_empty_chunks=None, use_zarr_fill_value_as_mask=None, append_dim=None,
-            region=None):
+            region=None, safe_chunks=True, align_chunks=False,
+            chunkmanager_store_kwargs=None):
     """Write ``ds`` to a Zarr group through zarrhpc (arguments as ``Dataset.to_zarr``).
 
     Parameters
@@ -71,6 +73,12 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     region : dict or "auto", optional
         ``{dim: slice or "auto"}`` (or "auto" for every dimension): where in the stored
         arrays ``ds`` goes.
+    safe_chunks : bool
+        Refuse dask chunks that would write into one Zarr chunk (shard) from two tasks.
+    align_chunks : bool
+        Rechunk the dask data onto the Zarr chunks (shards) instead.
+    chunkmanager_store_kwargs : dict, optional
+        Extra arguments of ``dask.array.store``.
 
     Returns
     -------
@@ -87,12 +95,15 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
         raise ValueError(f"to_zarr: append_dim needs mode='a', got mode={mode!r}")
     if region is not None and mode not in ("a", "r+"):
         raise ValueError(f"to_zarr: region needs mode='a' or 'r+', got mode={mode!r}")
+    store = as_zarrhpc_store(store)
     if append_dim is not None or region is not None or mode in ("a", "r+"):
         return write_incremental(ds, store, mode=mode, group=group, encoding=encoding,
                                  compute=compute, consolidated=consolidated,
                                  storage_options=storage_options, append_dim=append_dim,
                                  region=region, write_empty_chunks=write_empty_chunks,
-                                 use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask)
+                                 use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
+                                 safe_chunks=safe_chunks, align_chunks=align_chunks,
+                                 store_kwargs=chunkmanager_store_kwargs)
     if mode == "w-":
         from zarrhpc.core._nodes import read_node, resolve_store_path
 
@@ -118,7 +129,55 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     pending = []
     for name, var in variables.items():
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-        arr = create_variable(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
-                              name in check, write_empty_chunks)
-        pending.append((var.data, arr, None))
-    return finish(root, pending, compute, consolidated)
+        data, arr = create_variable(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
+                                    name in check, write_empty_chunks, safe_chunks,
+                                    align_chunks)
+        pending.append((data, arr, None))
+    return finish(root, pending, compute, consolidated, chunkmanager_store_kwargs)
+
+
+def datatree_to_zarr(dt, store=None, mode="w-", encoding=None, group=None,
+                     write_inherited_coords=False, *, compute=True, consolidated=None,
+                     append_dim=None, region=None, safe_chunks=True, align_chunks=False,
+                     storage_options=None, zarr_format=None, write_empty_chunks=None,
+                     chunkmanager_store_kwargs=None):
+    """Write an ``xarray.DataTree`` through zarrhpc, one group per node (arguments as
+    ``DataTree.to_zarr``); the metadata is consolidated once, at the end.
+
+    Returns
+    -------
+    zarrhpc.Group or dask.delayed.Delayed
+        The root group (``compute=False``: the delayed writes of every node).
+    """
+    from zarrhpc.core._nodes import resolve_store_path
+    from zarrhpc.xarray._writes import consolidate_after
+
+    if group is not None:
+        raise NotImplementedError("specifying a root group for the tree has not been "
+                                  "implemented")
+    if append_dim is not None:
+        raise NotImplementedError("specifying ``append_dim`` with ``DataTree.to_zarr`` "
+                                  "has not been implemented")
+    encoding = encoding or {}
+    if set(encoding) - set(dt.groups):
+        raise ValueError(f"unexpected encoding group name(s) provided: "
+                         f"{set(encoding) - set(dt.groups)}")
+    target, _ = resolve_store_path(as_zarrhpc_store(store), None,
+                                   "r" if mode == "r" else "w", storage_options)
+    writes = []
+    root = None
+    for rel_path, node in dt.subtree_with_keys:
+        at_root = node is dt
+        ds = node.to_dataset(inherit=write_inherited_coords or at_root)
+        out = to_zarr(ds, target, mode=mode if at_root or mode == "r+" else "a",
+                      group=None if at_root else rel_path,
+                      encoding=encoding.get(node.path), compute=compute,
+                      consolidated=False, zarr_format=zarr_format, region=region,
+                      write_empty_chunks=write_empty_chunks, safe_chunks=safe_chunks,
+                      align_chunks=align_chunks,
+                      chunkmanager_store_kwargs=chunkmanager_store_kwargs)
+        if at_root:
+            root = zarrhpc.open_group(target, mode="r+") if not compute else out
+        writes.append(out)
+    return consolidate_after(root, writes if not compute else None, compute,
+                             consolidated)
