@@ -6,6 +6,7 @@ last step of the delayed object ``compute=False`` returns.
 from __future__ import annotations
 
 import numpy as np
+from xarray.coding.strings import check_vlen_dtype
 from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.zarr import (
     DIMENSION_KEY,
@@ -100,7 +101,10 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
                          partial_ok=True)
     if chunks is None or chunks is True:
         chunks = "auto"
-    arr = root.create_array(name, shape=var.shape, dtype=var.dtype, chunks=chunks,
+    dtype = var.dtype
+    if check_vlen_dtype(dtype) is str:  # xarray's object arrays of str: Zarr strings
+        dtype = str
+    arr = root.create_array(name, shape=var.shape, dtype=dtype, chunks=chunks,
                             fill_value=fill_value, attributes=attrs, config=config or None,
                             overwrite=True, **enc)
     return var.data, arr

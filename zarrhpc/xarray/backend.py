@@ -57,6 +57,26 @@ def _dims_and_attrs(array: Array) -> tuple[tuple, dict]:
     return dims, attrs
 
 
+def _zarr_python_codecs(codecs, v3: bool) -> tuple:
+    """The v3 codecs as zarr-python's objects when zarr-python is installed, as
+    engine="zarr" reports them: a Dataset opened here can then be written by xarray's own
+    ``to_zarr`` (zarr-python refuses other codec objects). v2 codecs are numcodecs'."""
+    if not v3 or not codecs:
+        return tuple(codecs or ())
+    try:
+        from zarr.registry import get_codec_class
+    except ImportError:
+        return tuple(codecs)
+    out = []
+    for codec in codecs:
+        try:
+            doc = codec.to_dict()
+            out.append(get_codec_class(doc["name"]).from_dict(doc))
+        except Exception:  # a codec zarr-python does not know: ours
+            out.append(codec)
+    return tuple(out)
+
+
 class ZarrhpcBackendArray(BackendArray):
     """One Zarr array as xarray's lazy backend array."""
 
@@ -107,11 +127,13 @@ class ZarrhpcDataStore(AbstractDataStore):
         dims, attrs = _dims_and_attrs(array)
         data = indexing.LazilyIndexedArray(ZarrhpcBackendArray(array))
         chunks = tuple(array.chunks)
+        v3 = self.zarr_group.zarr_format == 3
         encoding = {"chunks": chunks, "preferred_chunks": dict(zip(dims, chunks)),
-                    "compressors": array.compressors, "filters": array.filters,
+                    "compressors": _zarr_python_codecs(array.compressors, v3),
+                    "filters": _zarr_python_codecs(array.filters, v3),
                     "shards": array.shards}
-        if self.zarr_group.zarr_format == 3:
-            encoding["serializer"] = array.serializer
+        if v3:
+            encoding["serializer"] = _zarr_python_codecs((array.serializer,), v3)[0]
         if self._mask_with_fill:
             if array.fill_value is not None:
                 attrs["_FillValue"] = array.fill_value
@@ -216,12 +238,13 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                       drop_variables=drop_variables, use_cftime=use_cftime,
                       decode_timedelta=decode_timedelta)
         out = {}
-        todo = [("/", top)]
-        while todo:
-            path, grp = todo.pop(0)
+
+        def visit(path, grp):  # depth first, as engine="zarr" lists them
             out[path] = _decode(grp, use_zarr_fill_value_as_mask, **decode)
-            todo.extend((f"{path.rstrip('/')}/{name}", child)
-                        for name, child in sorted(grp.groups()))
+            for name, child in sorted(grp.groups()):
+                visit(f"{path.rstrip('/')}/{name}", child)
+
+        visit("/", top)
         return out
 
     def open_datatree(self, filename_or_obj, **kwargs):

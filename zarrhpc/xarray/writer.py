@@ -30,6 +30,9 @@ writes the dask data and consolidates the metadata when computed.
 from __future__ import annotations
 
 from xarray import conventions
+from xarray.backends.common import _encode_variable_name
+from xarray.backends.writers import _validate_dataset_names
+from xarray.backends.zarr import _choose_default_mode
 from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
 
 import zarrhpc
@@ -53,8 +56,9 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     ds : xarray.Dataset
     store : path, URL, Store, StorePath, dict or None
         Where to write (as ``zarrhpc.open_group`` takes it).
-    mode : {"w-", "w", "a", "r+"}, optional
-        Create (failing if a group exists), replace, add or append variables, or write a
+    mode : {"w-", "w", "a", "a-", "r+"}, optional
+        Create (failing if a group exists), replace, add or append variables ("a-":
+        append without rewriting the variables that lack ``append_dim``), or write a
         region of existing ones. Default: "a" with ``append_dim``, "r+" with ``region``,
         else "w-".
     group : str, optional
@@ -85,18 +89,10 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     zarrhpc.Group or dask.delayed.Delayed
         The written group (``compute=False``: the delayed write).
     """
-    if append_dim is not None and region is not None:
-        raise ValueError("to_zarr: cannot list both append_dim and region")
-    if mode is None:
-        mode = "a" if append_dim is not None else "r+" if region is not None else "w-"
-    if mode not in ("w-", "w", "a", "r+"):
-        raise ValueError(f"to_zarr: mode must be 'w-', 'w', 'a' or 'r+', got {mode!r}")
-    if append_dim is not None and mode != "a":
-        raise ValueError(f"to_zarr: append_dim needs mode='a', got mode={mode!r}")
-    if region is not None and mode not in ("a", "r+"):
-        raise ValueError(f"to_zarr: region needs mode='a' or 'r+', got mode={mode!r}")
+    _validate_dataset_names(ds)  # xarray's checks and messages, as Dataset.to_zarr
+    mode = _choose_default_mode(mode=mode, append_dim=append_dim, region=region)
     store = as_zarrhpc_store(store)
-    if append_dim is not None or region is not None or mode in ("a", "r+"):
+    if append_dim is not None or region is not None or mode in ("a", "a-", "r+"):
         return write_incremental(ds, store, mode=mode, group=group, encoding=encoding,
                                  compute=compute, consolidated=consolidated,
                                  storage_options=storage_options, append_dim=append_dim,
@@ -129,7 +125,7 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     pending = []
     for name, var in variables.items():
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-        data, arr = create_variable(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
+        data, arr = create_variable(root, _encode_variable_name(name), var, fmt, use_zarr_fill_value_as_mask,
                                     name in check, write_empty_chunks, safe_chunks,
                                     align_chunks)
         pending.append((data, arr, None))

@@ -67,11 +67,12 @@ def pytest_configure(config):
 
     import zarrhpc.xarray as zx
 
-    ours = zx.ZarrhpcBackendEntrypoint()
+    ours = zx.ZarrhpcBackendEntrypoint
     engine = xzarr.ZarrBackendEntrypoint
-    engine.open_dataset = lambda self, *a, **k: ours.open_dataset(*a, **k)
-    engine.open_datatree = lambda self, *a, **k: ours.open_datatree(*a, **k)
-    engine.open_groups_as_dict = lambda self, *a, **k: ours.open_groups_as_dict(*a, **k)
+    # the functions themselves: xarray reads open_dataset's signature
+    for name in ("open_dataset", "open_datatree", "open_groups_as_dict",
+                 "open_dataset_parameters"):
+        setattr(engine, name, getattr(ours, name))
     writers.to_zarr = _writer(zx.to_zarr)
     writers._datatree_to_zarr = _writer(getattr(zx, "datatree_to_zarr", None))
     xzarr.ZarrStore.open_group = classmethod(_internal("xarray.backends.ZarrStore"))

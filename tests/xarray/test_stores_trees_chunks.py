@@ -1,0 +1,143 @@
+"""What xarray's own zarr tests (tests/xarray/xarray_suite) found missing, each checked
+against xarray's engine="zarr" / Dataset.to_zarr on the same data: zarr-python store
+objects given to engine="zarrhpc" and zarrhpc.xarray.to_zarr, DataTrees (open_datatree,
+open_groups, datatree_to_zarr), and to_zarr's safe_chunks / align_chunks."""
+
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray")
+zarr = pytest.importorskip("zarr")
+pytest.importorskip("dask")
+
+import zarrhpc.xarray  # noqa: E402
+
+pytestmark = [pytest.mark.interop,
+              pytest.mark.filterwarnings("ignore:Consolidated metadata:UserWarning")]
+
+
+def _ds():
+    rng = np.random.default_rng(1)
+    return xr.Dataset(
+        {"t": (("time", "x"), rng.standard_normal((6, 5))), "n": ("x", np.arange(5))},
+        coords={"time": np.arange(6) * 10, "x": list("abcde")},
+        attrs={"title": "t"})
+
+
+def _stores(kind, tmp_path):
+    if kind == "memory":
+        return zarr.storage.MemoryStore({}, read_only=False)
+    return zarr.storage.LocalStore(tmp_path / "s.zarr")
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_zarr_python_stores_written_and_read(tmp_path, kind, zarr_format):
+    ds = _ds()
+    ours = _stores(kind, tmp_path / "ours")
+    zarrhpc.xarray.to_zarr(ds, ours, zarr_format=zarr_format)
+    # zarr-python sees what zarrhpc wrote into its own store object
+    assert zarr.open_group(ours, mode="r")["t"].shape == (6, 5)
+    with xr.open_zarr(ours) as ref, xr.open_dataset(ours, engine="zarrhpc") as got:
+        xr.testing.assert_identical(ref.load(), got.load())
+    # and zarrhpc reads what xarray (zarr-python) wrote there
+    theirs = _stores(kind, tmp_path / "theirs")
+    ds.to_zarr(theirs, zarr_format=zarr_format)
+    with xr.open_zarr(theirs) as ref, \
+            xr.open_dataset(theirs, engine="zarrhpc", chunks={}) as got:
+        xr.testing.assert_identical(ref.load(), got.load())
+
+
+def test_zarr_python_store_append_and_read_only(tmp_path):
+    ds = _ds()
+    store = zarr.storage.MemoryStore({}, read_only=False)
+    zarrhpc.xarray.to_zarr(ds, store)
+    zarrhpc.xarray.to_zarr(ds.assign_coords(time=ds.time + 60), store, append_dim="time")
+    with xr.open_zarr(store) as got:
+        assert got.sizes["time"] == 12
+        np.testing.assert_array_equal(got["t"].values[6:], ds["t"].values)
+    with pytest.raises(Exception, match="read-only|read_only"):
+        zarrhpc.xarray.to_zarr(ds, store.with_read_only(True), mode="w")
+
+
+def _tree():
+    return xr.DataTree.from_dict({
+        "/": xr.Dataset({"a": ("x", np.arange(3))}, attrs={"root": 1}),
+        "/g1": xr.Dataset({"b": (("y", "x"), np.ones((2, 3)))}),
+        "/g1/g2": xr.Dataset(attrs={"k": "v"}),
+        "/h": xr.Dataset({"c": ("z", np.array([1.5, np.nan]))}),
+    })
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_datatree_open_same_as_zarr_engine(tmp_path, zarr_format):
+    path = tmp_path / "t.zarr"
+    _tree().to_zarr(path, zarr_format=zarr_format)
+    ref = xr.open_datatree(path, engine="zarr")
+    got = xr.open_datatree(path, engine="zarrhpc")
+    xr.testing.assert_identical(ref, got)
+    xr.testing.assert_identical(xr.open_datatree(path, engine="zarr", group="g1"),
+                                xr.open_datatree(path, engine="zarrhpc", group="g1"))
+    assert (list(xr.open_groups(path, engine="zarr"))
+            == list(xr.open_groups(path, engine="zarrhpc")))
+
+
+@pytest.mark.parametrize("compute", [True, False])
+def test_datatree_written_as_xarray_writes_it(tmp_path, compute):
+    tree = _tree()
+    tree.to_zarr(tmp_path / "ref.zarr")
+    written = zarrhpc.xarray.datatree_to_zarr(tree.chunk(), tmp_path / "ours.zarr",
+                                              compute=compute)
+    if not compute:
+        written.compute()
+    ref = xr.open_datatree(tmp_path / "ref.zarr", engine="zarr")
+    got = xr.open_datatree(tmp_path / "ours.zarr", engine="zarr")
+    xr.testing.assert_identical(ref, got)
+    # consolidated once at the end: zarr-python's consolidated view lists every node
+    meta = zarr.open_group(tmp_path / "ours.zarr", mode="r").metadata.consolidated_metadata
+    assert {"a", "g1", "g1/b", "g1/g2", "h", "h/c"} <= set(meta.flattened_metadata)
+
+
+def test_safe_chunks_refused_as_xarray(tmp_path):
+    ds = _ds().chunk(time=(2, 3, 1))  # 3-wide dask chunk over Zarr chunks of 2
+    enc = {"t": {"chunks": (2, 5)}}
+    with pytest.raises(ValueError, match="would overlap multiple Dask chunks"):
+        ds.to_zarr(tmp_path / "ref.zarr", encoding=enc)
+    with pytest.raises(ValueError, match="would overlap multiple Dask chunks"):
+        zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", encoding=enc)
+    # safe_chunks=False writes anyway (one task at a time here: two tasks writing one
+    # chunk at once lose one's part, in xarray's writer as in any); align_chunks=True
+    # rechunks: the same stores as xarray's
+    import dask
+
+    for kw in ({"safe_chunks": False}, {"align_chunks": True}):
+        with dask.config.set(scheduler="synchronous"):
+            ds.to_zarr(tmp_path / "ref2.zarr", encoding=enc, mode="w", **kw)
+            zarrhpc.xarray.to_zarr(ds, tmp_path / "ours2.zarr", encoding=enc, mode="w",
+                                   **kw)
+        with xr.open_zarr(tmp_path / "ref2.zarr") as ref, \
+                xr.open_zarr(tmp_path / "ours2.zarr") as got:
+            xr.testing.assert_identical(ref.load(), got.load())
+
+
+def test_safe_chunks_on_append_as_xarray(tmp_path):
+    ds = _ds()
+    enc = {"t": {"chunks": (4, 5)}}
+    more = ds.assign_coords(time=ds.time + 60).chunk(time=(3, 3))
+    # the stored 6 rows end inside a chunk of 4: the first appended dask chunk (3) shares
+    # that chunk with the second
+    ds.to_zarr(tmp_path / "ref.zarr", encoding=enc)
+    with pytest.raises(ValueError, match="would overlap multiple Dask chunks"):
+        more.to_zarr(tmp_path / "ref.zarr", append_dim="time")
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", encoding=enc)
+    with pytest.raises(ValueError, match="would overlap multiple Dask chunks"):
+        zarrhpc.xarray.to_zarr(more, tmp_path / "ours.zarr", append_dim="time")
+    with xr.open_zarr(tmp_path / "ours.zarr") as got:  # nothing appended (xarray has
+        assert got.sizes["time"] == 6                    # resized its `time` by then)
+    ds.to_zarr(tmp_path / "ref2.zarr", encoding=enc)
+    more.to_zarr(tmp_path / "ref2.zarr", append_dim="time", align_chunks=True)
+    zarrhpc.xarray.to_zarr(more, tmp_path / "ours.zarr", append_dim="time",
+                           align_chunks=True)
+    with xr.open_zarr(tmp_path / "ref2.zarr") as ref, \
+            xr.open_zarr(tmp_path / "ours.zarr") as got:
+        xr.testing.assert_identical(ref.load(), got.load())
