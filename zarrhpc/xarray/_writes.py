@@ -6,7 +6,6 @@ last step of the delayed object ``compute=False`` returns.
 from __future__ import annotations
 
 import numpy as np
-from xarray.coding.strings import check_vlen_dtype
 from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.zarr import (
     DIMENSION_KEY,
@@ -14,6 +13,7 @@ from xarray.backends.zarr import (
     encode_zarr_attr_value,
     extract_zarr_variable_encoding,
 )
+from xarray.coding.strings import check_vlen_dtype
 
 import zarrhpc
 

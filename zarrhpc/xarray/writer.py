@@ -32,8 +32,7 @@ from __future__ import annotations
 from xarray import conventions
 from xarray.backends.common import _encode_variable_name
 from xarray.backends.writers import _validate_dataset_names
-from xarray.backends.zarr import _choose_default_mode
-from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
+from xarray.backends.zarr import _choose_default_mode, encode_zarr_attr_value, encode_zarr_variable
 
 import zarrhpc
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
