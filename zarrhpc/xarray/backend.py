@@ -12,10 +12,14 @@ chunks (``preferred_chunks`` in the encoding).
 What each variable carries mirrors xarray's zarr engine (``xarray.backends.zarr``):
 dimensions from ``dimension_names`` (v3) or the ``_ARRAY_DIMENSIONS`` attribute (v2);
 encoding ``chunks``, ``preferred_chunks``, ``shards``, ``compressors``, ``filters`` (and
-``serializer`` for v3); the Zarr fill value used as the missing-value mask for v2 (and for
-v3 kept as ``encoding["fill_value"]``), unless ``use_zarr_fill_value_as_mask`` says
-otherwise. Helpers that do not touch zarr-python are taken from xarray's zarr module so
-the two engines cannot drift.
+``serializer`` for v3; v3 codecs as zarr-python objects when it is installed, so xarray's
+own writer takes the encoding back); the Zarr fill value used as the missing-value mask for
+v2 (and for v3 kept as ``encoding["fill_value"]``), whatever ``use_zarr_fill_value_as_mask``
+says, as engine="zarr" reads; a store without consolidated metadata opened with xarray's
+RuntimeWarning when ``consolidated`` is None; zarr-python store objects taken
+(:mod:`._foreign`); groups below the one opened read by ``open_datatree`` /
+``open_groups_as_dict``. Helpers that do not touch zarr-python are taken from xarray's zarr
+module so the two engines cannot drift.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from xarray.backends.common import AbstractDataStore, BackendArray, BackendEntry
 from xarray.backends.store import StoreBackendEntrypoint
 from xarray.backends.zarr import FillValueCoder
 from xarray.core import indexing
-from xarray.core.utils import FrozenDict
+from xarray.core.utils import FrozenDict, emit_user_level_warning
 
 import zarrhpc
 from zarrhpc.core.array import Array
+from zarrhpc.errors import GroupNotFoundError
 from zarrhpc.xarray._foreign import as_zarrhpc_store
 
 __all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore"]
@@ -173,8 +178,25 @@ def open_group_for_xarray(store, *, group=None, mode="r", consolidated=None,
     if isinstance(store, os.PathLike):
         store = os.fspath(store)
     store = as_zarrhpc_store(store)
-    return zarrhpc.open_group(store, path=group, mode=mode, use_consolidated=consolidated,
-                              storage_options=storage_options, zarr_format=zarr_format)
+    if not getattr(store, "supports_consolidated_metadata", True):
+        consolidated = False
+    try:
+        grp = zarrhpc.open_group(store, path=group, mode=mode, use_consolidated=consolidated,
+                                 storage_options=storage_options, zarr_format=zarr_format)
+    except GroupNotFoundError as exc:  # xarray's message, zarrhpc's reason
+        raise GroupNotFoundError(f"No such file or directory: {store!r} ({exc})") from exc
+    if consolidated is None and grp.metadata.consolidated_metadata is None:
+        # as engine="zarr": a store without consolidated metadata opens, with xarray's
+        # warning (each array's metadata is then one more read)
+        emit_user_level_warning(
+            "Failed to open Zarr store with consolidated metadata, but successfully read "
+            "with non-consolidated metadata. This is typically much slower for opening a "
+            "dataset. To silence this warning, consider:\n1. Consolidating metadata in "
+            "this existing store with zarr.consolidate_metadata().\n2. Explicitly setting "
+            "consolidated=False, to avoid trying to read consolidate metadata, or\n3. "
+            "Explicitly setting consolidated=True, to raise an error in this case instead "
+            "of falling back to try reading non-consolidated metadata.", RuntimeWarning)
+    return grp
 
 
 class ZarrhpcBackendEntrypoint(BackendEntrypoint):
@@ -213,7 +235,10 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                                         consolidated=consolidated,
                                         storage_options=storage_options,
                                         zarr_format=zarr_format)
-        return _decode(grp, use_zarr_fill_value_as_mask, mask_and_scale=mask_and_scale,
+        # use_zarr_fill_value_as_mask: taken, and left to the format's default (v2: the
+        # fill value masks), as engine="zarr" does on reading (xarray 2026.9 passes None
+        # to its store; its own test_zarr_fill_value_setting expects that)
+        return _decode(grp, None, mask_and_scale=mask_and_scale,
                        decode_times=decode_times, concat_characters=concat_characters,
                        decode_coords=decode_coords, drop_variables=drop_variables,
                        use_cftime=use_cftime, decode_timedelta=decode_timedelta)
@@ -240,7 +265,7 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
         out = {}
 
         def visit(path, grp):  # depth first, as engine="zarr" lists them
-            out[path] = _decode(grp, use_zarr_fill_value_as_mask, **decode)
+            out[path] = _decode(grp, None, **decode)  # as open_dataset
             for name, child in sorted(grp.groups()):
                 visit(f"{path.rstrip('/')}/{name}", child)
 
