@@ -19,12 +19,11 @@ from xarray.backends.common import _encode_variable_name
 from xarray.backends.zarr import (
     _validate_and_transpose_existing_dims,
     _validate_datatypes_for_zarr_append,
-    encode_zarr_attr_value,
     encode_zarr_variable,
 )
 
 import zarrhpc
-from zarrhpc.xarray._writes import chunks_checked, create_variable, finish
+from zarrhpc.xarray._writes import chunks_checked, create_variable, finish, zarr_attrs
 
 __all__ = ["write_incremental"]
 
@@ -46,6 +45,9 @@ def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated
     if append_dim is not None and stored is not None and append_dim not in stored.dims:
         raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
                          f"dimensions {dict(stored.sizes)}")
+    slices = _region(ds, stored, region, append_dim) if region is not None else None
+    if slices is not None:
+        ds = _drop_for_region(ds, slices)
     if encoding:
         given = sorted(set(encoding) & stored_names)
         if given:
@@ -58,14 +60,11 @@ def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated
                              f"which is not allowed in ``xarray.Dataset.to_zarr()`` with "
                              f"``mode='r+'``. To allow writing new variables, set "
                              f"``mode='a'``.")
-    slices = _region(ds, stored, region, append_dim) if region is not None else None
-    if slices is not None:
-        ds = _drop_for_region(ds, slices)
     variables, attrs = conventions.encode_dataset_coordinates(ds)
     for name, enc in (encoding or {}).items():
-        variables[name].encoding = dict(enc)
+        variables[name].encoding = enc  # the setter copies, or names the problem
     if root_attrs_too:
-        root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
+        root.attrs.update(zarr_attrs(attrs))
     pending = []
     for name, var in variables.items():
         name = _encode_variable_name(name)

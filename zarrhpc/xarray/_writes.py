@@ -17,7 +17,8 @@ from xarray.coding.strings import check_vlen_dtype
 
 import zarrhpc
 
-__all__ = ["chunks_checked", "consolidate_after", "create_variable", "finish", "write_data"]
+__all__ = ["chunks_checked", "consolidate_after", "create_variable", "finish", "write_data",
+           "zarr_attrs"]
 
 
 def finish(root, pending, compute, consolidated, store_kwargs=None):
@@ -63,6 +64,19 @@ def chunks_checked(var, write_chunks, region, shape, *, name, safe_chunks, align
     return var
 
 
+def zarr_attrs(attrs) -> dict:
+    """``attrs`` as xarray writes them to Zarr; a value JSON cannot hold raises xarray's
+    ``TypeError("Invalid attribute in Dataset.attrs.")``."""
+    import json
+
+    out = {k: encode_zarr_attr_value(v) for k, v in attrs.items()}
+    try:
+        json.dumps(out)
+    except TypeError as exc:
+        raise TypeError("Invalid attribute in Dataset.attrs.") from exc
+    return out
+
+
 def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
                     write_empty_chunks, safe_chunks=True, align_chunks=False):
     """Create the array of the encoded variable ``var`` in ``root`` (fill value, attributes,
@@ -84,7 +98,7 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
     var.encoding.pop("_FillValue", None)
     enc = extract_zarr_variable_encoding(var, raise_on_invalid=check_encoding, name=name,
                                          zarr_format=fmt)
-    attrs = {k: encode_zarr_attr_value(v) for k, v in attrs.items()}
+    attrs = zarr_attrs(attrs)
     if fmt == 3:
         enc["dimension_names"] = var.dims
     else:
@@ -96,6 +110,8 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
     if "compressor" in enc:
         enc["compressors"] = enc.pop("compressor")
     chunks = enc.pop("chunks", None)
+    if isinstance(chunks, tuple) and 0 in chunks:  # an empty axis (dask chunk 0): Zarr
+        chunks = tuple(max(c, 1) for c in chunks)   # chunks are at least 1 long
     var = chunks_checked(var, enc.get("shards") or chunks, None, var.shape, name=name,
                          safe_chunks=safe_chunks, align_chunks=align_chunks,
                          partial_ok=True)

@@ -32,13 +32,13 @@ from __future__ import annotations
 from xarray import conventions
 from xarray.backends.common import _encode_variable_name
 from xarray.backends.writers import _validate_dataset_names
-from xarray.backends.zarr import _choose_default_mode, encode_zarr_attr_value, encode_zarr_variable
+from xarray.backends.zarr import _choose_default_mode, encode_zarr_variable
 
 import zarrhpc
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
 from zarrhpc.xarray._foreign import as_zarrhpc_store
 from zarrhpc.xarray._incremental import write_incremental
-from zarrhpc.xarray._writes import create_variable, finish
+from zarrhpc.xarray._writes import create_variable, finish, zarr_attrs
 
 __all__ = ["datatree_to_zarr", "to_zarr"]
 
@@ -118,9 +118,9 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     variables, attrs = conventions.encode_dataset_coordinates(ds)
     check = set()
     for name, enc in (encoding or {}).items():
-        variables[name].encoding = dict(enc)
+        variables[name].encoding = enc  # the setter copies, or names the problem
         check.add(name)
-    root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
+    root.attrs.update(zarr_attrs(attrs))
     pending = []
     for name, var in variables.items():
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)

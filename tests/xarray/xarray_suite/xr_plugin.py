@@ -49,6 +49,12 @@ def _writer(func):
                 "chunkmanager_store_kwargs": None, "write_inherited_coords": False}
 
     def write(*args, **kwargs):
+        if kwargs.get("zarr_format") is None:
+            # xarray's tests choose the format with zarr-python's config
+            # (``default_zarr_format`` fixture); zarrhpc's writer reads zarrhpc's
+            import zarr
+
+            kwargs["zarr_format"] = zarr.config.get("default_zarr_format")
         for name in [k for k in kwargs if k not in takes]:
             if name in defaults and kwargs[name] == defaults[name]:
                 del kwargs[name]
