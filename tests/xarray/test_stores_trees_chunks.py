@@ -141,3 +141,52 @@ def test_safe_chunks_on_append_as_xarray(tmp_path):
     with xr.open_zarr(tmp_path / "ref2.zarr") as ref, \
             xr.open_zarr(tmp_path / "ours.zarr") as got:
         xr.testing.assert_identical(ref.load(), got.load())
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_empty_strings_survive_as_with_xarray(tmp_path, zarr_format):
+    # v2 string arrays were written with fill value "" instead of null: xarray then
+    # masked every real "" as missing (NaN) on reading, whichever engine read it
+    ds = xr.Dataset({"s": ("x", np.array(["a", "", "ccc", ""], dtype=object)),
+                     "n": ("x", np.array(["ab", "cdef", np.nan, ""], dtype=object))})
+    ds.to_zarr(tmp_path / "ref.zarr", zarr_format=zarr_format)
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", zarr_format=zarr_format)
+    for engine in ("zarr", "zarrhpc"):
+        with xr.open_dataset(tmp_path / "ref.zarr", engine=engine) as ref, \
+                xr.open_dataset(tmp_path / "ours.zarr", engine=engine) as got:
+            xr.testing.assert_identical(ref.load(), got.load())
+            assert got["s"].values.tolist() == ["a", "", "ccc", ""]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_opened_with_zarrhpc_written_by_xarray(tmp_path, zarr_format):
+    # engine="zarrhpc" reports codecs as engine="zarr" does, so xarray's own to_zarr
+    # (zarr-python) takes the encoding of a Dataset opened here
+    ds = _ds()
+    ds.to_zarr(tmp_path / "a.zarr", zarr_format=zarr_format,
+               encoding={"t": {"chunks": (3, 5)}})
+    with xr.open_dataset(tmp_path / "a.zarr", engine="zarrhpc") as opened, \
+            xr.open_dataset(tmp_path / "a.zarr", engine="zarr") as ref:
+        for name in opened.variables:
+            for key in ("compressors", "filters", "serializer"):
+                a = opened[name].encoding.get(key)
+                b = ref[name].encoding.get(key)
+                assert type(a) is type(b) and a == b, (name, key)
+        opened.to_zarr(tmp_path / "b.zarr", zarr_format=zarr_format)
+    with xr.open_zarr(tmp_path / "b.zarr") as back:
+        xr.testing.assert_identical(back.load(), ds)
+        assert back["t"].encoding["chunks"] == (3, 5)
+
+
+def test_object_strings_and_unnamed_checks_as_xarray(tmp_path):
+    ds = xr.Dataset({"s": ("x", np.array(["a", "bb"], dtype=object))})
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "o.zarr")
+    with xr.open_zarr(tmp_path / "o.zarr") as got:
+        xr.testing.assert_identical(got.load(), ds)
+    bad = xr.Dataset({0: ("x", [1, 2])})
+    with pytest.raises(TypeError, match="Invalid name 0"):
+        zarrhpc.xarray.to_zarr(bad, tmp_path / "b.zarr")
+    with pytest.raises(TypeError, match="Invalid attribute in Dataset.attrs"):
+        zarrhpc.xarray.to_zarr(ds.assign_attrs(bad=xr.DataArray()), tmp_path / "c.zarr")
+    with pytest.raises(ValueError, match="cannot set append_dim unless"):
+        zarrhpc.xarray.to_zarr(ds, tmp_path / "o.zarr", mode="w", append_dim="x")

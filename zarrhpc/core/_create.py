@@ -197,7 +197,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             dt = np.dtype(dtype)
             fill_value = (np.array("NaT", dt)[()] if dt.kind in "mM"  # as zarr-python 3
                           else np.zeros((), dt)[()].item() if dt.kind in "biufcSU"
-                          else bytes(dt.itemsize) if dt.kind == "V" else None)
+                          else bytes(dt.itemsize) if dt.kind == "V"
+                          else "" if dt.kind == "T" else None)
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,

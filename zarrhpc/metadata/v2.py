@@ -732,8 +732,8 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
     npdt = dtype_from_json_v2(dtype_to_json_v2(npdt), doc)  # refuses what v2 cannot store
     dt = _data_type(npdt, filters, doc)
     fill = None
-    if npdt.kind == "O":
-        fill = vlen_fill(dt, fill_value, doc, json_form=False)
+    if npdt.kind == "O" and fill_value is not None:  # None: no fill value (JSON null),
+        fill = vlen_fill(dt, fill_value, doc, json_form=False)  # as zarr-python writes
     elif fill_value is not None:
         try:
             if npdt.fields is not None and isinstance(fill_value, (bytes, bytearray)):
