@@ -23,19 +23,24 @@ from xarray.backends.zarr import (
 )
 
 import zarrhpc
-from zarrhpc.xarray._writes import chunks_checked, create_variable, finish, zarr_attrs
+from zarrhpc.xarray._writes import chunks_checked, create_variable, zarr_attrs
 
 __all__ = ["write_incremental"]
 
 
-def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated,
+def write_incremental(ds, store, *, mode, group, encoding, consolidated,
                       storage_options, append_dim, region, write_empty_chunks,
                       use_zarr_fill_value_as_mask, safe_chunks=True, align_chunks=False,
-                      store_kwargs=None):
+                      zarr_format=None):
+    """``(group, [(data, array, region)...], consolidated)`` for ``finish``: the new
+    arrays created, the appended ones grown, every check made first."""
     from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
 
     root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
-                              storage_options=storage_options, use_consolidated=False)
+                              storage_options=storage_options, use_consolidated=False,
+                              zarr_format=zarr_format)
+    if mode == "r+":  # as xarray: the metadata is not changed, nor consolidated again
+        consolidated = False
     root_attrs_too = mode in ("a", "a-")
     fmt = root.zarr_format
     if use_zarr_fill_value_as_mask is None:
@@ -91,7 +96,7 @@ def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated
     for item in pending:  # every check passed: now grow the appended arrays
         if len(item) == 4:
             item[1].resize(item.pop())
-    return finish(root, pending, compute, consolidated, store_kwargs)
+    return root, pending, consolidated
 
 
 def _existing(arr, var, append_dim, slices, *, mode, safe_chunks, align_chunks):

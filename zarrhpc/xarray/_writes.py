@@ -40,8 +40,11 @@ def consolidate_after(root, delayed_writes, compute, consolidated):
 
 
 def _finalize(_writes, root, consolidated):
+    """As xarray: the whole store's metadata is consolidated at its root (a group written
+    below the root would otherwise be missing from the root's consolidated view)."""
     if consolidated is None or consolidated:
-        return zarrhpc.consolidate_metadata(root.store, root.path)
+        top = zarrhpc.consolidate_metadata(root.store, "")
+        return top if not root.path else root
     return root
 
 

@@ -88,17 +88,31 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     zarrhpc.Group or dask.delayed.Delayed
         The written group (``compute=False``: the delayed write).
     """
+    root, pending, consolidated = _prepare(
+        ds, store, mode=mode, group=group, encoding=encoding, consolidated=consolidated,
+        zarr_format=zarr_format, storage_options=storage_options,
+        write_empty_chunks=write_empty_chunks,
+        use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask, append_dim=append_dim,
+        region=region, safe_chunks=safe_chunks, align_chunks=align_chunks)
+    return finish(root, pending, compute, consolidated, chunkmanager_store_kwargs)
+
+
+def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
+             storage_options, write_empty_chunks, use_zarr_fill_value_as_mask, append_dim,
+             region, safe_chunks, align_chunks):
+    """Everything of ``to_zarr`` but the data: ``(group, [(data, array, region)...],
+    consolidated)``, the arrays created or resized."""
     _validate_dataset_names(ds)  # xarray's checks and messages, as Dataset.to_zarr
     mode = _choose_default_mode(mode=mode, append_dim=append_dim, region=region)
     store = as_zarrhpc_store(store)
     if append_dim is not None or region is not None or mode in ("a", "a-", "r+"):
         return write_incremental(ds, store, mode=mode, group=group, encoding=encoding,
-                                 compute=compute, consolidated=consolidated,
+                                 consolidated=consolidated,
                                  storage_options=storage_options, append_dim=append_dim,
                                  region=region, write_empty_chunks=write_empty_chunks,
                                  use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
                                  safe_chunks=safe_chunks, align_chunks=align_chunks,
-                                 store_kwargs=chunkmanager_store_kwargs)
+                                 zarr_format=zarr_format)
     if mode == "w-":
         from zarrhpc.core._nodes import read_node, resolve_store_path
 
@@ -128,7 +142,7 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
                                     name in check, write_empty_chunks, safe_chunks,
                                     align_chunks)
         pending.append((data, arr, None))
-    return finish(root, pending, compute, consolidated, chunkmanager_store_kwargs)
+    return root, pending, consolidated
 
 
 def datatree_to_zarr(dt, store=None, mode="w-", encoding=None, group=None,
@@ -145,7 +159,7 @@ def datatree_to_zarr(dt, store=None, mode="w-", encoding=None, group=None,
         The root group (``compute=False``: the delayed writes of every node).
     """
     from zarrhpc.core._nodes import resolve_store_path
-    from zarrhpc.xarray._writes import consolidate_after
+    from zarrhpc.xarray._writes import consolidate_after, write_data
 
     if group is not None:
         raise NotImplementedError("specifying a root group for the tree has not been "
@@ -159,20 +173,21 @@ def datatree_to_zarr(dt, store=None, mode="w-", encoding=None, group=None,
                          f"{set(encoding) - set(dt.groups)}")
     target, _ = resolve_store_path(as_zarrhpc_store(store), None,
                                    "r" if mode == "r" else "w", storage_options)
-    writes = []
+    pending = []  # every node's data written in one da.store: shared inputs run once
     root = None
     for rel_path, node in dt.subtree_with_keys:
         at_root = node is dt
         ds = node.to_dataset(inherit=write_inherited_coords or at_root)
-        out = to_zarr(ds, target, mode=mode if at_root or mode == "r+" else "a",
-                      group=None if at_root else rel_path,
-                      encoding=encoding.get(node.path), compute=compute,
-                      consolidated=False, zarr_format=zarr_format, region=region,
-                      write_empty_chunks=write_empty_chunks, safe_chunks=safe_chunks,
-                      align_chunks=align_chunks,
-                      chunkmanager_store_kwargs=chunkmanager_store_kwargs)
-        if at_root:
-            root = zarrhpc.open_group(target, mode="r+") if not compute else out
-        writes.append(out)
-    return consolidate_after(root, writes if not compute else None, compute,
-                             consolidated)
+        grp, items, consolidate = _prepare(
+            ds, target, mode=mode if at_root or mode == "r+" else "a",
+            group=None if at_root else rel_path,
+            encoding=encoding.get(node.path), consolidated=consolidated,
+            zarr_format=zarr_format if at_root else root.zarr_format,
+            storage_options=None, write_empty_chunks=write_empty_chunks,
+            use_zarr_fill_value_as_mask=None, append_dim=None, region=region,
+            safe_chunks=safe_chunks, align_chunks=align_chunks)
+        if at_root:  # the children take its format; "r+": not consolidated again
+            root, consolidated = grp, consolidate
+        pending.extend(items)
+    writes = write_data(pending, compute, chunkmanager_store_kwargs)
+    return consolidate_after(root, writes, compute, consolidated)
