@@ -190,3 +190,35 @@ def test_object_strings_and_unnamed_checks_as_xarray(tmp_path):
         zarrhpc.xarray.to_zarr(ds.assign_attrs(bad=xr.DataArray()), tmp_path / "c.zarr")
     with pytest.raises(ValueError, match="cannot set append_dim unless"):
         zarrhpc.xarray.to_zarr(ds, tmp_path / "o.zarr", mode="w", append_dim="x")
+
+
+def _files(path):
+    import os
+
+    return sorted(os.path.relpath(os.path.join(d, f), path)
+                  for d, _, fs in os.walk(path) for f in fs)
+
+
+@pytest.mark.parametrize("write_empty", [True, False])
+def test_append_write_empty_chunks_as_xarray(tmp_path, write_empty):
+    # an append writes with the call's write_empty_chunks, not the stored default
+    ds = xr.Dataset({"t": (("z", "y"), np.array([[np.nan, 1.0]]))})
+    for name, write in (("ref", lambda d, p, **k: d.to_zarr(p, **k)),
+                        ("ours", lambda d, p, **k: zarrhpc.xarray.to_zarr(d, p, **k))):
+        write(ds, tmp_path / f"{name}.zarr", mode="w", encoding={"t": {"chunks": (1, 1)}},
+              write_empty_chunks=write_empty)
+        write(ds, tmp_path / f"{name}.zarr", mode="a", append_dim="z",
+              write_empty_chunks=write_empty)
+    assert _files(tmp_path / "ours.zarr" / "t") == _files(tmp_path / "ref.zarr" / "t")
+    assert ("c/1/0" in _files(tmp_path / "ours.zarr" / "t")) == write_empty
+
+
+def test_group_written_below_root_in_root_consolidated_view(tmp_path):
+    path = tmp_path / "g.zarr"
+    zarrhpc.xarray.to_zarr(_ds(), path)
+    zarrhpc.xarray.to_zarr(_ds(), path, group="sub", mode="a")
+    with xr.open_dataset(path, engine="zarr", group="sub", consolidated=True) as ref, \
+            xr.open_dataset(path, engine="zarrhpc", group="sub") as got:
+        xr.testing.assert_identical(ref.load(), got.load())
+    assert "sub/t" in zarr.open_consolidated(path).metadata.consolidated_metadata \
+        .flattened_metadata

@@ -82,7 +82,12 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
             var = _validate_and_transpose_existing_dims(name, var, stored[name], slices,
                                                         append_dim)
-            pending.append(_existing(root[name], var, append_dim, slices, mode=mode,
+            stored_array = root[name]
+            if write_empty_chunks is not None:  # as xarray: the writes' own setting
+                stored_array = zarrhpc.open_array(
+                    root.store, path=stored_array.path, mode="r+",
+                    config={"write_empty_chunks": write_empty_chunks})
+            pending.append(_existing(stored_array, var, append_dim, slices, mode=mode,
                                      safe_chunks=safe_chunks, align_chunks=align_chunks))
         else:
             if slices is not None:
