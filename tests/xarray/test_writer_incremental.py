@@ -111,7 +111,7 @@ def test_region_errors_as_xarray(tmp_path):
         shifted = ds.isel(time=slice(0, 2))[["t2m"]].drop_vars(["x", "y"])
         zarrhpc.xarray.to_zarr(shifted.assign_coords(time=shifted.time + np.timedelta64(1, "D")),
                                path, region="auto")
-    with pytest.raises(ValueError, match="both append_dim and region"):
+    with pytest.raises(ValueError, match="in both ``append_dim`` and ``region``"):
         zarrhpc.xarray.to_zarr(ds, path, append_dim="time", region="auto")
     with pytest.raises(ValueError, match="does not match any existing dataset dimensions"):
         zarrhpc.xarray.to_zarr(ds, path, append_dim="level")

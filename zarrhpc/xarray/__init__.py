@@ -1,7 +1,8 @@
-"""xarray integration: ``engine="zarrhpc"`` (:mod:`.backend`) and :func:`to_zarr`
-(:mod:`.writer`), which writes a Dataset through zarrhpc as ``Dataset.to_zarr`` does."""
+"""xarray integration: ``engine="zarrhpc"`` (:mod:`.backend`), :func:`to_zarr` and
+:func:`datatree_to_zarr` (:mod:`.writer`), which write a Dataset or DataTree through
+zarrhpc as ``Dataset.to_zarr`` / ``DataTree.to_zarr`` do."""
 
 from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
-from zarrhpc.xarray.writer import to_zarr
+from zarrhpc.xarray.writer import datatree_to_zarr, to_zarr
 
-__all__ = ["ZarrhpcBackendEntrypoint", "to_zarr"]
+__all__ = ["ZarrhpcBackendEntrypoint", "datatree_to_zarr", "to_zarr"]

@@ -15,21 +15,33 @@ from __future__ import annotations
 
 import numpy as np
 from xarray import conventions
-from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
+from xarray.backends.common import _encode_variable_name
+from xarray.backends.zarr import (
+    _validate_and_transpose_existing_dims,
+    _validate_datatypes_for_zarr_append,
+    encode_zarr_variable,
+)
 
 import zarrhpc
-from zarrhpc.xarray._writes import create_variable, finish
+from zarrhpc.xarray._writes import chunks_checked, create_variable, zarr_attrs
 
 __all__ = ["write_incremental"]
 
 
-def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated,
+def write_incremental(ds, store, *, mode, group, encoding, consolidated,
                       storage_options, append_dim, region, write_empty_chunks,
-                      use_zarr_fill_value_as_mask):
+                      use_zarr_fill_value_as_mask, safe_chunks=True, align_chunks=False,
+                      zarr_format=None):
+    """``(group, [(data, array, region)...], consolidated)`` for ``finish``: the new
+    arrays created, the appended ones grown, every check made first."""
     from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
 
     root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
-                              storage_options=storage_options, use_consolidated=False)
+                              storage_options=storage_options, use_consolidated=False,
+                              zarr_format=zarr_format)
+    if mode == "r+":  # as xarray: the metadata is not changed, nor consolidated again
+        consolidated = False
+    root_attrs_too = mode in ("a", "a-")
     fmt = root.zarr_format
     if use_zarr_fill_value_as_mask is None:
         use_zarr_fill_value_as_mask = fmt == 2
@@ -38,70 +50,98 @@ def write_incremental(ds, store, *, mode, group, encoding, compute, consolidated
     if append_dim is not None and stored is not None and append_dim not in stored.dims:
         raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
                          f"dimensions {dict(stored.sizes)}")
+    slices = _region(ds, stored, region, append_dim) if region is not None else None
+    if slices is not None:
+        ds = _drop_for_region(ds, slices)
     if encoding:
         given = sorted(set(encoding) & stored_names)
         if given:
             raise ValueError(f"variable {given[0]!r} already exists, but encoding was "
                              f"provided")
-    slices = _region(ds, stored, region) if region is not None else None
-    if slices is not None:
-        ds = _drop_for_region(ds, slices, auto=_has_auto(region))
+    if mode == "r+":
+        new_names = [k for k in ds.variables if _encode_variable_name(k) not in stored_names]
+        if new_names:
+            raise ValueError(f"dataset contains non-pre-existing variables {new_names!r}, "
+                             f"which is not allowed in ``xarray.Dataset.to_zarr()`` with "
+                             f"``mode='r+'``. To allow writing new variables, set "
+                             f"``mode='a'``.")
     variables, attrs = conventions.encode_dataset_coordinates(ds)
     for name, enc in (encoding or {}).items():
-        variables[name].encoding = dict(enc)
-    if mode == "a":
-        root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
+        variables[name].encoding = enc  # the setter copies, or names the problem
+    if root_attrs_too:
+        root.attrs.update(zarr_attrs(attrs))
     pending = []
     for name, var in variables.items():
-        name = str(name)
+        name = _encode_variable_name(name)
         if name in stored_names:
+            if mode == "a-" and append_dim not in var.dims:
+                continue  # "a-": what lacks append_dim is left as stored
+            _validate_datatypes_for_zarr_append(name, stored[name], var)
             var = var.copy(deep=False)
             var.encoding = dict(stored[name].encoding)
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-            pending.append(_existing(root[name], var, append_dim, slices))
+            var = _validate_and_transpose_existing_dims(name, var, stored[name], slices,
+                                                        append_dim)
+            stored_array = root[name]
+            if write_empty_chunks is not None:  # as xarray: the writes' own setting
+                stored_array = zarrhpc.open_array(
+                    root.store, path=stored_array.path, mode="r+",
+                    config={"write_empty_chunks": write_empty_chunks})
+            pending.append(_existing(stored_array, var, append_dim, slices, mode=mode,
+                                     safe_chunks=safe_chunks, align_chunks=align_chunks))
         else:
             if slices is not None:
                 raise ValueError(f"to_zarr with region: variable {name!r} is not in the "
                                  f"store; a region write only writes existing variables")
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-            arr = create_variable(root, name, var, fmt, use_zarr_fill_value_as_mask,
-                                  name in (encoding or {}), write_empty_chunks)
-            pending.append((var.data, arr, None))
-    return finish(root, pending, compute, consolidated)
+            data, arr = create_variable(root, name, var, fmt, use_zarr_fill_value_as_mask,
+                                        name in (encoding or {}), write_empty_chunks,
+                                        safe_chunks, align_chunks)
+            pending.append((data, arr, None))
+    for item in pending:  # every check passed: now grow the appended arrays
+        if len(item) == 4:
+            item[1].resize(item.pop())
+    return root, pending, consolidated
 
 
-def _existing(arr, var, append_dim, slices):
-    """``(data, array, selection)`` writing ``var`` into the stored array ``arr``."""
+def _existing(arr, var, append_dim, slices, *, mode, safe_chunks, align_chunks):
+    """``(data, array, selection)`` writing ``var`` into the stored array ``arr`` (dask
+    chunks checked against, or aligned to, its chunks first, as xarray does); appending,
+    ``[data, array, selection, new shape]``: the caller resizes once all are checked."""
+    write_chunks = tuple(arr.shards or arr.chunks)
+    check = dict(name=arr.basename, safe_chunks=safe_chunks, align_chunks=align_chunks,
+                 partial_ok=mode != "r+")
     if append_dim is not None and append_dim in var.dims:
         axis = var.dims.index(append_dim)
         old = arr.shape[axis]
+        where = tuple(slice(old, None) if i == axis else slice(None)
+                      for i in range(var.ndim))
         shape = list(arr.shape)
         shape[axis] = old + var.shape[axis]
-        arr.resize(tuple(shape))
+        var = chunks_checked(var, write_chunks, where, tuple(shape), **check)
         where = tuple(slice(old, old + n) if i == axis else slice(None)
                       for i, n in enumerate(var.shape))
-        return var.data, arr, where
+        return [var.data, arr, where, tuple(shape)]
     if slices is not None:
         where = tuple(slices.get(d, slice(None)) for d in var.dims)
+        var = chunks_checked(var, write_chunks, where, arr.shape, **check)
         return var.data, arr, where
     if tuple(arr.shape) != tuple(var.shape):
         raise ValueError(f"variable {arr.path!r} already exists with shape {arr.shape}; "
                          f"the new one has shape {var.shape} (append_dim or region?)")
+    var = chunks_checked(var, write_chunks, None, arr.shape, **check)
     return var.data, arr, None
 
 
-def _has_auto(region) -> bool:
-    return region == "auto" or any(v == "auto" for v in region.values())
-
-
-def _region(ds, stored, region) -> dict:
-    """``{dim: slice}``: "auto" entries found from the stored index coordinates."""
+def _region(ds, stored, region, append_dim) -> dict:
+    """``{dim: slice}``: "auto" entries found from the stored index coordinates; checks
+    and messages as ``Dataset.to_zarr``'s."""
     if stored is None:
         raise ValueError("to_zarr with region: the group holds no variables to write into")
     if region == "auto":
-        region = {dim: "auto" for dim in ds.dims}
+        region = dict.fromkeys(ds.dims, "auto")
     if not isinstance(region, dict):
-        raise TypeError(f"``region`` must be a dict or 'auto', got {region!r}")
+        raise TypeError(f"``region`` must be a dict, got {type(region)}")
     out = {}
     for dim, sel in region.items():
         if dim not in ds.dims:
@@ -113,14 +153,20 @@ def _region(ds, stored, region) -> dict:
         if sel == "auto":
             out[dim] = _auto_slice(ds, stored, dim)
             continue
-        if not isinstance(sel, slice) or sel.step not in (None, 1):
-            raise TypeError(f"region[{dim!r}]: expected a slice with step 1 or 'auto', "
-                            f"got {sel!r}")
+        if not isinstance(sel, slice):
+            raise TypeError(f"all values in ``region`` must be slice objects, got "
+                            f"region={region}")
+        if sel.step not in (None, 1):
+            raise ValueError(f"step on all slices in ``region`` must be 1 or None, got "
+                             f"region={region}")
         start, stop, _ = sel.indices(stored.sizes[dim])
         if stop - start != ds.sizes.get(dim, stop - start):
             raise ValueError(f"region[{dim!r}] = {sel} has {stop - start} elements but "
                              f"the dataset's {dim!r} has {ds.sizes[dim]}")
         out[dim] = slice(start, stop)
+    if append_dim is not None and append_dim in out:
+        raise ValueError(f"cannot list the same dimension in both ``append_dim`` and "
+                         f"``region`` with to_zarr(), got {append_dim} in both")
     return out
 
 
@@ -143,16 +189,15 @@ def _auto_slice(ds, stored, dim) -> slice:
     return slice(start, start + len(positions))
 
 
-def _drop_for_region(ds, slices, auto: bool):
-    """As xarray: with "auto", the region's index coordinates are left as stored; every
-    other variable must share a dimension with the region."""
-    if auto:
-        ds = ds.drop_vars([d for d in slices if d in ds.variables])
-    outside = [str(n) for n, v in ds.variables.items() if not set(v.dims) & set(slices)]
-    if outside:
+def _drop_for_region(ds, slices):
+    """As xarray: every variable must share a dimension with a (non-empty) region; the
+    index coordinates are left as stored."""
+    outside = [n for n, v in ds.variables.items() if not set(v.dims) & set(slices)]
+    if slices and outside:
         raise ValueError(
-            f"when setting `region` in to_zarr(), all variables in the dataset must have "
-            f"at least one dimension in common with the region's dimensions "
-            f"{list(slices)}, but these do not: {outside}; drop them with "
-            f"ds.drop_vars({outside})")
-    return ds
+            f"when setting `region` explicitly in to_zarr(), all variables in the dataset "
+            f"to write must have at least one dimension in common with the region's "
+            f"dimensions {list(slices)}, but that is not the case for some variables "
+            f"here. To drop these variables from this dataset before exporting to zarr, "
+            f"write: .drop_vars({outside!r})")
+    return ds.drop_vars(list(ds.indexes))

@@ -12,10 +12,14 @@ chunks (``preferred_chunks`` in the encoding).
 What each variable carries mirrors xarray's zarr engine (``xarray.backends.zarr``):
 dimensions from ``dimension_names`` (v3) or the ``_ARRAY_DIMENSIONS`` attribute (v2);
 encoding ``chunks``, ``preferred_chunks``, ``shards``, ``compressors``, ``filters`` (and
-``serializer`` for v3); the Zarr fill value used as the missing-value mask for v2 (and for
-v3 kept as ``encoding["fill_value"]``), unless ``use_zarr_fill_value_as_mask`` says
-otherwise. Helpers that do not touch zarr-python are taken from xarray's zarr module so
-the two engines cannot drift.
+``serializer`` for v3; v3 codecs as zarr-python objects when it is installed, so xarray's
+own writer takes the encoding back); the Zarr fill value used as the missing-value mask for
+v2 (and for v3 kept as ``encoding["fill_value"]``), whatever ``use_zarr_fill_value_as_mask``
+says, as engine="zarr" reads; a store without consolidated metadata opened with xarray's
+RuntimeWarning when ``consolidated`` is None; zarr-python store objects taken
+(:mod:`._foreign`); groups below the one opened read by ``open_datatree`` /
+``open_groups_as_dict``. Helpers that do not touch zarr-python are taken from xarray's zarr
+module so the two engines cannot drift.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from xarray.backends.common import AbstractDataStore, BackendArray, BackendEntry
 from xarray.backends.store import StoreBackendEntrypoint
 from xarray.backends.zarr import FillValueCoder
 from xarray.core import indexing
-from xarray.core.utils import FrozenDict
+from xarray.core.utils import FrozenDict, emit_user_level_warning
 
 import zarrhpc
 from zarrhpc.core.array import Array
+from zarrhpc.errors import GroupNotFoundError
+from zarrhpc.xarray._foreign import as_zarrhpc_store
 
 __all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore"]
 
@@ -54,6 +60,26 @@ def _dims_and_attrs(array: Array) -> tuple[tuple, dict]:
                        f"`{DIMENSION_KEY}`, which is required for xarray to determine "
                        f"variable dimensions") from None
     return dims, attrs
+
+
+def _zarr_python_codecs(codecs, v3: bool) -> tuple:
+    """The v3 codecs as zarr-python's objects when zarr-python is installed, as
+    engine="zarr" reports them: a Dataset opened here can then be written by xarray's own
+    ``to_zarr`` (zarr-python refuses other codec objects). v2 codecs are numcodecs'."""
+    if not v3 or not codecs:
+        return tuple(codecs or ())
+    try:
+        from zarr.registry import get_codec_class
+    except ImportError:
+        return tuple(codecs)
+    out = []
+    for codec in codecs:
+        try:
+            doc = codec.to_dict()
+            out.append(get_codec_class(doc["name"]).from_dict(doc))
+        except Exception:  # a codec zarr-python does not know: ours
+            out.append(codec)
+    return tuple(out)
 
 
 class ZarrhpcBackendArray(BackendArray):
@@ -106,11 +132,13 @@ class ZarrhpcDataStore(AbstractDataStore):
         dims, attrs = _dims_and_attrs(array)
         data = indexing.LazilyIndexedArray(ZarrhpcBackendArray(array))
         chunks = tuple(array.chunks)
+        v3 = self.zarr_group.zarr_format == 3
         encoding = {"chunks": chunks, "preferred_chunks": dict(zip(dims, chunks)),
-                    "compressors": array.compressors, "filters": array.filters,
+                    "compressors": _zarr_python_codecs(array.compressors, v3),
+                    "filters": _zarr_python_codecs(array.filters, v3),
                     "shards": array.shards}
-        if self.zarr_group.zarr_format == 3:
-            encoding["serializer"] = array.serializer
+        if v3:
+            encoding["serializer"] = _zarr_python_codecs((array.serializer,), v3)[0]
         if self._mask_with_fill:
             if array.fill_value is not None:
                 attrs["_FillValue"] = array.fill_value
@@ -149,8 +177,26 @@ def open_group_for_xarray(store, *, group=None, mode="r", consolidated=None,
     required (True) or ignored (False), as xarray's ``consolidated=``."""
     if isinstance(store, os.PathLike):
         store = os.fspath(store)
-    return zarrhpc.open_group(store, path=group, mode=mode, use_consolidated=consolidated,
-                              storage_options=storage_options, zarr_format=zarr_format)
+    store = as_zarrhpc_store(store)
+    if not getattr(store, "supports_consolidated_metadata", True):
+        consolidated = False
+    try:
+        grp = zarrhpc.open_group(store, path=group, mode=mode, use_consolidated=consolidated,
+                                 storage_options=storage_options, zarr_format=zarr_format)
+    except GroupNotFoundError as exc:  # xarray's message, zarrhpc's reason
+        raise GroupNotFoundError(f"No such file or directory: {store!r} ({exc})") from exc
+    if consolidated is None and grp.metadata.consolidated_metadata is None:
+        # as engine="zarr": a store without consolidated metadata opens, with xarray's
+        # warning (each array's metadata is then one more read)
+        emit_user_level_warning(
+            "Failed to open Zarr store with consolidated metadata, but successfully read "
+            "with non-consolidated metadata. This is typically much slower for opening a "
+            "dataset. To silence this warning, consider:\n1. Consolidating metadata in "
+            "this existing store with zarr.consolidate_metadata().\n2. Explicitly setting "
+            "consolidated=False, to avoid trying to read consolidate metadata, or\n3. "
+            "Explicitly setting consolidated=True, to raise an error in this case instead "
+            "of falling back to try reading non-consolidated metadata.", RuntimeWarning)
+    return grp
 
 
 class ZarrhpcBackendEntrypoint(BackendEntrypoint):
@@ -162,7 +208,7 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
         "filename_or_obj", "mask_and_scale", "decode_times", "concat_characters",
         "decode_coords", "drop_variables", "use_cftime", "decode_timedelta", "group",
         "mode", "consolidated", "storage_options", "zarr_format",
-        "use_zarr_fill_value_as_mask",
+        "use_zarr_fill_value_as_mask", "cache_members",
     )
 
     def guess_can_open(self, filename_or_obj) -> bool:
@@ -175,7 +221,13 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                      concat_characters=True, decode_coords=True, drop_variables=None,
                      use_cftime=None, decode_timedelta=None, group=None, mode="r",
                      consolidated=None, storage_options=None, zarr_format=None,
-                     use_zarr_fill_value_as_mask=None):
+                     use_zarr_fill_value_as_mask=None, store=None, engine=None,
+                     cache_members=True):
+        # engine, cache_members: as engine="zarr" takes them (an unused engine name, its
+        # member cache); zarrhpc's group reads its members once
+        if store is not None:
+            raise TypeError("engine='zarrhpc' opens filename_or_obj; store= (an "
+                            "xarray.backends.ZarrStore) is engine='zarr''s")
         if isinstance(filename_or_obj, zarrhpc.Group):
             grp = filename_or_obj
         else:
@@ -183,9 +235,52 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
                                         consolidated=consolidated,
                                         storage_options=storage_options,
                                         zarr_format=zarr_format)
-        store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
-        return StoreBackendEntrypoint().open_dataset(
-            store, mask_and_scale=mask_and_scale, decode_times=decode_times,
-            concat_characters=concat_characters, decode_coords=decode_coords,
-            drop_variables=drop_variables, use_cftime=use_cftime,
-            decode_timedelta=decode_timedelta)
+        # use_zarr_fill_value_as_mask: taken, and left to the format's default (v2: the
+        # fill value masks), as engine="zarr" does on reading (xarray 2026.9 passes None
+        # to its store; its own test_zarr_fill_value_setting expects that)
+        return _decode(grp, None, mask_and_scale=mask_and_scale,
+                       decode_times=decode_times, concat_characters=concat_characters,
+                       decode_coords=decode_coords, drop_variables=drop_variables,
+                       use_cftime=use_cftime, decode_timedelta=decode_timedelta)
+
+    def open_groups_as_dict(self, filename_or_obj, *, mask_and_scale=True,
+                            decode_times=True, concat_characters=True, decode_coords=True,
+                            drop_variables=None, use_cftime=None, decode_timedelta=None,
+                            group=None, mode="r", consolidated=None, storage_options=None,
+                            zarr_format=None, use_zarr_fill_value_as_mask=None):
+        """``{"/": Dataset, "/a": Dataset, "/a/b": ...}``: the group ``group`` (default
+        the root) and every group below it, each decoded as ``open_dataset`` does; paths
+        relative to ``group``, as engine="zarr" gives them."""
+        if isinstance(filename_or_obj, zarrhpc.Group):
+            top = filename_or_obj
+        else:
+            top = open_group_for_xarray(filename_or_obj, group=group, mode=mode,
+                                        consolidated=consolidated,
+                                        storage_options=storage_options,
+                                        zarr_format=zarr_format)
+        decode = dict(mask_and_scale=mask_and_scale, decode_times=decode_times,
+                      concat_characters=concat_characters, decode_coords=decode_coords,
+                      drop_variables=drop_variables, use_cftime=use_cftime,
+                      decode_timedelta=decode_timedelta)
+        out = {}
+
+        def visit(path, grp):  # depth first, as engine="zarr" lists them
+            out[path] = _decode(grp, None, **decode)  # as open_dataset
+            for name, child in sorted(grp.groups()):
+                visit(f"{path.rstrip('/')}/{name}", child)
+
+        visit("/", top)
+        return out
+
+    def open_datatree(self, filename_or_obj, **kwargs):
+        """The group (default: the root) and its subgroups as an ``xarray.DataTree``."""
+        from xarray.backends.common import datatree_from_dict_with_io_cleanup
+
+        return datatree_from_dict_with_io_cleanup(
+            self.open_groups_as_dict(filename_or_obj, **kwargs))
+
+
+def _decode(grp, use_zarr_fill_value_as_mask, **decode):
+    """The Dataset of one group's arrays, CF-decoded by xarray."""
+    store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
+    return StoreBackendEntrypoint().open_dataset(store, **decode)

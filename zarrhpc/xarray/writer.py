@@ -30,20 +30,24 @@ writes the dask data and consolidates the metadata when computed.
 from __future__ import annotations
 
 from xarray import conventions
-from xarray.backends.zarr import encode_zarr_attr_value, encode_zarr_variable
+from xarray.backends.common import _encode_variable_name
+from xarray.backends.writers import _validate_dataset_names
+from xarray.backends.zarr import _choose_default_mode, encode_zarr_variable
 
 import zarrhpc
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
+from zarrhpc.xarray._foreign import as_zarrhpc_store
 from zarrhpc.xarray._incremental import write_incremental
-from zarrhpc.xarray._writes import create_variable, finish
+from zarrhpc.xarray._writes import create_variable, finish, zarr_attrs
 
-__all__ = ["to_zarr"]
+__all__ = ["datatree_to_zarr", "to_zarr"]
 
 
 def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=True,
             consolidated=None, zarr_format=None, storage_options=None,
             write_empty_chunks=None, use_zarr_fill_value_as_mask=None, append_dim=None,
-            region=None):
+            region=None, safe_chunks=True, align_chunks=False,
+            chunkmanager_store_kwargs=None):
     """Write ``ds`` to a Zarr group through zarrhpc (arguments as ``Dataset.to_zarr``).
 
     Parameters
@@ -51,8 +55,9 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     ds : xarray.Dataset
     store : path, URL, Store, StorePath, dict or None
         Where to write (as ``zarrhpc.open_group`` takes it).
-    mode : {"w-", "w", "a", "r+"}, optional
-        Create (failing if a group exists), replace, add or append variables, or write a
+    mode : {"w-", "w", "a", "a-", "r+"}, optional
+        Create (failing if a group exists), replace, add or append variables ("a-":
+        append without rewriting the variables that lack ``append_dim``), or write a
         region of existing ones. Default: "a" with ``append_dim``, "r+" with ``region``,
         else "w-".
     group : str, optional
@@ -71,28 +76,43 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     region : dict or "auto", optional
         ``{dim: slice or "auto"}`` (or "auto" for every dimension): where in the stored
         arrays ``ds`` goes.
+    safe_chunks : bool
+        Refuse dask chunks that would write into one Zarr chunk (shard) from two tasks.
+    align_chunks : bool
+        Rechunk the dask data onto the Zarr chunks (shards) instead.
+    chunkmanager_store_kwargs : dict, optional
+        Extra arguments of ``dask.array.store``.
 
     Returns
     -------
     zarrhpc.Group or dask.delayed.Delayed
         The written group (``compute=False``: the delayed write).
     """
-    if append_dim is not None and region is not None:
-        raise ValueError("to_zarr: cannot list both append_dim and region")
-    if mode is None:
-        mode = "a" if append_dim is not None else "r+" if region is not None else "w-"
-    if mode not in ("w-", "w", "a", "r+"):
-        raise ValueError(f"to_zarr: mode must be 'w-', 'w', 'a' or 'r+', got {mode!r}")
-    if append_dim is not None and mode != "a":
-        raise ValueError(f"to_zarr: append_dim needs mode='a', got mode={mode!r}")
-    if region is not None and mode not in ("a", "r+"):
-        raise ValueError(f"to_zarr: region needs mode='a' or 'r+', got mode={mode!r}")
-    if append_dim is not None or region is not None or mode in ("a", "r+"):
+    root, pending, consolidated = _prepare(
+        ds, store, mode=mode, group=group, encoding=encoding, consolidated=consolidated,
+        zarr_format=zarr_format, storage_options=storage_options,
+        write_empty_chunks=write_empty_chunks,
+        use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask, append_dim=append_dim,
+        region=region, safe_chunks=safe_chunks, align_chunks=align_chunks)
+    return finish(root, pending, compute, consolidated, chunkmanager_store_kwargs)
+
+
+def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
+             storage_options, write_empty_chunks, use_zarr_fill_value_as_mask, append_dim,
+             region, safe_chunks, align_chunks):
+    """Everything of ``to_zarr`` but the data: ``(group, [(data, array, region)...],
+    consolidated)``, the arrays created or resized."""
+    _validate_dataset_names(ds)  # xarray's checks and messages, as Dataset.to_zarr
+    mode = _choose_default_mode(mode=mode, append_dim=append_dim, region=region)
+    store = as_zarrhpc_store(store)
+    if append_dim is not None or region is not None or mode in ("a", "a-", "r+"):
         return write_incremental(ds, store, mode=mode, group=group, encoding=encoding,
-                                 compute=compute, consolidated=consolidated,
+                                 consolidated=consolidated,
                                  storage_options=storage_options, append_dim=append_dim,
                                  region=region, write_empty_chunks=write_empty_chunks,
-                                 use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask)
+                                 use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
+                                 safe_chunks=safe_chunks, align_chunks=align_chunks,
+                                 zarr_format=zarr_format)
     if mode == "w-":
         from zarrhpc.core._nodes import read_node, resolve_store_path
 
@@ -112,13 +132,62 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     variables, attrs = conventions.encode_dataset_coordinates(ds)
     check = set()
     for name, enc in (encoding or {}).items():
-        variables[name].encoding = dict(enc)
+        variables[name].encoding = enc  # the setter copies, or names the problem
         check.add(name)
-    root.attrs.update({k: encode_zarr_attr_value(v) for k, v in attrs.items()})
+    root.attrs.update(zarr_attrs(attrs))
     pending = []
     for name, var in variables.items():
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)
-        arr = create_variable(root, str(name), var, fmt, use_zarr_fill_value_as_mask,
-                              name in check, write_empty_chunks)
-        pending.append((var.data, arr, None))
-    return finish(root, pending, compute, consolidated)
+        data, arr = create_variable(root, _encode_variable_name(name), var, fmt, use_zarr_fill_value_as_mask,
+                                    name in check, write_empty_chunks, safe_chunks,
+                                    align_chunks)
+        pending.append((data, arr, None))
+    return root, pending, consolidated
+
+
+def datatree_to_zarr(dt, store=None, mode="w-", encoding=None, group=None,
+                     write_inherited_coords=False, *, compute=True, consolidated=None,
+                     append_dim=None, region=None, safe_chunks=True, align_chunks=False,
+                     storage_options=None, zarr_format=None, write_empty_chunks=None,
+                     chunkmanager_store_kwargs=None):
+    """Write an ``xarray.DataTree`` through zarrhpc, one group per node (arguments as
+    ``DataTree.to_zarr``); the metadata is consolidated once, at the end.
+
+    Returns
+    -------
+    zarrhpc.Group or dask.delayed.Delayed
+        The root group (``compute=False``: the delayed writes of every node).
+    """
+    from zarrhpc.core._nodes import resolve_store_path
+    from zarrhpc.xarray._writes import consolidate_after, write_data
+
+    if group is not None:
+        raise NotImplementedError("specifying a root group for the tree has not been "
+                                  "implemented")
+    if append_dim is not None:
+        raise NotImplementedError("specifying ``append_dim`` with ``DataTree.to_zarr`` "
+                                  "has not been implemented")
+    encoding = encoding or {}
+    if set(encoding) - set(dt.groups):
+        raise ValueError(f"unexpected encoding group name(s) provided: "
+                         f"{set(encoding) - set(dt.groups)}")
+    target, _ = resolve_store_path(as_zarrhpc_store(store), None,
+                                   "r" if mode == "r" else "w", storage_options)
+    pending = []  # every node's data written in one da.store: shared inputs run once
+    root = None
+    for rel_path, node in dt.subtree_with_keys:
+        at_root = node is dt
+        ds = node.to_dataset(inherit=write_inherited_coords or at_root)
+        grp, items, consolidate = _prepare(
+            ds, target, mode=mode if at_root or mode == "r+" else "a",
+            group=None if at_root else rel_path,
+            encoding=encoding.get(node.path), consolidated=consolidated,
+            zarr_format=zarr_format if at_root else root.zarr_format,
+            storage_options=None, write_empty_chunks=write_empty_chunks,
+            use_zarr_fill_value_as_mask=None, append_dim=None, region=region,
+            safe_chunks=safe_chunks, align_chunks=align_chunks)
+        if at_root:  # the children take its format; "r+": not consolidated again
+            root, consolidated = grp, consolidate
+        pending.extend(items)
+    writes = write_data(pending, compute, chunkmanager_store_kwargs)
+    return consolidate_after(root, writes, compute, consolidated)

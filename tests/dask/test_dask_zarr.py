@@ -1,0 +1,98 @@
+"""zarrhpc.dask.from_zarr / to_zarr against dask's own da.from_zarr / da.to_zarr
+(zarr-python) on the same data: same values, same chunks, the stores each writes read
+back by the other library; threads, processes and a dask.distributed cluster."""
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+zarr = pytest.importorskip("zarr")
+
+import zarrhpc  # noqa: E402
+import zarrhpc.dask as zd  # noqa: E402
+
+pytestmark = pytest.mark.interop
+
+
+@pytest.fixture
+def data():
+    return da.random.default_rng(3).standard_normal((60, 45), chunks=(20, 15))
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_to_zarr_and_from_zarr_as_dask(tmp_path, data, zarr_format):
+    da.to_zarr(data, str(tmp_path / "theirs.zarr"), zarr_format=zarr_format)
+    zd.to_zarr(data, tmp_path / "ours.zarr", zarr_format=zarr_format)
+    ours = zarrhpc.open_array(tmp_path / "ours.zarr", mode="r")
+    theirs = zarr.open_array(str(tmp_path / "theirs.zarr"), mode="r")
+    assert ours.chunks == theirs.chunks == (20, 15) and ours.shape == theirs.shape
+    np.testing.assert_array_equal(theirs[...], data.compute())
+    # each library reads what the other wrote
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "ours.zarr"))[...],
+                                  data.compute())
+    for url in (tmp_path / "theirs.zarr", f"file://{tmp_path}/theirs.zarr", ours):
+        x = zd.from_zarr(url)
+        assert x.chunks == da.from_zarr(str(tmp_path / "theirs.zarr")).chunks
+        np.testing.assert_array_equal(x.compute(), data.compute())
+
+
+def test_component_region_and_mode(tmp_path, data):
+    zd.to_zarr(data, tmp_path / "g.zarr", component="a/b")
+    x = zd.from_zarr(tmp_path / "g.zarr", component="a/b")
+    np.testing.assert_array_equal(x.compute(), data.compute())
+    with pytest.raises(zarrhpc.errors.ContainsArrayError):
+        zd.to_zarr(data, tmp_path / "g.zarr", component="a/b")
+    zd.to_zarr(data * 2, tmp_path / "g.zarr", component="a/b", mode="w")
+    z = zarrhpc.open_array(tmp_path / "g.zarr", path="a/b", mode="r+")
+    # a region of an existing array, its dask chunks (7) not aligned with the Zarr chunks
+    # (20, 15): rechunked onto them, so no two tasks write one chunk
+    part = da.ones((40, 45), chunks=(7, 45))
+    zd.to_zarr(part, z, region=(slice(20, 60), slice(None)))
+    expect = data.compute() * 2
+    expect[20:60] = 1
+    np.testing.assert_array_equal(z[...], expect)
+    with pytest.raises(ValueError, match="region"):
+        zd.to_zarr(part, tmp_path / "h.zarr", region=(slice(0, 40),))
+
+
+def test_unaligned_writes_are_rechunked_not_lost(tmp_path):
+    # 13-row dask chunks into 10-row Zarr chunks: written by many threads at once, a
+    # chunk shared by two tasks would lose one task's rows
+    x = da.arange(200 * 30, chunks=13 * 30).reshape(200, 30).rechunk((13, 30))
+    z = zarrhpc.create_array(tmp_path / "u.zarr", shape=(200, 30), chunks=(10, 30),
+                             dtype=x.dtype)
+    zd.to_zarr(x, z)
+    np.testing.assert_array_equal(z[...], np.arange(6000).reshape(200, 30))
+
+
+def test_sharded_target_written_by_whole_shards(tmp_path):
+    x = da.arange(96 * 8, chunks=40).reshape(96, 8)
+    z = zarrhpc.create_array(tmp_path / "s.zarr", shape=(96, 8), chunks=(4, 8),
+                             shards=(32, 8), dtype=x.dtype)
+    import dask
+
+    with dask.config.set({"array.chunk-size": "3KiB"}):  # dask alone: ~48-row tasks
+        stored = zd.to_zarr(x, z, return_stored=True, compute=False)
+    assert len(stored.chunks[0]) > 1 and all(c % 32 == 0 for c in stored.chunks[0])
+    stored.compute()
+    np.testing.assert_array_equal(z[...], np.arange(768).reshape(96, 8))
+
+
+def test_processes_scheduler(tmp_path, data):
+    zd.to_zarr(data, tmp_path / "p.zarr")
+    x = zd.from_zarr(tmp_path / "p.zarr")
+    assert float(x.sum().compute(scheduler="processes")) == pytest.approx(
+        float(data.sum().compute()))
+
+
+def test_distributed_cluster(tmp_path, data):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, host="127.0.0.1") as cluster, \
+            distributed.Client(cluster):
+        zd.to_zarr(data, tmp_path / "c.zarr")
+        x = zd.from_zarr(tmp_path / "c.zarr")
+        np.testing.assert_array_equal(x.compute(), data.compute())
+        with pytest.raises(RuntimeError, match="in memory"):
+            zd.to_zarr(data, zarrhpc.create_array({}, shape=data.shape, chunks=(20, 15),
+                                                  dtype=data.dtype))

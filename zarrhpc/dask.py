@@ -1,0 +1,154 @@
+"""``dask.array.from_zarr`` / ``to_zarr`` for zarrhpc: dask's own two functions only know
+zarr-python's ``zarr.Array``, so these take zarrhpc Arrays, paths and URLs with dask's
+arguments and meaning.
+
+Life cycle: :func:`from_zarr` opens the array (or takes an open one) and hands it to
+``dask.array.from_array`` with the Zarr chunks as dask chunks; every task reads its block
+through the pickled Array (by reference: store and path), so threads, processes and
+``dask.distributed`` workers all read the store directly. :func:`to_zarr` creates the array
+from the dask array's shape, dtype and chunks (or takes an existing Array, optionally with a
+``region``), rechunks the dask array so that no two tasks write into one Zarr chunk (one
+shard when sharded) and stores it with ``dask.array.store`` without a lock. An in-memory
+store cannot be written from ``dask.distributed`` workers (each would write its own copy):
+refused, as dask refuses it.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+
+import zarrhpc
+from zarrhpc.core.array import Array
+
+__all__ = ["from_zarr", "to_zarr"]
+
+
+def from_zarr(url, component=None, storage_options=None, chunks=None, name=None,
+              inline_array=False, **kwargs):
+    """A dask array over a Zarr array read by zarrhpc (arguments as
+    ``dask.array.from_zarr``).
+
+    Parameters
+    ----------
+    url : zarrhpc.Array, path, URL or store
+        The array, or where it is (``component``: its path inside the store).
+    component : str, optional
+    storage_options : dict, optional
+        For URLs (``s3://...``).
+    chunks : optional
+        dask chunks; default: the Zarr chunks.
+    name : str, optional
+        The dask name; default: from a token of the array and the arguments.
+    inline_array : bool
+        As ``dask.array.from_array``.
+    **kwargs
+        Passed to ``zarrhpc.open_array``.
+
+    Returns
+    -------
+    dask.array.Array
+    """
+    import dask.array as da
+    from dask.base import tokenize
+
+    if isinstance(url, Array):
+        z = url
+    else:
+        if isinstance(url, os.PathLike):
+            url = os.fspath(url)
+        kwargs.setdefault("mode", "r")
+        z = zarrhpc.open_array(url, path=component, storage_options=storage_options,
+                               **kwargs)
+    chunks = chunks if chunks is not None else z.chunks
+    if name is None:
+        name = "from-zarrhpc-" + tokenize(z, component, storage_options, chunks, **kwargs)
+    return da.from_array(z, chunks, name=name, inline_array=inline_array)
+
+
+def to_zarr(arr, url, component=None, storage_options=None, region=None, compute=True,
+            return_stored=False, mode="a", **zarr_array_kwargs):
+    """Store a dask array as a Zarr array through zarrhpc (arguments as
+    ``dask.array.to_zarr``).
+
+    Parameters
+    ----------
+    arr : dask.array.Array
+    url : zarrhpc.Array, path, URL or store
+        An existing Array (written in place, ``region`` allowed), or where to create one.
+    component : str, optional
+        The new array's path inside the store.
+    storage_options : dict, optional
+    region : tuple of slices, optional
+        Where in an existing Array ``arr`` goes.
+    compute, return_stored : bool
+        As ``dask.array.store``.
+    mode : str
+        How the store is opened ("w": replace an existing array).
+    **zarr_array_kwargs
+        Passed to ``zarrhpc.create_array`` (``chunks``, ``shards``, ``compressors``...).
+
+    Returns
+    -------
+    None, dask.delayed.Delayed or dask arrays
+        As ``dask.array.store``.
+    """
+    if np.isnan(arr.shape).any():
+        raise ValueError("Saving a dask array with unknown chunk sizes is not supported by "
+                         "Zarr; compute the chunk sizes first (arr.compute_chunk_sizes())")
+    if isinstance(url, Array):
+        return _write_existing(arr, url, region, compute, return_stored)
+    if region is not None:
+        raise ValueError("Cannot use `region` keyword when url is not a `zarr.Array`.")
+    if mode == "r":
+        raise ValueError("Cannot use mode `r` (read-only) when writing to zarr.")
+    if any(len(set(c[:-1])) > 1 or (len(c) > 1 and c[-1] > c[0]) for c in arr.chunks):
+        warnings.warn("The array uses irregular chunk sizes. Rechunking to regular "
+                      "(uniform) chunks to ensure the data can be written safely.",
+                      UserWarning, stacklevel=2)
+        arr = arr.rechunk(tuple(map(max, arr.chunks)))
+    if isinstance(url, os.PathLike):
+        url = os.fspath(url)
+    zarr_array_kwargs.setdefault("shape", arr.shape)
+    zarr_array_kwargs.setdefault("chunks", tuple(max(c[0], 1) for c in arr.chunks))
+    zarr_array_kwargs.setdefault("dtype", arr.dtype)
+    name = component or zarr_array_kwargs.pop("name", None)
+    if mode == "w":
+        zarr_array_kwargs["overwrite"] = True
+    z = zarrhpc.create_array(url, name=name, storage_options=storage_options,
+                             **zarr_array_kwargs)
+    return _write_existing(arr, z, None, compute, return_stored)
+
+
+def _write_existing(arr, z, region, compute, return_stored):
+    """Rechunk ``arr`` onto ``z``'s write chunks (shards, else chunks) and store it."""
+    from dask.array.core import normalize_chunks
+    from dask.array.slicing import new_blockdim, normalize_index
+
+    from zarrhpc.storage.memory import MemoryStore
+
+    if isinstance(z.store, MemoryStore):
+        try:
+            from distributed import default_client
+
+            default_client()
+        except (ImportError, ValueError):
+            pass
+        else:
+            raise RuntimeError("Cannot store into in memory Zarr Array using the "
+                               "distributed scheduler.")
+    write_chunks = tuple(z.shards or z.chunks)
+    auto = normalize_chunks("auto", shape=z.shape, dtype=z.dtype,
+                            previous_chunks=write_chunks)
+    # dask's size, rounded to whole write chunks: then no two tasks share one
+    sizes = tuple(max(w, (a[0] // w) * w) if a else w for a, w in zip(auto, write_chunks))
+    chunks = normalize_chunks(sizes, shape=z.shape)
+    if region is not None:
+        index = normalize_index(region, z.shape)
+        chunks = tuple(tuple(new_blockdim(s, c, r))
+                       for s, c, r in zip(z.shape, chunks, index))
+    return arr.rechunk(chunks).store(
+        z, lock=False, regions=[region] if region is not None else None,
+        compute=compute, return_stored=return_stored)
