@@ -260,9 +260,10 @@ class _RemoteReader(RangeReader):
         return out
 
     def plan_ranges(self, ranges: list[tuple[int, int | None]],
-                    out: list) -> list[Callable[[], None]]:
+                    out: list) -> list[Callable[[], list[int]]]:
         """Fill ``out[i]`` with what the cache holds of range ``i``; return the fetches
-        (coalesced spans, checked against the reader's ETag) that fill the rest."""
+        (coalesced spans, checked against the reader's ETag) that fill the rest, each
+        returning the indices it filled."""
         store = self.store
         absolute: list[tuple[int, int]] = []
         where: list[int] = []
@@ -282,14 +283,17 @@ class _RemoteReader(RangeReader):
             where.append(i)
         gap, most = store.settings["coalesce_gap"], store.settings["coalesce_max"]
 
-        def task(span: Any) -> Callable[[], None]:
-            def run() -> None:
+        def task(span: Any) -> Callable[[], list[int]]:
+            def run() -> list[int]:
                 got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
                 if got is None:
                     raise StoreError(
                         f"{store.url_of(self.key)}: the object was deleted while being read")
+                filled = []
                 for m, data in split(span, got.data, absolute):
                     out[where[m]] = data
+                    filled.append(where[m])
+                return filled
             return run
 
         return [task(span) for span in coalesce(absolute, gap, most)]
@@ -419,34 +423,39 @@ class RemoteStore(Store):
         return self._map(self._get, keys)
 
     def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
-        limit = self.settings["concurrency"]
-        if len(keys) <= 1 or limit == 1:
+        if len(keys) <= 1 or self.settings["concurrency"] == 1:
             yield from super()._iter_values(keys)
             return
+        yield from self._iter_map(self._get, keys)
+
+    def _iter_map(self, fn: Callable[[Any], Any], items: list) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, fn(items[i]))`` as each call returns, at most ``concurrency`` in
+        flight on the shared pool; each finished call starts the next (a completion
+        callback), whether or not the consumer is busy. Abandoning the iterator stops
+        new calls."""
+        limit = self.settings["concurrency"]
         pool = _shared_pool(limit)
         arrived: queue.SimpleQueue = queue.SimpleQueue()
         lock = threading.Lock()
         state = {"next": 0, "stop": False}
 
         def launch() -> None:
-            # each finished request starts the next: ``limit`` in flight, whether or not
-            # the consumer is busy decoding
             with lock:
-                if state["stop"] or state["next"] >= len(keys):
+                if state["stop"] or state["next"] >= len(items):
                     return
                 i = state["next"]
                 state["next"] += 1
             try:
-                future = pool.submit(self._get, keys[i])
+                future = pool.submit(fn, items[i])
             except BaseException as exc:  # the pool is shutting down: report, never hang
                 future = Future()
                 future.set_exception(exc)
             future.add_done_callback(lambda f, i=i: (arrived.put((i, f)), launch()))
 
-        for _ in range(min(limit, len(keys))):
+        for _ in range(min(limit, len(items))):
             launch()
         try:
-            for _ in range(len(keys)):
+            for _ in range(len(items)):
                 i, future = arrived.get()
                 yield i, future.result()
         finally:
@@ -507,6 +516,27 @@ class RemoteStore(Store):
                 out[:] = reader.read_ranges(ranges)
         self._map(lambda task: task(), tasks)
         return outs
+
+    def iter_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> Iterator[tuple[int, int, Buffer]]:
+        """`read_ranges`, yielding ``(n, i, bytes)`` per range as its request completes
+        (ranges the tail cache holds first), so the caller decodes while the rest are in
+        flight."""
+        self._check_open()
+        tasks: list[tuple[int, list, Callable[[], list[int]]]] = []
+        ready: list[tuple[int, int, Buffer]] = []
+        for n, (reader, ranges) in enumerate(requests):
+            out: list[Buffer | None] = [None] * len(ranges)
+            if not isinstance(reader, _RemoteReader):
+                ready.extend((n, i, b) for i, b in enumerate(reader.read_ranges(ranges)))
+                continue
+            tasks.extend((n, out, task) for task in reader.plan_ranges(ranges, out))
+            ready.extend((n, i, b) for i, b in enumerate(out) if b is not None)
+        yield from ready
+        for _, (n, out, filled) in self._iter_map(lambda t: (t[0], t[1], t[2]()), tasks):
+            for i in filled:
+                yield n, i, out[i]
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, int | None]]
