@@ -359,10 +359,17 @@ def server_costs(env: Env, shard_path: str) -> list[str]:
             f"GET 128 KiB of the {size / 2**20:.0f} MiB shard {ranged:.2f} ms"]
 
 
+#: Seconds of idle before each timed operation: right after a heavy one (a full read,
+#: a write) the next one measured 2-3x slower for every peer and for obstore alone (0.67
+#: vs 0.30 ms per small GET on a loaded machine; gone after 50 ms), so each starts idle.
+SETTLE = 0.1
+
+
 def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     """``(wall seconds, CPU seconds of this process)`` of ``fn()``: the CPU time counts
     every thread of the client (the peers' I/O and codec threads included), not the
     server's or the proxy's, so it changes little when other work loads the machine."""
+    time.sleep(SETTLE)
     c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
@@ -371,6 +378,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
 
 def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
     """``(what fn returns: its own wall seconds, CPU seconds of this process)``."""
+    time.sleep(SETTLE)
     c0 = time.process_time()
     wall = fn()
     return wall, time.process_time() - c0
