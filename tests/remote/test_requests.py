@@ -245,3 +245,19 @@ def test_answer_without_etag_is_asked_again_with_if_match(s3_url, s3_options, pr
     store.set("k", b"other")  # replaced: the conditional request is refused
     with pytest.raises(StoreError, match="replaced by another writer"):
         reader.read(1, 2)
+
+
+@pytest.mark.parametrize("rate", [0, 100 << 20])
+def test_gap_grows_with_what_a_request_costs(sharded, s3_url, s3_options, proxy, rate):
+    # rows of 4 adjacent inner chunks, 4 chunks (~8 KiB) apart: a fixed 1000-byte gap
+    # fetches each row alone (16 requests); a shard whose opening request took >= 50 ms
+    # merges gaps up to 50 ms x 100 MiB/s (5 MiB): one request
+    store = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=1000,
+                                                  coalesce_rate=rate))
+    a = zarrhpc.open_array(store, path="sh")
+    proxy.delay = 0.05
+    assert a[0, 0, 0] == sharded[0, 0, 0]  # opens the shard: the probe
+    proxy.reset()
+    sel = np.s_[8:40, 8:40, 8:40]
+    np.testing.assert_array_equal(a[sel], sharded[sel])
+    assert proxy.total == (16 if rate == 0 else 1), proxy.log

@@ -115,7 +115,7 @@ class ObstoreStore(RemoteStore):
     read_only : bool, default False
     **settings
         Store settings: ``concurrency``, ``retry_timeout``, ``coalesce_gap``,
-        ``coalesce_max``, ``tail_bytes``, ``cache_bytes``, ``readahead``
+        ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``, ``readahead``
         (`zarrhpc.storage._remotebase`).
     """
 
