@@ -151,7 +151,7 @@ def test_inner_chunks_decoded_while_fetches_continue():
 
 def test_iter_ranges_each_once_as_requests_complete(s3_url, s3_options, proxy):
     store = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=4, concurrency=8,
-                                                        tail_bytes=8))
+                                                        tail_bytes=8, coalesce_rate=0))
     blobs = {f"o/{n}": bytes(range(256)) * (n + 1) for n in range(3)}
     store.set_values(blobs.items())
     readers = store.open_readers(list(blobs))
