@@ -24,7 +24,7 @@ from zarrhpc.storage.remote import open_url
 
 class _SlowMemory(MemoryStore):
     """A MemoryStore that says it fetches concurrently and calls ``before_last`` before
-    the last value of an `iter_values` batch arrives."""
+    the last value of an `iter_values` (or range of an `iter_ranges`) batch arrives."""
 
     before_last = None
 
@@ -32,11 +32,17 @@ class _SlowMemory(MemoryStore):
     def concurrency(self) -> int:
         return 4
 
-    def _iter_values(self, keys):
-        for i, key in enumerate(keys):
-            if i == len(keys) - 1 and self.before_last is not None:
+    def _held_back(self, items):
+        for i, item in enumerate(items):
+            if i == len(items) - 1 and self.before_last is not None:
                 self.before_last()
-            yield i, self._get(key)
+            yield item
+
+    def _iter_values(self, keys):
+        return self._held_back([(i, self._get(key)) for i, key in enumerate(keys)])
+
+    def iter_ranges(self, requests):
+        return self._held_back(list(super().iter_ranges(requests)))
 
 
 def test_units_decoded_while_fetches_continue():
@@ -110,26 +116,8 @@ def test_selections_match_numpy_on_s3(s3_url, s3_options, selection):
         assert b[q] == data[q]
 
 
-class _SlowShards(MemoryStore):
-    """A MemoryStore that says it fetches concurrently and calls ``before_last`` before
-    the last range of an `iter_ranges` batch arrives."""
-
-    before_last = None
-
-    @property
-    def concurrency(self) -> int:
-        return 4
-
-    def iter_ranges(self, requests):
-        items = list(super().iter_ranges(requests))
-        for j, item in enumerate(items):
-            if j == len(items) - 1 and self.before_last is not None:
-                self.before_last()
-            yield item
-
-
 def test_inner_chunks_decoded_while_fetches_continue():
-    store = _SlowShards()
+    store = _SlowMemory()
     data = np.arange(32 * 32 * 32, dtype="f4").reshape(32, 32, 32)
     a = zarrhpc.create_array(store, shape=data.shape, chunks=(8, 8, 8), shards=(32, 32, 32),
                              dtype="f4")
