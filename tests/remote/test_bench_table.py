@@ -44,3 +44,34 @@ def test_client_cpu_section_prints_medians_and_leaves_the_input():
     row = next(line for line in section if line.startswith("full read"))
     assert "20.00 ms" in row and "30.00 ms" in row and "50.00 ms" not in row
     assert any(line.startswith("fetch floor") and line.endswith("4.0 ms") for line in section)
+
+
+def test_exact_ranges_are_the_wanted_inner_chunks_joined():
+    import numpy as np
+    import obstore
+    from obstore.store import MemoryStore as ObsMemory
+
+    import zarrhpc
+    from zarrhpc.bench.remote import exact_ranges
+    from zarrhpc.storage.memory import MemoryStore
+
+    store = MemoryStore()
+    a = zarrhpc.create_array(store, shape=(16, 32), chunks=(4, 4), shards=(8, 16),
+                             dtype="i4", compressors=None)
+    a[...] = np.arange(16 * 32, dtype="i4").reshape(16, 32)
+    obs = ObsMemory()
+    for key in store.list():
+        obstore.put(obs, key, bytes(store.get(key)))
+    indexes = {}
+    # shard (1, 1): rows 8..15, columns 16..31; inner chunks (2..3, 4..7) of the array
+    key, ranges = exact_ranges(obs, a, np.s_[9:15, 21:27], indexes)
+    assert key == "c/1/1"
+    chunk = 4 * 4 * 4  # bytes of one uncompressed inner chunk
+    # local inner chunks (0..1, 1..2): row 0 of the shard's 2 x 4 inner grid holds 1, 2
+    # (adjacent: one range), row 1 holds 1, 2 (another)
+    assert ranges == [(chunk, 3 * chunk), (5 * chunk, 7 * chunk)]
+    raw = bytes(store.get(key))
+    got = np.frombuffer(raw[chunk:2 * chunk], dtype="i4").reshape(4, 4)
+    np.testing.assert_array_equal(got, a[8:12, 20:24])  # local inner chunk (0, 1)
+    key, ranges = exact_ranges(obs, a, np.s_[3:4, 5:6], indexes)
+    assert key == "c/0/0" and ranges == [(chunk, 2 * chunk)]

@@ -67,7 +67,8 @@ def test_other_writer_never_mixes_versions(sharded, s3_url, s3_options):
     writer = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh",
                                 mode="r+")
     writer[0:16, 0:16, 0:16] = 7.0  # another store rewrites the shard
-    # the cached index is stale: the reader refuses (If-Match) instead of reading garbage
+    # the cached index is stale: the reader refuses (the answer's ETag is not the one
+    # the index was read with) instead of reading garbage
     with pytest.raises(StoreError, match="replaced by another writer"):
         a[20, 20, 20]
     assert a[1, 1, 1] == 7.0  # the entry was dropped: read again, the new data
@@ -202,3 +203,61 @@ def test_sub_volume_across_shards_one_batch(s3_url, s3_options, proxy):
     proxy.reset()
     np.testing.assert_array_equal(b[12:20, 12:20, 12:20], data[12:20, 12:20, 12:20])
     assert proxy.total == 8 and proxy.max_in_flight >= 8  # indexes cached
+
+
+def test_version_checked_without_conditional_requests(sharded, s3_url, s3_options, proxy):
+    # S3 names the served version in every answer: the reads of a cached shard compare
+    # that ETag instead of sending If-Match (which costs some servers a checksum of the
+    # whole object per request); a replaced object is still refused
+    a = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh")
+    assert a[1, 1, 1] == sharded[1, 1, 1]
+    proxy.reset()
+    np.testing.assert_array_equal(a[0:40, 0:3, 5], sharded[0:40, 0:3, 5])
+    assert a[33, 2, 7] == sharded[33, 2, 7]
+    assert proxy.total >= 2 and proxy.conditional == 0
+
+
+def test_answer_without_etag_is_asked_again_with_if_match(s3_url, s3_options, proxy,
+                                                         monkeypatch):
+    import obstore
+
+    store = open_url(s3_url, storage_options=dict(s3_options, tail_bytes=4))
+    store.set("k", bytes(range(100)))
+    reader = store.open_reader("k")
+    real_get = obstore.get
+
+    class NoTag:
+        def __init__(self, result):
+            self._result = result
+            self.meta = {k: v for k, v in result.meta.items() if k != "e_tag"}
+
+        def bytes(self):
+            return self._result.bytes()
+
+    def get(client, key, options=None):
+        result = real_get(client, key, options=options)
+        return result if options and "if_match" in options else NoTag(result)
+
+    monkeypatch.setattr(obstore, "get", get)
+    proxy.reset()
+    assert bytes(reader.read(10, 5)) == bytes(range(10, 15))
+    assert proxy.total == 2 and proxy.conditional == 1  # the second asked If-Match
+    store.set("k", b"other")  # replaced: the conditional request is refused
+    with pytest.raises(StoreError, match="replaced by another writer"):
+        reader.read(1, 2)
+
+
+@pytest.mark.parametrize("rate", [0, 100 << 20])
+def test_gap_grows_with_what_a_request_costs(sharded, s3_url, s3_options, proxy, rate):
+    # rows of 4 adjacent inner chunks, 4 chunks (~8 KiB) apart: a fixed 1000-byte gap
+    # fetches each row alone (16 requests); a shard whose opening request took >= 50 ms
+    # merges gaps up to 50 ms x 100 MiB/s (5 MiB): one request
+    store = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=1000,
+                                                  coalesce_rate=rate))
+    a = zarrhpc.open_array(store, path="sh")
+    proxy.delay = 0.05
+    assert a[0, 0, 0] == sharded[0, 0, 0]  # opens the shard: the probe
+    proxy.reset()
+    sel = np.s_[8:40, 8:40, 8:40]
+    np.testing.assert_array_equal(a[sel], sharded[sel])
+    assert proxy.total == (16 if rate == 0 else 1), proxy.log

@@ -24,7 +24,7 @@ from zarrhpc.storage.remote import open_url
 
 class _SlowMemory(MemoryStore):
     """A MemoryStore that says it fetches concurrently and calls ``before_last`` before
-    the last value of an `iter_values` batch arrives."""
+    the last value of an `iter_values` (or range of an `iter_ranges`) batch arrives."""
 
     before_last = None
 
@@ -32,11 +32,17 @@ class _SlowMemory(MemoryStore):
     def concurrency(self) -> int:
         return 4
 
-    def _iter_values(self, keys):
-        for i, key in enumerate(keys):
-            if i == len(keys) - 1 and self.before_last is not None:
+    def _held_back(self, items):
+        for i, item in enumerate(items):
+            if i == len(items) - 1 and self.before_last is not None:
                 self.before_last()
-            yield i, self._get(key)
+            yield item
+
+    def _iter_values(self, keys):
+        return self._held_back([(i, self._get(key)) for i, key in enumerate(keys)])
+
+    def iter_ranges(self, requests):
+        return self._held_back(list(super().iter_ranges(requests)))
 
 
 def test_units_decoded_while_fetches_continue():
@@ -108,3 +114,44 @@ def test_selections_match_numpy_on_s3(s3_url, s3_options, selection):
     np.testing.assert_array_equal(b[selection], data[selection])
     for q in itertools.islice(np.ndindex(2, 2, 2), 3):
         assert b[q] == data[q]
+
+
+def test_inner_chunks_decoded_while_fetches_continue():
+    store = _SlowMemory()
+    data = np.arange(32 * 32 * 32, dtype="f4").reshape(32, 32, 32)
+    a = zarrhpc.create_array(store, shape=data.shape, chunks=(8, 8, 8), shards=(32, 32, 32),
+                             dtype="f4")
+    a[...] = data
+    a[:, :, 24:] = 0  # the last inner chunk of every row is not stored: a fill
+    data[:, :, 24:] = 0
+    out = np.full((16, 16, 32), -1, dtype="f4")
+    seen = {}
+    store.before_last = lambda: seen.setdefault("partial", out.copy())
+    # 2 x 2 x 4 of the shard's 64 inner chunks: read by ranges, not whole
+    a.get_basic_selection(np.s_[:16, :16, :], out=out)
+    np.testing.assert_array_equal(out, data[:16, :16])
+    partial = seen["partial"]
+    # units of 8 inner chunks (2 x 4, one shard row of the first dimension): the first
+    # decoded before the last range arrives
+    np.testing.assert_array_equal(partial[:8], data[:8, :16])
+    assert (partial[8:] == -1).all()  # the last unit waits for its last chunk
+
+
+def test_iter_ranges_each_once_as_requests_complete(s3_url, s3_options, proxy):
+    store = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=4, concurrency=8,
+                                                        tail_bytes=8, coalesce_rate=0))
+    blobs = {f"o/{n}": bytes(range(256)) * (n + 1) for n in range(3)}
+    store.set_values(blobs.items())
+    readers = store.open_readers(list(blobs))
+    ranges = [[(0, 10), (12, 5), (100, 50), (200, 0)], [(300, 40)], [(5, 600), (700, 68)]]
+    proxy.reset()
+    got = list(store.iter_ranges(list(zip(readers, ranges))))
+    assert sorted((n, i) for n, i, _ in got) == [
+        (n, i) for n in range(3) for i in range(len(ranges[n]))]
+    for n, i, buf in got:
+        off, length = ranges[n][i]
+        assert bytes(buf) == blobs[f"o/{n}"][off:off + length]
+    # coalesced: (0,10)+(12,5) one request, (100,50) one, (300,40) one, (5,600)+(700,68)
+    # two (gap 95 > 4); the empty range none
+    assert proxy.total == 5, proxy.log
+    assert got[0][:2] == (0, 3)  # the empty range needs no request: yielded first

@@ -21,7 +21,11 @@ objects (interop is tested elsewhere):
 - fetch floor: every object of the chunked array fetched concurrently with obstore's
   async API, nothing decoded (the best a reader can do on this server);
 - upload floor: the same objects (already encoded) PUT back concurrently the same way
-  (the best a writer can do).
+  (the best a writer can do);
+- sub-volume floor: the byte ranges of the sub-volume's inner chunks (runs of adjacent
+  ones joined), the shard index already known, fetched concurrently with obstore and not
+  decoded; element floor: per element, the one range of its inner chunk (a reader that
+  has the index cached can do no less).
 
 Peers: zarr-python with its default S3 store (FsspecStore, s3fs) and with ObjectStore
 (obstore), tensorstore's S3 driver. With ``--latency`` the same table is measured again
@@ -39,15 +43,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 import numpy as np
 
+from zarrhpc.storage.abc import resolve_range
 from zarrhpc.testing.servers import LocalBucketServer, ProxyProcess, S3Server
 
 BUCKET = "bench"
@@ -226,6 +233,50 @@ def fetch_floor(store: Any, paths: list) -> float:
     return time.perf_counter() - t0
 
 
+def exact_ranges(store: Any, handle: Any, sel: tuple, indexes: dict) -> tuple:
+    """``(shard key, byte ranges)`` of the inner chunks a basic selection ``sel`` (inside
+    one shard) of the sharded array needs, from that shard's index (kept in ``indexes``),
+    runs of adjacent inner chunks joined (as tensorstore asks for them): what any reader
+    must fetch."""
+    import obstore
+
+    prep = handle._prep
+    layout = prep.sharding
+    inner = layout.chunk_shape
+    per_shard = layout.grid_shape
+    shard = tuple(s.start // (c * r) for s, c, r in zip(sel, inner, per_shard))
+    key = prep.chunk_key(shard)
+    if key not in indexes:
+        size = obstore.head(store, key)["size"]
+        start, stop = resolve_range(size, *layout.index_range(size))
+        buf = obstore.get_range(store, key, start=start, end=stop)
+        indexes[key] = layout.decode_index(memoryview(buf), size, key)
+    index = indexes[key]
+    wanted = itertools.product(*(range(s.start // c - k * r, -(-s.stop // c) - k * r)
+                                 for s, c, k, r in zip(sel, inner, shard, per_shard)))
+    ranges: list[tuple[int, int]] = []
+    for local in wanted:
+        off, length = (int(v) for v in index[local])
+        if ranges and ranges[-1][1] == off:
+            ranges[-1] = (ranges[-1][0], off + length)
+        else:
+            ranges.append((off, off + length))
+    return key, ranges
+
+
+def ranges_floor(store: Any, key: str, ranges: list[tuple[int, int]], pool: Any) -> float:
+    """Seconds to fetch ``ranges`` of object ``key`` concurrently (its index already
+    known, nothing decoded): the least any reader of those inner chunks pays."""
+    import obstore
+
+    def one(r: tuple[int, int]) -> int:
+        return len(obstore.get_range(store, key, start=r[0], end=r[1]))
+
+    t0 = time.perf_counter()
+    list(pool.map(one, ranges))
+    return time.perf_counter() - t0
+
+
 def upload_floor(store: Any, paths: list, blobs: list) -> float:
     """Seconds to PUT ``blobs`` under ``w-floor/<path>`` concurrently with obstore."""
     import obstore
@@ -308,10 +359,17 @@ def server_costs(env: Env, shard_path: str) -> list[str]:
             f"GET 128 KiB of the {size / 2**20:.0f} MiB shard {ranged:.2f} ms"]
 
 
+#: Seconds of idle before each timed operation: right after a heavy one (a full read,
+#: a write) the next one measured 2-3x slower for every peer and for obstore alone (0.67
+#: vs 0.30 ms per small GET on a loaded machine; gone after 50 ms), so each starts idle.
+SETTLE = 0.1
+
+
 def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     """``(wall seconds, CPU seconds of this process)`` of ``fn()``: the CPU time counts
     every thread of the client (the peers' I/O and codec threads included), not the
     server's or the proxy's, so it changes little when other work loads the machine."""
+    time.sleep(SETTLE)
     c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
@@ -320,6 +378,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
 
 def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
     """``(what fn returns: its own wall seconds, CPU seconds of this process)``."""
+    time.sleep(SETTLE)
     c0 = time.process_time()
     wall = fn()
     return wall, time.process_time() - c0
@@ -366,6 +425,13 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 raise AssertionError(f"{p.name}: element differs")
         floor = floor_client(env, "plain")
         blobs = [bytes(obstore.get(floor[0], path).bytes()) for path in floor[1]]
+        shard_store, _ = floor_client(env, "sharded")
+        zh_sharded, indexes = handles["zarrhpc"][1], {}
+        sub_ranges = exact_ranges(shard_store, zh_sharded, sub, indexes)
+        point_ranges = [exact_ranges(shard_store, zh_sharded,
+                                     tuple(slice(i, i + 1) for i in q), indexes)
+                        for q in points]
+        range_pool = ThreadPoolExecutor(64)
         if proxy is not None:
             proxy.reset()
         for _ in range(repeat):
@@ -373,6 +439,11 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 _cpu_of(partial(fetch_floor, *floor)))
             add("upload floor (obstore, encoded bytes)", "floor",
                 _cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
+            add(SUB_FLOOR, "floor",
+                _cpu_of(partial(ranges_floor, shard_store, *sub_ranges, range_pool)))
+            add(POINT_FLOOR, "floor", _cpu_of(lambda: sum(
+                ranges_floor(shard_store, *kr, range_pool) for kr in point_ranges)),
+                len(points))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 plain, sharded = handles[p.name]
@@ -394,7 +465,11 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
             proxy.stop()
 
 
+SUB_FLOOR = "sub-volume floor (exact ranges, index known)"
+POINT_FLOOR = "element floor (its inner chunk, index known)"
 FLOORS = {"full read": "fetch floor (obstore, no decode)",
+          "sharded sub-volume 128^3": SUB_FLOOR,
+          "single element (sharded), per element": POINT_FLOOR,
           "write": "upload floor (obstore, encoded bytes)"}
 
 

@@ -48,6 +48,7 @@ import contextlib
 import itertools
 import math
 import threading
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -58,6 +59,7 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
+from zarrhpc.core._stream import arrived_units
 from zarrhpc.core._write import UploadQueue, _prepare_value, store_encoded
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
@@ -258,52 +260,53 @@ def _index_value(index, local) -> tuple[int, int] | None:
 _READERS_AT_ONCE = 256  # shards open together (a LocalStore reader holds a file open)
 
 
-def _shard_sources(prep, shards: list) -> list:
+def _shard_sources(prep, shards: list) -> Iterator[tuple[int, int, object]]:
     """Encoded bytes of the inner chunks wanted from every shard of a request.
 
     ``shards``: ``(key, locals_, whole)`` per shard, ``locals_`` the inner chunks wanted
-    and ``whole`` true when most of the shard is wanted. Returns per shard the list of
-    buffers (None: not stored). The shards wanted whole are fetched with one `get_values`
-    (the index taken from those same bytes); the others are opened together
-    (`Store.open_readers`: size and index with one request each on a remote store, none
-    when cached), their indexes read with one `Store.read_ranges` and then every wanted
-    inner chunk of all of them with one more, so that a remote store coalesces and fetches
-    them in one concurrent batch. Each reader reads one version of its shard.
+    and ``whole`` true when most of the shard is wanted. Yields ``(n, m, buffer)`` (None:
+    not stored) for inner chunk ``locals_[m]`` of shard ``n``, each as soon as it is in.
+    The shards wanted whole are fetched with one `get_values` (the index taken from those
+    same bytes); the others are opened together (`Store.open_readers`: size and index with
+    one request each on a remote store, none when cached), their indexes read with one
+    `Store.read_ranges` and then every wanted inner chunk of all of them with one
+    `Store.iter_ranges`, so that a remote store coalesces and fetches them in one
+    concurrent batch while the caller decodes what has arrived. Each reader reads one
+    version of its shard.
     """
     layout = prep.sharding
     store = prep.store
-    out: list = [None] * len(shards)
     whole = [n for n, s in enumerate(shards) if s[2]]
     if whole:
         for n, raw in zip(whole, store.get_values([shards[n][0] for n in whole])):
             key, locals_, _ = shards[n]
             if raw is None:
-                out[n] = [None] * len(locals_)
+                yield from ((n, m, None) for m in range(len(locals_)))
                 continue
             view = memoryview(raw)
             index = layout.read_index(view, key)
-            spans = [_index_value(index, local) for local in locals_]
-            out[n] = [None if sp is None else view[sp[0]:sp[0] + sp[1]] for sp in spans]
+            for m, local in enumerate(locals_):
+                sp = _index_value(index, local)
+                yield n, m, None if sp is None else view[sp[0]:sp[0] + sp[1]]
     part = [n for n, s in enumerate(shards) if not s[2]]
     for first in range(0, len(part), _READERS_AT_ONCE):
         group = part[first:first + _READERS_AT_ONCE]
         readers = store.open_readers([shards[n][0] for n in group])
         try:
-            _read_inner(prep, shards, group, readers, out)
+            yield from _read_inner(prep, shards, group, readers)
         finally:
             for reader in readers:
                 if reader is not None:
                     reader.close()
-    return out
 
 
-def _read_inner(prep, shards: list, group: list, readers: list, out: list) -> None:
+def _read_inner(prep, shards: list, group: list, readers: list):
     layout = prep.sharding
     store = prep.store
     opened = [(n, r) for n, r in zip(group, readers) if r is not None]
     for n, r in zip(group, readers):
         if r is None:
-            out[n] = [None] * len(shards[n][1])
+            yield from ((n, m, None) for m in range(len(shards[n][1])))
     indexes = store.read_ranges([(r, [layout.index_range(r.size)]) for _, r in opened])
     requests = []
     plans = []
@@ -311,19 +314,19 @@ def _read_inner(prep, shards: list, group: list, readers: list, out: list) -> No
         key, locals_, _ = shards[n]
         index = layout.decode_index(buf, reader.size, key)
         spans = [_index_value(index, local) for local in locals_]
-        out[n] = [None] * len(locals_)
         slots = [m for m, sp in enumerate(spans) if sp is not None]
+        yield from ((n, m, None) for m, sp in enumerate(spans) if sp is None)
         requests.append((reader, [spans[m] for m in slots]))
         plans.append((n, slots, spans))
-    for (n, slots, spans), bufs in zip(plans, store.read_ranges(requests)):
-        key, locals_, _ = shards[n]
-        for m, buf in zip(slots, bufs):
-            off, length = spans[m]
-            if len(buf) != length:
-                raise CorruptChunkError(
-                    f"{key}: inner chunk {locals_[m]}: expected {length} bytes at offset "
-                    f"{off}, got {len(buf)} (the shard changed while it was read)")
-            out[n][m] = buf
+    for r, i, buf in store.iter_ranges(requests):
+        n, slots, spans = plans[r]
+        m = slots[i]
+        off, length = spans[m]
+        if len(buf) != length:
+            raise CorruptChunkError(
+                f"{shards[n][0]}: inner chunk {shards[n][1][m]}: expected {length} bytes at "
+                f"offset {off}, got {len(buf)} (the shard changed while it was read)")
+        yield n, m, buf
 
 
 def _read_native(prep, engine, sel, full: np.ndarray) -> None:
@@ -337,26 +340,41 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     coords = list(plan.iter_coords())
     for t, c in enumerate(coords):
         by_shard.setdefault(tuple(i // r for i, r in zip(c, ratio)), []).append(t)
-    sources: list = [None] * plan.ntasks
     keys = {sc: prep.chunk_key(sc) for sc in by_shard}
     shards = [(keys[sc], [_local(coords[t], ratio) for t in tasks],
                2 * len(tasks) >= layout.nchunks) for sc, tasks in by_shard.items()]
-    for tasks, bufs in zip(by_shard.values(), _shard_sources(prep, shards)):
-        for t, buf in zip(tasks, bufs):
-            sources[t] = buf
+    task_of = list(by_shard.values())
+    arrivals = ((task_of[n][m], buf) for n, m, buf in _shard_sources(prep, shards))
+    nthreads = config.get("threads")
+    if plan.ntasks > 1 and prep.store.concurrency > 1:
+        # a remote store: each unit of the plan decoded as soon as its inner chunks are
+        # in while the other requests go on (zarrhpc.core._stream)
+        for sub, sources in arrived_units(plan, arrivals):
+            _decode_sources(prep, engine, sub, full, sources, min(nthreads, sub.ntasks))
+        return
+    sources: list = [None] * plan.ntasks
+    for t, buf in arrivals:
+        sources[t] = buf
+    _decode_sources(prep, engine, plan, full, sources, nthreads)
+
+
+def _decode_sources(prep, engine, plan, full: np.ndarray, sources: list,
+                    nthreads: int) -> None:
+    """Decode the inner chunks ``sources`` of ``plan``'s tasks into ``full``."""
+    ratio = prep.sharding.grid_shape
+
+    def where(c) -> tuple[str, tuple]:
+        return prep.chunk_key(tuple(i // r for i, r in zip(c, ratio))), _local(c, ratio)
+
     status, err_task, code, msg = engine.read(
-        full, plan.arrays(), plan.steps, sources=sources, nthreads=config.get("threads"))
+        full, plan.arrays(), plan.steps, sources=sources, nthreads=nthreads)
     if code:
-        c = coords[err_task]
-        key = keys[tuple(i // r for i, r in zip(c, ratio))]
-        where = f"{key}: inner chunk {_local(c, ratio)}"
-        raise errors.engine_error(code, where, msg)
+        key, local = where(plan.coords(err_task))
+        raise errors.engine_error(code, f"{key}: inner chunk {local}", msg)
     for t in np.flatnonzero(status == FALLBACK):
         t = int(t)
         p = plan.projection(t)
-        c = coords[t]
-        key = keys[tuple(i // r for i, r in zip(c, ratio))]
-        local = _local(c, ratio)
+        key, local = where(p.chunk_coords)
         src = sources[t]
         if src is None:  # pragma: no cover - the engine fills missing chunks itself
             prep.fill(full[p.out_selection])

@@ -10,6 +10,10 @@ whose chunks are all in is yielded to `zarrhpc.core._read`, which hands it to th
 dropped once decoded. Chunks the engine hands back are decoded in Python from the bytes
 already fetched (no second request).
 
+Sharded reads do the same with the inner chunks (`arrived_units` over
+`Store.iter_ranges`: a unit is decoded once the coalesced requests holding its inner chunks
+are in).
+
 Life cycle: `fetched_units` is iterated by the read path for one request; nothing
 outlives the iteration (abandoning it on an error stops further requests).
 """
@@ -17,10 +21,10 @@ outlives the iteration (abandoning it on an error stops further requests).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["fetched_units", "unit_size"]
+__all__ = ["arrived_units", "fetched_units", "unit_size"]
 
 #: Most tasks in one unit: small enough that decoding starts after a few arrivals,
 #: large enough that the engine's per-call cost stays negligible.
@@ -61,10 +65,17 @@ def fetched_units(prep, plan) -> Iterator[tuple[Any, list]]:
     """Yield ``(unit plan, its chunks' bytes)`` for every unit of ``plan``, each as soon
     as all its chunks have arrived (None: a chunk not stored)."""
     keys = [prep.chunk_key(c) for c in plan.iter_coords()]
+    return arrived_units(plan, prep.store.iter_values(keys))
+
+
+def arrived_units(plan, arrivals: Iterable[tuple[int, Any]]) -> Iterator[tuple[Any, list]]:
+    """Yield ``(unit plan, its tasks' sources)`` for every unit of ``plan`` as soon as
+    ``arrivals`` (``(task, source)`` pairs, each task once, any order) has brought all
+    of its tasks' sources."""
     size = unit_size(plan)
     sources: list = [None] * plan.ntasks
     missing = [size] * (plan.ntasks // size)
-    for t, value in prep.store.iter_values(keys):
+    for t, value in arrivals:
         sources[t] = value
         u = t // size
         missing[u] -= 1

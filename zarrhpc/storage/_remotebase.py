@@ -15,6 +15,16 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   lie within ``coalesce_gap`` bytes of each other into one request (at most
   ``coalesce_max`` bytes unless a single range is larger; `zarrhpc.storage._ranges`),
   fetches every request concurrently and splits the answers back.
+- The gap a shard reader merges over grows with what a request to that object costs:
+  opening the reader times its one small request (the *probe*: the tail read, kept with
+  the cached index), and a gap of ``probe x coalesce_rate`` bytes (at least
+  ``coalesce_gap``, at most ``coalesce_max``) is fetched rather than paying another
+  request. ``coalesce_rate`` (default 100 MiB/s, about one S3 stream; 0: the fixed gap)
+  is what an extra byte is taken to cost. On a fast server (loopback, a file server) the
+  probe is well under a millisecond and the gap stays ``coalesce_gap``; where a request
+  costs tens of milliseconds (an object store's first byte, or moto, which reads the
+  whole object to answer any range of it: 67 ms for 128 KiB of a 53 MiB shard) the
+  inner chunks of a sub-volume come in one or two requests instead of four.
 - `set_values` uploads several values concurrently; every single upload is one atomic PUT
   (the backend completes a multipart upload or aborts it, never leaving a partial object).
 - The *tail cache*: `open_reader` (how the read path opens a shard) fetches the last
@@ -41,7 +51,8 @@ Settings (arguments of every remote store, also accepted in ``storage_options`` 
 ``ZARRHPC_REMOTE_CONCURRENCY``; enough that a 64-chunk request or write is in flight at
 once, so one request's latency is paid about once), ``retry_timeout`` (seconds spent retrying transient errors
 -- 5xx, timeouts, dropped connections -- of one request, default 30), ``coalesce_gap``
-(default 1 MiB), ``coalesce_max`` (default 16 MiB), ``tail_bytes`` (default 64 KiB),
+(default 1 MiB), ``coalesce_max`` (default 16 MiB), ``coalesce_rate`` (bytes per second,
+default 100 MiB/s, see above), ``tail_bytes`` (default 64 KiB),
 ``cache_bytes`` (default 64 MiB; 0 turns the tail cache off), ``readahead`` (bytes a shard
 reader fetches ahead once reads go forward, default 4 MiB; 0: none).
 
@@ -55,6 +66,7 @@ import copy
 import os
 import queue
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -72,13 +84,14 @@ SETTINGS = {
     "retry_timeout": 30.0,
     "coalesce_gap": 1 << 20,
     "coalesce_max": 16 << 20,
+    "coalesce_rate": 100 << 20,
     "tail_bytes": 64 << 10,
     "cache_bytes": 64 << 20,
     "readahead": 4 << 20,
 }
 
 
-_MAY_BE_ZERO = ("retry_timeout", "cache_bytes", "coalesce_gap", "readahead")
+_MAY_BE_ZERO = ("retry_timeout", "cache_bytes", "coalesce_gap", "coalesce_rate", "readahead")
 
 
 def store_settings(options: dict[str, Any]) -> dict[str, Any]:
@@ -142,13 +155,14 @@ class ObjectChanged(Exception):
 
 
 class _Entry:
-    __slots__ = ("etag", "nbytes", "segments", "size")
+    __slots__ = ("etag", "nbytes", "probe", "segments", "size")
 
     def __init__(self, size: int, etag: str) -> None:
         self.size = size
         self.etag = etag
         self.segments: list[tuple[int, bytes]] = []
         self.nbytes = 0
+        self.probe: float | None = None  # seconds a small request to the object took
 
     def lookup(self, start: int, stop: int) -> memoryview | None:
         for seg_start, data in self.segments:
@@ -173,7 +187,8 @@ class _TailCache:
                 self._entries.move_to_end(key)
             return entry
 
-    def add(self, key: str, size: int, etag: str | None, start: int, data: Buffer) -> None:
+    def add(self, key: str, size: int, etag: str | None, start: int, data: Buffer,
+            probe: float | None = None) -> None:
         if etag is None or self.max_bytes <= 0:
             return
         data = bytes(data)
@@ -185,6 +200,8 @@ class _TailCache:
                 if entry is not None:
                     self._nbytes -= entry.nbytes
                 entry = self._entries[key] = _Entry(size, etag)
+            if probe is not None:
+                entry.probe = probe
             if entry.lookup(start, start + len(data)) is None:
                 entry.segments.append((start, data))
                 entry.nbytes += len(data)
@@ -215,9 +232,11 @@ class _RemoteReader(RangeReader):
     one by one makes a few requests, not one each. A lone read fetches only its range.
     """
 
-    def __init__(self, store: RemoteStore, key: str, size: int, etag: str | None) -> None:
+    def __init__(self, store: RemoteStore, key: str, size: int, etag: str | None,
+                 probe: float | None = None) -> None:
         super().__init__(store, key, size)
         self.etag = etag
+        self.gap = store.coalesce_gap(probe)
         self._ahead: tuple[int, Buffer] | None = None
         self._last_stop: int | None = None
 
@@ -237,7 +256,7 @@ class _RemoteReader(RangeReader):
             if a_start <= start and stop <= a_start + len(a_data):
                 return memoryview(a_data)[start - a_start:stop - a_start]
         ahead = store.settings["readahead"]
-        forward = last is not None and 0 <= start - last <= store.settings["coalesce_gap"]
+        forward = last is not None and 0 <= start - last <= self.gap
         fetch_stop = min(self.size, max(stop, start + ahead)) if forward and ahead else stop
         got = store._checked_fetch(self.key, start, fetch_stop, etag=self.etag)
         if got is None:
@@ -260,9 +279,10 @@ class _RemoteReader(RangeReader):
         return out
 
     def plan_ranges(self, ranges: list[tuple[int, int | None]],
-                    out: list) -> list[Callable[[], None]]:
+                    out: list) -> list[Callable[[], list[int]]]:
         """Fill ``out[i]`` with what the cache holds of range ``i``; return the fetches
-        (coalesced spans, checked against the reader's ETag) that fill the rest."""
+        (coalesced spans, checked against the reader's ETag) that fill the rest, each
+        returning the indices it filled."""
         store = self.store
         absolute: list[tuple[int, int]] = []
         where: list[int] = []
@@ -280,16 +300,19 @@ class _RemoteReader(RangeReader):
                 continue
             absolute.append((start, stop))
             where.append(i)
-        gap, most = store.settings["coalesce_gap"], store.settings["coalesce_max"]
+        gap, most = self.gap, store.settings["coalesce_max"]
 
-        def task(span: Any) -> Callable[[], None]:
-            def run() -> None:
+        def task(span: Any) -> Callable[[], list[int]]:
+            def run() -> list[int]:
                 got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
                 if got is None:
                     raise StoreError(
                         f"{store.url_of(self.key)}: the object was deleted while being read")
+                filled = []
                 for m, data in split(span, got.data, absolute):
                     out[where[m]] = data
+                    filled.append(where[m])
+                return filled
             return run
 
         return [task(span) for span in coalesce(absolute, gap, most)]
@@ -306,7 +329,7 @@ class RemoteStore(Store):
         Refuse writes with `ReadOnlyError`.
     **settings
         ``concurrency``, ``retry_timeout``, ``coalesce_gap``, ``coalesce_max``,
-        ``tail_bytes``, ``cache_bytes``.
+        ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``, ``readahead``.
     """
 
     def __init__(self, url: str, *, read_only: bool = False, **settings: Any) -> None:
@@ -419,34 +442,39 @@ class RemoteStore(Store):
         return self._map(self._get, keys)
 
     def _iter_values(self, keys: list[str]) -> Iterator[tuple[int, Buffer | None]]:
-        limit = self.settings["concurrency"]
-        if len(keys) <= 1 or limit == 1:
+        if len(keys) <= 1 or self.settings["concurrency"] == 1:
             yield from super()._iter_values(keys)
             return
+        yield from self._iter_map(self._get, keys)
+
+    def _iter_map(self, fn: Callable[[Any], Any], items: list) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, fn(items[i]))`` as each call returns, at most ``concurrency`` in
+        flight on the shared pool; each finished call starts the next (a completion
+        callback), whether or not the consumer is busy. Abandoning the iterator stops
+        new calls."""
+        limit = self.settings["concurrency"]
         pool = _shared_pool(limit)
         arrived: queue.SimpleQueue = queue.SimpleQueue()
         lock = threading.Lock()
         state = {"next": 0, "stop": False}
 
         def launch() -> None:
-            # each finished request starts the next: ``limit`` in flight, whether or not
-            # the consumer is busy decoding
             with lock:
-                if state["stop"] or state["next"] >= len(keys):
+                if state["stop"] or state["next"] >= len(items):
                     return
                 i = state["next"]
                 state["next"] += 1
             try:
-                future = pool.submit(self._get, keys[i])
+                future = pool.submit(fn, items[i])
             except BaseException as exc:  # the pool is shutting down: report, never hang
                 future = Future()
                 future.set_exception(exc)
             future.add_done_callback(lambda f, i=i: (arrived.put((i, f)), launch()))
 
-        for _ in range(min(limit, len(keys))):
+        for _ in range(min(limit, len(items))):
             launch()
         try:
-            for _ in range(len(keys)):
+            for _ in range(len(items)):
                 i, future = arrived.get()
                 yield i, future.result()
         finally:
@@ -470,8 +498,10 @@ class RemoteStore(Store):
     def _open_reader(self, key: str) -> RangeReader | None:
         entry = self._cache.get(key)
         if entry is not None:
-            return _RemoteReader(self, key, entry.size, entry.etag)
+            return _RemoteReader(self, key, entry.size, entry.etag, entry.probe)
+        t0 = time.perf_counter()
         got = self._fetch(key, suffix=self.settings["tail_bytes"])
+        probe = time.perf_counter() - t0
         if got is None:
             return None
         size, etag = got.size, got.etag
@@ -481,8 +511,18 @@ class RemoteStore(Store):
                 return None
             size, etag = head
         else:
-            self._cache.add(key, size, etag, size - memoryview(got.data).nbytes, got.data)
-        return _RemoteReader(self, key, size, etag)
+            self._cache.add(key, size, etag, size - memoryview(got.data).nbytes, got.data,
+                            probe)
+        return _RemoteReader(self, key, size, etag, probe)
+
+    def coalesce_gap(self, probe: float | None) -> int:
+        """Bytes of gap worth fetching rather than paying another request to an object
+        whose small request took ``probe`` seconds (see the module docstring)."""
+        gap = self.settings["coalesce_gap"]
+        if probe is None or not self.settings["coalesce_rate"]:
+            return gap
+        cost = int(probe * self.settings["coalesce_rate"])
+        return max(gap, min(cost, self.settings["coalesce_max"]))
 
     def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
         """`open_reader` of several keys at once, concurrently (one request each at most:
@@ -507,6 +547,27 @@ class RemoteStore(Store):
                 out[:] = reader.read_ranges(ranges)
         self._map(lambda task: task(), tasks)
         return outs
+
+    def iter_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> Iterator[tuple[int, int, Buffer]]:
+        """`read_ranges`, yielding ``(n, i, bytes)`` per range as its request completes
+        (ranges the tail cache holds first), so the caller decodes while the rest are in
+        flight."""
+        self._check_open()
+        tasks: list[tuple[int, list, Callable[[], list[int]]]] = []
+        ready: list[tuple[int, int, Buffer]] = []
+        for n, (reader, ranges) in enumerate(requests):
+            out: list[Buffer | None] = [None] * len(ranges)
+            if not isinstance(reader, _RemoteReader):
+                ready.extend((n, i, b) for i, b in enumerate(reader.read_ranges(ranges)))
+                continue
+            tasks.extend((n, out, task) for task in reader.plan_ranges(ranges, out))
+            ready.extend((n, i, b) for i, b in enumerate(out) if b is not None)
+        yield from ready
+        for _, (n, out, filled) in self._iter_map(lambda t: (t[0], t[1], t[2]()), tasks):
+            for i in filled:
+                yield n, i, out[i]
 
     def _get_partial_values(
         self, requests: list[tuple[str, int, int | None]]
@@ -545,8 +606,8 @@ class RemoteStore(Store):
             absolute.append((start, stop))
             where.append(i)
         if absolute:
-            gap, most = self.settings["coalesce_gap"], self.settings["coalesce_max"]
-            for span in coalesce(absolute, gap, most):
+            gap = self.coalesce_gap(None if entry is None else entry.probe)
+            for span in coalesce(absolute, gap, self.settings["coalesce_max"]):
                 tasks.append(self._span_task(key, span, absolute, where, entry, out))
         return tasks
 

@@ -436,6 +436,20 @@ class Store(abc.ABC):
         self._check_open()
         return [reader.read_ranges(ranges) for reader, ranges in requests]
 
+    def iter_ranges(
+        self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
+    ) -> Iterator[tuple[int, int, Buffer]]:
+        """`read_ranges`, yielding ``(n, i, bytes of range i of request n)`` as they arrive.
+
+        What a sharded read uses to decode the inner chunks already fetched while the
+        others are in flight: remote stores yield each coalesced request's ranges when it
+        completes (in the order the answers come); the fallback reads everything first.
+        Abandoning the iterator stops new requests.
+        """
+        for n, bufs in enumerate(self.read_ranges(requests)):
+            for i, buf in enumerate(bufs):
+                yield n, i, buf
+
     def exists(self, key: str) -> bool:
         """Return whether a value is stored under ``key``.
 

@@ -18,7 +18,7 @@ entry are taken out before that:
   scheme and is installed);
 - the store settings ``concurrency`` (requests in flight per store, default 64 or
   ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds of retrying transient errors
-  per request, default 30), ``coalesce_gap``, ``coalesce_max``, ``tail_bytes``,
+  per request, default 30), ``coalesce_gap``, ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``,
   ``cache_bytes``, ``readahead`` (see `zarrhpc.storage._remotebase`).
 
 HTTP(S) stores are read-only and cannot list; ``read_only=True`` makes any store refuse

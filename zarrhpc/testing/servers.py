@@ -413,6 +413,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         owner = self.owner
         body = self._body()
         kind = request_kind(self.command, self.path)
+        if self.headers.get("If-Match") is not None:
+            with owner._lock:
+                owner.conditional += 1
         fault = owner._record(self.command, kind, self.path, self.headers.get("Range"))
         try:
             self._answer(owner, body, fault)
@@ -495,6 +498,7 @@ class CountingProxy(_Served):
         self.in_flight = 0  # requests being answered now
         self.max_in_flight = 0  # the most at once since the last reset
         self.log: list[tuple[str, str, str | None]] = []
+        self.conditional = 0  # requests carrying If-Match
         self._lock = threading.Lock()
         self._faults: list[list] = []  # [remaining, status, predicate]
         self._local = threading.local()
@@ -510,6 +514,7 @@ class CountingProxy(_Served):
         with self._lock:
             self.counts.clear()
             self.log.clear()
+            self.conditional = 0
             self.max_in_flight = self.in_flight
 
     def fail_next(self, n: int, status: int = 500,
