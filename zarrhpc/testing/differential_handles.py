@@ -123,8 +123,14 @@ def _operation(draw, lay, shape, current, h):
         else:
             try:
                 tshape = _model_read(np.zeros(shape, "i1"), op, lay).shape
+                dup = _repeats(op["sel"], shape) if form == "ortho" else \
+                    duplicate_targets({"kind": "write_" + form, "sel": op["sel"]}, shape,
+                                      lay).any()
             except Exception:  # noqa: BLE001 - an invalid selection: both must refuse
-                tshape = ()
+                tshape, dup = (), False
+            if dup:  # which of a repeated index's values lands is not defined: a read
+                op["kind"], op["out"] = "read", False
+                return op
             op["value"] = _values(draw, lay, tshape)
     elif kind == "resize":
         op["new_shape"] = tuple(draw(st.integers(0, 8 if ndim < 3 else 5)) for _ in shape)
@@ -137,6 +143,15 @@ def _operation(draw, lay, shape, current, h):
         new[axis] += dshape[axis]
         op["new_shape"] = tuple(new)
     return op
+
+
+def _repeats(sel, shape) -> bool:
+    """An orthogonal selection naming an index twice on some dimension."""
+    for s, n in zip(sel if isinstance(sel, tuple) else (sel,), shape):
+        if isinstance(s, np.ndarray) and s.dtype != bool and s.size:
+            if len(np.unique(s % max(n, 1))) < s.size:
+                return True
+    return False
 
 
 def _model_read(model, op, lay):
@@ -193,8 +208,11 @@ class World:
             zarrhpc.create_array(self.path, **_to_zarrhpc(kw))
 
     def open(self, i, wec: bool):
-        lib = self.zarr if self.libs[i] == "zarr" else zarrhpc
-        return lib.open_array(self.path, mode="r+", config={"write_empty_chunks": wec})
+        if self.libs[i] == "zarr":
+            # zarr-python 3.1 ignores open_array's ``config``: its with_config does not
+            a = self.zarr.open_array(self.path, mode="r+")
+            return a.with_config({"write_empty_chunks": wec})
+        return zarrhpc.open_array(self.path, mode="r+", config={"write_empty_chunks": wec})
 
     def fresh_reads(self):
         """The whole array through fresh opens: ``[(who, ok, value or exc)]``."""
