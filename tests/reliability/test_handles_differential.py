@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               pytest.mark.filterwarnings("ignore::RuntimeWarning:numpy.*")]
 
 LONG = os.environ.get("ZARRHPC_LONG", "") not in ("", "0")
-EXAMPLES = int(os.environ.get("ZARRHPC_DIFF_EXAMPLES", "1000" if LONG else "30"))
+EXAMPLES = int(os.environ.get("ZARRHPC_DIFF_EXAMPLES", "1000" if LONG else "40"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])

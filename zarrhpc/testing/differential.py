@@ -47,7 +47,7 @@ def _fill_for(draw, dtype: np.dtype):
         info = np.iinfo(dtype)
         return draw(st.sampled_from([0, 1, int(info.max), int(info.min)]))
     if kind == "f":
-        return draw(st.sampled_from([0.0, -2.5, float("nan"), float("inf")]))
+        return draw(st.sampled_from([0.0, -2.5, float("nan"), float("inf"), -0.0]))
     if kind == "c":
         return draw(st.sampled_from([0j, 1.5 - 2j, complex(float("nan"), 0)]))
     if kind in "mM":
@@ -201,7 +201,13 @@ def same_values(a, b) -> bool:
     if a.shape != b.shape:
         return False
     if a.dtype.kind in "fc" and b.dtype.kind in "fc":
-        return bool(np.array_equal(a, b, equal_nan=True))
+        if not np.array_equal(a, b, equal_nan=True):
+            return False
+        # -0.0 == 0.0: the sign of zeros must agree too (a chunk of -0.0 is not empty
+        # under a 0.0 fill value)
+        parts = (a, b) if a.dtype.kind == "f" else (a.real, b.real, a.imag, b.imag)
+        return all(np.array_equal(np.signbit(x) & (x == 0), np.signbit(y) & (y == 0))
+                   for x, y in zip(parts[::2], parts[1::2]))
     if a.dtype.kind == "O" or b.dtype.kind == "O":
         return [str(x) for x in a.ravel()] == [str(x) for x in b.ravel()]
     return bool(np.array_equal(a, b))
@@ -233,6 +239,7 @@ def _values(draw, lay, shape):
     elif dt.kind == "f":
         vals = rng.integers(-50, 50, n).astype(dt) / 4
         vals[rng.random(n) < 0.1] = np.nan
+        vals[rng.random(n) < 0.1] = -0.0  # equal to a 0.0 fill by ==, not bit for bit
     else:
         info = np.iinfo(dt)
         vals = rng.integers(max(info.min, -1000), min(info.max, 1000), n, endpoint=True).astype(dt)
