@@ -149,6 +149,16 @@ def create(lay, path):
     """Create the layout's array at ``path`` with its ``creator`` library."""
     import zarr
 
+    kw = create_kwargs(lay)
+    lib = zarr if lay["creator"] == "zarr" else zarrhpc
+    if lib is zarrhpc:
+        kw = _to_zarrhpc(kw)
+    return lib.create_array(str(path), **kw)
+
+
+def create_kwargs(lay) -> dict:
+    """zarr-python's ``create_array`` keyword arguments for the layout (zarrhpc takes
+    them through `_to_zarrhpc`)."""
     kw = dict(shape=lay["shape"], chunks=lay["chunks"], dtype=_dtype_arg(lay),
               fill_value=lay["fill"], zarr_format=lay["fmt"], overwrite=True,
               **_codec_kwargs(lay))
@@ -159,10 +169,7 @@ def create(lay, path):
         kw["chunk_key_encoding"] = {"name": "v2", "separator": lay["sep"]}
     else:
         kw["chunk_key_encoding"] = {"name": "default", "separator": lay["sep"]}
-    lib = zarr if lay["creator"] == "zarr" else zarrhpc
-    if lib is zarrhpc:
-        kw = _to_zarrhpc(kw)
-    return lib.create_array(str(path), **kw)
+    return kw
 
 
 def _to_zarrhpc(kw: dict) -> dict:

@@ -42,8 +42,6 @@ import zarrhpc
 from zarrhpc.testing.differential import (
     _accessor,
     _builtin_class,
-    _codec_kwargs,
-    _dtype_arg,
     _invalid_selection,
     _sel_basic,
     _sel_blocks,
@@ -53,6 +51,7 @@ from zarrhpc.testing.differential import (
     _to_zarrhpc,
     _values,
     _values_full,
+    create_kwargs,
     duplicate_targets,
     fill_array,
     layouts,
@@ -191,17 +190,7 @@ class World:
         self.handles = [self.open(i, prog["wec"][i]) for i in range(len(self.libs))]
 
     def _create(self):
-        lay = self.lay
-        kw = dict(shape=lay["shape"], chunks=lay["chunks"], dtype=_dtype_arg(lay),
-                  fill_value=lay["fill"], zarr_format=lay["fmt"], overwrite=True,
-                  **_codec_kwargs(lay))
-        if lay["shards"] is not None:
-            kw["shards"] = lay["shards"]
-        if lay["fmt"] == 2:
-            kw["order"] = lay["order"]
-            kw["chunk_key_encoding"] = {"name": "v2", "separator": lay["sep"]}
-        else:
-            kw["chunk_key_encoding"] = {"name": "default", "separator": lay["sep"]}
+        kw = create_kwargs(self.lay)
         if self.reference:
             self.zarr.create_array(self.path, **kw)
         else:
