@@ -37,3 +37,21 @@ def test_handle_programs_agree(tmp_path_factory, data):
 def test_many_chunk_handle_programs_agree(tmp_path_factory, data):
     prog = data.draw(programs(big=True), label="program")
     run_program(prog, str(tmp_path_factory.mktemp("handles")))
+
+
+@pytest.fixture(scope="module")
+def s3():
+    pytest.importorskip("moto.server")
+    from zarrhpc.testing.servers import S3Server
+
+    with S3Server() as server:
+        server.create_bucket("zarrhpc-hunt-handles")
+        yield "zarrhpc-hunt-handles", server.storage_options(server.endpoint)
+
+
+@settings(SETTINGS, max_examples=max(EXAMPLES // 3, 10))
+@given(data=st.data())
+def test_handle_programs_on_s3_agree(tmp_path_factory, s3, data):
+    """Every handle its own remote store object on one URL (each with its tail cache)."""
+    prog = data.draw(programs(kinds=("s3",)), label="program")
+    run_program(prog, str(tmp_path_factory.mktemp("handles")), s3=s3)

@@ -70,9 +70,11 @@ class Program(dict):
 
 
 @st.composite
-def programs(draw, max_ops: int = 10, big: bool = False):
+def programs(draw, max_ops: int = 10, big: bool = False, kinds=tuple(STORE_KINDS)):
+    """A program (see the module docstring); ``kinds``: the store kinds to draw from
+    (``"s3"``: a bucket of the S3 server given to `run_program`)."""
     lay = draw(layouts(big=big))
-    kind = draw(st.sampled_from(STORE_KINDS))
+    kind = draw(st.sampled_from(list(kinds)))
     nh = draw(st.integers(2, 3))
     libs = ["zarrhpc"] + [draw(st.sampled_from(["zarrhpc", "zarr"])) if kind == "local"
                           else "zarrhpc" for _ in range(nh - 1)]
@@ -171,10 +173,11 @@ class Mismatch(AssertionError):
 class World:
     """One store and the handles of a program on it."""
 
-    def __init__(self, prog, root, reference: bool):
+    def __init__(self, prog, root, reference: bool, s3=None):
         import zarr
 
         self.zarr = zarr
+        self.options = None
         self.lay = prog["lay"]
         self.reference = reference
         self.kind = "local" if reference else prog["kind"]
@@ -186,6 +189,9 @@ class World:
             self.path = f"memory://hunt-{uuid.uuid4().hex}"
         elif self.kind == "memory":
             self.path = zarrhpc.storage.MemoryStore()
+        elif self.kind == "s3":  # every handle its own store object on the URL
+            bucket, self.options = s3
+            self.path = f"s3://{bucket}/{uuid.uuid4().hex}"
         self._create()
         self.handles = [self.open(i, prog["wec"][i]) for i in range(len(self.libs))]
 
@@ -194,14 +200,16 @@ class World:
         if self.reference:
             self.zarr.create_array(self.path, **kw)
         else:
-            zarrhpc.create_array(self.path, **_to_zarrhpc(kw))
+            zarrhpc.create_array(self.path, storage_options=self.options,
+                                 **_to_zarrhpc(kw))
 
     def open(self, i, wec: bool):
         if self.libs[i] == "zarr":
             # zarr-python 3.1 ignores open_array's ``config``: its with_config does not
             a = self.zarr.open_array(self.path, mode="r+")
             return a.with_config({"write_empty_chunks": wec})
-        return zarrhpc.open_array(self.path, mode="r+", config={"write_empty_chunks": wec})
+        return zarrhpc.open_array(self.path, mode="r+", config={"write_empty_chunks": wec},
+                                  storage_options=self.options)
 
     def fresh_reads(self):
         """The whole array through fresh opens: ``[(who, ok, value or exc)]``."""
@@ -211,7 +219,8 @@ class World:
         for lib in libs:
             mod = self.zarr if lib == "zarr" else zarrhpc
             try:
-                out.append((lib, True, mod.open_array(self.path, mode="r")[...]))
+                kw = {} if lib == "zarr" else {"storage_options": self.options}
+                out.append((lib, True, mod.open_array(self.path, mode="r", **kw)[...]))
             except Exception as exc:  # noqa: BLE001
                 out.append((lib, False, exc))
         return out
@@ -265,12 +274,13 @@ def _read_out(a, op):
     return out
 
 
-def run_program(prog, root) -> dict:
+def run_program(prog, root, s3=None) -> dict:
     """Run ``prog`` in both worlds (see the module docstring); raises :class:`Mismatch`.
+    ``s3``: ``(bucket, storage_options)`` of an S3 server for the ``"s3"`` store kind.
     Returns counters (operations skipped as zarr-python refusals)."""
     lay = prog["lay"]
     z = World(prog, root, reference=True)
-    hw = World(prog, root, reference=False)
+    hw = World(prog, root, reference=False, s3=s3)
     model = fill_array(lay, lay["shape"])
     loose = np.zeros(lay["shape"], dtype=bool)
     shapes = [lay["shape"]] * len(prog["libs"])
