@@ -5,8 +5,8 @@ as it can, to shake out races in what zarrhpc fills lazily (prepared forms, shar
 caches, scratch buffers, the zip archive's and memory stores' dicts).
 
 Layouts: local, memory, zip and remote (two store objects on one URL of the loopback S3
-server) stores; plain, blosc, sharded, v2 F order, strings. Each thread owns a set of whole shards (whole chunks when not sharded), as a dask task
-owns its block, and loops: write random values through a random form (basic, orthogonal,
+server) stores; plain, blosc, sharded, v2 F order, strings. Each thread owns a set of
+whole shards (whole chunks when not sharded), as a dask task owns its block, and loops: write random values through a random form (basic, orthogonal,
 points, mask, scalar broadcast, through the shared handle or its own), then read its
 region back through a random form (or into ``out=``) and compare with its own numpy
 model. Other threads read across everybody's regions at the same time (unchecked:
