@@ -99,7 +99,10 @@ fuzz: build-test
 ASAN_RT = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libubsan.so)
 ASAN_BUILD = rm -rf build zarrhpc/_kernels/*.so && ZARRHPC_ASAN=1 $(PIP) install -q \
 	  --no-build-isolation -e .
-ASAN_ENV = LD_PRELOAD="$(ASAN_RT)" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+# allocator_may_return_null: a huge chunk's malloc returns NULL (OutOfMemoryError) as
+# without ASan, instead of aborting the run
+ASAN_ENV = LD_PRELOAD="$(ASAN_RT)" \
+	  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 ASAN_UNDO = rm -rf build zarrhpc/_kernels/*.so; $(MAKE) build
 asan: build-test

@@ -595,7 +595,10 @@ def replay(path: str, tmp: str) -> int:
     t0 = time.perf_counter()
     try:
         problem = target.run(rec["key"], bad, rec["read"])
-        print("wrong data:" if problem else "no error", problem or "")
+        if isinstance(problem, str):  # chunk targets name what read wrong
+            print("wrong data:", problem)
+        else:  # store targets count the reads that raised a zarrhpc error
+            print(f"no wrong data ({problem or 0} reads raised a zarrhpc error)")
     except Exception:
         traceback.print_exc()
     print(f"{time.perf_counter() - t0:.3f} s")

@@ -9,6 +9,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -64,9 +68,14 @@ def test_other_writer_never_mixes_versions(sharded, s3_url, s3_options):
     reader_store = open_url(s3_url, storage_options=s3_options)
     a = zarrhpc.open_array(reader_store, path="sh")
     assert a[1, 1, 1] == sharded[1, 1, 1]  # index cached
-    writer = zarrhpc.open_array(open_url(s3_url, storage_options=s3_options), path="sh",
-                                mode="r+")
-    writer[0:16, 0:16, 0:16] = 7.0  # another store rewrites the shard
+    # another process rewrites the shard (a store object of this process would drop the
+    # reader's cached entry: tests/reliability/test_remote_peer_caches.py)
+    script = ("import sys, json, zarrhpc; from zarrhpc.storage.remote import open_url; "
+              "w = zarrhpc.open_array(open_url(sys.argv[1], storage_options="
+              "json.loads(sys.argv[2])), path='sh', mode='r+'); "
+              "w[0:16, 0:16, 0:16] = 7.0")
+    subprocess.run([sys.executable, "-c", script, s3_url, json.dumps(s3_options)],
+                   check=True, timeout=120)
     # the cached index is stale: the reader refuses (the answer's ETag is not the one
     # the index was read with) instead of reading garbage
     with pytest.raises(StoreError, match="replaced by another writer"):

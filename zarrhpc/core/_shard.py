@@ -438,15 +438,17 @@ class _ShardWrite:
 
 
 def _needs_existing(prep, sc, projections) -> bool:
-    """False when the selection covers every inner chunk of the shard inside the prep."""
+    """False when the shard lies wholly inside the array and the selection covers every
+    inner chunk of it. A shard cut by the array's edge is always merged with the stored
+    one, as zarr-python merges it: its inner chunks past the edge (which a shrunk array
+    shows again when it grows, or another handle of a larger shape wrote) are kept."""
     layout = prep.sharding
     if not all(p.covers_chunk for p in projections):
         return True
     region = prep.grid.chunk_region(sc)
-    inside = 1
-    for r, c in zip(region, layout.chunk_shape):
-        inside *= -(-(r.stop - r.start) // c)
-    return len(projections) != inside
+    if any(r.stop - r.start != n for r, n in zip(region, prep.grid.chunk_shape)):
+        return True
+    return len(projections) != layout.nchunks
 
 
 def _load_existing(prep, sw: _ShardWrite, raw=False) -> None:
@@ -478,7 +480,8 @@ def _encode_inner(prep, sw: _ShardWrite, p, src: np.ndarray):
         chunk = src
     else:
         chunk = prep.empty(layout.chunk_shape, "C")
-        old = sw.pieces.get(flat) if not p.covers_chunk else None
+        # an inner chunk cut by the array's edge keeps its elements past the edge
+        old = sw.pieces.get(flat) if not (p.covers_chunk and inside) else None
         if old is None:
             prep.fill(chunk)
         else:
@@ -546,13 +549,16 @@ def _shard_groups(layout, plan, shape):
         nchunks = -(-size // c)
         runs: dict[int, list] = {}
         for k, p in enumerate(pieces):
-            whole = p.chunk_slice.start == 0 and p.count == min(c, size - p.chunk_index * c)
+            # whole inner chunks of a shard wholly inside the array: a shard cut by the
+            # edge is merged with the stored one (the Python path, `_needs_existing`)
+            whole = p.chunk_slice.start == 0 and p.count == c
             run = runs.setdefault(p.chunk_index // r, [k, 0, True])
             run[1] += 1
-            run[2] = run[2] and whole
+            run[2] = run[2] and whole and (shard_end := (p.chunk_index // r + 1) * r) \
+                <= nchunks and shard_end * c <= size
         g_off.append(len(g_piece))
         for shard, (first, count, whole) in runs.items():
-            if whole and count == min(r, nchunks - shard * r):
+            if whole and count == r:
                 g_piece.append(first)
                 g_count.append(count)
                 g_shard.append(shard)

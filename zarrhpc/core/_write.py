@@ -36,8 +36,8 @@ from zarrhpc.core._read import native_target, raise_engine_error
 from zarrhpc.errors import BroadcastError
 from zarrhpc.indexing import iter_chunk_projections, normalize_basic_selection, plan_chunks
 
-__all__ = ["UploadQueue", "broadcast_value", "is_fill_chunk", "store_encoded", "uploaders",
-           "write_selection"]
+__all__ = ["UploadQueue", "broadcast_value", "edge_merge_dims", "is_fill_chunk", "store_encoded",
+           "uploaders", "write_selection"]
 
 
 def broadcast_value(prep, value, shape) -> np.ndarray:
@@ -204,18 +204,38 @@ def _write_batched(prep, plan: list) -> None:
                 queue.put(encoded)
 
 
+def edge_merge_dims(sel, chunks) -> list[tuple[int, int]]:
+    """``(dimension, last chunk index)`` of the dimensions on which the selection takes the
+    one element of an edge chunk by an integer or a step other than 1.
+
+    zarr-python writes an edge chunk without reading it only when, on every dimension,
+    the selection is a step-1 slice reaching the array's edge; otherwise it merges with
+    the stored chunk, keeping the elements past the edge (which a shrunk array shows
+    again when it grows, and which another handle of a larger shape wrote). Only a
+    one-element edge chunk can be "covered" otherwise, hence the test on ``n % c``.
+    """
+    out = []
+    for d, (ds, n, c) in enumerate(zip(sel.dims, sel.shape, chunks)):
+        if c > 1 and n % c == 1 and ds.count and (ds.dropped or ds.step != 1) and \
+                max(ds.start, ds.start + (ds.count - 1) * ds.step) == n - 1:
+            out.append((d, n // c))
+    return out
+
+
 def write_selection(prep, selection, value) -> None:
     """``prep[selection] = value`` with numpy's broadcasting."""
     sel = normalize_basic_selection(selection, prep.shape)
     full = _prepare_value(prep, value, sel)
     engine = prep.engine
-    if engine is not None and not prep.store.read_only:
+    merge = edge_merge_dims(sel, prep.chunks)
+    if engine is not None and not prep.store.read_only and not merge:
         target = native_target(prep)
         if target is not None:
             _write_native(prep, engine, sel, full, target)
             return
     plan = [
-        (p.chunk_coords, p.chunk_selection, full[p.out_selection], p.covers_chunk)
+        (p.chunk_coords, p.chunk_selection, full[p.out_selection],
+         p.covers_chunk and not any(p.chunk_coords[d] == last for d, last in merge))
         for p in iter_chunk_projections(sel, prep.chunks)
     ]
     if len(plan) == 1:

@@ -35,8 +35,14 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   same shard starts with its index at hand. Every later ranged read of a cached key is sent
   with ``If-Match: <ETag>``: if another writer replaced the object meanwhile, the server
   answers 412, the entry is dropped and the read fails with `StoreError` rather than mixing
-  two versions. A write or erase through this store (or a view of it from
-  `with_read_only`) drops the entry first. Backends that give no ETag cache nothing.
+  two versions. A write or erase through this store, a view of it from `with_read_only`,
+  or any other store object of this process on the same bucket (another open of the same
+  URL: `_peer_caches`) drops the entry first: bytes served from the cache itself (a small
+  shard lies wholly in its tail) are never sent again, so without that a second store
+  object went on reading the shard's old values after this process replaced it. Another
+  process's writes are seen when an entry is dropped or evicted, or by ``If-Match``; set
+  ``cache_bytes=0`` where other processes rewrite shards that this one reads again.
+  Backends that give no ETag cache nothing.
 
 What the read path does to get the fewest round trips: chunks of a request with ONE
 `iter_values` (or `get_values`) call; shards opened with `open_readers` (all at once: size
@@ -67,6 +73,7 @@ import os
 import queue
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -176,6 +183,7 @@ class _TailCache:
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
+        self.url = ""  # the root URL of the store(s) it serves (`_register_cache`)
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._nbytes = 0
         self._lock = threading.Lock()
@@ -221,6 +229,44 @@ class _TailCache:
         with self._lock:
             for key in [k for k in self._entries if k.startswith(prefix)]:
                 self._nbytes -= self._entries.pop(key).nbytes
+
+
+# Every tail cache of the process by bucket ("s3://bucket"), each knowing its store's
+# root URL: a write or erase through any store object drops the key from all of them.
+_CACHES: dict[str, weakref.WeakSet] = {}
+_CACHES_LOCK = threading.Lock()
+
+
+def _bucket_of(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    return scheme + sep + rest.split("/", 1)[0]
+
+
+def _register_cache(cache: _TailCache, url: str) -> None:
+    cache.url = url
+    with _CACHES_LOCK:
+        _CACHES.setdefault(_bucket_of(url), weakref.WeakSet()).add(cache)
+
+
+def _peer_caches(url: str) -> list[_TailCache]:
+    with _CACHES_LOCK:
+        return list(_CACHES.get(_bucket_of(url), ()))
+
+
+def _drop_everywhere(url: str, key: str, prefix: bool = False) -> None:
+    """Drop ``key`` (every key under it when ``prefix``) of the store rooted at ``url``
+    from every tail cache of the process holding objects of the same bucket."""
+    target = f"{url}/{key}" if key else url
+    for cache in _peer_caches(url):
+        root = cache.url
+        if target.startswith(root + "/") or target == root:
+            rel = target[len(root) + 1:]
+            if prefix:
+                cache.drop_prefix(rel)
+            else:
+                cache.drop(rel)
+        elif prefix and (root + "/").startswith(target.rstrip("/") + "/"):
+            cache.drop_prefix("")  # the other store's root lies under the prefix
 
 
 class _RemoteReader(RangeReader):
@@ -340,6 +386,7 @@ class RemoteStore(Store):
         if unknown:
             raise TypeError(f"{type(self).__name__}: unknown settings {sorted(unknown)}")
         self._cache = _TailCache(self.settings["cache_bytes"])
+        _register_cache(self._cache, self.url)
 
     # -- backend primitives (subclasses) -----------------------------------------------
 
@@ -652,9 +699,9 @@ class RemoteStore(Store):
     # -- writeable ---------------------------------------------------------------------
 
     def _set(self, key: str, data: memoryview) -> None:
-        self._cache.drop(key)
+        _drop_everywhere(self.url, key)
         self._put(key, data)
-        self._cache.drop(key)
+        _drop_everywhere(self.url, key)
 
     def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
         self._map(lambda kv: self._set(*kv), items)
@@ -668,11 +715,11 @@ class RemoteStore(Store):
 
     def _erase_values(self, keys: list[str]) -> None:
         for key in keys:
-            self._cache.drop(key)
+            _drop_everywhere(self.url, key)
         self._delete(keys)
 
     def _erase_prefix(self, prefix: str) -> None:
-        self._cache.drop_prefix(prefix)
+        _drop_everywhere(self.url, prefix, prefix=True)
         keys = list(self._list_keys(prefix))
         if keys:
             self._delete(keys)

@@ -196,6 +196,22 @@ class RangeReader:
         self.close()
 
 
+class ValueReader(RangeReader):
+    """A reader over one value taken whole when it was opened: every range comes from that
+    version, even when a writer replaces the key in between (the generic reader asks the
+    store again for each range, and a shard replaced between the read of its index and
+    the read of its inner chunks was decoded from the new bytes at the old offsets).
+    For stores whose `get` costs no more than a range: MemoryStore, ZipStore."""
+
+    def __init__(self, store: Store, key: str, value: Buffer) -> None:
+        super().__init__(store, key, memoryview(value).nbytes)
+        self._value = value
+
+    def read(self, offset: int, length: int | None) -> Buffer:
+        start, stop = resolve_range(self.size, offset, length)
+        return self._value[start:stop]
+
+
 class Store(abc.ABC):
     """A Zarr store: a mapping of keys to byte values (see the module docstring).
 

@@ -24,7 +24,15 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from zarrhpc.storage.abc import Buffer, Store, apply_writes, as_byte_view, resolve_range
+from zarrhpc.storage.abc import (
+    Buffer,
+    RangeReader,
+    Store,
+    ValueReader,
+    apply_writes,
+    as_byte_view,
+    resolve_range,
+)
 from zarrhpc.storage.keys import validate_key
 
 __all__ = ["MemoryStore", "StoredBytes"]
@@ -165,6 +173,12 @@ class MemoryStore(Store):
             start, stop = resolve_range(len(value), offset, length)
             out.append(value[start:stop])
         return out
+
+    def _open_reader(self, key: str) -> RangeReader | None:
+        # the stored bytes are immutable: a reader keeps the version it opened
+        with self._lock:
+            value = self._data.get(key)
+        return None if value is None else ValueReader(self, key, value)
 
     def _set(self, key: str, data: memoryview) -> None:
         value = StoredBytes(data)  # copy outside the lock

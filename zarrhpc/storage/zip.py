@@ -76,7 +76,7 @@ from typing import Any
 from zarrhpc.errors import InvalidKeyError, ReadOnlyError, StoreError, UnsupportedError
 from zarrhpc.storage import _zipformat as zf
 from zarrhpc.storage import local as _local
-from zarrhpc.storage.abc import Buffer, Store, resolve_range
+from zarrhpc.storage.abc import Buffer, RangeReader, Store, ValueReader, resolve_range
 from zarrhpc.storage.keys import validate_key
 
 __all__ = ["ZipStore"]
@@ -601,6 +601,11 @@ class ZipStore(Store):
 
     def _get(self, key: str) -> Buffer | None:
         return self._archive.read(key)
+
+    def _open_reader(self, key: str) -> RangeReader | None:
+        # the entry as it is now: a later write appends a new entry for the key
+        value = self._archive.read(key)
+        return None if value is None else ValueReader(self, key, value)
 
     def _exists(self, key: str) -> bool:
         return key in self._archive.entries
