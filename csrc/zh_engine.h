@@ -46,6 +46,7 @@ typedef struct {
     const char *path_prefix;
     int64_t root_len;               /* length of the store root in path_prefix (pruning) */
     int root_fd1;                   /* the root's O_PATH fd + 1 for this call (0: not open) */
+    int opens;                      /* chunk files opened by this call (zh_job.c, atomic) */
     int key_kind;                   /* ZH_KEY_DEFAULT or ZH_KEY_V2 (zh_status.h) */
     char sep;
     const char *const *mem_ptr;     /* reads without a directory: per task (NULL: missing) */
