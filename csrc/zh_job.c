@@ -245,6 +245,46 @@ int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size)
     return 1;
 }
 
+int zh_open_task_chunk(zh_job_t *job, int64_t t, const int64_t *coords, int *fd,
+                       int64_t *foff, int64_t *n) {
+    char path[ZH_PATH_MAX];
+    *fd = -1;
+    *foff = 0;
+    if (job->src_len) { /* a range of the stored (outer) chunk's file */
+        if (job->src_len[t] < 0) return 0;
+        coords = job->src_coords + job->src_file[t] * job->ndim;
+    }
+    if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
+        zh_fail(job, t, ZH_ERR_IO, "path too long");
+        return -1;
+    }
+    int rc = zh_open_chunk(job, path, fd, n);
+    if (rc < 0) {
+        zh_fail_errno(job, t, (rc == -EXDEV || rc == -ELOOP)
+                                  ? "refused: a symbolic link leads out of the store root"
+                                  : "cannot open", -rc);
+        return -1;
+    }
+    if (rc == 0 && !job->src_len) return 0;
+    if (job->src_len) { /* the range must lie in the file as it is now */
+        int64_t off = job->src_off[t], len = job->src_len[t];
+        if (rc == 0 || off < 0 || off > *n || len > *n - off) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "%lld bytes at offset %lld lie beyond the shard's %lld bytes "
+                     "(the shard changed or is truncated)",
+                     (long long)len, (long long)off, (long long)(rc == 0 ? 0 : *n));
+            zh_fail(job, t, ZH_ERR_CORRUPT, msg);
+            if (*fd >= 0) close(*fd);
+            *fd = -1;
+            return -1;
+        }
+        *foff = off;
+        *n = len;
+    }
+    return 1;
+}
+
 /* The piece of the chunk at piece indices piece[0..ndim). */
 void zh_make_piece_at(const zh_job_t *job, const int64_t *piece, zh_piece *p) {
     p->bufp = job->buf;

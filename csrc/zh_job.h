@@ -32,6 +32,12 @@ int zh_chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t 
 /* Open a chunk file beneath the store root (no symbolic link out of it): 1 with fd and
  * size when it holds a value, 0 when missing, -errno. */
 int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size);
+/* Open task t's stored chunk (grid coordinates coords): its own file, or with src ranges
+ * (job->src_len) the byte range of its outer chunk's file, checked against the file's
+ * size.  1 with *fd, *foff (where the chunk starts in fd) and *n (its bytes) when stored,
+ * 0 when not, -1 when the task failed (done here). */
+int zh_open_task_chunk(zh_job_t *job, int64_t t, const int64_t *coords, int *fd,
+                       int64_t *foff, int64_t *n);
 /* pread exactly n bytes at off: 0 or an errno (EIO when the file is shorter). */
 int zh_pread_full(int fd, char *dst, size_t n, int64_t off);
 /* Fail task t for a failed read (err: an errno, or -1 for out of memory). */

@@ -179,42 +179,9 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
     int rv = VIEW_OK;
     int64_t foff = 0; /* where the chunk starts in fd */
     if (job->path_prefix) {
-        char path[ZH_PATH_MAX];
-        if (job->src_len) { /* a range of the stored (outer) chunk's file */
-            if (job->src_len[t] < 0) return VIEW_MISSING;
-            coords = job->src_coords + job->src_file[t] * job->ndim;
-        }
-        if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
-            zh_fail(job, t, ZH_ERR_IO, "path too long");
-            return VIEW_FAILED;
-        }
-        int rc = zh_open_chunk(job, path, &fd, &n);
-        if (rc < 0) {
-            char msg[300];
-            if (rc == -EXDEV || rc == -ELOOP)
-                snprintf(msg, sizeof(msg), "refused: a symbolic link leads out of the store "
-                         "root: [Errno %d] %s", -rc, strerror(-rc));
-            else
-                snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
-            zh_fail(job, t, ZH_ERR_IO, msg);
-            return VIEW_FAILED;
-        }
-        if (rc == 0 && !job->src_len) return VIEW_MISSING;
-        if (job->src_len) { /* the range must lie in the file as it is now */
-            int64_t off = job->src_off[t], len = job->src_len[t];
-            if (rc == 0 || off < 0 || off > n || len > n - off) {
-                char msg[200];
-                snprintf(msg, sizeof(msg),
-                         "%lld bytes at offset %lld lie beyond the shard's %lld bytes "
-                         "(the shard changed or is truncated)",
-                         (long long)len, (long long)off, (long long)(rc == 0 ? 0 : n));
-                zh_fail(job, t, ZH_ERR_CORRUPT, msg);
-                if (fd >= 0) close(fd);
-                return VIEW_FAILED;
-            }
-            foff = off;
-            n = len;
-        }
+        int rc = zh_open_task_chunk(job, t, coords, &fd, &foff, &n);
+        if (rc < 0) return VIEW_FAILED;
+        if (rc == 0) return VIEW_MISSING;
     } else {
         src = job->mem_ptr[t];
         if (!src) return VIEW_MISSING;

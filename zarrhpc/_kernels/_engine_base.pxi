@@ -233,11 +233,13 @@ cdef class _EngineBase:
 
     def read(self, cnp.ndarray buf not None, tuple pieces, step, *, path_prefix=None,
              int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
-             bint partial_ok=True, int nthreads=1):
+             bint partial_ok=True, int nthreads=1, ranges=None):
         """Fill ``buf`` (the result, full shape) from every chunk of the request.
 
         Either ``path_prefix`` (chunk files under a directory: prefix + chunk key) or
-        ``sources`` (the stored bytes of every task, None when missing) is given.
+        ``sources`` (the stored bytes of every task, None when missing) is given;
+        ``ranges`` (with ``path_prefix``) place each task's chunk in a byte range of
+        another chunk's file (inner chunks of shards, see ``_ranged``).
         Returns ``(task_status, err_task, err_code, err_msg)``.
         """
         if not cnp.PyArray_ISWRITEABLE(buf):
@@ -250,9 +252,12 @@ cdef class _EngineBase:
         job.partial_ok = partial_ok
         cdef int rc
         target = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, ntasks)
         with nogil:
             rc = zh_read_run(&job, nthreads)
-        del target, keep
+        del target, keep, keep_r
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
