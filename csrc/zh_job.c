@@ -121,11 +121,16 @@ int zh_pread_full(int fd, char *dst, size_t n, int64_t off) {
     return 0;
 }
 
-char *zh_read_and_close(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err) {
+char *zh_read_scratch(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err) {
     char *buf = zh_scratch(w, 3, (size_t)len);
     *err = buf ? zh_pread_full(fd, buf, (size_t)len, lo) : ZH_READ_NOMEM;
-    close(fd);
     return *err ? NULL : buf;
+}
+
+char *zh_read_and_close(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err) {
+    char *buf = zh_read_scratch(w, fd, lo, len, err);
+    close(fd);
+    return buf;
 }
 
 /* Fail task t for a read_and_close error. */
@@ -155,6 +160,10 @@ static int job_root(zh_job_t *job, const char *root) {
 void zh_job_close_root(zh_job_t *job) {
     if (job->root_fd1) close(job->root_fd1 - 1);
     job->root_fd1 = 0;
+    for (int64_t f = 0; job->src_fd1 && f < job->src_nfiles; f++) {
+        if (job->src_fd1[f]) close(job->src_fd1[f] - 1);
+        job->src_fd1[f] = 0;
+    }
 }
 
 #ifdef SYS_openat2
@@ -246,19 +255,41 @@ int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size)
 }
 
 int zh_open_task_chunk(zh_job_t *job, int64_t t, const int64_t *coords, int *fd,
-                       int64_t *foff, int64_t *n) {
+                       int64_t *foff, int64_t *n, int *owned) {
     char path[ZH_PATH_MAX];
     *fd = -1;
     *foff = 0;
+    *owned = 1;
+    int64_t file = -1;
     if (job->src_len) { /* a range of the stored (outer) chunk's file */
         if (job->src_len[t] < 0) return 0;
-        coords = job->src_coords + job->src_file[t] * job->ndim;
+        file = job->src_file[t];
+        coords = job->src_coords + file * job->ndim;
     }
-    if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
+    int rc = 1;
+    if (file >= 0 && job->src_fd1 && __atomic_load_n(&job->src_fd1[file], __ATOMIC_ACQUIRE)) {
+        *fd = job->src_fd1[file] - 1; /* open already: its size was stored before */
+        *n = job->src_size[file];
+        *owned = 0;
+    } else if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
         zh_fail(job, t, ZH_ERR_IO, "path too long");
         return -1;
+    } else {
+        rc = zh_open_chunk(job, path, fd, n);
+        if (rc > 0 && file >= 0 && job->src_fd1) { /* share it with the call's other tasks */
+            pthread_mutex_lock(&job->src_mu);
+            if (job->src_fd1[file]) { /* another task was first: use its descriptor */
+                close(*fd);
+                *fd = job->src_fd1[file] - 1;
+                *n = job->src_size[file];
+            } else {
+                job->src_size[file] = *n;
+                __atomic_store_n(&job->src_fd1[file], *fd + 1, __ATOMIC_RELEASE);
+            }
+            pthread_mutex_unlock(&job->src_mu);
+            *owned = 0;
+        }
     }
-    int rc = zh_open_chunk(job, path, fd, n);
     if (rc < 0) {
         zh_fail_errno(job, t, (rc == -EXDEV || rc == -ELOOP)
                                   ? "refused: a symbolic link leads out of the store root"
@@ -275,7 +306,7 @@ int zh_open_task_chunk(zh_job_t *job, int64_t t, const int64_t *coords, int *fd,
                      "(the shard changed or is truncated)",
                      (long long)len, (long long)off, (long long)(rc == 0 ? 0 : *n));
             zh_fail(job, t, ZH_ERR_CORRUPT, msg);
-            if (*fd >= 0) close(*fd);
+            if (*fd >= 0 && *owned) close(*fd);
             *fd = -1;
             return -1;
         }
@@ -349,7 +380,9 @@ int zh_job_run(zh_job_t *job, void (*fn)(void *, int64_t), void *arg, int64_t nt
     job->err_code = ZH_OK;
     job->failed = 0;
     pthread_mutex_init(&job->err_mu, NULL);
+    pthread_mutex_init(&job->src_mu, NULL);
     zh_pool_run(fn, arg, ntasks, nthreads);
+    pthread_mutex_destroy(&job->src_mu);
     pthread_mutex_destroy(&job->err_mu);
     zh_job_close_root(job);
     return job->err_code;

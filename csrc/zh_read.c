@@ -92,8 +92,9 @@ static void read_task(void *arg, int64_t t) {
     int64_t n = 0;
     int fd = -1;
     int64_t foff = 0; /* where the chunk starts in fd (an inner chunk of a shard file) */
+    int owned = 1;    /* fd is this task's to close (else the call's shared one) */
     if (job->path_prefix) {
-        int rc = zh_open_task_chunk(job, t, p.coords, &fd, &foff, &n);
+        int rc = zh_open_task_chunk(job, t, p.coords, &fd, &foff, &n, &owned);
         if (rc < 0) return;
         if (rc == 0) fd = -1;
         else src = ""; /* present */
@@ -111,7 +112,7 @@ static void read_task(void *arg, int64_t t) {
     int err;
     if (job->nsteps == 0) {
         if (n != job->decoded_size) { /* corrupt: the Python codecs name the problem */
-            if (fd >= 0) close(fd);
+            if (fd >= 0 && owned) close(fd);
             job->task_status[t] = ZH_TASK_FALLBACK;
             return;
         }
@@ -119,7 +120,7 @@ static void read_task(void *arg, int64_t t) {
         if (fd >= 0) {
             if (direct) {
                 err = zh_pread_full(fd, p.bufp, (size_t)n, foff);
-                close(fd);
+                if (owned) close(fd);
                 if (err) zh_fail_errno(job, t, "cannot read", err);
                 else job->task_status[t] = ZH_TASK_DONE;
                 return;
@@ -130,7 +131,8 @@ static void read_task(void *arg, int64_t t) {
                 lo = 0;
                 hi = n;
             }
-            char *raw = zh_read_and_close(w, fd, foff + lo, hi - lo, &err);
+            char *raw = zh_read_scratch(w, fd, foff + lo, hi - lo, &err);
+            if (owned) close(fd);
             if (!raw) {
                 zh_fail_read(job, t, err);
                 return;
@@ -150,14 +152,15 @@ static void read_task(void *arg, int64_t t) {
     if (fd >= 0 && sparse_blosc) {
         const char *sparse = read_blosc_sparse(w, fd, foff, n, job->decoded_size, lo, hi);
         if (sparse) {
-            close(fd);
+            if (owned) close(fd);
             fd = -1;
             src = sparse;
             is_sparse = 1;
         }
     }
     if (fd >= 0) {
-        char *raw = zh_read_and_close(w, fd, foff, n, &err);
+        char *raw = zh_read_scratch(w, fd, foff, n, &err);
+        if (owned) close(fd);
         if (!raw) {
             zh_fail_read(job, t, err);
             return;

@@ -178,8 +178,9 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
     int64_t nr = 0;
     int rv = VIEW_OK;
     int64_t foff = 0; /* where the chunk starts in fd */
+    int owned = 1;    /* fd is this task's to close */
     if (job->path_prefix) {
-        int rc = zh_open_task_chunk(job, t, coords, &fd, &foff, &n);
+        int rc = zh_open_task_chunk(job, t, coords, &fd, &foff, &n, &owned);
         if (rc < 0) return VIEW_FAILED;
         if (rc == 0) return VIEW_MISSING;
     } else {
@@ -338,7 +339,7 @@ whole:
         }
     }
 done:
-    if (fd >= 0) close(fd);
+    if (fd >= 0 && owned) close(fd);
     free(rg);
     return rv;
 }

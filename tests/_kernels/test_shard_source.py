@@ -264,3 +264,26 @@ def test_an_inner_chunk_the_engine_cannot_decode_goes_to_python(tmp_path):
     np.testing.assert_array_equal(a[0:4, 0:8], data[0:4, 0:8])
     with pytest.raises(zarrhpc.errors.ZarrhpcError, match=r"c/0/0: inner chunk \(1, 1\)"):
         a[4:8, 4:8]
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("shards", [(4, 4), (1, 2)], ids=["few-files", "past-the-shared-limit"])
+def test_shard_files_opened_once_per_call_and_closed(tmp_path, shards):
+    """A call shares one descriptor per shard file among its inner chunks (up to 256
+    files, past that one per inner chunk) and closes them all when it ends."""
+    shape = (24, 24) if shards == (4, 4) else (40, 20)  # 36 or 400 shard files
+    a, data, rng = _make(tmp_path, shape, shards, (1, 2) if shards == (1, 2) else (2, 2),
+                         "blosc", 9)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    before = _open_fds()
+    for _ in range(3):
+        np.testing.assert_array_equal(a[...], data)
+        np.testing.assert_array_equal(a[1:23, 3:17], data[1:23, 3:17])
+        coords = tuple(rng.integers(0, s, 50) for s in shape)
+        np.testing.assert_array_equal(a.vindex[coords], data[coords])
+        idx = tuple(rng.choice(s, 7, replace=False) for s in shape)
+        np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
+    assert _open_fds() == before

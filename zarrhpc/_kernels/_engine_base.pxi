@@ -116,6 +116,10 @@ cdef class _Sources:
         free(self.lens)
 
 
+#: most outer files one call keeps open at once (sharded reads, ``_ranged``)
+cdef Py_ssize_t _SHARED_FILES = 256
+
+
 cdef class _EngineBase:
     """The array's layout, codec chain and fill value, and the basic reads and writes
     of the engine; :class:`Engine` (engine.pyx) adds the selection reads."""
@@ -364,7 +368,16 @@ cdef class _EngineBase:
         job.src_file = _p(fi)
         job.src_off = _p(off)
         job.src_len = _p(ln)
-        return (fc, fi, off, ln)
+        # each file opened once per call, shared by its tasks (csrc/zh_job.c); a call
+        # over more files than _SHARED_FILES opens one per task (no descriptor limit hit)
+        if fc.shape[0] > _SHARED_FILES:
+            return (fc, fi, off, ln)
+        cdef cnp.ndarray fd1 = np.zeros(max(1, fc.shape[0]), dtype=np.intc)
+        cdef cnp.ndarray size = np.zeros(max(1, fc.shape[0]), dtype=np.int64)
+        job.src_nfiles = fc.shape[0]
+        job.src_fd1 = <int *> cnp.PyArray_DATA(fd1)
+        job.src_size = <int64_t *> cnp.PyArray_DATA(size)
+        return (fc, fi, off, ln, fd1, size)
 
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
               str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
