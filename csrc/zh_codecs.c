@@ -561,6 +561,17 @@ int64_t zh_blosc_next_start(const char *buf, int64_t nblocks, int64_t n, int64_t
     return end;
 }
 
+int zh_blosc_starts_sorted(const char *buf, int64_t nblocks, int64_t n) {
+    const unsigned char *bst = (const unsigned char *)buf + 16;
+    int64_t prev = 16 + 4 * nblocks - 1;
+    for (int64_t k = 0; k < nblocks; k++) {
+        int64_t o = (int32_t)load_le32(bst + 4 * k);
+        if (o <= prev) return 0;
+        prev = o;
+    }
+    return prev < n;
+}
+
 void zh_blosc_set_cbytes(char *buf, int64_t end) {
     unsigned char *cb = (unsigned char *)buf + 12;
     cb[0] = (unsigned char)end;

@@ -63,6 +63,12 @@ int64_t zh_blosc_span_end(char *buf, int64_t nblocks, int64_t n, int64_t last);
 /* zh_blosc_span_end's two halves, for a caller that reads several spans and decodes each
  * from its own (zh_select.c): the end alone, and the header's size set to it. */
 int64_t zh_blosc_next_start(const char *buf, int64_t nblocks, int64_t n, int64_t last);
+/* 1 when the nblocks block offsets in buf (a chunk of n bytes) are strictly increasing and
+ * all lie in [end of the offset table, n): then the blocks k0..k1 span [offset k0, offset
+ * k1 + 1 (or n)), which zh_blosc_span_add and zh_blosc_next_start give by a scan of the
+ * table each (every writer we know stores blocks in order; 8 ranges of a 128-block chunk
+ * scanned it 8 times, ~1 us of a W4 block read). */
+int zh_blosc_starts_sorted(const char *buf, int64_t nblocks, int64_t n);
 void zh_blosc_set_cbytes(char *buf, int64_t end);
 
 /* Encode `src[0:n]` through steps[0] .. steps[nsteps-1].  *out points into scratch

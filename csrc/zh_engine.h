@@ -46,6 +46,7 @@ typedef struct {
     const char *path_prefix;
     int64_t root_len;               /* length of the store root in path_prefix (pruning) */
     int root_fd1;                   /* the root's O_PATH fd + 1 for this call (0: not open) */
+    int opens;                      /* chunk files opened by this call (zh_job.c, atomic) */
     int key_kind;                   /* ZH_KEY_DEFAULT or ZH_KEY_V2 (zh_status.h) */
     char sep;
     const char *const *mem_ptr;     /* reads without a directory: per task (NULL: missing) */
@@ -69,6 +70,14 @@ typedef struct {
      * (outer) chunk at src_coords[src_file[t] * ndim ...], beneath path_prefix;
      * src_len[t] < 0: not stored.  NULL: a task's chunk is its own file. */
     const int64_t *src_coords, *src_file, *src_off, *src_len;
+    /* with src ranges, the outer files opened by this call (csrc/zh_job.c): per file its
+     * descriptor + 1 (0: not open yet) and size; NULL: each task opens its file.  A call
+     * reading many inner chunks of few shards (W5, W11: thousands of inner chunks of 8
+     * shards) opened, checked and closed a shard file per inner chunk. */
+    int64_t src_nfiles;
+    int *src_fd1;
+    int64_t *src_size;
+    pthread_mutex_t src_mu;
     /* results */
     uint8_t *task_status;           /* per task */
     int failed;                     /* set once a task failed: the others stop */

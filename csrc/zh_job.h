@@ -32,6 +32,13 @@ int zh_chunk_path(const zh_job_t *job, const int64_t *coords, char *out, size_t 
 /* Open a chunk file beneath the store root (no symbolic link out of it): 1 with fd and
  * size when it holds a value, 0 when missing, -errno. */
 int zh_open_chunk(const zh_job_t *job, const char *path, int *fd, int64_t *size);
+/* Open task t's stored chunk (grid coordinates coords): its own file, or with src ranges
+ * (job->src_len) the byte range of its outer chunk's file, checked against the file's
+ * size.  1 with *fd, *foff (where the chunk starts in fd) and *n (its bytes) when stored,
+ * 0 when not, -1 when the task failed (done here).  *owned: the caller closes fd (else it
+ * is the call's shared descriptor of that file, closed by zh_job_run). */
+int zh_open_task_chunk(zh_job_t *job, int64_t t, const int64_t *coords, int *fd,
+                       int64_t *foff, int64_t *n, int *owned);
 /* pread exactly n bytes at off: 0 or an errno (EIO when the file is shorter). */
 int zh_pread_full(int fd, char *dst, size_t n, int64_t off);
 /* Fail task t for a failed read (err: an errno, or -1 for out of memory). */
@@ -41,6 +48,8 @@ void zh_fail_errno(zh_job_t *job, int64_t t, const char *what, int err);
 /* Read bytes [lo, lo + len) of fd into scratch buffer 3 and close fd.  Returns the buffer,
  * or NULL with *err set: an errno, or ZH_READ_NOMEM. */
 char *zh_read_and_close(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err);
+/* The same without closing fd. */
+char *zh_read_scratch(zh_wctx *w, int fd, int64_t lo, int64_t len, int *err);
 
 /* ---- the piece of a chunk one task reads or writes (csrc/zh_job.c) ---- */
 

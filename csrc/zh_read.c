@@ -1,4 +1,8 @@
-/* Basic reads of the native engine: one task per chunk of the request (zh_read_run). */
+/* Basic reads of the native engine: one task per chunk of the request (zh_read_run); a
+ * chunk is a file of its own, the byte range of a shard file holding it (src ranges:
+ * sharded arrays on a directory, read without Python since W5's sub-volume read spent
+ * half its time reading whole shard files into Python bytes before decoding), or bytes
+ * the caller hands over. */
 #define _GNU_SOURCE
 #include "zh_job.h"
 
@@ -24,10 +28,10 @@ static int32_t le32(const unsigned char *p) {
  * its own offset in a buffer of n bytes (the rest is never read by blosc's getitem).
  * Returns the buffer, or NULL when the chunk is not a plain c-blosc1 chunk or anything
  * in it is out of range (the caller then reads the whole file). */
-static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t n, int64_t expect, int64_t lo,
-                                     int64_t hi) {
+static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t foff, int64_t n,
+                                     int64_t expect, int64_t lo, int64_t hi) {
     unsigned char h[16];
-    if (n < 16 || n > INT32_MAX || zh_pread_full(fd, (char *)h, 16, 0) != 0) return NULL;
+    if (n < 16 || n > INT32_MAX || zh_pread_full(fd, (char *)h, 16, foff) != 0) return NULL;
     int flags = h[2], ts = h[3];
     int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
     if ((flags & 0x05) == 0x05 || ts <= 0 || nbytes != expect || cbytes != n || blocksize <= 0 ||
@@ -38,19 +42,21 @@ static const char *read_blosc_sparse(zh_wctx *w, int fd, int64_t n, int64_t expe
     if (!buf) return NULL;
     memcpy(buf, h, 16);
     if (flags & 0x02) { /* memcpyed: the bytes follow the header as they are */
-        if (16 + b > n || zh_pread_full(fd, buf + 16 + a, (size_t)(b - a), 16 + a) != 0) return NULL;
+        if (16 + b > n || zh_pread_full(fd, buf + 16 + a, (size_t)(b - a), foff + 16 + a) != 0)
+            return NULL;
         return buf;
     }
     int64_t nblocks = (nbytes + (int64_t)blocksize - 1) / blocksize;
     int64_t table_end = 16 + 4 * nblocks;
-    if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), 16) != 0) return NULL;
+    if (table_end > n || zh_pread_full(fd, buf + 16, (size_t)(4 * nblocks), foff + 16) != 0)
+        return NULL;
     /* one span holding the wanted blocks and nothing unread past them (zh_codecs.h) */
     int64_t first = INT64_MAX, last = -1;
     if (zh_blosc_span_add(buf, nblocks, n, a / blocksize, (b - 1) / blocksize, &first,
                           &last) != 0 || last < 0)
         return NULL;
     int64_t end = zh_blosc_span_end(buf, nblocks, n, last);
-    if (zh_pread_full(fd, buf + first, (size_t)(end - first), first) != 0) return NULL;
+    if (zh_pread_full(fd, buf + first, (size_t)(end - first), foff + first) != 0) return NULL;
     return buf;
 }
 
@@ -60,8 +66,7 @@ static void read_task(void *arg, int64_t t) {
     zh_wctx *w = zh_task_begin(job, t, &p);
     if (!w) return;
     int direct = p.whole && job->direct_ok && job->swap <= 1;
-    if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && job->partial_ok && !direct &&
-        !job->src_len) {
+    if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && job->partial_ok && !direct) {
         /* a small box of a blosc chunk: read and decode only the internal blocks holding
          * its rows (csrc/zh_select.c) */
         int64_t lo = 0, hi = 0, rows = 1;
@@ -86,19 +91,11 @@ static void read_task(void *arg, int64_t t) {
     const char *src = NULL;
     int64_t n = 0;
     int fd = -1;
+    int64_t foff = 0; /* where the chunk starts in fd (an inner chunk of a shard file) */
+    int owned = 1;    /* fd is this task's to close (else the call's shared one) */
     if (job->path_prefix) {
-        char path[ZH_PATH_MAX];
-        if (zh_chunk_path(job, p.coords, path, sizeof(path)) < 0) {
-            zh_fail(job, t, ZH_ERR_IO, "path too long");
-            return;
-        }
-        int rc = zh_open_chunk(job, path, &fd, &n);
-        if (rc < 0) {
-            zh_fail_errno(job, t, (rc == -EXDEV || rc == -ELOOP)
-                                   ? "refused: a symbolic link leads out of the store root"
-                                   : "cannot open", -rc);
-            return;
-        }
+        int rc = zh_open_task_chunk(job, t, p.coords, &fd, &foff, &n, &owned);
+        if (rc < 0) return;
         if (rc == 0) fd = -1;
         else src = ""; /* present */
     } else {
@@ -115,15 +112,15 @@ static void read_task(void *arg, int64_t t) {
     int err;
     if (job->nsteps == 0) {
         if (n != job->decoded_size) { /* corrupt: the Python codecs name the problem */
-            if (fd >= 0) close(fd);
+            if (fd >= 0 && owned) close(fd);
             job->task_status[t] = ZH_TASK_FALLBACK;
             return;
         }
         const char *base = src;
         if (fd >= 0) {
             if (direct) {
-                err = zh_pread_full(fd, p.bufp, (size_t)n, 0);
-                close(fd);
+                err = zh_pread_full(fd, p.bufp, (size_t)n, foff);
+                if (owned) close(fd);
                 if (err) zh_fail_errno(job, t, "cannot read", err);
                 else job->task_status[t] = ZH_TASK_DONE;
                 return;
@@ -134,7 +131,8 @@ static void read_task(void *arg, int64_t t) {
                 lo = 0;
                 hi = n;
             }
-            char *raw = zh_read_and_close(w, fd, lo, hi - lo, &err);
+            char *raw = zh_read_scratch(w, fd, foff + lo, hi - lo, &err);
+            if (owned) close(fd);
             if (!raw) {
                 zh_fail_read(job, t, err);
                 return;
@@ -152,16 +150,17 @@ static void read_task(void *arg, int64_t t) {
         sparse_blosc = hi - lo <= job->decoded_size / 4;
     }
     if (fd >= 0 && sparse_blosc) {
-        const char *sparse = read_blosc_sparse(w, fd, n, job->decoded_size, lo, hi);
+        const char *sparse = read_blosc_sparse(w, fd, foff, n, job->decoded_size, lo, hi);
         if (sparse) {
-            close(fd);
+            if (owned) close(fd);
             fd = -1;
             src = sparse;
             is_sparse = 1;
         }
     }
     if (fd >= 0) {
-        char *raw = zh_read_and_close(w, fd, 0, n, &err);
+        char *raw = zh_read_scratch(w, fd, foff, n, &err);
+        if (owned) close(fd);
         if (!raw) {
             zh_fail_read(job, t, err);
             return;

@@ -67,9 +67,23 @@ typedef int64_t (*zh_ranges_fn)(void *ctx, zh_rng **out);
 enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_VIEW_FALLBACK,
        VIEW_FAILED = ZH_VIEW_FAILED };
 
-/* From an open c-blosc1 chunk file of n bytes, read the header, the block offsets and
- * the compressed blocks holding the ranges rg[0..nr) (sorted, merged) into a buffer of
- * n bytes at offset foff, each at its own offset in the buffer.  ends[i] (when > 0) is
+/* The bytes of a c-blosc1 chunk of n bytes (expect decoded) read first: the header and
+ * (for up to 1020 blocks) the block offsets in one read, as many as blocks of
+ * ZH_BLOSC_BLOCK bytes would need (our own writer's; larger blocks need fewer, smaller
+ * ones a second read), at most an eighth of a small chunk (reading ahead must not cost
+ * the saving).  Reading 4096 bytes where the table of a 1 MiB chunk takes 528 cost 0.3 us
+ * of a 40 us W4 read (cold bytes copied). */
+static int64_t blosc_head_len(int64_t expect, int64_t n) {
+    int64_t head = 16 + 4 * ((expect + ZH_BLOSC_BLOCK - 1) / ZH_BLOSC_BLOCK);
+    if (head > ZH_BLOSC_HEAD) head = ZH_BLOSC_HEAD;
+    if (head > n / 8) head = n / 8;
+    if (head < 16) head = 16;
+    return head;
+}
+
+/* From an open c-blosc1 chunk file of n bytes at offset foff whose first head bytes are
+ * in buf (a buffer of n bytes), read the rest of the block offsets and the compressed
+ * blocks holding the ranges rg[0..nr) (sorted, merged), each at its own offset in buf.  ends[i] (when > 0) is
  * where the bytes read around range i's blocks end: the decoder of range i must be told
  * the chunk ends there (zh_codecs.h: blosc reads a block forward from its offset and
  * never past the header's compressed size), so that a block whose streams claim more
@@ -82,23 +96,11 @@ enum { VIEW_OK = ZH_VIEW_OK, VIEW_MISSING = ZH_VIEW_MISSING, VIEW_FALLBACK = ZH_
  * per axis: 64 rows of a 64^3 float32 chunk, ~16 of its 128 blocks of 8 KiB) nearly
  * the whole compressed chunk copied per chunk (the wanted blocks lie in 8 random
  * planes), where reading the ~16 blocks costs 16 preads of ~6 KiB. */
-static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n,
-                                     int64_t expect, const zh_rng *rg, int64_t nr,
+static const char *read_blosc_blocks(char *buf, int64_t head, int fd, int64_t foff,
+                                     int64_t n, int64_t expect, const zh_rng *rg, int64_t nr,
                                      int64_t *ends) {
     if (n < 16 || n > INT32_MAX) return NULL;
-    char *buf = zh_scratch(w, 3, (size_t)n);
-    if (!buf) return NULL;
     for (int64_t i = 0; i < nr; i++) ends[i] = -1;
-    /* the header and (for up to 1020 blocks) the block offsets in one read: as many as
-     * blocks of ZH_BLOSC_BLOCK bytes would need (our own writer's; larger blocks need
-     * fewer, smaller ones a second read), at most an eighth of a small chunk (reading
-     * ahead must not cost the saving).  Reading 4096 bytes where the table of a 1 MiB
-     * chunk takes 528 cost 0.3 us of a 40 us W4 read (cold bytes copied). */
-    int64_t head = 16 + 4 * ((expect + ZH_BLOSC_BLOCK - 1) / ZH_BLOSC_BLOCK);
-    if (head > ZH_BLOSC_HEAD) head = ZH_BLOSC_HEAD;
-    if (head > n / 8) head = n / 8;
-    if (head < 16) head = 16;
-    if (zh_pread_full(fd, buf, (size_t)head, foff) != 0) return NULL;
     const unsigned char *h = (const unsigned char *)buf;
     int flags = h[2], ts = h[3];
     int32_t nbytes = le32(h + 4), blocksize = le32(h + 8), cbytes = le32(h + 12);
@@ -122,15 +124,22 @@ static const char *read_blosc_blocks(zh_wctx *w, int fd, int64_t foff, int64_t n
     zh_rng *reg = (zh_rng *)malloc(sizeof(zh_rng) * 2 * (size_t)(nr ? nr : 1));
     if (!reg) return NULL;
     zh_rng *own = reg + nr; /* each range's bytes */
+    int sorted = zh_blosc_starts_sorted(buf, nblocks, n);
+    const unsigned char *bst = (const unsigned char *)buf + 16;
     for (int64_t i = 0; i < nr; i++) {
-        int64_t first = INT64_MAX, last = -1;
-        if (zh_blosc_span_add(buf, nblocks, n, rg[i].lo / blocksize, (rg[i].hi - 1) / blocksize,
-                              &first, &last) != 0 || last < 0) {
-            free(reg);
-            return NULL;
+        int64_t first = INT64_MAX, last = -1, end;
+        int64_t k0 = rg[i].lo / blocksize, k1 = (rg[i].hi - 1) / blocksize;
+        if (sorted && k0 >= 0 && k0 <= k1 && k1 < nblocks) {
+            first = le32(bst + 4 * k0);
+            end = k1 + 1 < nblocks ? le32(bst + 4 * (k1 + 1)) : n;
+        } else {
+            if (zh_blosc_span_add(buf, nblocks, n, k0, k1, &first, &last) != 0 || last < 0) {
+                free(reg);
+                return NULL;
+            }
+            /* the next block offset after the last wanted one */
+            end = zh_blosc_next_start(buf, nblocks, n, last);
         }
-        /* the next block offset after the last wanted one */
-        int64_t end = zh_blosc_next_start(buf, nblocks, n, last);
         own[i].lo = first < head ? head : first; /* the header read holds the rest */
         own[i].hi = end;
         reg[i] = own[i];
@@ -169,43 +178,11 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
     int64_t nr = 0;
     int rv = VIEW_OK;
     int64_t foff = 0; /* where the chunk starts in fd */
+    int owned = 1;    /* fd is this task's to close */
     if (job->path_prefix) {
-        char path[ZH_PATH_MAX];
-        if (job->src_len) { /* a range of the stored (outer) chunk's file */
-            if (job->src_len[t] < 0) return VIEW_MISSING;
-            coords = job->src_coords + job->src_file[t] * job->ndim;
-        }
-        if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
-            zh_fail(job, t, ZH_ERR_IO, "path too long");
-            return VIEW_FAILED;
-        }
-        int rc = zh_open_chunk(job, path, &fd, &n);
-        if (rc < 0) {
-            char msg[300];
-            if (rc == -EXDEV || rc == -ELOOP)
-                snprintf(msg, sizeof(msg), "refused: a symbolic link leads out of the store "
-                         "root: [Errno %d] %s", -rc, strerror(-rc));
-            else
-                snprintf(msg, sizeof(msg), "cannot open: [Errno %d] %s", -rc, strerror(-rc));
-            zh_fail(job, t, ZH_ERR_IO, msg);
-            return VIEW_FAILED;
-        }
-        if (rc == 0 && !job->src_len) return VIEW_MISSING;
-        if (job->src_len) { /* the range must lie in the file as it is now */
-            int64_t off = job->src_off[t], len = job->src_len[t];
-            if (rc == 0 || off < 0 || off > n || len > n - off) {
-                char msg[200];
-                snprintf(msg, sizeof(msg),
-                         "%lld bytes at offset %lld lie beyond the shard's %lld bytes "
-                         "(the shard changed or is truncated)",
-                         (long long)len, (long long)off, (long long)(rc == 0 ? 0 : n));
-                zh_fail(job, t, ZH_ERR_CORRUPT, msg);
-                if (fd >= 0) close(fd);
-                return VIEW_FAILED;
-            }
-            foff = off;
-            n = len;
-        }
+        int rc = zh_open_task_chunk(job, t, coords, &fd, &foff, &n, &owned);
+        if (rc < 0) return VIEW_FAILED;
+        if (rc == 0) return VIEW_MISSING;
     } else {
         src = job->mem_ptr[t];
         if (!src) return VIEW_MISSING;
@@ -256,11 +233,14 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
     }
     if (job->nsteps == 1 && job->steps[0].kind == ZH_BB_BLOSC && n >= 16) {
         /* which internal blocks the ranges touch: fewer than all, decode only those */
-        unsigned char h[16];
+        const unsigned char *h = (const unsigned char *)src;
+        char *sbuf = NULL; /* a file's bytes as read so far: its first head bytes */
+        int64_t head = 0;
         if (fd >= 0) {
-            if (zh_pread_full(fd, (char *)h, 16, foff) != 0) goto whole;
-        } else {
-            memcpy(h, src, 16);
+            head = blosc_head_len(dsize, n);
+            sbuf = n <= INT32_MAX ? zh_scratch(w, 3, (size_t)n) : NULL;
+            if (!sbuf || zh_pread_full(fd, sbuf, (size_t)head, foff) != 0) goto whole;
+            h = (const unsigned char *)sbuf;
         }
         int64_t bs = le32(h + 8);
         if (bs <= 0 || bs >= dsize || h[3] == 0 || bs % h[3] != 0) goto whole;
@@ -296,7 +276,7 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
         int64_t *ends = NULL;
         if (fd >= 0) {
             ends = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nr ? nr : 1));
-            src = ends ? read_blosc_blocks(w, fd, foff, n, dsize, rg, nr, ends) : NULL;
+            src = ends ? read_blosc_blocks(sbuf, head, fd, foff, n, dsize, rg, nr, ends) : NULL;
             if (!src) {
                 free(ends);
                 goto whole;
@@ -359,7 +339,7 @@ whole:
         }
     }
 done:
-    if (fd >= 0) close(fd);
+    if (fd >= 0 && owned) close(fd);
     free(rg);
     return rv;
 }

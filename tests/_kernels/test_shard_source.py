@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import zarrhpc
 from zarrhpc._kernels.engine import crc32c
-from zarrhpc.core import _select
+from zarrhpc.core import _select, _shard
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.storage import LocalStore
 
@@ -185,3 +185,105 @@ def test_sparse_reads_inside_large_inner_chunks(tmp_path, codec):
         np.testing.assert_array_equal(a.vindex[coords], data[coords])
     idx = ([0, 1], [5, 6], [33, 70, 127])
     np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
+
+
+# ---------------------------------------------------------------- basic (slice) reads
+
+
+@st.composite
+def basic_case(draw):
+    shape, shards, inner, codec, seed = draw(sharded_case())
+    sel = []
+    for n in shape:
+        a = draw(st.integers(0, n - 1))
+        b = draw(st.integers(a + 1, n))
+        sel.append(draw(st.sampled_from([slice(a, b), a, slice(a, b, 2)])))
+    return shape, shards, inner, codec, seed, tuple(sel)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=basic_case())
+def test_sharded_slices_match_numpy(tmp_path_factory, case):
+    """Basic reads of sharded arrays on a LocalStore: the engine reads the inner chunks'
+    ranges of the shard files itself (core/_shard.py _read_native)."""
+    shape, shards, inner, codec, seed, sel = case
+    a, data, _ = _make(tmp_path_factory.mktemp("s"), shape, shards, inner, codec, seed)
+    a = zarrhpc.open_array(a.store, mode="r")
+    np.testing.assert_array_equal(a[sel], data[sel])
+    np.testing.assert_array_equal(a[...], data)
+
+
+def test_slices_get_ranges_not_bytes(tmp_path, monkeypatch):
+    """No Python read of inner chunks or whole shards on a LocalStore: ranges only."""
+    a, data, _ = _make(tmp_path, (32, 32), (16, 16), (4, 4), "blosc", 7)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    monkeypatch.setattr(_shard, "_shard_sources", None)
+    monkeypatch.setattr(type(a.store), "get_values", None)
+    np.testing.assert_array_equal(a[3:29, 1:30], data[3:29, 1:30])
+    np.testing.assert_array_equal(a[...], data)
+
+
+@pytest.mark.parametrize("change", [_beyond, _overlap, _overflow, _half_empty])
+def test_corrupt_index_names_the_shard_in_slices(tmp_path, change):
+    a, data, _ = _make(tmp_path, (8, 8), (4, 4), (2, 2), "blosc", 3, holes=False)
+    _rewrite_index(os.path.join(str(tmp_path), "c", "0", "1"), 4, change)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    with pytest.raises(CorruptChunkError, match=r"c/0/1"):
+        a[0:2, 4:8]
+    np.testing.assert_array_equal(a[0:4, 0:4], data[0:4, 0:4])
+
+
+def test_shard_truncated_after_its_index_was_read_in_slices(tmp_path, monkeypatch):
+    a, _, _ = _make(tmp_path, (8, 8), (8, 8), (2, 2), "none", 4, holes=False)
+    shard = os.path.join(str(tmp_path), "c", "0", "0")
+    real = _shard._InnerRanges
+
+    def then_truncate(prep, coords):
+        where = real(prep, coords)
+        os.truncate(shard, 100)
+        return where
+
+    monkeypatch.setattr(_shard, "_InnerRanges", then_truncate)
+    with pytest.raises(CorruptChunkError, match=r"c/0/0: inner chunk \(3, 3\).*beyond"):
+        a[6:8, 6:8]
+
+
+def test_an_inner_chunk_the_engine_cannot_decode_goes_to_python(tmp_path):
+    """A damaged inner chunk comes back from the engine for the Python codecs, which read
+    its range again and name it."""
+    a, data, _ = _make(tmp_path, (8, 8), (8, 8), (4, 4), "zstd", 8, holes=False)
+    shard = os.path.join(str(tmp_path), "c", "0", "0")
+    with open(shard, "rb") as f:
+        raw = bytearray(f.read())
+    index = np.frombuffer(bytes(raw[-4 * 16 - 4:-4]), "<u8").reshape(4, 2)
+    off, length = (int(x) for x in index[3])
+    raw[off + 4: off + length] = b"\xff" * (length - 4)  # inner chunk (1, 1): zstd garbage
+    with open(shard, "wb") as f:
+        f.write(bytes(raw))
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    np.testing.assert_array_equal(a[0:4, 0:8], data[0:4, 0:8])
+    with pytest.raises(zarrhpc.errors.ZarrhpcError, match=r"c/0/0: inner chunk \(1, 1\)"):
+        a[4:8, 4:8]
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("shards", [(4, 4), (1, 2)], ids=["few-files", "past-the-shared-limit"])
+def test_shard_files_opened_once_per_call_and_closed(tmp_path, shards):
+    """A call shares one descriptor per shard file among its inner chunks (up to 256
+    files, past that one per inner chunk) and closes them all when it ends."""
+    shape = (24, 24) if shards == (4, 4) else (40, 20)  # 36 or 400 shard files
+    a, data, rng = _make(tmp_path, shape, shards, (1, 2) if shards == (1, 2) else (2, 2),
+                         "blosc", 9)
+    a = zarrhpc.open_array(str(tmp_path), mode="r")
+    before = _open_fds()
+    for _ in range(3):
+        np.testing.assert_array_equal(a[...], data)
+        np.testing.assert_array_equal(a[1:23, 3:17], data[1:23, 3:17])
+        coords = tuple(rng.integers(0, s, 50) for s in shape)
+        np.testing.assert_array_equal(a.vindex[coords], data[coords])
+        idx = tuple(rng.choice(s, 7, replace=False) for s in shape)
+        np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
+    assert _open_fds() == before

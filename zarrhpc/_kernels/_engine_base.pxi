@@ -116,6 +116,10 @@ cdef class _Sources:
         free(self.lens)
 
 
+#: most outer files one call keeps open at once (sharded reads, ``_ranged``)
+cdef Py_ssize_t _SHARED_FILES = 256
+
+
 cdef class _EngineBase:
     """The array's layout, codec chain and fill value, and the basic reads and writes
     of the engine; :class:`Engine` (engine.pyx) adds the selection reads."""
@@ -233,11 +237,13 @@ cdef class _EngineBase:
 
     def read(self, cnp.ndarray buf not None, tuple pieces, step, *, path_prefix=None,
              int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
-             bint partial_ok=True, int nthreads=1):
+             bint partial_ok=True, int nthreads=1, ranges=None):
         """Fill ``buf`` (the result, full shape) from every chunk of the request.
 
         Either ``path_prefix`` (chunk files under a directory: prefix + chunk key) or
-        ``sources`` (the stored bytes of every task, None when missing) is given.
+        ``sources`` (the stored bytes of every task, None when missing) is given;
+        ``ranges`` (with ``path_prefix``) place each task's chunk in a byte range of
+        another chunk's file (inner chunks of shards, see ``_ranged``).
         Returns ``(task_status, err_task, err_code, err_msg)``.
         """
         if not cnp.PyArray_ISWRITEABLE(buf):
@@ -250,9 +256,12 @@ cdef class _EngineBase:
         job.partial_ok = partial_ok
         cdef int rc
         target = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, ntasks)
         with nogil:
             rc = zh_read_run(&job, nthreads)
-        del target, keep
+        del target, keep, keep_r
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_point(self, cnp.ndarray out not None, coords, within, path_prefix=None,
@@ -359,7 +368,16 @@ cdef class _EngineBase:
         job.src_file = _p(fi)
         job.src_off = _p(off)
         job.src_len = _p(ln)
-        return (fc, fi, off, ln)
+        # each file opened once per call, shared by its tasks (csrc/zh_job.c); a call
+        # over more files than _SHARED_FILES opens one per task (no descriptor limit hit)
+        if fc.shape[0] > _SHARED_FILES:
+            return (fc, fi, off, ln)
+        cdef cnp.ndarray fd1 = np.zeros(max(1, fc.shape[0]), dtype=np.intc)
+        cdef cnp.ndarray size = np.zeros(max(1, fc.shape[0]), dtype=np.int64)
+        job.src_nfiles = fc.shape[0]
+        job.src_fd1 = <int *> cnp.PyArray_DATA(fd1)
+        job.src_size = <int64_t *> cnp.PyArray_DATA(size)
+        return (fc, fi, off, ln, fd1, size)
 
     def write(self, cnp.ndarray buf not None, tuple pieces, step, array_shape, *,
               str path_prefix, int64_t root_len, int key_kind=0, str sep="/",

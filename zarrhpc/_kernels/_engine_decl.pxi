@@ -80,6 +80,9 @@ cdef extern from "zh_engine.h":
         const int64_t *src_file
         const int64_t *src_off
         const int64_t *src_len
+        int64_t src_nfiles
+        int *src_fd1
+        int64_t *src_size
         uint8_t *task_status
         int failed
         int64_t err_task

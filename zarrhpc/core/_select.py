@@ -32,9 +32,14 @@ import numpy as np
 
 from zarrhpc import config
 from zarrhpc.codecs.native import FALLBACK
-from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import engine_error
-from zarrhpc.core._shard import _load_existing, _ShardWrite, _store_shard
+from zarrhpc.core._shard import (
+    _InnerRanges,
+    _load_existing,
+    _shard_split,
+    _ShardWrite,
+    _store_shard,
+)
 from zarrhpc.errors import CorruptChunkError
 
 __all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
@@ -42,52 +47,6 @@ __all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
 
 
 # ------------------------------------------------------------------ chunk source
-
-
-def _shard_split(prep, coords: np.ndarray):
-    ratio = np.asarray(prep.sharding.grid_shape, dtype=np.int64)
-    return coords // ratio, coords % ratio
-
-
-class _InnerRanges:
-    """Where the inner chunks at ``coords`` (n, ndim) are stored: each touched shard's
-    index read once (one reader per shard: its length, then its index, checked by the
-    layout: entries inside the data region, none overlapping, checksum), then per inner
-    chunk its shard (``file``, a row of ``shard_coords``), ``offset`` and ``length``
-    (-1: not stored), all int64 arrays."""
-
-    def __init__(self, prep, coords: np.ndarray):
-        layout = prep.sharding
-        store = prep.store
-        shards, local = _shard_split(prep, coords)
-        n = len(coords)
-        uniq, inv = np.unique(shards, axis=0, return_inverse=True)
-        self.shard_coords = np.ascontiguousarray(uniq, dtype=np.int64)
-        self.file = np.ascontiguousarray(inv.reshape(-1), dtype=np.int64)
-        self.local = local
-        self.keys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
-        nper = math.prod(layout.grid_shape)
-        table = np.full((len(uniq), nper, 2), EMPTY, dtype=np.uint64)
-        for s, key in enumerate(self.keys):
-            reader = store.open_reader(key)
-            if reader is None:
-                continue
-            with reader:
-                nbytes = reader.size
-                buf = reader.read(*layout.index_range(nbytes))
-            table[s] = layout.decode_index(buf, nbytes, key).reshape(nper, 2)
-        flat = (np.ravel_multi_index(tuple(local.T), layout.grid_shape) if n
-                else np.zeros(0, np.int64))
-        entry = table[self.file, flat] if n else np.zeros((0, 2), np.uint64)
-        stored = entry[:, 0] != EMPTY
-        # checked entries lie inside their shard, so they fit int64
-        self.offset = np.where(stored, entry[:, 0], 0).astype(np.int64)
-        self.length = np.where(stored, entry[:, 1], 0).astype(np.int64)
-        self.length[~stored] = -1
-
-    def name(self, i: int) -> str:
-        loc = tuple(int(x) for x in self.local[i])
-        return f"{self.keys[self.file[i]]}: inner chunk {loc}"
 
 
 def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:

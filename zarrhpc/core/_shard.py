@@ -329,13 +329,90 @@ def _read_inner(prep, shards: list, group: list, readers: list):
         yield n, m, buf
 
 
+def _shard_split(prep, coords: np.ndarray):
+    ratio = np.asarray(prep.sharding.grid_shape, dtype=np.int64)
+    return coords // ratio, coords % ratio
+
+
+class _InnerRanges:
+    """Where the inner chunks at ``coords`` (n, ndim) are stored: each touched shard's
+    index read once (one reader per shard: its length, then its index, checked by the
+    layout: entries inside the data region, none overlapping, checksum), then per inner
+    chunk its shard (``file``, a row of ``shard_coords``), ``offset`` and ``length``
+    (-1: not stored), all int64 arrays."""
+
+    def __init__(self, prep, coords: np.ndarray):
+        layout = prep.sharding
+        store = prep.store
+        shards, local = _shard_split(prep, coords)
+        n = len(coords)
+        uniq, inv = np.unique(shards, axis=0, return_inverse=True)
+        self.shard_coords = np.ascontiguousarray(uniq, dtype=np.int64)
+        self.file = np.ascontiguousarray(inv.reshape(-1), dtype=np.int64)
+        self.local = local
+        self.keys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
+        nper = math.prod(layout.grid_shape)
+        table = np.full((len(uniq), nper, 2), EMPTY, dtype=np.uint64)
+        for s, key in enumerate(self.keys):
+            reader = store.open_reader(key)
+            if reader is None:
+                continue
+            with reader:
+                nbytes = reader.size
+                buf = reader.read(*layout.index_range(nbytes))
+            table[s] = layout.decode_index(buf, nbytes, key).reshape(nper, 2)
+        flat = (np.ravel_multi_index(tuple(local.T), layout.grid_shape) if n
+                else np.zeros(0, np.int64))
+        entry = table[self.file, flat] if n else np.zeros((0, 2), np.uint64)
+        stored = entry[:, 0] != EMPTY
+        # checked entries lie inside their shard, so they fit int64
+        self.offset = np.where(stored, entry[:, 0], 0).astype(np.int64)
+        self.length = np.where(stored, entry[:, 1], 0).astype(np.int64)
+        self.length[~stored] = -1
+
+    def name(self, i: int) -> str:
+        loc = tuple(int(x) for x in self.local[i])
+        return f"{self.keys[self.file[i]]}: inner chunk {loc}"
+
+
 def _read_native(prep, engine, sel, full: np.ndarray) -> None:
-    """Read with the native engine: sources gathered per shard, decoded without the GIL."""
+    """Read with the native engine, decoding without the GIL: on a directory the engine
+    reads the inner chunks' byte ranges of the shard files itself (the indexes read and
+    checked here, once per shard); otherwise their bytes are gathered per shard first.
+
+    Measured (W5 sub-volume, 8 shards of 256^3 float32, 1440 inner chunks touched, blosc
+    lz4): gathering first read the 4 mostly wanted shards whole into Python bytes (~200 MB
+    into fresh pages, one thread) before any decode began; the engine's own reads run on
+    every thread into reused buffers and only the inner chunks wanted."""
     layout = prep.sharding
     plan = plan_chunks(sel, layout.chunk_shape)
     if plan.ntasks == 0:
         return
     ratio = layout.grid_shape
+    target = native_target(prep)
+    if target is not None:
+        coords = np.array(list(plan.iter_coords()), dtype=np.int64).reshape(-1, len(ratio))
+        where = _InnerRanges(prep, coords)
+        prefix, root_len, kind, sep = target
+        status, err_task, code, msg = engine.read(
+            full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
+            key_kind=kind, sep=sep, nthreads=config.get("threads"),
+            ranges=(where.shard_coords, where.file, where.offset, where.length))
+        if code:
+            raise errors.engine_error(code, where.name(err_task), msg)
+        fallback = [int(t) for t in np.flatnonzero(status == FALLBACK)]
+        bufs = prep.store.get_partial_values(
+            [(where.keys[where.file[t]], int(where.offset[t]), int(where.length[t]))
+             for t in fallback]) if fallback else []
+        for t, src in zip(fallback, bufs):
+            if src is None or len(src) != where.length[t]:
+                raise CorruptChunkError(f"{where.name(t)}: the shard changed while it was read")
+            p = plan.projection(t)
+            job = InnerRead(where.keys[where.file[t]], 0, len(src),
+                            tuple(int(x) for x in where.local[t]), p.chunk_selection,
+                            full[p.out_selection], 0)
+            _decode_into(prep, job, src)
+        return
     by_shard: dict[tuple, list] = {}
     coords = list(plan.iter_coords())
     for t, c in enumerate(coords):
