@@ -2,8 +2,8 @@
 groups made by both libraries, compared by ``repr`` and ``pprint`` (which lays dataclasses
 out field by field, so any field, order or nested class that differs shows)."""
 
-import json
 import io
+import json
 import warnings
 from pprint import pprint
 
