@@ -150,13 +150,13 @@ def test_chunks_and_shards_as_zarr_python(store):
     assert a.chunks == (10, 5)
     assert a.shards == (20, 25)
     md = a.metadata.to_dict()
-    assert md["chunk_grid"]["configuration"]["chunk_shape"] == [20, 25]
+    assert md["chunk_grid"]["configuration"]["chunk_shape"] == (20, 25)  # tuples, as zarr-python
     (codec,) = md["codecs"]
     assert codec["name"] == "sharding_indexed"
     cfg = codec["configuration"]
-    assert cfg["chunk_shape"] == [10, 5] and cfg["index_location"] == "end"
-    assert cfg["index_codecs"] == [{"name": "bytes", "configuration": {"endian": "little"}},
-                                   {"name": "crc32c"}]
+    assert cfg["chunk_shape"] == (10, 5) and cfg["index_location"] == "end"
+    assert cfg["index_codecs"] == ({"name": "bytes", "configuration": {"endian": "little"}},
+                                   {"name": "crc32c"})
     assert [c["name"] for c in cfg["codecs"]] == ["bytes", "zstd"]
     assert zarrhpc.open_array(store).shards == (20, 25)
     plain = zarrhpc.create_array(MemoryStore(), shape=(10,), dtype="f4", chunks=(5,))
