@@ -615,27 +615,31 @@ def _index_form(layout):
     return layout.index_location == "start", bool(bb)
 
 
-def _shard_groups(layout, plan, shape):
+def _shard_groups(layout, plan, shape, edges: bool = False):
     """Per dimension, the runs of plan pieces that cover one shard's whole extent.
 
     Returns ``(g_n, g_off, g_piece, g_count, g_shard)`` for the engine (see
-    Engine.write_shards), or None when no shard is wholly covered.
+    Engine.write_shards), or None when no shard is wholly covered. A shard cut by the
+    array's edge counts only with ``edges`` (when no such shard is stored): otherwise it
+    is merged with the stored one (the Python path, `_needs_existing`).
     """
     g_n, g_off, g_piece, g_count, g_shard = [], [], [], [], []
     for pieces, c, r, size in zip(plan.per_dim, layout.chunk_shape, layout.grid_shape, shape):
         nchunks = -(-size // c)
         runs: dict[int, list] = {}
         for k, p in enumerate(pieces):
-            # whole inner chunks of a shard wholly inside the array: a shard cut by the
-            # edge is merged with the stored one (the Python path, `_needs_existing`)
-            whole = p.chunk_slice.start == 0 and p.count == c
+            if edges:  # the in-array part of every inner chunk
+                whole = p.chunk_slice.start == 0 and p.count == min(c, size - p.chunk_index * c)
+            else:  # whole inner chunks of a shard wholly inside the array
+                shard_end = (p.chunk_index // r + 1) * r
+                whole = (p.chunk_slice.start == 0 and p.count == c and shard_end <= nchunks
+                         and shard_end * c <= size)
             run = runs.setdefault(p.chunk_index // r, [k, 0, True])
             run[1] += 1
-            run[2] = run[2] and whole and (shard_end := (p.chunk_index // r + 1) * r) \
-                <= nchunks and shard_end * c <= size
+            run[2] = run[2] and whole
         g_off.append(len(g_piece))
         for shard, (first, count, whole) in runs.items():
-            if whole and count == r:
+            if whole and count == (min(r, nchunks - shard * r) if edges else r):
                 g_piece.append(first)
                 g_count.append(count)
                 g_shard.append(shard)
@@ -659,9 +663,19 @@ def _write_native(prep, sel, full, target) -> tuple[set, int]:
     plan = plan_chunks(sel, layout.chunk_shape)
     touched = math.prod(len({p.chunk_index // r for p in pieces})
                         for pieces, r in zip(plan.per_dim, layout.grid_shape))
-    groups = _shard_groups(layout, plan, prep.shape) if plan.ntasks else None
+    groups = _shard_groups(layout, plan, prep.shape, edges=True) if plan.ntasks else None
     if groups is None:
         return set(), touched
+    g_n, g_off, _, _, g_shard = groups
+    cut = [sc for sc in itertools.product(*[g_shard[o:o + n] for o, n in zip(g_off, g_n)])
+           if any(r.stop - r.start != n for r, n in zip(prep.grid.chunk_region(sc),
+                                                        prep.grid.chunk_shape))]
+    if any(prep.store.exists(prep.chunk_key(sc)) for sc in cut):
+        # a stored shard cut by the edge keeps what lies past it (merged by the Python
+        # path); shards not stored yet (a new array) have nothing to keep
+        groups = _shard_groups(layout, plan, prep.shape)
+        if groups is None:
+            return set(), touched
     g_n, g_off, _, _, g_shard = groups
     prefix, root_len, kind, sep = target
     status, err, code, msg = engine.write_shards(
