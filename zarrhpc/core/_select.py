@@ -34,13 +34,12 @@ from zarrhpc import config
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core._read import engine_error
 from zarrhpc.core._shard import (
-    _InnerRanges,
     _load_existing,
-    _shard_split,
     _ShardWrite,
     _store_shard,
 )
-from zarrhpc.errors import CorruptChunkError
+from zarrhpc.core._shard_index import _InnerRanges, _shard_split
+from zarrhpc.errors import CorruptChunkError, StoreError
 
 __all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
            "write_orthogonal", "write_points"]
@@ -59,19 +58,41 @@ def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
     if prep.sharding is None:
         keys = [prep.chunk_key(tuple(int(i) for i in c)) for c in coords]
         return store.get_values(keys), keys
-    where = _InnerRanges(prep, coords)
-    names = [where.name(i) for i in range(len(coords))]
-    present = np.flatnonzero(where.length >= 0)
-    ranges = [(where.keys[where.file[i]], int(where.offset[i]), int(where.length[i]))
-              for i in present]
+    for _attempt in range(_ATTEMPTS):
+        with _InnerRanges(prep, coords) as where:
+            names = [where.name(i) for i in range(len(coords))]
+            present = np.flatnonzero(where.length >= 0)
+            got = where.read_all(prep, present)
+            if _unchanged(prep, where):
+                break
+    else:
+        raise _changing(where)
     bufs: list = [None] * len(coords)
-    for i, rng, buf in zip(present, ranges, store.get_partial_values(ranges) if ranges else []):
-        if buf is None or len(buf) != rng[2]:
+    for i, buf in zip(present, got):
+        n = int(where.length[i])
+        if buf is None or len(buf) != n:
             raise CorruptChunkError(
-                f"{names[i]}: expected {rng[2]} bytes at offset {rng[1]}, got "
+                f"{names[i]}: expected {n} bytes at offset {int(where.offset[i])}, got "
                 f"{0 if buf is None else len(buf)} (the shard changed or is truncated)")
         bufs[i] = buf
     return bufs, names
+
+
+# reads of a sharded array whose shards another writer keeps replacing: tries before
+# the read fails (each try reads indexes and inner chunks of one version per shard)
+_ATTEMPTS = 3
+
+
+def _unchanged(prep, where) -> bool:
+    """Whether the shards read by key (local files past the held readers) or by the
+    engine are still the files their indexes came from."""
+    root = prep.store.native_root if hasattr(prep.store, "native_root") else None
+    return root is None or where.same_files(root)
+
+
+def _changing(where):
+    return StoreError(f"{where.keys[0] if where.keys else '?'}: the shards were replaced "
+                      f"by another writer {_ATTEMPTS} times while being read")
 
 
 def _decode(prep, buf, name: str) -> np.ndarray:
@@ -177,9 +198,7 @@ def _engine_call(prep, method, coords: np.ndarray, *args):
         prefix, root_len, kind, sep = target
         kwargs.update(path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep)
         if prep.sharding is not None:
-            where = _InnerRanges(prep, coords)
-            kwargs["ranges"] = (where.shard_coords, where.file, where.offset, where.length)
-            name = where.name
+            return _engine_call_ranges(prep, method, coords, args, kwargs)
     else:
         kwargs["sources"], names = fetch_chunks(prep, coords)
         name = names.__getitem__
@@ -188,6 +207,21 @@ def _engine_call(prep, method, coords: np.ndarray, *args):
         key = name(err_task) if name else prep.chunk_key(tuple(coords[err_task]))
         raise engine_error(prep, key, code, msg)
     return np.flatnonzero(status == FALLBACK)
+
+
+def _engine_call_ranges(prep, method, coords, args, kwargs):
+    """`_engine_call` of a sharded array on a directory: the engine reads the inner
+    chunks where the indexes (read here) say, from the shard files it opens by path; a
+    shard replaced meanwhile is read again (`_shard_index`)."""
+    for _attempt in range(_ATTEMPTS):
+        with _InnerRanges(prep, coords) as where:
+            kwargs["ranges"] = (where.shard_coords, where.file, where.offset, where.length)
+            status, err_task, code, msg = method(*args, **kwargs)
+            if _unchanged(prep, where):
+                if code:
+                    raise engine_error(prep, where.name(err_task), code, msg)
+                return np.flatnonzero(status == FALLBACK)
+    raise _changing(where)
 
 
 def _native_points(prep, proj, flat: np.ndarray):

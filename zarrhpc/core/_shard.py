@@ -59,6 +59,7 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
+from zarrhpc.core._shard_index import _InnerRanges, _shard_split  # noqa: F401 (re-exported)
 from zarrhpc.core._stream import arrived_units
 from zarrhpc.core._write import UploadQueue, _prepare_value, store_encoded
 from zarrhpc.errors import CorruptChunkError
@@ -114,47 +115,58 @@ def _local(coords, ratio) -> tuple:
 def plan_inner_reads(prep, sel, full: np.ndarray) -> list[InnerRead]:
     """The jobs that fill ``full`` (the full-shape output view) with ``sel`` of ``prep``.
 
-    Does the small reads the plan needs: the length and the index of every touched shard.
+    Reads what the jobs need: per touched shard its length, its index and the inner
+    chunks wanted, all through one reader (one version of the shard: a shard another
+    writer replaces meanwhile never pairs an old index with new bytes), shards in
+    batches of ``_READERS_AT_ONCE`` (each batch of inner chunks in one ``read_ranges``:
+    remote stores coalesce and fetch it concurrently).
     """
     layout = prep.sharding
     store = prep.store
-    ratio = layout.grid_shape
     by_shard = _group_by_shard(layout, iter_chunk_projections(sel, layout.chunk_shape))
     keys = {sc: prep.chunk_key(sc) for sc in by_shard}
-    sizes: dict = {}
-    indexes: dict = {}
+    jobs = []
     order = list(keys)
     for first in range(0, len(order), _READERS_AT_ONCE):
         group = order[first:first + _READERS_AT_ONCE]
         readers = store.open_readers([keys[sc] for sc in group])
-        try:  # every shard's size and index in one batch
+        try:
             opened = [(sc, r) for sc, r in zip(group, readers) if r is not None]
             bufs = store.read_ranges([(r, [layout.index_range(r.size)]) for _, r in opened])
+            pending = []  # per opened shard: its jobs still to be given their bytes
+            for (sc, reader), (buf,) in zip(opened, bufs):
+                index = layout.decode_index(buf, reader.size, keys[sc])
+                pending.append((reader, _shard_jobs(prep, keys[sc], by_shard[sc], index,
+                                                    reader.size, full, jobs)))
+            for sc, reader in zip(group, readers):
+                if reader is None:
+                    _shard_jobs(prep, keys[sc], by_shard[sc], None, 0, full, jobs)
+            datas = store.read_ranges([(r, [(j.offset, j.length) for j in js])
+                                       for r, js in pending])
+            for (_, js), got in zip(pending, datas):
+                jobs += [j._replace(data=d) for j, d in zip(js, got)]
         finally:
             for reader in readers:
                 if reader is not None:
                     reader.close()
-        for (sc, reader), (buf,) in zip(opened, bufs):
-            sizes[sc] = reader.size
-            indexes[sc] = layout.decode_index(buf, reader.size, keys[sc])
-    jobs = []
-    for sc, projections in by_shard.items():
-        key = keys[sc]
-        index = indexes.get(sc)
-        nbytes = sizes.get(sc, 0)
-        for p in projections:
-            local = _local(p.chunk_coords, ratio)
-            dst = full[p.out_selection]
-            if index is None:
-                jobs.append(InnerRead(key, -1, 0, local, p.chunk_selection, dst, 0))
-                continue
-            off, length = index[local]
-            if off == EMPTY:
-                jobs.append(InnerRead(key, -1, 0, local, p.chunk_selection, dst, nbytes))
-            else:
-                jobs.append(InnerRead(key, int(off), int(length), local, p.chunk_selection,
-                                      dst, nbytes))
     return jobs
+
+
+def _shard_jobs(prep, key, projections, index, nbytes, full, out) -> list[InnerRead]:
+    """The jobs of one shard: those of inner chunks not stored go to ``out``, those to
+    read are returned."""
+    ratio = prep.sharding.grid_shape
+    stored = []
+    for p in projections:
+        local = _local(p.chunk_coords, ratio)
+        dst = full[p.out_selection]
+        off = EMPTY if index is None else index[local][0]
+        if off == EMPTY:
+            out.append(InnerRead(key, -1, 0, local, p.chunk_selection, dst, nbytes))
+        else:
+            stored.append(InnerRead(key, int(off), int(index[local][1]), local,
+                                    p.chunk_selection, dst, nbytes))
+    return stored
 
 
 # The store keys of the shards point reads opened, cached per prepared form
@@ -218,32 +230,14 @@ def _decode_into(prep, job: InnerRead, buf) -> None:
 
 
 def run_inner_reads(prep, jobs: list[InnerRead]) -> None:
-    """Execute read jobs: fetch the bytes wanted per shard, decode, copy into ``dst``."""
-    by_key: dict[str, list[InnerRead]] = {}
+    """Execute read jobs: the fill value where nothing is stored, else decode the bytes
+    the plan read (on the executor when there are several) and copy into ``dst``."""
+    pairs = []
     for job in jobs:
         if job.offset < 0:
             prep.fill(job.dst)
-        elif job.data is not None:
-            _decode_into(prep, job, job.data)
         else:
-            by_key.setdefault(job.key, []).append(job)
-    if not by_key:
-        return
-    store = prep.store
-    # the shards mostly wanted are fetched whole with one get_values, the inner chunks of
-    # the others with one get_partial_values (a remote store coalesces and fetches both
-    # concurrently)
-    whole = [g for g in by_key.values() if 2 * sum(j.length for j in g) >= g[0].shard_nbytes]
-    parts = [j for g in by_key.values() if 2 * sum(j.length for j in g) < g[0].shard_nbytes
-             for j in g]
-    pairs = []
-    for group, raw in zip(whole, store.get_values([g[0].key for g in whole])):
-        view = None if raw is None else memoryview(raw)
-        pairs += [(j, None if view is None else view[j.offset:j.offset + j.length])
-                  for j in group]
-    if parts:
-        bufs = store.get_partial_values([(j.key, j.offset, j.length) for j in parts])
-        pairs += list(zip(parts, bufs))
+            pairs.append((job, job.data))
     pool = config.executor() if len(pairs) > 1 else None
     if pool is None:
         for pair in pairs:
@@ -329,50 +323,25 @@ def _read_inner(prep, shards: list, group: list, readers: list):
         yield n, m, buf
 
 
-def _shard_split(prep, coords: np.ndarray):
-    ratio = np.asarray(prep.sharding.grid_shape, dtype=np.int64)
-    return coords // ratio, coords % ratio
-
-
-class _InnerRanges:
-    """Where the inner chunks at ``coords`` (n, ndim) are stored: each touched shard's
-    index read once (one reader per shard: its length, then its index, checked by the
-    layout: entries inside the data region, none overlapping, checksum), then per inner
-    chunk its shard (``file``, a row of ``shard_coords``), ``offset`` and ``length``
-    (-1: not stored), all int64 arrays."""
-
-    def __init__(self, prep, coords: np.ndarray):
-        layout = prep.sharding
-        store = prep.store
-        shards, local = _shard_split(prep, coords)
-        n = len(coords)
-        uniq, inv = np.unique(shards, axis=0, return_inverse=True)
-        self.shard_coords = np.ascontiguousarray(uniq, dtype=np.int64)
-        self.file = np.ascontiguousarray(inv.reshape(-1), dtype=np.int64)
-        self.local = local
-        self.keys = [prep.chunk_key(tuple(int(i) for i in u)) for u in uniq]
-        nper = math.prod(layout.grid_shape)
-        table = np.full((len(uniq), nper, 2), EMPTY, dtype=np.uint64)
-        for s, key in enumerate(self.keys):
-            reader = store.open_reader(key)
-            if reader is None:
-                continue
-            with reader:
-                nbytes = reader.size
-                buf = reader.read(*layout.index_range(nbytes))
-            table[s] = layout.decode_index(buf, nbytes, key).reshape(nper, 2)
-        flat = (np.ravel_multi_index(tuple(local.T), layout.grid_shape) if n
-                else np.zeros(0, np.int64))
-        entry = table[self.file, flat] if n else np.zeros((0, 2), np.uint64)
-        stored = entry[:, 0] != EMPTY
-        # checked entries lie inside their shard, so they fit int64
-        self.offset = np.where(stored, entry[:, 0], 0).astype(np.int64)
-        self.length = np.where(stored, entry[:, 1], 0).astype(np.int64)
-        self.length[~stored] = -1
-
-    def name(self, i: int) -> str:
-        loc = tuple(int(x) for x in self.local[i])
-        return f"{self.keys[self.file[i]]}: inner chunk {loc}"
+def _read_native_ranges(prep, engine, plan, target, where, full) -> None:
+    """The engine reads the inner chunks ``where`` locates; those it hands back (a form
+    it does not decode) are decoded here from the same shard versions."""
+    prefix, root_len, kind, sep = target
+    status, err_task, code, msg = engine.read(
+        full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
+        key_kind=kind, sep=sep, nthreads=config.get("threads"),
+        ranges=(where.shard_coords, where.file, where.offset, where.length))
+    if code:
+        raise errors.engine_error(code, where.name(err_task), msg)
+    for t in (int(t) for t in np.flatnonzero(status == FALLBACK)):
+        src = where.read(prep, t)
+        if src is None or len(src) != where.length[t]:
+            raise CorruptChunkError(f"{where.name(t)}: the shard changed while it was read")
+        p = plan.projection(t)
+        job = InnerRead(where.keys[where.file[t]], 0, len(src),
+                        tuple(int(x) for x in where.local[t]), p.chunk_selection,
+                        full[p.out_selection], 0)
+        _decode_into(prep, job, src)
 
 
 def _read_native(prep, engine, sel, full: np.ndarray) -> None:
@@ -393,26 +362,25 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
     if target is not None:
         coords = np.array(list(plan.iter_coords()), dtype=np.int64).reshape(-1, len(ratio))
         where = _InnerRanges(prep, coords)
-        prefix, root_len, kind, sep = target
-        status, err_task, code, msg = engine.read(
-            full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
-            key_kind=kind, sep=sep, nthreads=config.get("threads"),
-            ranges=(where.shard_coords, where.file, where.offset, where.length))
-        if code:
-            raise errors.engine_error(code, where.name(err_task), msg)
-        fallback = [int(t) for t in np.flatnonzero(status == FALLBACK)]
-        bufs = prep.store.get_partial_values(
-            [(where.keys[where.file[t]], int(where.offset[t]), int(where.length[t]))
-             for t in fallback]) if fallback else []
-        for t, src in zip(fallback, bufs):
-            if src is None or len(src) != where.length[t]:
-                raise CorruptChunkError(f"{where.name(t)}: the shard changed while it was read")
-            p = plan.projection(t)
-            job = InnerRead(where.keys[where.file[t]], 0, len(src),
-                            tuple(int(x) for x in where.local[t]), p.chunk_selection,
-                            full[p.out_selection], 0)
-            _decode_into(prep, job, src)
-        return
+        try:
+            _read_native_ranges(prep, engine, plan, target, where, full)
+            if where.same_files(prep.store.native_root):
+                return
+        except errors.ZarrhpcError:
+            if where.same_files(prep.store.native_root):
+                raise
+        finally:
+            where.close()
+        # a shard was replaced between its index and the reads of its inner chunks: read
+        # again, index and inner chunks through one reader per shard
+    _read_native_gathered(prep, engine, plan, full)
+
+
+def _read_native_gathered(prep, engine, plan, full: np.ndarray) -> None:
+    """The inner chunks' bytes gathered per shard through one reader each (index and
+    inner chunks from one version of the shard), then decoded by the engine."""
+    ratio = prep.sharding.grid_shape
+    layout = prep.sharding
     by_shard: dict[tuple, list] = {}
     coords = list(plan.iter_coords())
     for t, c in enumerate(coords):

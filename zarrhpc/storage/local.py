@@ -224,6 +224,10 @@ class _FileReader(RangeReader):
         super().__init__(store, key, size)
         self._fd = fd
 
+    def fileno(self) -> int:
+        """The open file's descriptor (-1 once closed): it pins the version read."""
+        return self._fd
+
     def read(self, offset: int, length: int | None) -> Buffer:
         start, stop = resolve_range(self.size, offset, length)
         if stop <= start:
