@@ -222,3 +222,14 @@ def test_group_written_below_root_in_root_consolidated_view(tmp_path):
         xr.testing.assert_identical(ref.load(), got.load())
     assert "sub/t" in zarr.open_consolidated(path).metadata.consolidated_metadata \
         .flattened_metadata
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")  # zarr-python's ZipStore
+def test_zarr_python_zip_store(tmp_path):                         # appends rewritten keys
+    ds = _ds()
+    with zarr.storage.ZipStore(tmp_path / "a.zip", mode="w") as store:
+        zarrhpc.xarray.to_zarr(ds, store)
+    with zarr.storage.ZipStore(tmp_path / "a.zip", mode="r") as store:
+        with xr.open_zarr(store) as ref, xr.open_dataset(store, engine="zarrhpc") as got:
+            xr.testing.assert_identical(ref.load(), got.load())
+            xr.testing.assert_identical(got.load(), ds)

@@ -60,6 +60,8 @@ class ZarrPythonStore(Store):
     def __init__(self, store) -> None:
         super().__init__(read_only=store.read_only)
         self._zstore = store
+        if hasattr(store, "_ensure_open"):  # a ZipStore opens its file here, as
+            self._run(store._ensure_open())  # zarr-python's open_group does
         self.supports_consolidated_metadata = getattr(
             store, "supports_consolidated_metadata", True)
 

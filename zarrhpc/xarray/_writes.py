@@ -30,16 +30,23 @@ def finish(root, pending, compute, consolidated, store_kwargs=None):
 
 
 def consolidate_after(root, delayed_writes, compute, consolidated):
-    """Consolidate ``root``'s metadata (``consolidated`` None or True) now, or, with
-    ``compute=False``, as a delayed step after ``delayed_writes``."""
+    """Consolidate ``root``'s metadata (``consolidated`` None or True) now: every array
+    is created or resized by then, so it is final, and, as with xarray, a reader finds it
+    before a ``compute=False`` write is computed; then the group, or (``compute=False``)
+    a delayed object that writes the data and returns it."""
+    group = _finalize(root, consolidated)
     if not compute:
         import dask
 
-        return dask.delayed(_finalize)(delayed_writes, root, consolidated)
-    return _finalize(None, root, consolidated)
+        return dask.delayed(_after)(delayed_writes, group)
+    return group
 
 
-def _finalize(_writes, root, consolidated):
+def _after(_writes, group):
+    return group
+
+
+def _finalize(root, consolidated):
     """As xarray: the whole store's metadata is consolidated at its root (a group written
     below the root would otherwise be missing from the root's consolidated view)."""
     if consolidated is None or consolidated:
