@@ -1,8 +1,11 @@
 """Names in Zarr v3: node names, hierarchy paths, and extension names (ZEP 9).
 
-A node name must not be empty, must not contain ``/``, must not consist only of periods
-(``.``, ``..``, ...), and must not start with the reserved prefix ``__``. zarrhpc also
-refuses ``zarr.json``, which would collide with the node's own metadata document. The spec
+A node name must not be empty, must not contain ``/`` and must not consist only of periods
+(``.``, ``..``, ...). The spec also reserves the prefix ``__``; zarr-python reads and writes
+such names and xarray writes them (``__xarray_dataarray_variable__`` for an unnamed
+DataArray), so zarrhpc takes them too (:func:`is_reserved_node_name` tells them apart):
+refusing them made stores written by zarr-python unreadable. zarrhpc refuses
+``zarr.json``, which would collide with the node's own metadata document. The spec
 recommends, but does not require, the characters ``a-z A-Z 0-9 - _ .``; other Unicode
 names are accepted (:func:`is_recommended_node_name` tells them apart). Names are case
 sensitive and not normalised.
@@ -32,6 +35,7 @@ from zarrhpc.metadata.dtypes import _show
 __all__ = [
     "ExtensionEntry",
     "is_recommended_node_name",
+    "is_reserved_node_name",
     "is_valid_extension_name",
     "join_path",
     "member_error",
@@ -68,8 +72,8 @@ def validate_node_name(name: str, doc: str) -> str:
     Raises
     ------
     MetadataError
-        ``name`` is not a string, is empty, contains ``/``, is only periods, starts with
-        ``__`` or is ``zarr.json``.
+        ``name`` is not a string, is empty, contains ``/``, is only periods or is
+        ``zarr.json``.
     """
     if not isinstance(name, str):
         raise MetadataError(f"{doc}: node name: expected a string, got {name!r}")
@@ -79,15 +83,17 @@ def validate_node_name(name: str, doc: str) -> str:
         raise MetadataError(f"{doc}: node name: must not contain '/', got {name!r}")
     if name.strip(".") == "":
         raise MetadataError(f"{doc}: node name: must not consist only of periods, got {name!r}")
-    if name.startswith("__"):
-        raise MetadataError(
-            f"{doc}: node name: must not start with the reserved prefix '__', got {name!r}"
-        )
     if name == "zarr.json":
         raise MetadataError(
             f"{doc}: node name: must not be 'zarr.json' (the metadata document's key)"
         )
     return name
+
+
+def is_reserved_node_name(name: str) -> bool:
+    """Whether ``name`` starts with ``__``, the prefix the v3 spec reserves (accepted, as
+    zarr-python accepts it: see the module docstring)."""
+    return isinstance(name, str) and name.startswith("__")
 
 
 def is_recommended_node_name(name: str) -> bool:
