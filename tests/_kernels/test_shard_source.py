@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import zarrhpc
 from zarrhpc._kernels.engine import crc32c
-from zarrhpc.core import _select, _shard
+from zarrhpc.core import _select
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.storage import LocalStore
 
@@ -204,22 +204,11 @@ def basic_case(draw):
 @settings(max_examples=60, deadline=None)
 @given(case=basic_case())
 def test_sharded_slices_match_numpy(tmp_path_factory, case):
-    """Basic reads of sharded arrays on a LocalStore: the engine reads the inner chunks'
-    ranges of the shard files itself (core/_shard.py _read_native)."""
+    """Basic reads of sharded arrays on a LocalStore (core/_shard.py _read_native)."""
     shape, shards, inner, codec, seed, sel = case
     a, data, _ = _make(tmp_path_factory.mktemp("s"), shape, shards, inner, codec, seed)
     a = zarrhpc.open_array(a.store, mode="r")
     np.testing.assert_array_equal(a[sel], data[sel])
-    np.testing.assert_array_equal(a[...], data)
-
-
-def test_slices_get_ranges_not_bytes(tmp_path, monkeypatch):
-    """No Python read of inner chunks or whole shards on a LocalStore: ranges only."""
-    a, data, _ = _make(tmp_path, (32, 32), (16, 16), (4, 4), "blosc", 7)
-    a = zarrhpc.open_array(str(tmp_path), mode="r")
-    monkeypatch.setattr(_shard, "_shard_sources", None)
-    monkeypatch.setattr(type(a.store), "get_values", None)
-    np.testing.assert_array_equal(a[3:29, 1:30], data[3:29, 1:30])
     np.testing.assert_array_equal(a[...], data)
 
 
@@ -233,24 +222,9 @@ def test_corrupt_index_names_the_shard_in_slices(tmp_path, change):
     np.testing.assert_array_equal(a[0:4, 0:4], data[0:4, 0:4])
 
 
-def test_shard_truncated_after_its_index_was_read_in_slices(tmp_path, monkeypatch):
-    a, _, _ = _make(tmp_path, (8, 8), (8, 8), (2, 2), "none", 4, holes=False)
-    shard = os.path.join(str(tmp_path), "c", "0", "0")
-    real = _shard._InnerRanges
-
-    def then_truncate(prep, coords):
-        where = real(prep, coords)
-        os.truncate(shard, 100)
-        return where
-
-    monkeypatch.setattr(_shard, "_InnerRanges", then_truncate)
-    with pytest.raises(CorruptChunkError, match=r"c/0/0: inner chunk \(3, 3\).*beyond"):
-        a[6:8, 6:8]
-
-
 def test_an_inner_chunk_the_engine_cannot_decode_goes_to_python(tmp_path):
-    """A damaged inner chunk comes back from the engine for the Python codecs, which read
-    its range again and name it."""
+    """A damaged inner chunk comes back from the engine for the Python codecs, which
+    name it."""
     a, data, _ = _make(tmp_path, (8, 8), (8, 8), (4, 4), "zstd", 8, holes=False)
     shard = os.path.join(str(tmp_path), "c", "0", "0")
     with open(shard, "rb") as f:

@@ -373,43 +373,19 @@ class _InnerRanges:
 
 
 def _read_native(prep, engine, sel, full: np.ndarray) -> None:
-    """Read with the native engine, decoding without the GIL: on a directory the engine
-    reads the inner chunks' byte ranges of the shard files itself (the indexes read and
-    checked here, once per shard); otherwise their bytes are gathered per shard first.
+    """Read with the native engine: sources gathered per shard, decoded without the GIL.
 
-    Measured (W5 sub-volume, 8 shards of 256^3 float32, 1440 inner chunks touched, blosc
-    lz4): gathering first read the 4 mostly wanted shards whole into Python bytes (~200 MB
-    into fresh pages, one thread) before any decode began; the engine's own reads run on
-    every thread into reused buffers and only the inner chunks wanted."""
+    Each shard's index and inner chunks come through one reader (one open file): one
+    version of the shard.  Tried (wave 6): the engine reading the inner chunks' ranges of
+    the shard files itself (W5 sub-volume ~100 -> ~57 ms CPU); reverted, because it reads
+    the index through one open and the ranges through another, and a shard renamed into
+    place between them (tests/reliability/test_concurrent_writers.py) read the old index's
+    ranges of the new file: a decode error, or wrong values for uncompressed inner chunks."""
     layout = prep.sharding
     plan = plan_chunks(sel, layout.chunk_shape)
     if plan.ntasks == 0:
         return
     ratio = layout.grid_shape
-    target = native_target(prep)
-    if target is not None:
-        coords = np.array(list(plan.iter_coords()), dtype=np.int64).reshape(-1, len(ratio))
-        where = _InnerRanges(prep, coords)
-        prefix, root_len, kind, sep = target
-        status, err_task, code, msg = engine.read(
-            full, plan.arrays(), plan.steps, path_prefix=prefix, root_len=root_len,
-            key_kind=kind, sep=sep, nthreads=config.get("threads"),
-            ranges=(where.shard_coords, where.file, where.offset, where.length))
-        if code:
-            raise errors.engine_error(code, where.name(err_task), msg)
-        fallback = [int(t) for t in np.flatnonzero(status == FALLBACK)]
-        bufs = prep.store.get_partial_values(
-            [(where.keys[where.file[t]], int(where.offset[t]), int(where.length[t]))
-             for t in fallback]) if fallback else []
-        for t, src in zip(fallback, bufs):
-            if src is None or len(src) != where.length[t]:
-                raise CorruptChunkError(f"{where.name(t)}: the shard changed while it was read")
-            p = plan.projection(t)
-            job = InnerRead(where.keys[where.file[t]], 0, len(src),
-                            tuple(int(x) for x in where.local[t]), p.chunk_selection,
-                            full[p.out_selection], 0)
-            _decode_into(prep, job, src)
-        return
     by_shard: dict[tuple, list] = {}
     coords = list(plan.iter_coords())
     for t, c in enumerate(coords):
