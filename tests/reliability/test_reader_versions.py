@@ -153,20 +153,14 @@ def _replace_after_index_reads(monkeypatch, store, key, value):
     monkeypatch.setattr(LocalStore, "open_reader", open_reader)
 
 
-@pytest.mark.parametrize("inner_codec", [None, "numcodecs.bz2"])
-@pytest.mark.parametrize("index_location", ["end", "start"])
-def test_local_sharded_read_with_the_shard_replaced_in_between(tmp_path, monkeypatch,
-                                                              index_location, inner_codec):
-    """The same race on a directory: the index and the inner chunks must come from one
-    version of the shard file (the old file stays readable through a descriptor opened
-    before the rename); a path opened again after the index was read gives the new file.
-    Failed after 0e6f0e8 (the engine reopened the shard files by path after
-    `_InnerRanges` read the indexes): [105 106 107 108] for [3 4 5 6] or
-    [103 104 105 106]; with an inner codec the engine lacks, the Python path read the
-    inner chunks by key after closing the index's reader (bz2: a decode error)."""
+def _shard_replaced_after_index_reads(tmp_path, monkeypatch, inner_codec, index_location):
+    """A one-shard array holding ``old`` whose shard another writer replaces (by a
+    rename) with one holding ``new`` once the next read has read the shard indexes;
+    ``inner_codec`` None: the engine reads the inner chunks, else (a codec without a
+    native form) the Python path."""
     store = zarrhpc.storage.LocalStore(str(tmp_path / "a.zarr"))
     inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
-    if inner_codec is not None:  # no native form: the Python path (plan_inner_reads)
+    if inner_codec is not None:
         inner.append({"name": inner_codec, "configuration": {"level": 1}})
     serializer = {"name": "sharding_indexed", "configuration": {
         "chunk_shape": [2], "codecs": inner, "index_location": index_location}}
@@ -179,6 +173,22 @@ def test_local_sharded_read_with_the_shard_replaced_in_between(tmp_path, monkeyp
     new_shard = bytes(store.get("c/0"))
     a[...] = old
     _replace_after_index_reads(monkeypatch, store, "c/0", new_shard)
+    return a, old, new
+
+
+@pytest.mark.parametrize("inner_codec", [None, "numcodecs.bz2"])
+@pytest.mark.parametrize("index_location", ["end", "start"])
+def test_local_sharded_read_with_the_shard_replaced_in_between(tmp_path, monkeypatch,
+                                                              index_location, inner_codec):
+    """The same race on a directory: the index and the inner chunks must come from one
+    version of the shard file (the old file stays readable through a descriptor opened
+    before the rename); a path opened again after the index was read gives the new file.
+    Failed after 0e6f0e8 (the engine reopened the shard files by path after
+    `_InnerRanges` read the indexes): [105 106 107 108] for [3 4 5 6] or
+    [103 104 105 106]; with an inner codec the engine lacks, the Python path read the
+    inner chunks by key after closing the index's reader (bz2: a decode error)."""
+    a, old, new = _shard_replaced_after_index_reads(tmp_path, monkeypatch, inner_codec,
+                                                    index_location)
     got = a[2:6]  # two inner chunks of eight: ranges, not the whole shard
     assert np.array_equal(got, old[2:6]) or np.array_equal(got, new[2:6]), got
 
@@ -192,21 +202,8 @@ def test_local_sharded_selection_with_the_shard_replaced_in_between(tmp_path, mo
     inner chunks of the version of the shard whose index was read, or reads again. On
     the old code the index's reader was closed first and the engine opened the new file
     by path: the old offsets applied to the new bytes."""
-    store = zarrhpc.storage.LocalStore(str(tmp_path / "a.zarr"))
-    inner = [{"name": "bytes", "configuration": {"endian": "little"}}]
-    if inner_codec is not None:
-        inner.append({"name": inner_codec, "configuration": {"level": 1}})
-    serializer = {"name": "sharding_indexed", "configuration": {
-        "chunk_shape": [2], "codecs": inner, "index_location": "end"}}
-    a = zarrhpc.create_array(store, shape=(16,), dtype="i4", fill_value=0, compressors=None,
-                             chunks=(16,), serializer=serializer)
-    old = np.arange(1, 17, dtype="i4")
-    new = np.arange(101, 117, dtype="i4")
-    new[:2] = 0  # inner chunk 0: fill, not stored: the others move
-    a[...] = new
-    new_shard = bytes(store.get("c/0"))
-    a[...] = old
-    _replace_after_index_reads(monkeypatch, store, "c/0", new_shard)
+    a, old, new = _shard_replaced_after_index_reads(tmp_path, monkeypatch, inner_codec,
+                                                    "end")
     idx = np.array([2, 3, 4, 5, 9])
     if form == "vindex":
         got = a.vindex[idx]
