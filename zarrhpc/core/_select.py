@@ -63,7 +63,7 @@ def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
             names = [where.name(i) for i in range(len(coords))]
             present = np.flatnonzero(where.length >= 0)
             got = where.read_all(prep, present)
-            if _unchanged(prep, where):
+            if where.unchanged(prep.store):
                 break
     else:
         raise _changing(where)
@@ -81,13 +81,6 @@ def fetch_chunks(prep, coords: np.ndarray) -> tuple[list, list]:
 # reads of a sharded array whose shards another writer keeps replacing: tries before
 # the read fails (each try reads indexes and inner chunks of one version per shard)
 _ATTEMPTS = 3
-
-
-def _unchanged(prep, where) -> bool:
-    """Whether the shards read by key (local files past the held readers) or by the
-    engine are still the files their indexes came from."""
-    root = prep.store.native_root if hasattr(prep.store, "native_root") else None
-    return root is None or where.same_files(root)
 
 
 def _changing(where):
@@ -217,7 +210,7 @@ def _engine_call_ranges(prep, method, coords, args, kwargs):
         with _InnerRanges(prep, coords) as where:
             kwargs["ranges"] = (where.shard_coords, where.file, where.offset, where.length)
             status, err_task, code, msg = method(*args, **kwargs)
-            if _unchanged(prep, where):
+            if where.unchanged(prep.store):
                 if code:
                     raise engine_error(prep, where.name(err_task), code, msg)
                 return np.flatnonzero(status == FALLBACK)

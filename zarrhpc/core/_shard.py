@@ -364,10 +364,10 @@ def _read_native(prep, engine, sel, full: np.ndarray) -> None:
         where = _InnerRanges(prep, coords)
         try:
             _read_native_ranges(prep, engine, plan, target, where, full)
-            if where.same_files(prep.store.native_root):
+            if where.unchanged(prep.store):
                 return
         except errors.ZarrhpcError:
-            if where.same_files(prep.store.native_root):
+            if where.unchanged(prep.store):
                 raise
         finally:
             where.close()

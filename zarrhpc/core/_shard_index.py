@@ -119,6 +119,12 @@ class _InnerRanges:
                 out[n] = buf
         return out
 
+    def unchanged(self, store) -> bool:
+        """Whether the shards read by path (a directory store: by the engine, or by key
+        past the held readers) are still the files their indexes came from."""
+        root = store.native_root
+        return root is None or self.same_files(root)
+
     def same_files(self, root: str) -> bool:
         """Whether every shard path still names the file its index was read from."""
         for key, stamp in zip(self.keys, self.files):

@@ -228,13 +228,8 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
         if store is not None:
             raise TypeError("engine='zarrhpc' opens filename_or_obj; store= (an "
                             "xarray.backends.ZarrStore) is engine='zarr''s")
-        if isinstance(filename_or_obj, zarrhpc.Group):
-            grp = filename_or_obj
-        else:
-            grp = open_group_for_xarray(filename_or_obj, group=group, mode=mode,
-                                        consolidated=consolidated,
-                                        storage_options=storage_options,
-                                        zarr_format=zarr_format)
+        grp = _group_of(filename_or_obj, group=group, mode=mode, consolidated=consolidated,
+                        storage_options=storage_options, zarr_format=zarr_format)
         # use_zarr_fill_value_as_mask: taken, and left to the format's default (v2: the
         # fill value masks), as engine="zarr" does on reading (xarray 2026.9 passes None
         # to its store; its own test_zarr_fill_value_setting expects that)
@@ -251,13 +246,8 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
         """``{"/": Dataset, "/a": Dataset, "/a/b": ...}``: the group ``group`` (default
         the root) and every group below it, each decoded as ``open_dataset`` does; paths
         relative to ``group``, as engine="zarr" gives them."""
-        if isinstance(filename_or_obj, zarrhpc.Group):
-            top = filename_or_obj
-        else:
-            top = open_group_for_xarray(filename_or_obj, group=group, mode=mode,
-                                        consolidated=consolidated,
-                                        storage_options=storage_options,
-                                        zarr_format=zarr_format)
+        top = _group_of(filename_or_obj, group=group, mode=mode, consolidated=consolidated,
+                        storage_options=storage_options, zarr_format=zarr_format)
         decode = dict(mask_and_scale=mask_and_scale, decode_times=decode_times,
                       concat_characters=concat_characters, decode_coords=decode_coords,
                       drop_variables=drop_variables, use_cftime=use_cftime,
@@ -284,3 +274,10 @@ def _decode(grp, use_zarr_fill_value_as_mask, **decode):
     """The Dataset of one group's arrays, CF-decoded by xarray."""
     store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
     return StoreBackendEntrypoint().open_dataset(store, **decode)
+
+
+def _group_of(filename_or_obj, **options):
+    """The zarrhpc Group given, or the group ``open_group_for_xarray`` opens."""
+    if isinstance(filename_or_obj, zarrhpc.Group):
+        return filename_or_obj
+    return open_group_for_xarray(filename_or_obj, **options)

@@ -156,14 +156,16 @@ def run(dest: pathlib.Path, lib: str, modules, extra=()) -> dict:
     return col.outcomes
 
 
-def summarize(outcomes: dict) -> dict:
+def summarize(outcomes: dict, width: int = 60) -> dict:
+    """Counts per outcome (skips by reason, cut to ``width``) and failures by cause; the
+    xarray suite runner uses it too."""
     counts = collections.Counter()
     causes = collections.Counter()
     for outcome, detail in outcomes.values():
         key = outcome
         if outcome == "skipped":
             key = "skipped: " + (detail.split(":")[0] if detail.startswith("internal")
-                                 else detail[:60])
+                                 else detail[:width])
         counts[key] += 1
         if outcome in ("failed", "error"):
             causes[detail.splitlines()[0][:160] if detail else "?"] += 1

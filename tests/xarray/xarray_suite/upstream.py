@@ -26,7 +26,6 @@ formats 2 and 3 (xarray's ``default_zarr_format`` fixture).
 from __future__ import annotations
 
 import argparse
-import collections
 import importlib.util
 import json
 import os
@@ -55,13 +54,13 @@ filterwarnings =
 """
 
 
-def _collector():
-    """zarr-python suite runner's outcome collector (one place for it)."""
+def _zp_runner():
+    """The zarr-python suite runner (its outcome collector and summary: one place)."""
     spec = importlib.util.spec_from_file_location(
         "_zp_upstream", HERE.parent.parent / "api" / "zarr_python_suite" / "upstream.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module._Collector()
+    return module
 
 
 def run(tests_dir: pathlib.Path, lib: str, select: str = "zarr", extra=()) -> dict:
@@ -70,7 +69,7 @@ def run(tests_dir: pathlib.Path, lib: str, select: str = "zarr", extra=()) -> di
 
     os.environ["XR_SUITE_LIB"] = lib
     sys.path.insert(0, str(HERE))
-    col = _collector()
+    col = _zp_runner()._Collector()
     with tempfile.TemporaryDirectory(prefix="xr-suite-") as tmp:
         ini = pathlib.Path(tmp) / "pytest.ini"
         ini.write_text(INI)
@@ -86,17 +85,7 @@ def run(tests_dir: pathlib.Path, lib: str, select: str = "zarr", extra=()) -> di
 
 
 def summarize(outcomes: dict) -> dict:
-    counts = collections.Counter()
-    causes = collections.Counter()
-    for outcome, detail in outcomes.values():
-        key = outcome
-        if outcome == "skipped":
-            key = "skipped: " + ("internal" if detail.startswith("internal")
-                                 else detail[:70])
-        counts[key] += 1
-        if outcome in ("failed", "error"):
-            causes[detail.splitlines()[0][:160] if detail else "?"] += 1
-    return {"counts": dict(counts.most_common()), "failure_causes": dict(causes.most_common())}
+    return _zp_runner().summarize(outcomes, width=70)
 
 
 def main(argv=None):
