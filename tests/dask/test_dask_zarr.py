@@ -88,7 +88,7 @@ def test_processes_scheduler(tmp_path, data):
 def test_distributed_cluster(tmp_path, data):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, host="127.0.0.1") as cluster, \
+                                  dashboard_address=":0", host="127.0.0.1") as cluster, \
             distributed.Client(cluster):
         zd.to_zarr(data, tmp_path / "c.zarr")
         x = zd.from_zarr(tmp_path / "c.zarr")

@@ -83,7 +83,7 @@ def test_dask_processes_scheduler(local_array, tmp_path):
 def client():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, host="127.0.0.1") as cluster, \
+                                  dashboard_address=":0", host="127.0.0.1") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
