@@ -11,7 +11,7 @@ travel in the two-phase exchange):
   new shape.
 
 The job writes generation after generation (generation g writes the value g everywhere)
-and rank 0 prints g once every rank's write returned; this process SIGKILLs every rank
+and rank 0 prints a line for g once every rank's write returned; this process SIGKILLs every rank
 at a random moment, then checks that
 
 - the store opens with zarrhpc (and, for shards, zarr-python reads it);
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -79,7 +80,7 @@ def writer(kind: str, root: str) -> int:
         zmpi.write(a, reg, block, comm, ownership=own)
         comm.Barrier()
         if rank == 0:
-            print(g, a.shape[0], flush=True)
+            print(f"generation {g} rows {a.shape[0]} done", flush=True)
 
 
 def _create(kind: str, store: str) -> None:
@@ -132,6 +133,17 @@ def _check(kind: str, store: str, done: int, done_rows: int) -> dict:
             if len(np.unique(data[i:i + unit[0], j:j + unit[1]])) != 1:
                 out["torn"] += 1  # a shard mixing generations: not one rename
     return out
+
+
+_GENERATION = re.compile(r"^generation (\d+) rows (\d+) done$", re.MULTILINE)
+
+
+def generations(output: str) -> list[tuple[int, int]]:
+    """``(generation, rows)`` of each whole line rank 0 printed. The job's output passes
+    through mpiexec's proxy in pieces and mpiexec adds its own lines when a rank dies, so
+    a kill can leave "generation 13 rows 4" of "... rows 48 done" followed by other text:
+    only a line with its closing word counts."""
+    return [(int(m[1]), int(m[2])) for m in _GENERATION.finditer(output)]
 
 
 def _kill(job: subprocess.Popen, root: Path) -> None:
@@ -197,9 +209,8 @@ def run(kinds=KINDS, kills: int = 3, seed: int = 0, tmp: str | None = None,
                     time.sleep(rng.uniform(0, max_delay))
                 finally:
                     _kill(job, root)
-                lines = (first + job.stdout.read()).split("\n")
+                gens = generations(first + job.stdout.read())
                 job.stdout.close()
-                gens = [tuple(int(x) for x in line.split()) for line in lines if line.strip()]
                 done, rows = gens[-1]
                 counts = _check(kind, store, done, rows)
                 tot["stores"] += 1

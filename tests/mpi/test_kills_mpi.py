@@ -45,3 +45,13 @@ def test_the_checker_sees_torn_and_lost_chunks(tmp_path, kind):
     got = kill_mpi._check(kind, store, 5, 48)
     assert got["lost"] == 3 and got["torn"] == (1 if kind == "node" else 0), got  # its shard
     assert np.asarray(a[8:16, :]).min() == 4
+
+
+def test_only_whole_generation_lines_count():
+    # a kill can cut rank 0's line in two as mpiexec forwards it, and mpiexec then prints
+    # its own banner: "rows 4" of "rows 48" made the checker count chunks as lost
+    cut = "generation 12 rows 32 done\ngeneration 13 rows 4\n=====\n=   EXIT CODE: 9\n"
+    assert kill_mpi.generations(cut) == [(12, 32)]
+    whole = "generation 12 rows 32 done\ngeneration 13 rows 48 done\n"
+    assert kill_mpi.generations(whole) == [(12, 32), (13, 48)]
+    assert kill_mpi.generations("generation 1 rows 3") == []
