@@ -185,9 +185,9 @@ def main(argv: list[str]) -> None:
     """``differential_mpi.py DIR SEED COUNT [PHASE RANKS RESTART]``: run `make_programs`
     into DIR/<name> (with PHASE 1 or 2: the part before or after the restart, the
     programs drawn for RANKS then RESTART ranks); rank 0 writes DIR/programs.json."""
-    from mpi4py import MPI
+    from zarrhpc.mpi._comm import _mpi
 
-    comm = MPI.COMM_WORLD
+    comm = _mpi().COMM_WORLD
     root, seed, count = argv[0], int(argv[1]), int(argv[2])
     phase = int(argv[3]) if len(argv) > 3 else 0
     if phase:
