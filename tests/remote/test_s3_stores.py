@@ -55,6 +55,7 @@ class TestObstoreS3(_S3Suite):
 
 class TestFsspecS3(_S3Suite):
     backend = "fsspec"
+    replaced_error = r"s3://.*/k: the object was replaced"  # If-Match, as obstore's
 
 
 @pytest.mark.parametrize("backend", ["obstore", "fsspec"])

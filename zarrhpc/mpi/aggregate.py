@@ -578,8 +578,11 @@ class _Gather:
         # shard by shard: a shared shard's chunks then go out in long runs
         self.whole.sort(key=self._flat)
         self.later.sort(key=self._flat)
-        self.outside = (_fill_outside(arr, plan, rank, per_shard, scope)
-                        if arr._write_empty_chunks else [])
+        # shards cut by the array's edge are merged with the stored ones, as the serial
+        # write merges them: inner chunks past the edge are carried over (decoded and
+        # encoded again) and inner chunks cut by the edge keep their elements past it
+        self.stored = _stored_edge_shards(arr, plan, scope)
+        self.outside = _outside(arr, plan, rank, per_shard, scope, self.stored)
         self.count = len(self.whole) + len(self.later) + len(self.outside)
 
     def _flat(self, coords) -> tuple[int, int]:
@@ -614,23 +617,34 @@ class _Gather:
                 raise self.mismatch
         chunk_shape = part.unit_shape
         fill = np.frombuffer(arr._fill_bytes, dtype=arr.dtype)[0] if arr._fill_bytes else 0
+        cut = [c for c in self.later if box_shape(part.unit_box(c)) != chunk_shape
+               and self._flat(c)[0] in self.stored]
+        kept = _stored_inner(arr, cut + [c for _, _, c in self.outside])
         for coords in self.later:
             ubox = part.unit_box(coords)
             got = self.units.get(coords, [])
             covered = sum(p.nelems for p, _ in got) == box_size(ubox)
-            if box_shape(ubox) == chunk_shape and covered:  # block cache: pages touched
+            old = kept.get(coords)
+            if old is not None:  # cut by the edge: what lies past it is kept
+                chunk = old
+            elif box_shape(ubox) == chunk_shape and covered:  # block cache: pages touched
                 chunk = alloc.empty(chunk_shape, arr.dtype)
             else:
                 chunk = np.full(chunk_shape, fill, dtype=arr.dtype)
-            if not covered:  # the regions leave part of this chunk: keep what is stored
+            if not covered and old is None:  # the regions leave part of this chunk
                 chunk[tuple(slice(0, b - a) for a, b in ubox)] = arr[to_slices(ubox)]
             for p, src in got:
                 copy_into(chunk[to_slices(p.box, ubox)], src)
             yield (*self._flat(coords), chunk)
-        if self.outside:
-            fill_chunk = np.full(arr._sharding.chunk_shape, fill, dtype=arr.dtype)
-            for s, i in self.outside:
-                yield s, i, fill_chunk
+        fill_chunk = None
+        for s, i, coords in self.outside:
+            if self.stored.get(s):
+                if coords in kept:  # past the edge in a stored shard: carried over
+                    yield s, i, kept[coords]
+                continue
+            if fill_chunk is None:
+                fill_chunk = np.full(arr._sharding.chunk_shape, fill, dtype=arr.dtype)
+            yield s, i, fill_chunk
 
 
 def _shared_shards(plan, per_shard, shards) -> list[int]:
@@ -649,18 +663,48 @@ def _shared_shards(plan, per_shard, shards) -> list[int]:
     return out
 
 
-def _fill_outside(arr, plan, rank, per_shard, scope) -> list:
-    """With write_empty_chunks, the inner chunks of edge shards that lie outside the array
-    are stored (as fill), as a serial write stores them; the index writer writes them.
-    Returns their ``(shard flat, inner flat)``."""
+def _stored_edge_shards(arr, plan, scope) -> dict[int, bool]:
+    """``{shard flat index: stored}`` of the shards in ``scope`` cut by the array's edge
+    (the same on every rank: every rank asks before any shard is replaced)."""
+    out = {}
+    for s in sorted(scope):
+        shard = _unravel(s, plan)
+        if any((c + 1) * k > n for c, k, n in zip(shard, plan.shard_shape, arr.shape)):
+            out[s] = arr._store.exists(arr._chunk_key(shard))
+    return out
+
+
+def _stored_inner(arr, coords: list) -> dict:
+    """The stored inner chunks at ``coords`` (inner-grid coordinates), decoded at the
+    whole chunk shape (elements past the array's edge included); missing ones left out."""
+    if not coords:
+        return {}
+    from zarrhpc.core._select import fetch_chunks
+
+    layout = arr._sharding
+    bufs, names = fetch_chunks(arr._prep, np.asarray(coords, dtype=np.int64))
+    out = {}
+    for c, buf, name in zip(coords, bufs, names):
+        if buf is not None:
+            chunk = np.empty(layout.chunk_shape, dtype=arr.dtype)
+            chunk[...] = layout.inner.decode(buf, name)
+            out[c] = chunk
+    return out
+
+
+def _outside(arr, plan, rank, per_shard, scope, stored) -> list:
+    """The inner chunks that lie wholly outside the array in the edge shards this rank
+    writes the index of, ``(shard flat, inner flat, inner coords)``: carried over from a
+    stored shard, or, with write_empty_chunks and no stored shard, written as fill (as a
+    serial write stores them)."""
     grid = plan.chunks.grid_shape
     out = []
     for s in np.flatnonzero(plan.shard_writer.reshape(-1) == rank):
-        if int(s) not in scope:
+        if int(s) not in stored or not (stored[int(s)] or arr._write_empty_chunks):
             continue
         shard = _unravel(int(s), plan)
         for inner in np.ndindex(*per_shard):
             coords = tuple(a * k + i for a, k, i in zip(shard, per_shard, inner))
             if any(c >= g for c, g in zip(coords, grid)):
-                out.append((int(s), int(np.ravel_multi_index(inner, per_shard))))
+                out.append((int(s), int(np.ravel_multi_index(inner, per_shard)), coords))
     return out

@@ -30,7 +30,7 @@ from zarrhpc import config
 from zarrhpc._kernels import alloc, copy_into
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.core._nodes import meta_key, resolve_store
-from zarrhpc.core._write import is_fill_chunk
+from zarrhpc.core._write import _write_chunk, is_fill_chunk
 from zarrhpc.core.array import Array
 from zarrhpc.errors import CollectiveError, ReadOnlyError, SelectionError, UnsupportedError
 from zarrhpc.metadata import ArrayMetadataV3, normalize_path
@@ -487,6 +487,16 @@ def _assemble(arr, part: Partition, unit, pieces) -> None:
         buf = alloc.empty(box_shape(ubox), arr.dtype)
     for p, src in pieces:
         copy_into(buf[to_slices(p.box, ubox)], src)  # without the GIL
+    if arr._sharding is None and box_shape(ubox) != tuple(arr.chunks) and not (
+            len(pieces) == 1 and pieces[0][0].whole):
+        # A chunk cut by the array's edge that no one rank's region covers: the ranks'
+        # writes one after the other would each merge with the stored chunk and keep
+        # what lies past the edge (zarr-python's rule, `edge_merge_dims`); written as one
+        # step-1 slice to the edge it would be replaced whole. So merge it here. (An edge
+        # shard is always merged by the sharded write path.)
+        _write_chunk(arr._prep, tuple(unit), tuple(slice(0, n) for n in box_shape(ubox)),
+                     buf, False)
+        return
     arr[to_slices(ubox)] = buf
 
 

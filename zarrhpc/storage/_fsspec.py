@@ -7,7 +7,16 @@ mode and settings. The file system's listing cache is bypassed (another writer's
 must show up).
 
 fsspec gives no ETag in a uniform way, so this backend keeps no tail cache: a shard reader
-asks the object's size (one HEAD) and then reads ranges. Transient errors (5xx, timeouts,
+asks the object's size and version (one HEAD: ``fs.info``) and then reads ranges. Every
+range a reader reads must come from the version it opened, or the read fails with
+`StoreError` ("replaced by another writer"), as the obstore backend's If-Match reads do:
+an index from one version of a shard and inner chunks from another gave wrong values with
+no error (tests/reliability/test_reader_versions.py). On s3fs the range GET carries
+``If-Match: <ETag>`` (the server refuses a replaced object: exact); on other file systems
+the version (`_version`: ETag, generation, modification time) is asked again after the
+range was read and compared (one more HEAD per range request; an object replaced twice,
+ending with the version the reader opened, goes unseen). A file system whose ``info``
+tells no version is read unchecked. Transient errors (5xx, timeouts,
 dropped connections) are retried with exponential backoff for at most ``retry_timeout``
 seconds per call, over whatever retries the file system makes itself.
 
@@ -23,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
-from zarrhpc.storage._remotebase import Fetched, RemoteStore, _RemoteReader
+from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore, _RemoteReader
 from zarrhpc.storage.abc import RangeReader
 
 __all__ = ["FsspecStore", "is_transient"]
@@ -105,7 +114,7 @@ class FsspecStore(RemoteStore):
         while True:
             try:
                 return fn()
-            except FileNotFoundError:
+            except (FileNotFoundError, ObjectChanged):
                 raise
             except Exception as exc:
                 if not is_transient(exc) or time.monotonic() + delay > deadline:
@@ -131,10 +140,17 @@ class FsspecStore(RemoteStore):
                     stop = size if stop is None else min(stop, size)
                 if start >= stop:
                     return Fetched(b"", size, None)
-            if start is None:
+            if etag is not None and hasattr(self.fs, "_call_s3"):
+                data = self._call("GET", key, lambda: self._s3_get(key, path, start, stop, etag))
+            elif start is None:
                 data = self._call("GET", key, lambda: self.fs.cat_file(path))
             else:
                 data = self._call("GET", key, lambda: self.fs.cat_file(path, start=start, end=stop))
+            if etag is not None and not hasattr(self.fs, "_call_s3"):
+                # no conditional read: the bytes are this version's if it is still there
+                info = self._call("HEAD", key, lambda: self.fs.info(path))
+                if _version(info) != etag:
+                    raise ObjectChanged(key)
         except FileNotFoundError:
             return None
         except StoreError as exc:
@@ -143,9 +159,34 @@ class FsspecStore(RemoteStore):
             raise
         return Fetched(data, size, None)
 
+    def _s3_get(self, key: str, path: str, start: int | None, stop: int | None,
+                etag: str) -> bytes:
+        """A GET of ``path`` (a range when ``start`` is given) sent with ``If-Match``."""
+        from fsspec.asyn import sync
+
+        bucket, obj, _ = self.fs.split_path(path)
+        kw = {"Bucket": bucket, "Key": obj, "IfMatch": etag}
+        if start is not None:
+            kw["Range"] = f"bytes={start}-{'' if stop is None else stop - 1}"
+
+        async def get() -> bytes:
+            resp = await self.fs._call_s3("get_object", **kw)
+            try:
+                return await resp["Body"].read()
+            finally:
+                resp["Body"].close()
+
+        try:
+            return sync(self.fs.loop, get)
+        except OSError as exc:
+            cause = getattr(exc.__cause__, "response", None) or {}
+            if cause.get("Error", {}).get("Code") in ("PreconditionFailed", "412"):
+                raise ObjectChanged(key) from None
+            raise
+
     def _open_reader(self, key: str) -> RangeReader | None:
-        head = self._head(key)  # no ETag to gain from a suffix read: just the size
-        return None if head is None else _RemoteReader(self, key, head[0], None)
+        head = self._head(key)  # no ETag to gain from a suffix read: size and version
+        return None if head is None else _RemoteReader(self, key, head[0], head[1])
 
     def _head(self, key: str) -> tuple[int, str | None] | None:
         path = self._path(key)
@@ -155,7 +196,7 @@ class FsspecStore(RemoteStore):
             return None
         if info.get("type") == "directory":
             return None
-        return int(info["size"]), None
+        return int(info["size"]), _version(info)
 
     def _put(self, key: str, data: memoryview) -> None:
         path = self._path(key)
@@ -217,6 +258,22 @@ class FsspecStore(RemoteStore):
                 continue  # ls of a file lists the file itself: a value is no prefix
             names.append(name)
         return names
+
+
+# what fsspec file systems put in ``info`` that changes when an object is replaced:
+# s3fs "ETag" (sent as If-Match), gcsfs "generation", adlfs "etag", local and memory
+# file systems a modification or creation time
+_VERSION_FIELDS = ("ETag", "generation", "etag", "mtime", "LastModified", "last_modified",
+                   "created")
+
+
+def _version(info: dict) -> str | None:
+    """The version of an object ``info`` describes, None when it tells none."""
+    for name in _VERSION_FIELDS:
+        value = info.get(name)
+        if value not in (None, ""):
+            return value if name == "ETag" else f"{name}={value}"
+    return None
 
 
 def _rebuild(url: str, options: dict, read_only: bool, settings: dict) -> FsspecStore:

@@ -36,6 +36,7 @@ array over a CacheStore goes through `get`/`set` here.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -60,6 +61,8 @@ class _CacheState:
         self.sizes: dict[_Entry, int] = {}
         self.inserted: dict[_Entry, float] = {}
         self.ranges: dict[str, dict[tuple[int, int | None], Buffer]] = {}
+        # the version of the source value a key's ranges were read from (`_version_of`)
+        self.range_version: dict[str, Any] = {}
         self.current_size = 0
         self.hits = 0
         self.misses = 0
@@ -230,6 +233,7 @@ class CacheStore(Store):
             state.sizes.clear()
             state.inserted.clear()
             state.ranges.clear()
+            state.range_version.clear()
             state.current_size = 0
 
     # -- bookkeeping (callers hold the lock) -------------------------------------------
@@ -259,6 +263,7 @@ class CacheStore(Store):
                 per_key.pop(byte_range, None)
                 if not per_key:
                     del state.ranges[key]
+                    state.range_version.pop(key, None)
 
     def _evict(self, entry: _Entry) -> None:
         if isinstance(entry, str):
@@ -332,15 +337,21 @@ class CacheStore(Store):
         return value, stamp
 
     def _fill(self, key: str, value: Buffer | None, stamp: tuple[int, int]) -> None:
-        """Record what the source returned for a missed key, unless a write ended since."""
-        with self._state.lock:
-            if self._state.stamp(key) != stamp:
-                return
-            if value is None:
-                self._cache.erase(key)
-                self._forget(key)
-                return
-        self._store_whole(key, value)
+        """Record what the source returned for a missed key, unless a write ended since.
+
+        Under the key's stripe lock, as writes update the cache: checked, then stored,
+        with no write in between (a write ending between the check and the store had its
+        value replaced by the older one read before it, served from then on).
+        """
+        with _Held(self._state.locks([key])):
+            with self._state.lock:
+                if self._state.stamp(key) != stamp:
+                    return
+                if value is None:
+                    self._cache.erase(key)
+                    self._forget(key)
+                    return
+            self._store_whole(key, value)
 
     def _get(self, key: str) -> Buffer | None:
         value, stamp = self._lookup(key)
@@ -412,33 +423,90 @@ class CacheStore(Store):
         return self._store.getsize(key)
 
     # Sharded reads: the source opens the shards (a remote source does so concurrently, one
-    # request each, which also brings the index into its own tail cache); the ranges are
-    # then read through this store's range cache, the misses of a whole request in one
-    # batch so that a remote source coalesces and fetches them concurrently.
+    # request each, which also brings the index into its own tail cache) and each source
+    # reader is held open by this store's reader, so that every range a read misses comes
+    # from the version the reader opened (the index and the inner chunks of one shard from
+    # one version, as the source's own readers guarantee). Cached ranges are served only
+    # to a reader of the version they were read from: opened under the key's stripe lock
+    # (so no write through this store lies between the open and its stamp) and with the
+    # same `_version_of` (another writer's replacement seen when the source tells it).
+    # The misses of a whole request go to the source in one batch, so that a remote
+    # source coalesces and fetches them concurrently.
 
     def _open_reader(self, key: str) -> RangeReader | None:
-        return self._reader(key, self._store.open_reader(key))
+        with _Held(self._state.locks([key])):
+            return self._reader(key, self._store.open_reader(key))
 
     def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
         self._check_open()
         keys = [self._validate_key(k) for k in keys]
-        return [self._reader(k, r) for k, r in zip(keys, self._store.open_readers(keys))]
+        with _Held(self._state.locks(keys)):
+            readers = self._store.open_readers(keys)
+            return [self._reader(k, r) for k, r in zip(keys, readers)]
 
     def _reader(self, key: str, source_reader: RangeReader | None) -> RangeReader | None:
         if source_reader is None:
             return None
-        with source_reader:
-            return RangeReader(self, key, source_reader.size)
+        version = _version_of(source_reader)
+        state = self._state
+        with state.lock:
+            if state.range_version.get(key, version) != version:
+                self._drop_ranges(key)  # replaced by another writer: those ranges are old
+            return _CachedReader(self, key, source_reader, state.stamp(key), version)
+
+    def _serves(self, reader: _CachedReader) -> bool:
+        """Whether cached ranges of ``reader.key`` are of ``reader``'s version (lock held)."""
+        state = self._state
+        return (state.stamp(reader.key) == reader.stamp
+                and state.range_version.get(reader.key, reader.version) == reader.version)
 
     def read_ranges(
         self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
     ) -> list[list[Buffer]]:
         self._check_open()
-        flat = [(reader.key, *check_range(reader.key, offset, length))
-                for reader, ranges in requests for offset, length in ranges]
-        got = iter(self._get_partial_values(flat))
-        return [[b"" if (value := next(got)) is None else value for _ in ranges]
-                for _, ranges in requests]
+        state = self._state
+        outs: list[list[Buffer]] = []
+        missed: dict[int, list[int]] = {}  # request -> indices of its ranges to fetch
+        with state.lock:
+            for n, (reader, ranges) in enumerate(requests):
+                out: list[Buffer] = [b""] * len(ranges)
+                outs.append(out)
+                if not isinstance(reader, _CachedReader) or reader.store is not self:
+                    missed[n] = list(range(len(ranges)))
+                    continue
+                per_key = state.ranges.get(reader.key, {}) if self._serves(reader) else {}
+                for i, (offset, length) in enumerate(ranges):
+                    byte_range = check_range(reader.key, offset, length)
+                    value = per_key.get(byte_range)
+                    if value is not None and self._fresh((reader.key, byte_range)):
+                        state.hits += 1
+                        state.order.move_to_end((reader.key, byte_range))
+                        out[i] = value
+                    else:
+                        state.misses += 1
+                        missed.setdefault(n, []).append(i)
+        if not missed:
+            return outs
+        sources = [(requests[n][0], [requests[n][1][i] for i in idx]) for n, idx in missed.items()]
+        fetched = self._store.read_ranges(
+            [(r.source if isinstance(r, _CachedReader) else r, ranges) for r, ranges in sources])
+        with state.lock:
+            for (n, idx), bufs in zip(missed.items(), fetched):
+                reader = requests[n][0]
+                keep = isinstance(reader, _CachedReader) and self._serves(reader)
+                for i, value in zip(idx, bufs):
+                    outs[n][i] = value
+                    if not keep or value is None:
+                        continue
+                    byte_range = check_range(reader.key, *requests[n][1][i])
+                    entry = (reader.key, byte_range)
+                    self._forget(entry)
+                    value = bytes(value)  # kept beyond the source's buffer
+                    state.ranges.setdefault(reader.key, {})[byte_range] = value
+                    state.range_version[reader.key] = reader.version
+                    if not self._track(entry, len(value)):
+                        self._forget(entry)
+        return outs
 
     def _exists(self, key: str) -> bool:
         return self._store.exists(key)
@@ -488,6 +556,43 @@ class CacheStore(Store):
 
     def _list_dir(self, prefix: str) -> Iterable[str]:
         return self._store.list_dir(prefix)
+
+
+class _CachedReader(RangeReader):
+    """A CacheStore's reader: the source's reader held open (the version it opened), the
+    write stamp and `_version_of` the source value at the open (see `read_ranges`)."""
+
+    def __init__(self, store: CacheStore, key: str, source: RangeReader,
+                 stamp: tuple[int, int], version: Any) -> None:
+        super().__init__(store, key, source.size)
+        self.source = source
+        self.stamp = stamp
+        self.version = version
+
+    def read(self, offset: int, length: int | None) -> Buffer:
+        return self.store.read_ranges([(self, [(offset, length)])])[0][0]
+
+    def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
+        return self.store.read_ranges([(self, ranges)])[0]
+
+    def close(self) -> None:
+        self.source.close()
+
+
+def _version_of(reader: RangeReader) -> Any:
+    """What tells one version of a source value from another: the size, and the ETag of a
+    remote reader or the file's identity and modification time of a local one."""
+    etag = getattr(reader, "etag", None)
+    if etag is not None:
+        return reader.size, etag
+    fileno = getattr(reader, "fileno", None)
+    if fileno is not None:
+        try:
+            st = os.fstat(fileno())
+        except (OSError, ValueError):
+            return reader.size
+        return reader.size, st.st_dev, st.st_ino, st.st_mtime_ns
+    return reader.size
 
 
 class _Held:
