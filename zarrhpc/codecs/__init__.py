@@ -47,6 +47,7 @@ from zarrhpc.codecs.registry import (
     register_codec,
     registered_names,
 )
+from zarrhpc.codecs.reshape import ReshapeCodec
 from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.squeeze import SqueezeCodec
 from zarrhpc.codecs.transpose import TransposeCodec
@@ -59,7 +60,8 @@ from zarrhpc.codecs.zstd import ZstdCodec
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
              PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
-             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, *numcodecs_codec_classes()):
+             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec,
+              *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 

@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from zarrhpc.codecs.abc import ArrayToArrayCodec, ChunkSpec, config_dict
+from zarrhpc.codecs.abc import ArrayToArrayCodec, ChunkSpec, NoConfiguration
 
 __all__ = ["SqueezeCodec"]
 
@@ -32,21 +32,11 @@ def squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(n for n in shape if n != 1) or (1,)
 
 
-class SqueezeCodec(ArrayToArrayCodec):
+class SqueezeCodec(NoConfiguration, ArrayToArrayCodec):
     """Remove the length-1 dimensions of each chunk (a reshape)."""
 
     name: ClassVar[str] = "zarrs.squeeze"
     aliases: ClassVar[tuple[str, ...]] = ("https://codec.zarrs.dev/array_to_array/squeeze",)
-
-    @classmethod
-    def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):
-        """Build; the configuration must be absent or empty."""
-        config_dict(configuration, doc, field, set(), required=False)
-        return cls()
-
-    def to_json(self) -> dict:
-        """Return ``{"name": "zarrs.squeeze", "configuration": {}}``."""
-        return {"name": self.name, "configuration": {}}
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         return spec.with_shape(squeezed(spec.shape))

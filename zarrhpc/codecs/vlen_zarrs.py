@@ -35,6 +35,7 @@ import numpy as np
 from zarrhpc.codecs.abc import (
     ArrayToBytesCodec,
     ChunkSpec,
+    NoConfiguration,
     as_bytes_view,
     check_choice,
     config_dict,
@@ -63,20 +64,11 @@ def _check_vlen_type(name: str, spec: ChunkSpec, doc: str, field: str) -> None:
                          f"elements (string, bytes), not {spec.dtype}")
 
 
-class ZarrsVlenV2Codec(ArrayToBytesCodec):
+class ZarrsVlenV2Codec(NoConfiguration, ArrayToBytesCodec):
     """zarrs' ``vlen_v2``: the vlen-utf8 / vlen-bytes layout for any variable-length type."""
 
     name: ClassVar[str] = "zarrs.vlen_v2"
     aliases: ClassVar[tuple[str, ...]] = ("https://codec.zarrs.dev/array_to_bytes/vlen_v2",)
-
-    @classmethod
-    def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):
-        """Build; the configuration must be absent or empty."""
-        config_dict(configuration, doc, field, set(), required=False)
-        return cls()
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "configuration": {}}
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
         _check_vlen_type(self.name, spec, doc, field)
