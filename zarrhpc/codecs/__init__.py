@@ -6,7 +6,9 @@
   :func:`default_codecs`.
 - one module per codec, each opening with its spec card: ``bytes``, ``transpose``,
   ``gzip``, ``zstd``, ``blosc``, ``crc32c``, ``sharding_indexed``, ``vlen-utf8``,
-  ``vlen-bytes`` (``vlen``), and every other numcodecs codec (``numcodecs_adapter``).
+  ``vlen-bytes`` (``vlen``), zarrs' ``zarrs.vlen``/``zarrs.vlen_v2`` (``vlen_zarrs``) and
+  ``zarrs.squeeze`` (``squeeze``), ``zfp``/``numcodecs.zfpy`` (``zfp``), and every other
+  numcodecs codec (``numcodecs_adapter``).
 
 A new codec plugs in by subclassing one of the base classes and calling
 :func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
@@ -29,6 +31,7 @@ from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
 from zarrhpc.codecs.bytes import BytesCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
+from zarrhpc.codecs.n5 import N5DefaultCodec, N5Lz4Codec
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 from zarrhpc.codecs.packbits import PackBitsCodec
 from zarrhpc.codecs.pipeline import (
@@ -44,15 +47,21 @@ from zarrhpc.codecs.registry import (
     register_codec,
     registered_names,
 )
+from zarrhpc.codecs.reshape import ReshapeCodec
 from zarrhpc.codecs.sharding import ShardingCodec
+from zarrhpc.codecs.squeeze import SqueezeCodec
 from zarrhpc.codecs.transpose import TransposeCodec
 from zarrhpc.codecs.vlen import VLenArrayCodec, VLenBytesCodec, VLenUTF8Codec
+from zarrhpc.codecs.vlen_zarrs import ZarrsVlenCodec, ZarrsVlenV2Codec
+from zarrhpc.codecs.zfp import ZfpCodec, ZfpyCodec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
 
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
-             PackBitsCodec, BitroundCodec, *numcodecs_codec_classes()):
+             PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
+             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec,
+              *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 

@@ -41,6 +41,7 @@ __all__ = [
     "ChunkSpec",
     "Codec",
     "NativeStep",
+    "NoConfiguration",
     "component_size",
     "config_error",
     "field_name",
@@ -317,6 +318,20 @@ def _repr_value(value: Any) -> str:
         items = [_repr_value(v) for v in value]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return repr(value)
+
+
+class NoConfiguration:
+    """Mixin of codecs without parameters: the configuration must be absent or empty, and
+    is written as ``{}``."""
+
+    @classmethod
+    def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):
+        """Build; the configuration must be absent or empty."""
+        config_dict(configuration, doc, field, set(), required=False)
+        return cls()
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "configuration": {}}
 
 
 class ArrayToArrayCodec(Codec):

@@ -72,6 +72,9 @@ ZARR_NAMES = {
     "fixedscaleoffset": "FixedScaleOffset", "packbits": "PackBits", "quantize": "Quantize",
     "shuffle": "Shuffle", "delta": "Delta",
 }
+#: ids whose registered class is zarrhpc's own (codecs/zfp.py: numcodecs' ZFPY cannot
+#: encode zfpy's reversible mode, which zarrs writes)
+OWN_CLASS_IDS = ("zfpy",)
 #: where an id numcodecs lacks comes from (``pip install <package>``)
 PACKAGES = {"pcodec": "pcodec", "zfpy": "zfpy", "lz4": "numcodecs[lz4] (lz4)",
             "msgpack2": "msgpack", "vlen-utf8": "numcodecs", "vlen-bytes": "numcodecs"}
@@ -346,7 +349,7 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
 def numcodecs_codec_classes() -> list[type]:
     """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
     return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS,
-                                             *OBJECT_IDS)]
+                                             *OBJECT_IDS) if cid not in OWN_CLASS_IDS]
 
 
 def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:

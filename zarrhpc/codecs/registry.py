@@ -102,7 +102,7 @@ def _zarrs_uri_name(name: str) -> str:
     """The name zarrhpc knows a zarrs codec URI by: the registered name when there is one
     (``bitround``, ``packbits``, ...), else ``numcodecs.<id>`` (zarrs' codecs of those ids
     are numcodecs-compatible); other names unchanged."""
-    if not name.startswith(_ZARRS_URI):
+    if not name.startswith(_ZARRS_URI) or name in _REGISTRY:  # a class's own URI alias
         return name
     cid = name.rstrip("/").rsplit("/", 1)[-1]
     return cid if cid in _REGISTRY else _NUMCODECS + cid

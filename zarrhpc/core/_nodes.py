@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from zarrhpc.errors import ReadOnlyError, UnsupportedError
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
+from zarrhpc.storage.n5 import N5Store, is_n5_container
 
 META = "zarr.json"
 
@@ -76,7 +77,10 @@ def _url_store(url: str, scheme: str, mode: str, storage_options) -> Store:
 def _path_store(path, mode: str) -> Store:
     if os.fspath(path).lower().endswith(".zip"):
         return ZipStore(path, mode=_zip_mode(path, mode))
-    return LocalStore(path, read_only=(mode == "r"))
+    store = LocalStore(path, read_only=(mode == "r"))
+    if mode in ("r", "r+", "a") and is_n5_container(store):  # an N5 container: read only
+        return N5Store(store)
+    return store
 
 
 def resolve_store_path(store, path: str | None = None, mode: str = "r",

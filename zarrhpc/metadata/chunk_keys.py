@@ -1,4 +1,10 @@
-"""Chunk key encodings of Zarr v3 (``chunk_key_encoding``: ``default`` and ``v2``).
+"""Chunk key encodings of Zarr v3 (``chunk_key_encoding``: ``default``, ``v2``, and zarrs'
+``zarrs.default_suffix``).
+
+``zarrs.default_suffix`` (zarrs' ``chunk_key_encoding/default_suffix.rs``): the
+``default`` key followed by ``suffix`` (``c/1/23/45.tiff``; ``c.tiff`` for a 0-d array);
+configuration ``{"separator": "/" (default) or ".", "suffix": str}``. Its keys always come
+from Python (the native engine knows only ``default`` and ``v2``).
 
 Spec: zarr-specs docs/v3/core/index.rst ("chunk_key_encoding"); the ``v2`` encoding is
 also how zarrhpc names the chunks of Zarr v2 arrays (their ``dimension_separator``).
@@ -21,7 +27,8 @@ from zarrhpc.metadata.names import required_extension_entry as _required_extensi
 
 __all__ = ["ChunkKeyEncoding"]
 
-_DEFAULT_SEPARATOR = {"default": "/", "v2": "."}
+_DEFAULT_SEPARATOR = {"default": "/", "v2": ".", "zarrs.default_suffix": "/"}
+_SUFFIX = "zarrs.default_suffix"
 
 
 @dataclass(frozen=True)
@@ -39,13 +46,16 @@ class ChunkKeyEncoding:
 
     name: str = "default"
     separator: str | None = None
+    suffix: str = ""
 
     def __post_init__(self) -> None:
         if self.name not in _DEFAULT_SEPARATOR:
             raise MetadataError(
                 f"chunk_key_encoding: unknown chunk key encoding {self.name!r}; expected "
-                f"'default' or 'v2'"
+                f"'default', 'v2' or '{_SUFFIX}'"
             )
+        if self.suffix and self.name != _SUFFIX:
+            raise MetadataError(f"chunk_key_encoding: a suffix is only for {_SUFFIX}")
         if self.separator is None:
             object.__setattr__(self, "separator", _DEFAULT_SEPARATOR[self.name])
         elif self.separator not in ("/", "."):
@@ -72,10 +82,12 @@ class ChunkKeyEncoding:
         entry = _required_extension(obj, doc, fname)
         if entry.name not in _DEFAULT_SEPARATOR:
             raise _err(
-                doc, fname, f"unknown chunk key encoding {entry.name!r}; expected 'default' or 'v2'"
+                doc, fname, f"unknown chunk key encoding {entry.name!r}; expected 'default', "
+                f"'v2' or '{_SUFFIX}'"
             )
         conf = entry.configuration or {}
-        unknown = [k for k in conf if k != "separator"]
+        allowed = ("separator", "suffix") if entry.name == _SUFFIX else ("separator",)
+        unknown = [k for k in conf if k not in allowed]
         if unknown:
             raise _err(doc, f"{fname}.configuration", f"unexpected member {unknown[0]!r}")
         sep = conf.get("separator", _DEFAULT_SEPARATOR[entry.name])
@@ -83,7 +95,12 @@ class ChunkKeyEncoding:
             raise _err(
                 doc, f"{fname}.configuration.separator", f"expected '/' or '.', got {_show(sep)}"
             )
-        return cls(entry.name, sep)
+        suffix = conf.get("suffix", "")
+        if entry.name == _SUFFIX and (not isinstance(suffix, str) or "suffix" not in conf
+                                      or "/" in suffix):
+            raise _err(doc, f"{fname}.configuration.suffix",
+                       f"expected a string without '/', got {_show(conf.get('suffix'))}")
+        return cls(entry.name, sep, suffix)
 
     def encode(self, coords: tuple[int, ...]) -> str:
         """The key of the chunk at grid coordinates ``coords`` (relative to the array).
@@ -97,12 +114,15 @@ class ChunkKeyEncoding:
         str
             e.g. ``"c/1/2"`` (default), ``"1.2"`` (v2).
         """
-        if self.name == "default":
-            return "c" + "".join(f"{self.separator}{int(c)}" for c in coords)
+        if self.name != "v2":
+            return "c" + "".join(f"{self.separator}{int(c)}" for c in coords) + self.suffix
         if not coords:
             return "0"
         return self.separator.join(str(int(c)) for c in coords)
 
     def to_json(self) -> dict:
         """The ``chunk_key_encoding`` member, in full form."""
+        if self.name == _SUFFIX:
+            return {"name": self.name, "configuration": {"separator": self.separator,
+                                                         "suffix": self.suffix}}
         return {"name": self.name, "configuration": {"separator": self.separator}}

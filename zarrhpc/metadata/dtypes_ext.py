@@ -59,6 +59,7 @@ __all__ = [
 #: variable-length types: the name zarrhpc writes, and every name it reads for it
 VLEN_NAMES = {"string": "string", "variable_length_utf8": "string",
               "variable_length_bytes": "variable_length_bytes", "bytes": "variable_length_bytes",
+              "binary": "variable_length_bytes",  # zarrs reads this alias of bytes
               "object": "object"}
 
 

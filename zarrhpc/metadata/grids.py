@@ -31,7 +31,7 @@ import numpy as np
 
 from zarrhpc.errors import MetadataError, UnsupportedError
 
-__all__ = ["RectilinearGrid"]
+__all__ = ["RectilinearGrid", "RegularBoundedGrid"]
 
 _FIELD = "chunk_grid.configuration"
 #: edges expanded per dimension at most: a hostile ``[1, 2**31]`` must not allocate GiBs
@@ -201,3 +201,52 @@ class RectilinearGrid:
     def chunk_shape(self, coords: tuple[int, ...]) -> tuple[int, ...]:
         """The shape chunk ``coords`` is stored with."""
         return tuple(self.edges[d][k] for d, k in enumerate(coords))
+
+
+class RegularBoundedGrid(RectilinearGrid):
+    """zarrs' ``zarrs.regular_bounded`` grid: regular, but the chunks at the array's end are
+    cut to it (stored with the cut shape), i.e. the rectilinear grid whose last edge per
+    dimension is ``length - (k - 1) * chunk``.
+
+    Spec: zarrs' ``chunk_grid/regular_bounded.rs`` (``https://chunkgrid.zarrs.dev/
+    regular_bounded``); configuration ``{"chunk_shape": [...]}`` as the regular grid. A
+    resize that changes a cut edge is refused (the stored cut chunk would no longer have
+    its grid's shape).
+    """
+
+    def __init__(self, chunk_shape: tuple[int, ...], shape: tuple[int, ...]) -> None:
+        object.__setattr__(self, "bounded_chunks", tuple(chunk_shape))  # a frozen dataclass
+        super().__init__(tuple(
+            (c,) * (n // c) + ((n % c,) if n % c else ()) or (c,)
+            for c, n in zip(chunk_shape, shape)))
+
+    @classmethod
+    def read(cls, conf: Any, shape: tuple[int, ...], doc: str):
+        where = "chunk_grid.configuration"
+        if not isinstance(conf, dict) or set(conf) != {"chunk_shape"}:
+            raise MetadataError(f"{doc}: {where}: expected {{'chunk_shape': [...]}}, got {conf!r}")
+        chunks = conf["chunk_shape"]
+        if not (isinstance(chunks, list) and len(chunks) == len(shape)
+                and all(_positive(c) for c in chunks)):
+            raise MetadataError(f"{doc}: {where}.chunk_shape: expected {len(shape)} positive "
+                                f"integers, got {chunks!r}")
+        if any(max(1, math.ceil(n / c)) > _MAX_EDGES for c, n in zip(chunks, shape)):
+            raise MetadataError(f"{doc}: {where}.chunk_shape: more than {_MAX_EDGES} chunks "
+                                "along one axis")
+        grid = cls(tuple(chunks), shape)
+        regular = grid.regular_chunk_shape(shape)
+        return (regular, None) if regular is not None else (grid.max_edges(shape), grid)
+
+    def to_json(self) -> dict:
+        return {"name": "zarrs.regular_bounded",
+                "configuration": {"chunk_shape": list(self.bounded_chunks)}}
+
+    def covering(self, shape: tuple[int, ...]) -> RectilinearGrid:
+        new = RegularBoundedGrid(self.bounded_chunks, shape)
+        for old, cut in zip(self.edges, new.edges):
+            keep = min(len(old), len(cut))
+            if old[:keep] != cut[:keep]:
+                raise UnsupportedError(
+                    "chunk_grid: resizing a zarrs.regular_bounded array across a cut edge "
+                    "chunk is not supported (the stored chunk keeps its cut shape)")
+        return new

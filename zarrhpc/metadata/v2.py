@@ -414,6 +414,10 @@ def codecs_v2_to_v3(dtype: np.dtype, order: str, ndim: int, filters: list | None
         chain.append(v2_entry(conf, current))
         serialized = serialized or is_serializer(conf)  # an object codec: no bytes codec
         current = v2_out_dtype(conf, current)
+    # a compressor that serialises the array itself (zfpy, pcodec: numcodecs hands it the
+    # chunk as an array) stands in for the bytes codec, as zarr-python 3 reads it
+    serialized = serialized or (compressor is not None and not filters[n_array:]
+                                and is_serializer(compressor))
     if not serialized:
         endian = _byte_order(current)
         chain.append({"name": "bytes", "configuration": {"endian": endian}} if endian

@@ -62,7 +62,7 @@ from zarrhpc.metadata.dtypes import (
     parse_data_type,
     parse_fill_value,
 )
-from zarrhpc.metadata.grids import RectilinearGrid
+from zarrhpc.metadata.grids import RectilinearGrid, RegularBoundedGrid
 from zarrhpc.metadata.names import member_error as _err
 from zarrhpc.metadata.names import parse_extension_entry
 from zarrhpc.metadata.names import required_extension_entry as _required_extension
@@ -184,9 +184,11 @@ def _parse_chunk_grid(obj: Any, shape: tuple[int, ...], doc: str):
     entry = _required_extension(obj, doc, fname)
     if entry.name == "rectilinear":  # zarr-extensions
         return RectilinearGrid.read(entry.configuration, shape, doc)
+    if entry.name == "zarrs.regular_bounded":
+        return RegularBoundedGrid.read(entry.configuration, shape, doc)
     if entry.name != "regular":
-        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular'"
-                   f" and 'rectilinear'")
+        raise _err(doc, fname, f"unknown chunk grid {entry.name!r}; zarrhpc supports 'regular',"
+                   f" 'rectilinear' and 'zarrs.regular_bounded'")
     conf = entry.configuration
     if conf is None or "chunk_shape" not in conf:
         raise _err(doc, f"{fname}.configuration.chunk_shape",

@@ -20,11 +20,13 @@ from zarrhpc.storage.abc import RangeReader, Store
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 from zarrhpc.storage.local import LocalStore
 from zarrhpc.storage.memory import MemoryStore
+from zarrhpc.storage.n5 import N5Store
 from zarrhpc.storage.path import StorePath
 from zarrhpc.storage.zip import ZipStore
 
 __all__ = [
     "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "StorePath", "ObjectStore",
+    "N5Store",
     "validate_key", "normalize_prefix",
 ]
 
