@@ -419,7 +419,7 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     if order is None and fmt == 2 and config is not None:  # create's v2 order: config's
         order = config.get("order") if isinstance(config, dict) else config.order
     if dimension_separator is not None and chunk_key_encoding is None:
-        chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
+        chunk_key_encoding = {"name": "v2", "separator": dimension_separator}
     if object_codec is not None:
         dtype, filters = _object_codec(object_codec, dtype, filters, fmt)
     kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,
