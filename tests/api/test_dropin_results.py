@@ -179,7 +179,8 @@ def test_memory_store_dict():
 def test_core_array_metadata_classes():
     """create_hierarchy's docs import ``ArrayV3Metadata`` from ``zarr.core.array``."""
     from zarrhpc.core.array import ArrayV2Metadata, ArrayV3Metadata
-    from zarrhpc.core.metadata import ArrayV2Metadata as v2, ArrayV3Metadata as v3
+    from zarrhpc.core.metadata import ArrayV2Metadata as v2
+    from zarrhpc.core.metadata import ArrayV3Metadata as v3
     assert (ArrayV2Metadata, ArrayV3Metadata) == (v2, v3)
     a = zarrhpc.create_array({}, shape=(2,), dtype="i1")
     assert isinstance(a.metadata, ArrayV3Metadata)
