@@ -323,13 +323,18 @@ class BloscCodec(BytesToBytesCodec):
         self,
         cname: str = "zstd",
         clevel: int = 5,
-        shuffle: str = "shuffle",
+        shuffle: str | None = None,
         typesize: int | None = None,
         blocksize: int = 0,
     ) -> None:
         where = "BloscCodec"
         cname = cname.value if isinstance(cname, BloscCname) else cname
         shuffle = shuffle.value if isinstance(shuffle, BloscShuffle) else shuffle
+        if shuffle is None:
+            # as zarr-python: left to the array's type (evolve: bit shuffle for 1-byte
+            # elements, byte shuffle otherwise), shown as bitshuffle until then
+            shuffle = "bitshuffle"
+            self.shuffle_unset = True
         self.cname = _check_cname(cname, "", where)
         self.clevel = check_int(clevel, 0, 9, "", where, "clevel")
         self.shuffle = check_choice(shuffle, SHUFFLES, "", where, "shuffle")
@@ -340,8 +345,11 @@ class BloscCodec(BytesToBytesCodec):
 
     def __repr__(self) -> str:
         # zarr-python's dataclass repr, so printed codecs read the same after the switch
-        tunable = "{'typesize'}" if self.typesize is None else "set()"
-        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize}, "
+        # (zarr-python shows an unset typesize as 1)
+        tunable = [name for name, unset in (("shuffle", self.shuffle_unset),
+                                            ("typesize", self.typesize is None)) if unset]
+        tunable = "{" + ", ".join(map(repr, tunable)) + "}" if tunable else "set()"
+        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize or 1}, "
                 f"cname=<BloscCname.{self.cname}: '{self.cname}'>, clevel={self.clevel}, "
                 f"shuffle=<BloscShuffle.{self.shuffle}: '{self.shuffle}'>, "
                 f"blocksize={self.blocksize})")
@@ -374,14 +382,10 @@ class BloscCodec(BytesToBytesCodec):
 
     def to_json(self) -> dict:
         """Return the v3 JSON entry (``typesize`` omitted only when unknown)."""
-        config: dict[str, Any] = {
-            "cname": self.cname,
-            "clevel": self.clevel,
-            "shuffle": self.shuffle,
-        }
-        if self.typesize is not None:
-            config["typesize"] = self.typesize
-        config["blocksize"] = self.blocksize
+        # zarr-python's key order (typesize first), so written and printed documents match
+        config: dict[str, Any] = {} if self.typesize is None else {"typesize": self.typesize}
+        config.update(cname=self.cname, clevel=self.clevel, shuffle=self.shuffle,
+                      blocksize=self.blocksize)
         return {"name": self.name, "configuration": config}
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:

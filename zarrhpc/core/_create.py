@@ -22,7 +22,13 @@ from zarrhpc.codecs import (
     default_serializer,
     parse_codec,
 )
-from zarrhpc.core._create_args import _normalize_chunks, _prepare_path, guess_chunks, int_tuple
+from zarrhpc.core._create_args import (
+    _normalize_chunks,
+    _prepare_path,
+    format_of,
+    guess_chunks,
+    int_tuple,
+)
 from zarrhpc.core._nodes import meta_key, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
@@ -200,6 +206,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
                           else np.zeros((), dt)[()].item() if dt.kind in "biufcSU"
                           else "" if dt.kind == "T"  # StringDType: "", as zarr-python
                           else bytes(dt.itemsize) if dt.kind == "V" else TYPE_DEFAULT_FILL)
+        if dimension_names is not None:
+            raise ValueError("Zarr format 2 arrays do not support dimension names.")
         arr = create_array_v2(
             store, name=name, shape=shape, dtype=dtype, chunks=chunks, filters=filters,
             compressors=compressors, serializer=serializer, fill_value=fill_value,
@@ -348,6 +356,10 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
     return store, path, md
 
 
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"
+
+
 _NOT_USED = ("synchronizer", "chunk_store", "cache_metadata", "cache_attrs", "meta_array",
              "read_only")
 
@@ -357,7 +369,7 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
            store=None, overwrite=False, path=None, filters=None, dimension_separator=None,
            write_empty_chunks=None, zarr_format=None, attributes=None, chunk_shape=None,
            chunk_key_encoding=None, codecs=None, dimension_names=None, storage_options=None,
-           config=None, mode="a", object_codec=None, **kwargs) -> Array:
+           config=None, mode="a", object_codec=None, zarr_version=None, **kwargs) -> Array:
     """Create an array (zarr-python's ``create``: mode "a", dtype float64 by default).
 
     ``codecs`` (v3) is the whole chain; ``compressor`` and ``filters`` are the v2-style
@@ -393,11 +405,21 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
             raise ContainsArrayError(f"{path or '/'}: a node already exists in {mode_store!r}")
     from zarrhpc import config as settings
 
-    fmt = zarr_format or settings.get("default_zarr_format")
+    fmt = format_of(zarr_version, zarr_format) or settings.get("default_zarr_format")
+    if fmt == 3:  # zarr-python's create refuses the v2-only arguments for v3, its words
+        for name, given, use in (
+                ("dimension_separator", dimension_separator is not None, "chunk_key_encoding"),
+                ("filters", filters is not None, "array-to-array codecs"),
+                ("compressor", not _is_auto(compressor), "bytes-to-bytes codecs")):
+            if given:
+                raise ValueError(f"{name} cannot be used for arrays with zarr_format 3. "
+                                 f"Use {use} instead.")
+    elif fmt == 2 and dimension_names is not None:
+        raise ValueError("dimension_names cannot be used for arrays with zarr_format 2.")
     if order is None and fmt == 2 and config is not None:  # create's v2 order: config's
         order = config.get("order") if isinstance(config, dict) else config.order
     if dimension_separator is not None and chunk_key_encoding is None:
-        chunk_key_encoding = ("v2" if fmt == 2 else "default", dimension_separator)
+        chunk_key_encoding = {"name": "v2", "separator": dimension_separator}
     if object_codec is not None:
         dtype, filters = _object_codec(object_codec, dtype, filters, fmt)
     kw = dict(name=path, shape=shape, dtype="float64" if dtype is None else dtype,

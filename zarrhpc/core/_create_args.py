@@ -30,6 +30,7 @@ from zarrhpc.errors import CodecError, ContainsArrayError, ContainsGroupError
 from zarrhpc.metadata import ChunkKeyEncoding
 
 __all__ = [
+    "format_of",
     "auto_shards",
     "codec_entries",
     "codec_entry",
@@ -38,6 +39,24 @@ __all__ = [
 ]
 
 _KIB = 1024
+
+
+def format_of(zarr_version, zarr_format):
+    """``zarr_format`` given either way: zarr-python 3 still takes its 2.x name
+    ``zarr_version`` on ``open``, ``open_array``, ``open_group``, ``group``, ``create``,
+    ``load`` and the ``save`` functions, with its deprecation warning and check."""
+    if zarr_format is not None and zarr_version is not None and zarr_format != zarr_version:
+        raise ValueError(f"zarr_format {zarr_format} does not match zarr_version "
+                         f"{zarr_version}, please only set one")
+    if zarr_version is None:
+        return zarr_format
+    import warnings
+
+    from zarrhpc.errors import ZarrDeprecationWarning
+
+    warnings.warn("zarr_version is deprecated, use zarr_format", ZarrDeprecationWarning,
+                  stacklevel=3)
+    return zarr_version
 
 
 def guess_chunks(shape: tuple[int, ...], itemsize: int, *, increment: int = 256 * _KIB,

@@ -33,6 +33,7 @@ from zarrhpc.core._create import (  # noqa: F401  (re-exported: imported from he
 from zarrhpc.core._create_args import (  # noqa: F401  (re-exported, as above)
     _normalize_chunks,
     _prepare_path,
+    format_of,
     guess_chunks,
 )
 from zarrhpc.core._nodes import meta_key, read_node, resolve_store_path
@@ -119,13 +120,14 @@ def _array_open_options(kwargs: dict) -> dict:
 
 
 def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=None,
-         **kwargs):
+         zarr_version=None, **kwargs):
     """Open the array or group at ``path``, creating it when the mode allows.
 
     As zarr-python 3: ``mode`` defaults to "a" ("r" for a read-only Store); with ``shape``
     in the keywords an array is opened or created, else whatever node is there is opened,
     or a group created (modes a, w, w-).
     """
+    zarr_format = format_of(zarr_version, zarr_format)
     mode = _default_mode(store, mode)
     _check_mode(mode)
     store, path = resolve_store_path(store, path, mode, storage_options)
@@ -162,11 +164,12 @@ def _try_open(store, path, mode, **array_kwargs):
 
 
 def open_array(store=None, *, zarr_format=None, path="", storage_options=None, mode=None,
-               **kwargs) -> Array:
+               zarr_version=None, **kwargs) -> Array:
     """Open an existing array; create one with modes a/w/w- (keywords as ``create``).
 
     As zarr-python 3, the array is writable unless ``mode="r"`` or the store is read-only.
     """
+    zarr_format = format_of(zarr_version, zarr_format)
     store_mode = mode or ("r" if getattr(store, "read_only", False) else "r+")
     _check_mode(store_mode)
     store, path = resolve_store_path(store, path, store_mode, storage_options)
@@ -193,7 +196,7 @@ def open_array(store=None, *, zarr_format=None, path="", storage_options=None, m
 
 def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, path=None,
                chunk_store=None, storage_options=None, zarr_format=None, meta_array=None,
-               attributes=None, use_consolidated=None) -> Group:
+               attributes=None, use_consolidated=None, zarr_version=None) -> Group:
     """Open a group (explicit or implicit), creating it with modes a/w/w- (default "a").
 
     ``use_consolidated``: None uses consolidated metadata when the group has some, True
@@ -201,6 +204,7 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
     apply to creation. ``cache_attrs``, ``synchronizer``, ``chunk_store`` and
     ``meta_array`` are accepted for zarr-python 2 code and not used.
     """
+    zarr_format = format_of(zarr_version, zarr_format)
     _check_mode(mode)
     store, path = resolve_store_path(store, path, mode, storage_options)
     path = normalize_path(path)

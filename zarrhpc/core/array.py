@@ -43,6 +43,9 @@ from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
 from zarrhpc.core.formats import doc_key, read_node
+
+# zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
+from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarrhpc.core.node import Node, NodeInfo
 from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError
 from zarrhpc.indexing import (
@@ -63,7 +66,7 @@ from zarrhpc.indexing import (
     pop_fields,
 )
 
-__all__ = ["Array", "BlockIndex", "OIndex", "VIndex"]
+__all__ = ["Array", "ArrayV2Metadata", "ArrayV3Metadata", "BlockIndex", "OIndex", "VIndex"]
 
 
 # (id(metadata), doc) -> (metadata, pipeline, engine): both are stateless and shared by
@@ -387,7 +390,7 @@ class Array(ArrayApiMixin, Node):
 
     def __getitem__(self, selection):
         if _is_plain_basic(selection):
-            return self._read(selection)
+            return self._as_zarr_python(self._read(selection), selection)
         fields, pure = pop_fields(selection)
         if is_pure_fancy_indexing(pure, self.ndim):
             return self.vindex[selection]
@@ -413,7 +416,26 @@ class Array(ArrayApiMixin, Node):
 
     def get_basic_selection(self, selection=Ellipsis, *, out=None, fields=None):
         """``a[selection]`` for ints, slices (any step) and Ellipsis."""
-        return self._get("basic", selection, out, fields)
+        result = self._get("basic", selection, out, fields)
+        if out is None and type(result) is np.ndarray and result.ndim == 0:
+            return result[()]  # zarr-python's basic path: a scalar for a 0-d result
+        return result
+
+    def _as_zarr_python(self, result, selection):
+        """The result of ``a[ints, slices, Ellipsis]`` in zarr-python's type. Its
+        ``__getitem__`` sends ints and slices without an Ellipsis (on a >0-d array) to the
+        orthogonal path, which always returns an ndarray (0-d for all ints: ``a[0]`` is
+        ``array(5)``), and the rest to the basic path, which returns a scalar when the result
+        is 0-d (``a[...]`` of a 0-d array, ``a[0, ...]``). Users see the type in reprs."""
+        basic = not self._prep.ndim or selection is Ellipsis or (
+            type(selection) is tuple and any(s is Ellipsis for s in selection))
+        if type(result) is np.ndarray:
+            return result[()] if basic and result.ndim == 0 else result
+        if basic:
+            return result
+        shown = self._prep.empty(())
+        shown[()] = result
+        return shown
 
     def set_basic_selection(self, selection, value, *, fields=None) -> None:
         """``a[selection] = value`` for ints, slices (any step) and Ellipsis."""

@@ -18,6 +18,7 @@ from zarrhpc.core._create import (  # create, from_array and _like_args: re-expo
     create_array,
     from_array,
 )
+from zarrhpc.core._create_args import format_of
 from zarrhpc.core._hierarchy import write_hierarchy
 from zarrhpc.core._nodes import resolve_store_path
 from zarrhpc.core.api import create_group, open, open_array, open_group
@@ -70,10 +71,9 @@ def full_like(a, **kwargs) -> Array:
 
 
 def open_like(a, path, **kwargs) -> Array:
-    """Open (or create, mode "a") an array shaped like ``a`` at ``path``."""
-    kw = {**_like_args(a), **kwargs}
-    kw.setdefault("mode", "a")
-    return open_array(path=path, **kw)
+    """Open an array shaped like ``a`` at ``path`` of an in-memory store (or ``store=``);
+    as zarr-python's, it is created only when a creating ``mode`` is given."""
+    return open_array(path=path, **{**_like_args(a), **kwargs})
 
 
 def array(data, **kwargs) -> Array:
@@ -99,10 +99,10 @@ def array(data, **kwargs) -> Array:
 
 def group(store=None, *, overwrite=False, chunk_store=None, cache_attrs=None,
           synchronizer=None, path=None, zarr_format=None, meta_array=None, attributes=None,
-          storage_options=None) -> Group:
+          storage_options=None, zarr_version=None) -> Group:
     """Open or create a group (mode "a"; "w" with ``overwrite=True``)."""
     return open_group(store, mode="w" if overwrite else "a", path=path,
-                      zarr_format=zarr_format, attributes=attributes,
+                      zarr_format=format_of(zarr_version, zarr_format), attributes=attributes,
                       storage_options=storage_options)
 
 
@@ -118,12 +118,13 @@ def _ndarray_like(obj) -> bool:
 
 
 def save_array(store, arr, *, zarr_format=None, path=None, storage_options=None,
-               **kwargs) -> None:
+               zarr_version=None, **kwargs) -> None:
     """Save one numpy array at ``path``, as zarr-python: ``mode`` (default "a") "w"
     replaces a node there, other modes refuse one (``ContainsArrayError``); the other
     keywords go to :func:`create_array` (``chunks``, ``compressors``...)."""
     if not _ndarray_like(arr):
         raise TypeError("arr argument must be numpy or other NDArrayLike array")
+    zarr_format = format_of(zarr_version, zarr_format)
     mode = kwargs.pop("mode", "a")
     overwrite = kwargs.pop("overwrite", None) or mode == "w"
     create_array(store, name=path, data=np.asanyarray(arr), zarr_format=zarr_format,
@@ -131,7 +132,7 @@ def save_array(store, arr, *, zarr_format=None, path=None, storage_options=None,
 
 
 def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
-               **kwargs) -> None:
+               zarr_version=None, **kwargs) -> None:
     """Save several arrays in a group: positional ones as ``arr_0``..., keywords by name
     (each a numpy or NDArrayLike array: a keyword such as ``mode=`` is refused, as in
     zarr-python, rather than saved as an array)."""
@@ -145,6 +146,7 @@ def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
                             f"array")
     if not args and not kwargs:
         raise ValueError("at least one array must be provided")
+    zarr_format = format_of(zarr_version, zarr_format)
     store, path = resolve_store_path(store, path, "w", storage_options)
     g = create_group(store, path=path, zarr_format=zarr_format, overwrite=True)
     for i, arr in enumerate(args):
@@ -153,19 +155,20 @@ def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
         g.create_array(name, data=np.asanyarray(arr))
 
 
-def save(store, *args, zarr_format=None, path=None, **kwargs) -> None:
+def save(store, *args, zarr_format=None, path=None, zarr_version=None, **kwargs) -> None:
     """``save_array`` for one positional array, else ``save_group``."""
     if len(args) == 0 and len(kwargs) == 0:
         raise ValueError("at least one array must be provided")
+    zarr_format = format_of(zarr_version, zarr_format)
     if len(args) == 1 and not kwargs:
         save_array(store, args[0], zarr_format=zarr_format, path=path)
     else:
         save_group(store, *args, zarr_format=zarr_format, path=path, **kwargs)
 
 
-def load(store, path=None, zarr_format=None):
+def load(store, path=None, zarr_format=None, zarr_version=None):
     """The array at ``path`` as numpy, or for a group a lazy ``{name: Array}`` mapping."""
-    node = open(store, path=path, mode="r", zarr_format=zarr_format)
+    node = open(store, path=path, mode="r", zarr_format=format_of(zarr_version, zarr_format))
     if isinstance(node, Array):
         return node[...]
     return _LazyLoader(node)

@@ -272,9 +272,12 @@ class Group(Node):
         """Create an array under this group; keywords as ``zarrhpc.create_array``."""
         from zarrhpc.core._create import create_array
 
+        if "zarr_format" in kwargs:  # the group's format, always (zarr-python's TypeError)
+            raise TypeError("Group.create_array() got an unexpected keyword argument "
+                            "'zarr_format'")
         self._check_writable()
         self._consolidated = None  # now stale: list the store again
-        kwargs.setdefault("zarr_format", self.zarr_format)
+        kwargs["zarr_format"] = self.zarr_format
         if kwargs["zarr_format"] == 2 and kwargs.get("compressors", "auto") == "auto" and \
                 kwargs.get("compressor", "auto") == "auto":
             # zarr-python 3's Group.create_array defaults v2 arrays to numcodecs' Blosc

@@ -96,6 +96,12 @@ class MemoryStore(Store):
                     value, "to_bytes") and not isinstance(value, bytes) else value))
             self._data[key] = value
 
+    @property
+    def _store_dict(self) -> dict[str, bytes]:
+        """The stored values by key (zarr-python's attribute of that name, which user code
+        and downstream tests read); values have ``Buffer``'s ``to_bytes``."""
+        return self._data
+
     @classmethod
     def _view(cls, data: dict[str, bytes], lock: Any, read_only: bool) -> MemoryStore:
         store = cls.__new__(cls)

@@ -1,7 +1,9 @@
 """zarr-python 3 user snippets: what users of zarr-python 3 ran, as reported in
 zarr-python's issues and pull requests, in downstream projects' issues, and the changes
-zarr-python's 3.0 migration guide asks of them (each with its source URL), restated as small self-contained scripts that stay within local, memory and
-zip stores and print what the user looked at (values, dtypes, shapes, reprs, errors).
+zarr-python's 3.0 migration guide asks of them, and the calls zarr-python 3.1.6's own
+documentation pages show (quick start, user guide, API reference), each with its source
+URL, restated as small self-contained scripts that stay within local, memory and zip
+stores and print what the user looked at (values, dtypes, shapes, reprs, errors).
 
 Each snippet is rewritten from the report (sizes made small, names shortened, the result
 the user inspected printed), not copied. They run with ``zarr`` bound to zarr-python or to
@@ -961,5 +963,863 @@ h = zarr.open_group('tree.zarr', mode='r')
 print(h.tree())
 print(h['a/b'][:], dict(h['a'].attrs))
 print(h.info)
+"""),
+    # ---- zarr-python 3.1.6's docs: quick start, user guide, API reference (rewritten) ---
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/quick-start.html#creating-an-array", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='data/q1.zarr', shape=(20, 20), chunks=(5, 5), dtype='f4')
+z[:, :] = np.arange(400, dtype='f4').reshape(20, 20)
+print(z)
+print(z.info)
+print(z[3, :4])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/quick-start.html#persistent-storage", code="""
+import numpy as np
+import zarr
+root = zarr.create_group(store='data/q2.zarr')
+temp = root.create_array('temperature', shape=(6, 6), chunks=(3, 3), dtype='i2')
+temp[:] = np.arange(36).reshape(6, 6)
+loaded = zarr.open_group('data/q2.zarr', mode='r')
+print(loaded)
+print(loaded['temperature'])
+print(loaded['temperature'][5])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/quick-start.html#hierarchical-groups", code="""
+import zarr
+root = zarr.create_group(store='data/q3.zarr')
+foo = root.create_group('foo')
+bar = foo.create_array(name='bar', shape=(10, 10), chunks=(5, 5), dtype='f8')
+print(root.tree())
+print(root['foo/bar'])
+print(foo)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/quick-start.html#compression-and-filters", code="""
+import numpy as np
+import zarr
+from zarr.codecs import BloscCodec
+z = zarr.create_array(store='data/q4.zarr', shape=(50, 50), chunks=(10, 10), dtype='i4',
+                      compressors=BloscCodec(cname='zstd', clevel=3, shuffle='shuffle'))
+z[:] = np.arange(2500).reshape(50, 50)
+print(z.compressors)
+print(z.info_complete())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#reading-and-writing-data", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='memory://arr1', shape=(8, 8), chunks=(4, 4), dtype='i4', fill_value=-1)
+print(z[0])
+z[0, :] = np.arange(8)
+z[:, 0] = np.arange(8)
+print(z[:3, :3])
+print(z[...].sum())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#resizing-and-appending", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='data/r.zarr', shape=(4, 5), chunks=(2, 2), dtype='i4')
+z[:] = 1
+z.resize((6, 3))
+print(z.shape, z[:])
+a = np.arange(9, dtype='i4').reshape(3, 3)
+print(z.append(a))
+print(z.append(np.full((8, 1), 5, dtype='i4'), axis=1))
+print(z.shape, z[-1])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#compressors", code="""
+import zarr
+from zarr.codecs import ZstdCodec, GzipCodec
+a = zarr.create_array(store={}, shape=(10,), dtype='u2', compressors=ZstdCodec(level=5))
+b = zarr.create_array(store={}, shape=(10,), dtype='u2', compressors=[GzipCodec(level=2)])
+c = zarr.create_array(store={}, shape=(10,), dtype='u2', compressors=None)
+for x in (a, b, c):
+    print(x.compressors, x.serializer)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#filters", code="""
+import zarr
+import numpy as np
+from zarr.codecs import TransposeCodec
+z = zarr.create_array(store={}, shape=(4, 6), chunks=(2, 3), dtype='f8',
+                      filters=[TransposeCodec(order=(1, 0))])
+z[:] = np.arange(24).reshape(4, 6)
+print(z.filters)
+print(z[1:3, 2:5])
+print(z.info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#sharding", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='data/sh.zarr', shape=(100, 100), chunks=(10, 10),
+                      shards=(50, 50), dtype='u1')
+z[:] = (np.arange(10000) % 251).astype('u1').reshape(100, 100)
+print(z.chunks, z.shards, z.nchunks)
+print(z.info)
+print(sorted(k for k in __import__('os').listdir('data/sh.zarr/c/0')))
+print(z[55, 10:15])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#missing-features-in-3-0", code="""
+import zarr
+z = zarr.create_array(store={}, shape=(6,), chunks=(2,), dtype='i8')
+z[:] = [1, 2, 3, 4, 5, 6]
+print(z.oindex[[0, 2, 5]])
+print(z.vindex[[5, 1]])
+print(z.get_coordinate_selection([0, 3]))
+print(z.blocks[1])
+print(z.get_block_selection(2))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#orthogonal-indexing", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(4, 5), chunks=(2, 2), dtype='i4')
+z[:] = np.arange(20).reshape(4, 5)
+sel = np.array([True, False, True, False])
+print(z.get_orthogonal_selection((sel, slice(None))))
+print(z.oindex[[0, 3], [1, 4]])
+z.oindex[[0, 3], [1, 4]] = -1
+print(z[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#block-indexing", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(10, 10), chunks=(3, 3), dtype='i4')
+z[:] = np.arange(100).reshape(10, 10)
+print(z.blocks[1, 2])
+print(z.blocks[3, 3])
+z.blocks[0, 0] = 0
+print(z[:4, :4])
+print(z.cdata_shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#mask-indexing", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(3, 4), chunks=(2, 2), dtype='f4')
+z[:] = np.arange(12).reshape(3, 4)
+m = np.zeros((3, 4), dtype=bool)
+m[0, 1] = m[2, 3] = True
+print(z.get_mask_selection(m))
+z.vindex[m] = [100, 200]
+print(z[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#structured-arrays", code="""
+import numpy as np
+import zarr
+dt = np.dtype([('a', 'i4'), ('b', 'f8')])
+z = zarr.create_array(store={}, shape=(3,), dtype=dt, zarr_format=2)
+z[:] = np.array([(1, 2.5), (3, 4.5), (5, 6.5)], dtype=dt)
+print(z[:])
+print(z.dtype, z.fill_value)
+print(z['b'] if False else z[1])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#groups", code="""
+import zarr
+root = zarr.group()
+foo = root.create_group('foo')
+bar = foo.create_group('bar')
+z1 = bar.create_array(name='baz', shape=(100, 100), chunks=(10, 10), dtype='i4')
+print(z1)
+print(root['foo'])
+print(root['foo/bar/baz'])
+print(sorted(root.group_keys()), list(bar.array_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#working-with-groups", code="""
+import zarr
+root = zarr.create_group(store='data/grp.zarr')
+root.create_group('g1')
+root.create_array('a1', shape=(3,), dtype='i1')
+print(sorted(root.keys()))
+print('g1' in root, 'nope' in root, 'g1/x' in root)
+print(len(root), root.nmembers())
+for name, member in sorted(root.members()):
+    print(name, type(member).__name__)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#array-and-group-diagnostics", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.group(store=store)
+root.attrs['title'] = 'demo'
+sub = root.create_group('sub')
+sub.create_array('x', shape=(4,), dtype='f4')
+print(root.info)
+print(root.info_complete())
+print(sub.info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#tree", code="""
+import zarr
+root = zarr.group()
+g1 = root.create_group('foo')
+g3 = root.create_group('bar')
+g3.create_group('baz')
+g5 = g3.create_group('quux')
+g5.create_array(name='baz', shape=(100,), chunks=(10,), dtype='float64')
+print(root.tree())
+print(root.tree(level=1))
+print(g3.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/attributes.html", code="""
+import zarr
+root = zarr.create_group(store='memory://attrs1')
+root.attrs['foo'] = 'bar'
+z = root.create_array(name='zzz', shape=(10, 10), dtype='i4')
+z.attrs['baz'] = 42
+z.attrs['qux'] = [1, 4, 7, 12]
+print(sorted(root.attrs))
+print('foo' in root.attrs, root.attrs['foo'])
+print(sorted(z.attrs), z.attrs['qux'])
+print(dict(z.attrs))
+z.attrs.update({'a': 1})
+print(z.attrs.asdict())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/attributes.html#deleting", code="""
+import zarr
+z = zarr.create_array(store={}, shape=(2,), dtype='i1', attributes={'a': 1, 'b': [1, 2]})
+del z.attrs['a']
+print(dict(z.attrs))
+try:
+    del z.attrs['missing']
+except Exception as e:
+    caught(e)
+z.attrs.put({'only': True})
+print(dict(z.attrs), len(z.attrs))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#implicit-store-creation", code="""
+import zarr
+g = zarr.open_group(store='data/foo/bar', mode='w')
+print(g)
+print(g.store)
+print(repr(g.store))
+data = {}
+arr = zarr.create_array(store=data, shape=(4,), dtype='i1')
+print(sorted(data))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#local-store", code="""
+import zarr
+store = zarr.storage.LocalStore('data/local.zarr', read_only=False)
+z = zarr.create_array(store=store, shape=(3,), dtype='f8')
+print(store, store.read_only)
+print(z.store_path)
+ro = zarr.storage.LocalStore('data/local.zarr', read_only=True)
+print(ro.read_only, zarr.open_array(ro).read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#zip-store", code="""
+import numpy as np
+import zarr
+store = zarr.storage.ZipStore('data.zip', mode='w')
+z = zarr.create_array(store=store, shape=(2, 3), chunks=(1, 3), dtype='i4')
+z[:] = np.arange(6).reshape(2, 3)
+store.close()
+store2 = zarr.storage.ZipStore('data.zip', mode='r')
+z2 = zarr.open_array(store2, mode='r')
+print(z2[:], z2.read_only)
+print(store2)
+store2.close()
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#memory-store", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+g = zarr.create_group(store=store)
+g.create_array('a', shape=(2,), dtype='i1')
+print(sorted(store._store_dict) if hasattr(store, '_store_dict') else None)
+print(store.read_only, type(store).__name__)
+print(sorted(zarr.open_group(store, mode='r').keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/consolidated_metadata.html#usage", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+group = zarr.create_group(store=store)
+group.create_array(shape=(1,), name='a', dtype='float64')
+group.create_array(shape=(2, 2), name='b', dtype='float64')
+group.create_array(shape=(3, 3, 3), name='c', dtype='float64')
+zarr.consolidate_metadata(store)
+consolidated = zarr.open_group(store=store)
+print(sorted(consolidated.metadata.consolidated_metadata.metadata))
+print(consolidated.metadata.consolidated_metadata.kind)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/consolidated_metadata.html#synchronization-and-concurrency", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+g = zarr.create_group(store=store)
+g.create_array('x', shape=(2,), dtype='i1')
+zarr.consolidate_metadata(store)
+g.create_array('y', shape=(2,), dtype='i1')
+print(sorted(zarr.open_group(store).keys()))
+print(sorted(zarr.open_group(store, use_consolidated=False).keys()))
+zarr.consolidate_metadata(store)
+print(sorted(zarr.open_consolidated(store).keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/consolidated_metadata.html#stores-without-support", code="""
+import zarr
+g = zarr.open_group('data/c2.zarr', mode='w', zarr_format=2)
+g.create_array('v', shape=(3,), dtype='i2')
+zarr.consolidate_metadata('data/c2.zarr')
+import os
+print(sorted(os.listdir('data/c2.zarr')))
+c = zarr.open_consolidated('data/c2.zarr')
+print(c.metadata.consolidated_metadata is not None, list(c.array_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#zarr-format-3", code="""
+import zarr
+for dt in ('int8', 'uint16', 'float32', 'complex64', 'bool', '<M8[s]', '<m8[ms]'):
+    z = zarr.create_array(store={}, shape=(2,), dtype=dt)
+    print(dt, z.dtype, z.metadata.data_type, z.fill_value)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#data-type-representations", code="""
+import zarr
+from zarr.core.dtype import Int8, Float64
+print(Int8(), Float64())
+print(Int8().to_native_dtype(), Float64.from_native_dtype(__import__('numpy').dtype('>f8')))
+print(Int8().to_json(zarr_format=3), Int8().to_json(zarr_format=2))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#zarr-format-2", code="""
+import zarr
+for dt in ('i2', '>u4', 'f8', 'U3', 'S4'):
+    z = zarr.create_array(store={}, shape=(2,), dtype=dt, zarr_format=2)
+    print(dt, z.dtype, z.metadata.dtype, repr(z.fill_value))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#variable-length-strings", code="""
+import zarr
+z = zarr.create_array(store={}, shape=(3,), dtype=str)
+z[:] = ['a', 'bb', 'ccc']
+print(z.dtype, z[:], z.metadata.data_type)
+z2 = zarr.create_array(store={}, shape=(3,), dtype=str, zarr_format=2)
+z2[:] = ['x', 'yy', '']
+print(z2.dtype, z2[:], z2.filters)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/config.html", code="""
+import zarr
+print(zarr.config.get('array.order'))
+print(zarr.config.get('array.write_empty_chunks'))
+with zarr.config.set({'array.order': 'F'}):
+    z = zarr.create_array(store={}, shape=(2, 3), dtype='i1', zarr_format=2)
+    print(zarr.config.get('array.order'), z.order)
+print(zarr.config.get('array.order'))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/config.html#write-empty-chunks", code="""
+import zarr
+z = zarr.create_array(store='data/e.zarr', shape=(4,), chunks=(1,), dtype='i1', fill_value=0,
+                      config={'write_empty_chunks': False})
+z[:] = [0, 1, 0, 2]
+print(z.nchunks_initialized)
+z2 = zarr.create_array(store='data/e2.zarr', shape=(4,), chunks=(1,), dtype='i1', fill_value=0,
+                       config={'write_empty_chunks': True})
+z2[:] = [0, 1, 0, 2]
+print(z2.nchunks_initialized)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/performance.html#chunk-optimizations", code="""
+import zarr
+a = zarr.create_array(store={}, shape=(10000, 10000), chunks=(1000, 1000), dtype='i4')
+print(a.chunks, a.nchunks, a.cdata_shape)
+b = zarr.create_array(store={}, shape=(1000, 1000), chunks='auto', dtype='f8')
+print(b.chunks)
+c = zarr.create_array(store={}, shape=(10000, 10000), chunks=(100, 100), shards='auto', dtype='u1')
+print(c.shards, c.chunks)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/performance.html#chunk-memory-layout", code="""
+import numpy as np
+import zarr
+a = np.arange(100000000, dtype='i4').reshape(10000, 10000).T[:100, :100].copy()
+c = zarr.create_array(store={}, shape=a.shape, chunks=(10, 10), dtype=a.dtype, config={'order': 'C'})
+c[:] = a
+f = zarr.create_array(store={}, shape=a.shape, chunks=(10, 10), dtype=a.dtype, config={'order': 'F'})
+f[:] = a
+print(c.order, f.order, np.array_equal(c[:], f[:]))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/performance.html#empty-chunks", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(100,), chunks=(10,), dtype='f8', fill_value=np.nan)
+z[:] = np.nan
+print(z.nchunks_initialized, z.nbytes_stored())
+z[5] = 1.0
+print(z.nchunks_initialized, z[0], z[5])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/v3_migration.html#the-array-class", code="""
+import zarr
+z = zarr.zeros(shape=(5,), chunks=(2,), dtype='i4', store={})
+print(type(z).__name__, isinstance(z, zarr.Array))
+print(z.metadata.zarr_format, z.metadata.node_type)
+print(z.nbytes, z.size, z.ndim, z.itemsize)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.full", code="""
+import zarr
+a = zarr.full(shape=(3, 2), fill_value=7, dtype='i2')
+print(a[:], a.fill_value)
+b = zarr.ones(shape=(2,), dtype='f4')
+print(b[:], b.fill_value)
+c = zarr.empty(shape=(2,), dtype='u1')
+print(c.shape, c.dtype)
+d = zarr.full_like(a, fill_value=3)
+print(d[:], d.chunks, d.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.zeros_like", code="""
+import numpy as np
+import zarr
+src = np.arange(12, dtype='f4').reshape(3, 4)
+a = zarr.zeros_like(src)
+print(a.shape, a.dtype, a[:].sum())
+b = zarr.ones_like(src, chunks=(1, 4))
+print(b.chunks, b[0])
+c = zarr.empty_like(src)
+print(c.shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open_like", code="""
+import zarr
+a = zarr.create_array(store='data/src.zarr', shape=(6, 6), chunks=(3, 3), dtype='u2', fill_value=9)
+b = zarr.open_like(a, 'data/dst.zarr')
+print(b.shape, b.chunks, b.dtype, b.fill_value)
+print(b[0, 0])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.from_array", code="""
+import numpy as np
+import zarr
+src = zarr.create_array(store='data/from.zarr', shape=(10,), chunks=(3,), dtype='i8')
+src[:] = np.arange(10)
+copy = zarr.from_array('data/to.zarr', data=src)
+print(copy.chunks, copy[:], copy.compressors)
+copy2 = zarr.from_array({}, data=np.ones((2, 2)), chunks=(1, 1))
+print(copy2.chunks, copy2[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_hierarchy", code="""
+import zarr
+from zarr.core.group import GroupMetadata
+from zarr.core.array import ArrayV3Metadata
+store = zarr.storage.MemoryStore()
+nodes = {'': GroupMetadata(attributes={'name': 'root'}), 'a/b': GroupMetadata()}
+created = dict(zarr.create_hierarchy(store=store, nodes=nodes))
+print(sorted(created))
+print(sorted(zarr.open_group(store).group_keys()))
+print(zarr.open_group(store).attrs['name'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/load.html", code="""
+import numpy as np
+import zarr
+zarr.save('data/s.zarr', np.arange(5))
+print(zarr.load('data/s.zarr'))
+zarr.save_group('data/g.zarr', a=np.arange(3), b=np.ones(2))
+g = zarr.open_group('data/g.zarr')
+print(sorted(g.array_keys()), g['b'][:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open", code="""
+import zarr
+a = zarr.open('data/o.zarr', mode='w', shape=(3,), dtype='i4')
+print(type(a).__name__, a.shape)
+g = zarr.open('data/og.zarr', mode='w')
+print(type(g).__name__)
+print(type(zarr.open('data/o.zarr')).__name__)
+try:
+    zarr.open('data/missing.zarr', mode='r')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage.html#zarr.storage.StorePath", code="""
+import zarr
+from zarr.storage import StorePath, MemoryStore
+sp = StorePath(MemoryStore(), 'group/arr')
+a = zarr.create_array(store=sp, shape=(2,), dtype='i1')
+print(a.path, a.name, a.basename)
+print(sp.path)
+print(repr(sp) if False else str(sp).split('/')[-2:])
+"""),
+    # ---- zarr-python issues/PRs and downstream projects, seventh session -------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3571", code="""
+import zarr
+try:
+    zarr.zeros(shape=(10,), chunks=(2,), shards=(4,))
+except Exception as e:
+    caught(e)
+a = zarr.create_array(store={}, shape=(10,), chunks=(2,), shards=(4,), dtype='f8', fill_value=0)
+print(a.shards, a.chunks, a[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/4226", code="""
+import numpy as np
+import zarr
+z = zarr.open('foo.zarr', mode='w')
+z['bar'] = np.array([0, 1])
+z['Bar'] = np.array([1, 2])
+zarr.consolidate_metadata(z.store)
+z = zarr.open_consolidated('foo.zarr')
+print(sorted(z.array_keys()))
+print(z['bar'][:], z['Bar'][:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2448", code="""
+import zarr
+store = zarr.storage.ZipStore('x.zip', mode='w')
+g = zarr.group(store=store)
+g.create_array('a', shape=(3,), dtype='i1')[:] = [1, 2, 3]
+store.close()
+ro = zarr.storage.ZipStore('x.zip', mode='r')
+print(ro.read_only)
+print(zarr.open_group(ro, mode='r')['a'][:])
+try:
+    zarr.open(store=ro, path='doesnotexist', mode='r')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3170", code="""
+import zarr
+for dt in (str, 'str', 'string'):
+    z = zarr.create_array(store={}, shape=(2,), dtype=dt)
+    print(dt, z.dtype, z.metadata.data_type, repr(z.fill_value))
+z[:] = ['hello', 'world']
+print(z[:], z[0])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2406", code="""
+import zarr
+root = zarr.group()
+root.create_group('x').create_group('y')
+root.create_array('z', shape=(4, 2), dtype='u1')
+t = root.tree()
+print(type(t).__name__)
+print(t)
+print(root['x'].tree())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2821", code="""
+import zarr
+g = zarr.open_group('t.zarr', mode='w')
+g.create_group('a')
+try:
+    zarr.open_group('t.zarr', mode='r', path='/w')
+except Exception as e:
+    caught(e)
+print(zarr.open_group('t.zarr', mode='r', path='a').path)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2170", code="""
+import numpy as np
+import zarr
+from zarr.codecs import ShardingCodec, BytesCodec, ZstdCodec
+a = zarr.create_array(store={}, shape=(20, 20), chunks=(5, 5), shards=(10, 10), dtype='i4')
+print(a.serializer)
+print(a.metadata.codecs)
+a[:] = np.arange(400).reshape(20, 20)
+print(a[9:11, 9:11])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/776", code="""
+import numpy as np
+import zarr
+zarr.save('dataset.zarr', np.arange(10))
+print(zarr.open('dataset.zarr'))
+try:
+    zarr.open_consolidated('dataset.zarr')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/scverse/anndata/pull/2051", code="""
+import numpy as np
+import zarr
+g = zarr.open('foo.zarr')
+print(type(g).__name__, g.metadata.zarr_format)
+g.attrs['encoding-type'] = 'anndata'
+g.attrs['encoding-version'] = '0.1.0'
+g.create_array('X', data=np.ones((3, 3)), chunks=(3, 3))
+g2 = zarr.open('foo.zarr', mode='r')
+print(dict(g2.attrs), g2['X'][:].sum())
+"""),
+    dict(source="https://github.com/scverse/spatialdata/issues/1183", code="""
+import zarr
+root = zarr.open_group('sd.zarr', mode='w')
+handle = root.require_group('tables/t')
+other = zarr.open_group('sd.zarr/tables/t', mode='a')
+other.attrs['encoding-type'] = 'anndata'
+handle.attrs['region'] = 'r'
+print(sorted(zarr.open_group('sd.zarr/tables/t').attrs))
+fresh = root['tables/t']
+fresh.attrs['version'] = '0.1'
+print(sorted(zarr.open_group('sd.zarr/tables/t').attrs))
+"""),
+    dict(source="https://github.com/fideus-labs/ngff-zarr/issues/221", code="""
+import numpy as np
+import zarr
+store = zarr.storage.ZipStore('img.ome.zarr.zip', mode='w')
+root = zarr.create_group(store=store, attributes={'ome': {'version': '0.5'}})
+s0 = root.create_array('0', shape=(1, 4, 8, 8), chunks=(1, 2, 4, 4), dtype='u2',
+                       dimension_names=['c', 'z', 'y', 'x'])
+s0[:] = np.arange(256, dtype='u2').reshape(1, 4, 8, 8)
+store.close()
+rs = zarr.storage.ZipStore('img.ome.zarr.zip', mode='r')
+g = zarr.open_group(rs, mode='r')
+print(g.attrs['ome'], g['0'].metadata.dimension_names, g['0'][0, 3, 7])
+rs.close()
+"""),
+    dict(source="https://github.com/NCAR/miles-credit/issues/216", code="""
+import zarr
+g = zarr.open_group('era.zarr', mode='w', zarr_format=3)
+g.create_array('t2m', shape=(2, 3), dtype='f4')
+zarr.consolidate_metadata('era.zarr')
+c = zarr.open_consolidated('era.zarr')
+print(type(c.metadata.consolidated_metadata).__name__, sorted(c.keys()))
+print(c['t2m'])
+"""),
+    dict(source="https://github.com/ome/ome-zarr-py/issues/201", code="""
+import numpy as np
+import zarr
+root = zarr.group('astro.zarr', overwrite=True)
+root.attrs['old'] = 1
+root.attrs.clear()
+print(dict(root.attrs))
+root.create_array('0', data=np.arange(16, dtype='u1').reshape(4, 4), chunks=(2, 2))
+root2 = zarr.group('astro.zarr', overwrite=True)
+print(list(root2.keys()), dict(root2.attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1965", code="""
+import numpy as np
+import zarr
+x = np.arange(20).reshape(4, 5)
+z = zarr.create(shape=x.shape, chunks=(2, 5), dtype=x.dtype, store='test', overwrite=True)
+z[:] = x
+print(z)
+print(zarr.open_array('test')[3])
+"""),
+    dict(source="https://github.com/zarr-developers/pizzarr/issues/109", code="""
+import zarr
+g1 = zarr.group()
+g1.create_group('foo')
+g3 = g1.create_group('bar')
+g3.create_group('baz')
+g5 = g3.create_group('quux')
+g5.create_array('baz', shape=(100,), chunks=(10,), dtype='f8')
+print(g1.tree())
+print(g1.tree(level=2))
+print(g3.tree())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1017", code="""
+import zarr
+z = zarr.open('data', mode='w', shape=(4, 6), chunks=(2, 3), dtype='i4')
+z[:] = 1
+z.resize((1, 1))
+print(z[:])
+z.resize((4, 6))
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/624", code="""
+import numpy as np
+import zarr
+z = zarr.create((100, 2), chunks=(100, 2), dtype='float32', store={})
+z[0:2] = np.arange(4).reshape(2, 2)
+z.resize((2, 2))
+print(z.shape, z.nbytes, z.nchunks_initialized, z.nchunks)
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3650", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+arr = zarr.create(shape=(3, 4), chunks=(1, 2), dtype='i2', store=store, fill_value=-1)
+arr[:] = 7
+arr.resize((5, 4))
+print(arr[:])
+arr.resize((2, 3))
+print(arr.shape, sorted(k for k in store._store_dict if k.startswith('c')))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2616", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.array(['2007-07-13', '2006-01-13', '2010-08-13'], dtype='M8[D]'))
+print(z.dtype, z[:])
+print(repr(z[0]))
+z[0] = np.datetime64('1999-12-31')
+print(z[:], repr(z.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/85", code="""
+import numpy as np
+import zarr
+for unit in ('ns', 'us', 's', 'D'):
+    z = zarr.create_array(store={}, shape=(2,), dtype=f'm8[{unit}]')
+    z[:] = np.array([1, 2], dtype=f'm8[{unit}]')
+    print(z.dtype, z.metadata.data_type, z[:], repr(z.fill_value))
+"""),
+    dict(source="https://github.com/cgohlke/imagecodecs/issues/143", code="""
+import zarr
+from numcodecs import Zstd
+z = zarr.zeros((2, 3, 16, 16), chunks=(1, 1, 8, 8), dtype='u2', compressor=Zstd(level=1), zarr_format=2)
+print(z.compressors, z.metadata.compressor)
+try:
+    zarr.zeros((4,), compressor=Zstd(level=1), zarr_format=3)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/hdmf-dev/hdmf-zarr/pull/369", code="""
+import numpy as np
+import zarr
+from zarr.codecs import TransposeCodec, BytesCodec, BloscCodec
+z = zarr.create_array(store={}, shape=(4, 3), chunks=(2, 3), dtype='i8',
+                      filters=[TransposeCodec(order=(1, 0))], serializer=BytesCodec(endian='big'),
+                      compressors=[BloscCodec(cname='lz4', clevel=1, shuffle='bitshuffle')])
+z[:] = np.arange(12).reshape(4, 3)
+print(z.filters)
+print(z.serializer)
+print(z.compressors)
+print(z[:])
+"""),
+    dict(source="https://github.com/observingClouds/xbitinfo/issues/75", code="""
+import numpy as np
+import numcodecs
+import zarr
+z = zarr.create_array(store={}, shape=(6,), dtype='f4', zarr_format=2,
+                      filters=[numcodecs.BitRound(keepbits=4)],
+                      compressors=numcodecs.Blosc('zstd', shuffle=numcodecs.Blosc.BITSHUFFLE))
+z[:] = np.linspace(0, 1, 6, dtype='f4')
+print(z.filters, z.compressors)
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2102", code="""
+import zarr
+z = zarr.create(shape=(4,), chunks=(2,), dtype='i4', store={}, zarr_format=3)
+r = z.resize((6,))
+print(r, z.shape)
+try:
+    zarr.create(shape=(4,), store={}, zarr_version=2)
+    print('zarr_version accepted')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/fideus-labs/ngff-zarr/pull/335", code="""
+import json
+import os
+import zarr
+meta = {'zarr_format': 3, 'node_type': 'array', 'shape': [4], 'data_type': 'uint8',
+        'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': [2]}},
+        'chunk_key_encoding': {'name': 'default'}, 'fill_value': 0, 'codecs': [],
+        'attributes': {}}
+os.makedirs('img.zarr/a')
+with open('img.zarr/a/zarr.json', 'w') as f:
+    json.dump(meta, f)
+try:
+    print(zarr.open_array('img.zarr/a')[:])
+except Exception as e:
+    caught(e)
+meta['codecs'] = [{'name': 'bytes'}]
+with open('img.zarr/a/zarr.json', 'w') as f:
+    json.dump(meta, f)
+print(zarr.open_array('img.zarr/a')[:])
+"""),
+    dict(source="https://github.com/uw-ssec/rse-plugins/issues/71", code="""
+import numpy as np
+import zarr
+from zarr.codecs import BloscCodec, ZstdCodec, GzipCodec
+data = np.tile(np.arange(100, dtype='f8'), 50)
+for c in (BloscCodec(cname='lz4', clevel=5, shuffle='shuffle'), BloscCodec(cname='zstd', clevel=5),
+          ZstdCodec(level=3), GzipCodec(level=6)):
+    z = zarr.create_array(store={}, shape=data.shape, chunks=(1000,), dtype='f8', compressors=c)
+    z[:] = data
+    print(z.compressors, np.array_equal(z[:], data))
+"""),
+    dict(source="https://github.com/dask/dask/issues/8577", code="""
+import dask.array as da
+import numpy as np
+import zarr
+arr = da.arange(4).reshape((4, 1)).rechunk(1)
+z = zarr.create(shape=arr.shape, chunks=(1, 1), dtype=arr.dtype, store='blah_0', overwrite=True)
+for c in range(arr.shape[0]):
+    da.store(arr[c:c + 1], z, regions=[(slice(c, c + 1),)], lock=False)
+print(z[:].ravel())
+"""),
+    dict(source="https://github.com/hdmf-dev/hdmf-zarr/issues/228", code="""
+import zarr
+g = zarr.open_group('nwb.zarr', mode='w', zarr_format=2)
+g.create_group('acquisition')
+try:
+    zarr.open_consolidated('nwb.zarr', zarr_format=2)
+except Exception as e:
+    caught(e)
+zarr.consolidate_metadata('nwb.zarr')
+print(list(zarr.open_consolidated('nwb.zarr').group_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/issues/1053", code="""
+import json
+import zarr
+a = zarr.create_array('s.zarr', shape=(3,), dtype=str, zarr_format=2, fill_value=None)
+a[:] = ['x', '', 'zz']
+meta = json.load(open('s.zarr/.zarray'))
+print(meta['dtype'], meta['fill_value'], meta['filters'])
+b = zarr.open_array('s.zarr')
+print(b.dtype, b[:], repr(b.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/issues/273", code="""
+import zarr
+g = zarr.open_group('dims.zarr', mode='w')
+a = g.create_array('temp', shape=(2, 3), dtype='f4', dimension_names=('time', 'x'))
+b = zarr.create_array('dims.zarr/v2', shape=(2,), dtype='f4', zarr_format=2,
+                      attributes={'_ARRAY_DIMENSIONS': ['time']})
+print(a.metadata.dimension_names, dict(a.attrs))
+print(dict(zarr.open_array('dims.zarr/v2').attrs))
+try:
+    zarr.create_array('dims.zarr/v2b', shape=(2,), dtype='f4', zarr_format=2, dimension_names=['t'])
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/Huber-group-EMBL/Rarr/issues/94", code="""
+import zarr
+z = zarr.open('temp.zarr', mode='w')
+idx = z.create_array('obs/_index', shape=(0,), chunks=(1,), dtype=str)
+print(idx)
+print(idx[:], idx[:].dtype, idx.nchunks)
+print(idx.info)
+try:
+    z.create_array('obs/other', shape=(0,), dtype=str, zarr_format=2)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/Huber-group-EMBL/Rarr/issues/16", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='m.zarr', shape=(2150,), chunks=(100,), dtype='f8')
+z[:] = np.ones(2150)
+r = zarr.open_array('m.zarr')
+print(r[[0, 1, 2, 2148, 2149]], r.nchunks, r.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarrs/zarrs-python/pull/169", code="""
+import numpy as np
+import zarr
+from zarr.codecs import ShardingCodec, BytesCodec
+z = zarr.create_array(store={}, shape=(32, 32), chunks=(32, 32), dtype='u1',
+                      serializer=ShardingCodec(chunk_shape=(16, 16), codecs=[BytesCodec()],
+                                               index_location='start'))
+z[:] = (np.arange(1024) % 256).astype('u1').reshape(32, 32)
+print(z.serializer)
+print(z.chunks, z.shards, z[31, 28:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2026", code="""
+import zarr
+root = zarr.group(store=zarr.storage.MemoryStore())
+a = root.create_array('a', shape=(2, 3), dtype='f4')
+print(repr(root).split(' ')[0], repr(a).split(' ')[0])
+print(a.store_path.path, repr(a.dtype), a.shape)
+s = zarr.storage.LocalStore('local')
+print(repr(s), str(s))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2433", code="""
+import zarr
+root = zarr.group()
+a = root.create_group('a')
+a.create_array('x', shape=(3, 4), dtype='i2')
+a.create_array('y', shape=(5,), dtype='bool')
+root.create_group('b')
+print(root.tree())
+print(repr(root.tree()))
+"""),
+    dict(source="https://github.com/mathworks/MATLAB-support-for-Zarr-files/issues/36", code="""
+import json
+import zarr
+g = zarr.open_group('grp_v3', mode='w', zarr_format=3)
+a = g.create_array('arr_v3', shape=(2,), dtype='f4', fill_value=-9)
+a.attrs['attr1'] = 'var'
+g.attrs['attr1'] = 'var'
+print(json.load(open('grp_v3/arr_v3/zarr.json'))['attributes'])
+print(json.load(open('grp_v3/zarr.json')))
+"""),
+    dict(source="https://github.com/manzt/zarrita.js/pull/283", code="""
+import json
+import zarr
+g = zarr.open_group('c.zarr', mode='w', zarr_format=2)
+g.create_array('a', shape=(2,), dtype='i1')
+zarr.consolidate_metadata('c.zarr')
+m = json.load(open('c.zarr/.zmetadata'))
+print(m['zarr_consolidated_format'], sorted(m['metadata']))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1269", code="""
+import zarr
+from zarr.codecs import BytesCodec, ZstdCodec
+z = zarr.create_array(store={}, shape=(4,), dtype='i2', serializer=BytesCodec(),
+                      compressors=[ZstdCodec()])
+print([type(c).__name__ for c in z.metadata.codecs])
+print(z.metadata.to_dict()['codecs'])
 """),
 ]

@@ -1,0 +1,186 @@
+"""What a zarr-python 3 user sees, checked side by side: the same call on ``zarr`` and on
+``zarrhpc`` gives a result of the same type and repr, the same printed codec, or the same
+error class (and message where zarr-python's text is the contract). Each case was found by
+the users' snippets (tests/api/data/user_snippets.py) disagreeing; the snippet's source is
+named in the docstring."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import zarrhpc
+
+zarr = pytest.importorskip("zarr")
+
+pytestmark = pytest.mark.interop
+
+LIBS = [zarr, zarrhpc]
+
+
+def _both(fn):
+    """``fn(lib)`` for zarr-python then zarrhpc, warnings of either silenced."""
+    out = []
+    for lib in LIBS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(fn(lib))
+    return out
+
+
+def _outcome(fn, lib):
+    try:
+        return repr(fn(lib))
+    except Exception as e:  # compared by class (and message) with zarr-python's
+        return f"{type(e).__name__}: {e}"
+
+
+_SELECTIONS = [0, -1, (1, 2), (0, slice(None)), (slice(1, 3), 0), (0, Ellipsis), Ellipsis,
+               (Ellipsis, 1), (1, 2, Ellipsis), slice(0, 1), np.int64(1), (np.int64(1), 2)]
+
+
+@pytest.mark.parametrize("dtype", ["i4", "f8", "M8[s]", "m8[ms]", "bool", "c8", "U3", str])
+@pytest.mark.parametrize("sel", _SELECTIONS, ids=repr)
+def test_getitem_result_type(dtype, sel):
+    """issues/2616 (``repr(z[0])``): zarr-python's ``__getitem__`` sends ints and slices
+    without an Ellipsis to its orthogonal path, which returns an ndarray (0-d for all
+    ints: ``array(5)``), the rest to its basic path (a scalar for a 0-d result)."""
+    def read(lib):
+        a = lib.create_array({}, shape=(3, 4), chunks=(2, 3), dtype=dtype)
+        a[:] = np.arange(12).reshape(3, 4).astype(a.dtype)
+        r = a[sel]
+        return type(r).__name__, repr(r)
+    theirs, ours = _both(read)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("sel", [(), Ellipsis])
+def test_getitem_zero_d(sel):
+    """A 0-d array read with ``()`` or ``...`` gives a numpy scalar in zarr-python."""
+    def read(lib):
+        a = lib.create_array({}, shape=(), dtype="i4", fill_value=7)
+        return repr(a[sel]), repr(a.get_basic_selection(sel))
+    theirs, ours = _both(read)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"dimension_separator": "/"}, {"filters": []}, {"compressor": None},
+    {"compressor": "numcodecs"}])
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_create_v2_only_arguments(kwargs, fmt):
+    """MONAI/issues/8459, imagecodecs/issues/143: ``create``/``zeros``/``open(shape=)``
+    refuse the v2 arguments for a v3 array with zarr-python's ValueError and words."""
+    if kwargs.get("compressor") == "numcodecs":
+        import numcodecs
+        kwargs = {"compressor": numcodecs.Zstd(level=1)}
+
+    def make(lib):
+        return _outcome(lambda lib: lib.zeros(shape=(4,), dtype="i4", store={},
+                                              zarr_format=fmt, **kwargs).metadata.zarr_format,
+                        lib)
+    theirs, ours = _both(make)
+    assert ours == theirs
+
+
+def test_dimension_names_v2_refused():
+    """VirtualiZarr/issues/273: v2 arrays take no ``dimension_names`` (``_ARRAY_DIMENSIONS``
+    is xarray's attribute, written by the user); both creation functions, their words."""
+    calls = [lambda lib: lib.create_array({}, shape=(2,), dtype="f4", zarr_format=2,
+                                          dimension_names=["t"]),
+             lambda lib: lib.create(shape=(2,), store={}, zarr_format=2, dimension_names=["t"])]
+    for call in calls:
+        theirs, ours = _both(lambda lib, call=call: _outcome(call, lib))
+        assert ours == theirs and ours.startswith("ValueError")
+
+
+def test_group_create_array_refuses_zarr_format():
+    """Rarr/issues/94: ``Group.create_array`` takes the group's format; ``zarr_format=``
+    is a TypeError there."""
+    theirs, ours = _both(lambda lib: _outcome(
+        lambda lib: lib.group().create_array("x", shape=(2,), dtype="i1", zarr_format=2), lib))
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("call", ["create", "open", "open_array", "open_group", "group",
+                                  "save", "load"])
+def test_zarr_version_accepted(tmp_path, call):
+    """pull/2102: zarr-python 3 still takes ``zarr_version`` (its 2.x name), with a
+    deprecation warning, and refuses one that contradicts ``zarr_format``."""
+    def run(lib):
+        path = str(tmp_path / lib.__name__ / call)
+        calls = {
+            "create": lambda: lib.create(shape=(2,), store=path, zarr_version=2),
+            "open": lambda: lib.open(path, mode="w", shape=(2,), zarr_version=2),
+            "open_array": lambda: lib.open_array(path, mode="w", shape=(2,), zarr_version=2),
+            "open_group": lambda: lib.open_group(path, mode="w", zarr_version=2),
+            "group": lambda: lib.group(path, zarr_version=2),
+            "save": lambda: (lib.save(path, np.arange(3), zarr_version=2),
+                             lib.open_array(path))[1],
+            "load": lambda: (lib.save(path, np.arange(3), zarr_format=2),
+                             lib.load(path, zarr_version=2))[1],
+        }
+        with pytest.warns(lib.errors.ZarrDeprecationWarning, match="zarr_version"):
+            node = calls[call]()
+        shown = repr(node) if call == "load" else node.metadata.zarr_format
+        clash = _outcome(lambda lib: lib.open_group(path + "x", zarr_version=2, zarr_format=3),
+                         lib)
+        return shown, clash
+    theirs, ours = [run(lib) for lib in LIBS]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", ["u1", "i2", "f8", str])
+@pytest.mark.parametrize("kwargs", [{}, {"cname": "lz4"}, {"shuffle": "noshuffle"},
+                                    {"typesize": 4, "shuffle": "shuffle"}])
+def test_blosc_defaults_as_zarr_python(dtype, kwargs):
+    """rse-plugins/issues/71: ``BloscCodec()``'s unset shuffle is chosen from the dtype
+    (bit shuffle for 1-byte elements) as zarr-python chooses it: the same document,
+    the same stored bytes and the same repr (before and after creation)."""
+    def make(lib):
+        codec = lib.codecs.BloscCodec(**kwargs)
+        # zarr-python's repr shows a set: its order changes with the string hash seed
+        shown = repr(codec).replace("{'typesize', 'shuffle'}", "{'shuffle', 'typesize'}")
+        a = lib.create_array({}, shape=(64,), chunks=(64,), dtype=dtype, compressors=codec)
+        a[:] = np.arange(64).astype(a.dtype)
+        conf = a.metadata.to_dict()["codecs"][-1]
+        return (shown, json.dumps(conf), repr(a.compressors), a.nbytes_stored())
+    theirs, ours = _both(make)
+    assert ours == theirs
+
+
+def test_open_like_creates_only_with_a_mode(tmp_path):
+    """docs api/zarr/open.html#zarr.open_like: ``open_like(a, path)`` opens ``path`` of
+    a new in-memory store, so without a creating mode there is nothing to open
+    (ArrayNotFoundError, as zarr-python); with ``mode="w"`` it is made like ``a``."""
+    def run(lib):
+        a = lib.create_array(str(tmp_path / lib.__name__), shape=(6, 6), chunks=(3, 3),
+                             dtype="u2", fill_value=9)
+        missing = _outcome(lambda lib: lib.open_like(a, "dst.zarr"), lib).split(":")[0]
+        b = lib.open_like(a, "p", mode="w")
+        return missing, b.shape, b.chunks, str(b.dtype), b.fill_value, b.path
+    theirs, ours = [run(lib) for lib in LIBS]
+    assert ours == theirs
+
+
+def test_memory_store_dict():
+    """user-guide/storage.html#memory-store: ``MemoryStore._store_dict`` holds the
+    stored values by key (read by users and downstream tests), with ``to_bytes``."""
+    def run(lib):
+        store = lib.storage.MemoryStore()
+        lib.create_group(store=store).create_array("a", shape=(2,), dtype="i1")
+        d = store._store_dict
+        return sorted(d), json.loads(d["a/zarr.json"].to_bytes())["shape"]
+    theirs, ours = _both(run)
+    assert ours == theirs
+
+
+def test_core_array_metadata_classes():
+    """create_hierarchy's docs import ``ArrayV3Metadata`` from ``zarr.core.array``."""
+    from zarrhpc.core.array import ArrayV2Metadata, ArrayV3Metadata
+    from zarrhpc.core.metadata import ArrayV2Metadata as v2
+    from zarrhpc.core.metadata import ArrayV3Metadata as v3
+    assert (ArrayV2Metadata, ArrayV3Metadata) == (v2, v3)
+    a = zarrhpc.create_array({}, shape=(2,), dtype="i1")
+    assert isinstance(a.metadata, ArrayV3Metadata)
