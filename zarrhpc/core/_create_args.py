@@ -62,9 +62,11 @@ def format_of(zarr_version, zarr_format):
 def guess_chunks(shape: tuple[int, ...], itemsize: int, *, increment: int = 256 * _KIB,
                  min_bytes: int = 128 * _KIB, max_bytes: int = 64 * _KIB * _KIB
                  ) -> tuple[int, ...]:
-    """zarr-python's automatic chunk shape for ``shape`` and ``itemsize``."""
-    if itemsize == 0 or not shape:
+    """zarr-python's automatic chunk shape for ``shape`` and ``itemsize`` (0, a
+    variable-length type such as ``str``: 1 byte per element, as zarr-python sizes them)."""
+    if not shape:
         return tuple(shape)
+    itemsize = max(itemsize, 1)
     chunks = [float(max(n, 1)) for n in shape]
     total = math.prod(chunks) * itemsize
     # the target grows by ``increment`` per doubling of ten in size (PyTables' rule)

@@ -24,11 +24,14 @@ module so the two engines cannot drift.
 
 from __future__ import annotations
 
+import asyncio
 import os
 
+import numpy as np
 from xarray.backends.common import AbstractDataStore, BackendArray, BackendEntrypoint
 from xarray.backends.store import StoreBackendEntrypoint
-from xarray.backends.zarr import FillValueCoder
+from xarray.backends.zarr import FillValueCoder, ZarrArrayWrapper
+from xarray.coding.strings import create_vlen_dtype
 from xarray.core import indexing
 from xarray.core.utils import FrozenDict, emit_user_level_warning
 
@@ -40,6 +43,8 @@ from zarrhpc.xarray._foreign import as_zarrhpc_store
 __all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore"]
 
 DIMENSION_KEY = "_ARRAY_DIMENSIONS"
+# xarray versions whose zarr engine keeps numpy's StringDType (else: object arrays of str)
+_KEEPS_STRING_DTYPE = hasattr(ZarrArrayWrapper, "_preserve_string_dtype")
 
 
 def _dims_and_attrs(array: Array) -> tuple[tuple, dict]:
@@ -83,14 +88,21 @@ def _zarr_python_codecs(codecs, v3: bool) -> tuple:
 
 
 class ZarrhpcBackendArray(BackendArray):
-    """One Zarr array as xarray's lazy backend array."""
+    """One Zarr array as xarray's lazy backend array.
+
+    Reads are synchronous (``__getitem__``) or, for ``load_async``, awaitable
+    (:meth:`async_getitem`): a zarrhpc read runs in a worker thread of the event loop's
+    executor, where its chunk decoding releases the GIL, so the loop stays free and the
+    reads of several variables awaited together run at the same time. Each indexing kind
+    (basic, outer, vectorized) has its own method, as engine="zarr"'s wrapper has.
+    """
 
     __slots__ = ("_array", "dtype", "shape")
 
     def __init__(self, array: Array):
         self._array = array
         self.shape = array.shape
-        self.dtype = array.dtype
+        self.dtype = _xarray_dtype(array)
 
     def get_array(self):
         return self._array
@@ -104,16 +116,53 @@ class ZarrhpcBackendArray(BackendArray):
     def _vindex(self, key):
         return self._array.vindex[key]
 
-    def __getitem__(self, key):
+    async def _async_getitem(self, key):
+        return await asyncio.to_thread(self._array.__getitem__, key)
+
+    async def _async_oindex(self, key):
+        return await asyncio.to_thread(self._array.oindex.__getitem__, key)
+
+    async def _async_vindex(self, key):
+        return await asyncio.to_thread(self._array.vindex.__getitem__, key)
+
+    def _method(self, key, kinds):
+        """(read method, xarray's IndexingSupport) for ``key``; ``kinds``: the basic,
+        outer and vectorized methods."""
+        basic, outer, vectorized = kinds
         if isinstance(key, indexing.BasicIndexer):
-            method, support = self._getitem, indexing.IndexingSupport.BASIC
-        elif isinstance(key, indexing.VectorizedIndexer) and hasattr(self._array, "vindex"):
-            method, support = self._vindex, indexing.IndexingSupport.VECTORIZED
-        elif hasattr(self._array, "oindex"):
-            method, support = self._oindex, indexing.IndexingSupport.OUTER
-        else:  # basic reads, the rest applied by xarray in memory
-            method, support = self._getitem, indexing.IndexingSupport.BASIC
-        return indexing.explicit_indexing_adapter(key, self.shape, support, method)
+            return basic, indexing.IndexingSupport.BASIC
+        if isinstance(key, indexing.VectorizedIndexer):
+            return vectorized, indexing.IndexingSupport.VECTORIZED
+        return outer, indexing.IndexingSupport.OUTER
+
+    def _string_scalar(self, value):
+        """A 0-d StringDType read as a numpy array, not a Python str (as engine="zarr")."""
+        if self.dtype.kind == "T" and isinstance(value, str) and _KEEPS_STRING_DTYPE:
+            return np.asarray(value, dtype=self.dtype)
+        return value
+
+    def __getitem__(self, key):
+        method, support = self._method(key, (self._getitem, self._oindex, self._vindex))
+        return self._string_scalar(
+            indexing.explicit_indexing_adapter(key, self.shape, support, method))
+
+    async def async_getitem(self, key):
+        """``self[key]`` without blocking the event loop (xarray's ``load_async``)."""
+        method, support = self._method(
+            key, (self._async_getitem, self._async_oindex, self._async_vindex))
+        return self._string_scalar(await indexing.async_explicit_indexing_adapter(
+            key, self.shape, support, method))
+
+
+def _xarray_dtype(array: Array):
+    """The dtype xarray's zarr engine gives the variable: a ``vlen-utf8`` array not read
+    as numpy's StringDType is xarray's object dtype of str (GH 7328)."""
+    dtype = array.dtype
+    serializer = getattr(array, "serializer", None) if array.zarr_format == 3 else None
+    if dtype.kind != "T" and serializer is not None \
+            and serializer.to_dict().get("name") == "vlen-utf8":
+        return create_vlen_dtype(str)
+    return dtype
 
 
 class ZarrhpcDataStore(AbstractDataStore):
@@ -133,10 +182,12 @@ class ZarrhpcDataStore(AbstractDataStore):
         data = indexing.LazilyIndexedArray(ZarrhpcBackendArray(array))
         chunks = tuple(array.chunks)
         v3 = self.zarr_group.zarr_format == 3
-        encoding = {"chunks": chunks, "preferred_chunks": dict(zip(dims, chunks)),
-                    "compressors": _zarr_python_codecs(array.compressors, v3),
-                    "filters": _zarr_python_codecs(array.filters, v3),
-                    "shards": array.shards}
+        encoding = {"chunks": chunks, "preferred_chunks": dict(zip(dims, chunks))}
+        if data.dtype.kind == "T" and _KEEPS_STRING_DTYPE:  # kept by xarray's decoding
+            encoding["dtype"] = data.dtype
+        encoding |= {"compressors": _zarr_python_codecs(array.compressors, v3),
+                     "filters": _zarr_python_codecs(array.filters, v3),
+                     "shards": array.shards}
         if v3:
             encoding["serializer"] = _zarr_python_codecs((array.serializer,), v3)[0]
         if self._mask_with_fill:

@@ -45,6 +45,9 @@ markers =
     slow_hypothesis: slow hypothesis
     mypy: mypy
     asyncio: async
+    skip_if_param: skip parametrized cases (xarray's conftest)
+asyncio_mode = strict
+asyncio_default_fixture_loop_scope = function
 filterwarnings =
     ignore::DeprecationWarning
     ignore::FutureWarning

@@ -1,0 +1,200 @@
+"""What the rest of xarray's own zarr tests (tests/xarray/xarray_suite) found, each checked
+against xarray's engine="zarr" on the same store: ``load_async`` (awaited reads, each
+indexing kind, several objects at once), variable-length strings read as engine="zarr"
+reads them (numpy's StringDType), an empty string array written as Zarr v2, and a region
+write whose slice does not fit the data refused with xarray's message."""
+
+import asyncio
+
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray")
+zarr = pytest.importorskip("zarr")
+
+import zarrhpc  # noqa: E402
+import zarrhpc.xarray  # noqa: E402
+from zarrhpc.xarray.backend import ZarrhpcBackendArray  # noqa: E402
+
+pytestmark = [pytest.mark.interop,
+              pytest.mark.filterwarnings("ignore:Consolidated metadata:UserWarning")]
+
+
+def _ds():
+    rng = np.random.default_rng(2)
+    return xr.Dataset(
+        {"a": (("t", "x"), rng.standard_normal((8, 6)), {"units": "m"}),
+         "b": (("t", "x"), rng.integers(0, 100, (8, 6)).astype("i4")),
+         "c": ("x", rng.random(6).astype("f4"))},
+        coords={"t": np.arange(8) * 1.5, "x": np.arange(6)})
+
+
+def _both(path):
+    return (xr.open_dataset(path, engine="zarr", consolidated=False, chunks=None),
+            xr.open_dataset(path, engine="zarrhpc", consolidated=False, chunks=None))
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_load_async_same_as_zarr_engine(tmp_path, zarr_format):
+    path = tmp_path / "a.zarr"
+    _ds().chunk({"t": 3}).to_zarr(path, zarr_format=zarr_format, consolidated=False)
+    ref, ours = _both(path)
+    expected = ref.load()
+
+    async def main():
+        whole = await ours.load_async()
+        one = await ours["a"].load_async()
+        var = await ours["b"].variable.load_async()
+        return whole, one, var
+
+    whole, one, var = asyncio.run(main())
+    xr.testing.assert_identical(whole, expected)
+    xr.testing.assert_identical(one, expected["a"])
+    xr.testing.assert_identical(var, expected["b"].variable)
+    assert all(v._in_memory for v in whole.variables.values())
+
+
+@pytest.mark.parametrize("indexer", [
+    {"t": 2}, {"t": slice(1, 7, 2)}, {"t": [0, 5, 2], "x": [4, 1]},  # basic, outer
+    {"t": xr.Variable("p", [1, 6, 3]), "x": xr.Variable("p", [0, 5, 2])},  # vectorized
+])
+def test_load_async_each_indexing_kind(tmp_path, indexer, monkeypatch):
+    path = tmp_path / "i.zarr"
+    _ds().to_zarr(path, zarr_format=3, consolidated=False)
+    ref, ours = _both(path)
+    expected = ref.isel(indexer).load()
+    awaited = []
+    for name in ("_async_getitem", "_async_oindex", "_async_vindex"):
+        original = getattr(ZarrhpcBackendArray, name)
+
+        async def counted(self, key, _name=name, _original=original):
+            awaited.append(_name)
+            return await _original(self, key)
+
+        monkeypatch.setattr(ZarrhpcBackendArray, name, counted)
+    result = asyncio.run(ours.isel(indexer).load_async())
+    xr.testing.assert_identical(result, expected)
+    kinds = {"basic": "_async_getitem", "outer": "_async_oindex",
+             "vectorized": "_async_vindex"}
+    kind = ("vectorized" if any(isinstance(v, xr.Variable) for v in indexer.values())
+            else "outer" if any(isinstance(v, list) for v in indexer.values()) else "basic")
+    # one awaited read of the indexing kind per lazy variable (a, b, c; c lacks "t")
+    assert awaited.count(kinds[kind]) >= 2 and len(awaited) == 3, awaited
+
+
+def test_concurrent_load_async_of_several_objects(tmp_path):
+    path = tmp_path / "c.zarr"
+    _ds().to_zarr(path, zarr_format=3, consolidated=False)
+    ref, ours = _both(path)
+    expected = ref.load()
+
+    async def main():
+        return await asyncio.gather(*(ours.load_async() for _ in range(5)),
+                                    *(ours["a"].load_async() for _ in range(3)))
+
+    results = asyncio.run(main())
+    for r in results[:5]:
+        xr.testing.assert_identical(r, expected)
+    for r in results[5:]:
+        xr.testing.assert_identical(r, expected["a"])
+
+
+def test_async_read_leaves_the_event_loop_free(tmp_path):
+    # the read runs in a worker thread: while it waits for a coroutine scheduled alongside,
+    # that coroutine runs (a read blocking the loop would wait in vain, then time out)
+    import threading
+
+    path = tmp_path / "f.zarr"
+    zarrhpc.create_array(path, shape=(64, 64), chunks=(8, 8), dtype="f8")[...] = 1.0
+    backend = ZarrhpcBackendArray(zarrhpc.open_array(path, mode="r"))
+    started, ticked, seen = threading.Event(), threading.Event(), []
+    cls = type(backend._array)
+
+    class Waiting(cls):
+        def __getitem__(self, key):
+            started.set()
+            seen.append(ticked.wait(timeout=5))
+            return cls.__getitem__(self, key)
+
+    backend._array.__class__ = Waiting
+
+    async def ticker():
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        ticked.set()
+
+    async def main():
+        from xarray.core import indexing
+
+        key = indexing.BasicIndexer((slice(None), slice(None)))
+        return await asyncio.gather(backend.async_getitem(key), ticker())
+
+    value, _ = asyncio.run(main())
+    np.testing.assert_array_equal(value, np.ones((64, 64)))
+    assert seen == [True]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_vlen_strings_read_as_zarr_engine_reads_them(tmp_path, zarr_format):
+    strings = np.array(["a", "bb", "", "dddd"], dtype=object)
+    ds = xr.Dataset({"s": ("x", strings), "one": ((), np.array("zz", dtype=object))},
+                    coords={"x": np.arange(4), "lab": ("x", strings)})
+    path = tmp_path / "s.zarr"
+    ds.to_zarr(path, zarr_format=zarr_format, consolidated=False)
+    ref, ours = _both(path)
+    for name in ("s", "one", "lab"):
+        assert ours[name].dtype == ref[name].dtype, name
+        assert ours[name].encoding.get("dtype") == ref[name].encoding.get("dtype"), name
+    xr.testing.assert_identical(ref.load(), ours.load())
+    assert type(ours["one"].values) is type(ref["one"].values)
+
+
+def test_stringdtype_written_and_read_as_xarray(tmp_path):
+    dtype = np.dtypes.StringDType()
+    data = np.array(["a", "bb", "ccc"], dtype=dtype)
+    ds = xr.Dataset({"d": ("x", data.copy()), "one": np.array("a", dtype=dtype)},
+                    coords={"x": ("x", data.copy())})
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", zarr_format=3, consolidated=False)
+    ds.to_zarr(tmp_path / "ref.zarr", zarr_format=3, consolidated=False)
+    for path in (tmp_path / "ours.zarr", tmp_path / "ref.zarr"):
+        ref, ours = _both(path)
+        for name in ds.variables:
+            assert ours[name].dtype == ref[name].dtype == dtype, (path, name)
+        xr.testing.assert_identical(ours.load(), ref.load())
+        xr.testing.assert_identical(ours.load(), ds)
+
+
+def test_empty_vlen_string_array_v2(tmp_path):
+    from xarray.coding.strings import create_vlen_dtype
+
+    ds = xr.Dataset({"a": np.array([], dtype=create_vlen_dtype(str))})
+    ds.to_zarr(tmp_path / "ref.zarr", zarr_format=2, consolidated=False)
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", zarr_format=2, consolidated=False)
+    theirs = zarr.open_array(str(tmp_path / "ref.zarr" / "a"), mode="r")
+    mine = zarr.open_array(str(tmp_path / "ours.zarr" / "a"), mode="r")
+    assert mine.chunks == theirs.chunks == (1,)
+    for path in (tmp_path / "ref.zarr", tmp_path / "ours.zarr"):
+        ref, ours = _both(path)
+        xr.testing.assert_identical(ref, ours)
+        xr.testing.assert_identical(ours, ds)
+
+
+def test_empty_and_long_string_chunks_as_zarr_python():
+    # a variable-length type counts 1 byte per element in the automatic chunk shape
+    for shape in [(0,), (3, 0), (10**7,)]:
+        assert (zarrhpc.create_array({}, shape=shape, dtype=str, zarr_format=2).chunks
+                == zarr.create_array({}, shape=shape, dtype=str, zarr_format=2).chunks)
+
+
+def test_region_longer_than_data_refused_with_xarrays_message(tmp_path):
+    ds = xr.Dataset({"u": ("x", np.arange(5.0))}, coords={"x": np.arange(5)})
+    small = xr.Dataset({"u": ("x", [1.0, 2.0])})
+    for name, write in (("ref", lambda d, p, **k: d.to_zarr(p, **k)),
+                        ("ours", zarrhpc.xarray.to_zarr)):
+        path = tmp_path / f"{name}.zarr"
+        write(ds, path)
+        with pytest.raises(ValueError, match=r"variable 'u' already exists with different "
+                                             r"dimension sizes: \{'x': 3\} != \{'x': 2\}"):
+            write(small, path, region={"x": slice(3)})
+        # nothing was written
+        np.testing.assert_array_equal(xr.open_zarr(path)["u"].values, np.arange(5.0))
