@@ -52,7 +52,7 @@ def seed_store(kind: str) -> dict:
     """``{key: bytes}`` of the ``kind`` seed: array ``a`` in a consolidated group."""
     store = MemoryStore()
     kw = dict(dtype="i4", fill_value=0) | SEEDS[kind]
-    g = zarrhpc.create_group(store, zarr_format=kw.get("zarr_format", 3))
+    g = zarrhpc.create_group(store, zarr_format=kw.pop("zarr_format", 3))  # the array's too
     data = STRINGS if kind.startswith("vlen") else DATA
     if kind.startswith("vlen"):
         kw["fill_value"] = ""
