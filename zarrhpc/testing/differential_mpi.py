@@ -87,6 +87,9 @@ def make_programs(nranks: int, seed: int = 0, count: int = 4,
             shape = list(layout["shape"])
             largest = list(shape)
             ops: list = [["fill"]]
+            if rng.random() < 0.7:  # shrink first: what lies past the new edges is kept
+                shape = [max(1, n - rng.randrange(1, 4)) for n in shape]
+                ops.append(["resize", shape])
             nops = rng.randrange(3, 6)
             stop = rng.randrange(1, nops) if restart else None
             ranks = nranks
