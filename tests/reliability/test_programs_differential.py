@@ -27,6 +27,7 @@ import pytest
 
 import zarrhpc
 from zarrhpc.storage import LocalStore, MemoryStore
+from zarrhpc.testing.differential import resize_model
 
 zarr = pytest.importorskip("zarr")
 
@@ -234,17 +235,7 @@ def _run(seed, tmp_path):
         else:
             new = tuple(max(1, n + rng.randrange(-3, 3)) for n in shape)
             arr.resize(new)
-            keep = tuple(slice(0, min(a, b)) for a, b in zip(shape, new))
-            grown = np.full(new, _fill(lay), dtype=dt)
-            grown[keep] = model[keep]
-            seen = np.zeros(new, dtype=bool)
-            seen[tuple(slice(0, n) for n in largest)] = True
-            was = np.zeros(new, dtype=bool)
-            was[keep] = True
-            loose_new = seen & ~was
-            loose_new[keep] = loose[keep]
-            model, loose = grown, loose_new
-            largest = tuple(max(a, b) for a, b in zip(largest, new))
+            model, loose, largest = resize_model(model, loose, largest, new, _fill(lay))
             log.append(("resize", new))
     final = zarrhpc.open_array(store, mode="r")[...]
     assert _same(final[~loose], model[~loose]), (seed, log)
