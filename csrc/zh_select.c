@@ -13,15 +13,20 @@
 #include "zh_pool.h"
 
 /* Bytes worth one system call: runs closer than this are read as one, and a sparse
- * read must save more than this per run over reading the whole chunk.  Measured on the
- * 2-core VM under load: a 4-byte pread from the page cache costs 1.7-2.9 us, as much as
- * pread-copying 5-17 KiB.  (With ZH_RUN_GAP >= ZH_RUN_COST, reading the span covering
- * the runs never beats one pread per run, so there is no third choice.) */
+ * read must save more than this per run over reading the whole chunk.  (With
+ * ZH_RUN_GAP >= ZH_RUN_COST, reading the span covering the runs never beats one pread
+ * per run, so there is no third choice.)  Measured on the 2-core VM, process CPU time,
+ * under the usual load (load average 12-14): a 4-byte pread from the page cache costs
+ * ~0.5 us and a 1 MiB pread ~155 us (so one call is worth ~3.5 KiB of copy); side by
+ * side, 4096 against the earlier 8192: W8 none 53 against 60 ms CPU (195 points of a
+ * 1 MiB chunk: ~90 preads of ~200 KiB in all instead of the whole chunk), W4 block8
+ * blosc 40 against 43-47 us (the wanted blocks' regions, 16 KiB apart, no longer read
+ * with the 6.5 KiB block between them), W9 and W4 none unchanged; 2048 was no better. */
 #ifndef ZH_RUN_GAP
-#define ZH_RUN_GAP 8192
+#define ZH_RUN_GAP 4096
 #endif
 #ifndef ZH_RUN_COST
-#define ZH_RUN_COST 8192
+#define ZH_RUN_COST 4096
 #endif
 
 /* The first read of a blosc chunk for a sparse decode: the header and the offsets of up
