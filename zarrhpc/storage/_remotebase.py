@@ -706,6 +706,10 @@ class RemoteStore(Store):
     def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
         self._map(lambda kv: self._set(*kv), items)
 
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        # the caller (the write path's `UploadQueue`) bounds what is in flight
+        return _shared_pool(self.settings["concurrency"]).submit(self._set, key, data)
+
     @property
     def concurrency(self) -> int:
         return self.settings["concurrency"]

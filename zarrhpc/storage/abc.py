@@ -51,6 +51,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
@@ -531,6 +532,36 @@ class Store(abc.ABC):
             checked.append((key, as_byte_view(key, value)))
         if checked:
             self._set_values(checked)
+
+    def submit_set(self, key: str, value: Any) -> Future:
+        """Start `set` of ``value`` under ``key``; return a `concurrent.futures.Future`
+        whose result is None once stored (or whose exception is `set`'s).
+
+        Stores that upload concurrently (remote stores) start the upload on their I/O
+        threads and return at once, so the caller (the write path's encode threads)
+        goes on encoding while it runs; the caller bounds the uploads in flight (about
+        `concurrency`) and must not change ``value`` before the future is done. The
+        fallback stores the value here and returns a finished future.
+
+        Raises
+        ------
+        InvalidKeyError, ReadOnlyError, TypeError
+            As for `set`, at once.
+        """
+        key = self._validate_key(key)
+        self._check_writable(key, "set")
+        view = as_byte_view(key, value)
+        return self._submit_set(key, view)
+
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        future: Future = Future()
+        try:
+            self._set(key, data)
+        except BaseException as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+        return future
 
     @property
     def concurrency(self) -> int:
