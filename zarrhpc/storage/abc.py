@@ -534,33 +534,21 @@ class Store(abc.ABC):
             self._set_values(checked)
 
     def submit_set(self, key: str, value: Any) -> Future:
-        """Start `set` of ``value`` under ``key``; return a `concurrent.futures.Future`
-        whose result is None once stored (or whose exception is `set`'s).
-
-        Stores that upload concurrently (remote stores) start the upload on their I/O
-        threads and return at once, so the caller (the write path's encode threads)
-        goes on encoding while it runs; the caller bounds the uploads in flight (about
-        `concurrency`) and must not change ``value`` before the future is done. The
-        fallback stores the value here and returns a finished future.
-
-        Raises
-        ------
-        InvalidKeyError, ReadOnlyError, TypeError
-            As for `set`, at once.
-        """
+        """Start `set`; return a `concurrent.futures.Future` (result None, or `set`'s
+        error). Remote stores upload on their I/O threads and return at once (the caller
+        bounds what is in flight and leaves ``value`` unchanged until done); the fallback
+        stores here and returns a finished future. Bad keys and values raise at once."""
         key = self._validate_key(key)
         self._check_writable(key, "set")
-        view = as_byte_view(key, value)
-        return self._submit_set(key, view)
+        return self._submit_set(key, as_byte_view(key, value))
 
     def _submit_set(self, key: str, data: memoryview) -> Future:
         future: Future = Future()
         try:
             self._set(key, data)
+            future.set_result(None)
         except BaseException as exc:
             future.set_exception(exc)
-        else:
-            future.set_result(None)
         return future
 
     @property
