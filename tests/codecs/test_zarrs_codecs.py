@@ -291,9 +291,11 @@ def test_zfpy_reversible_mode_numcodecs_cannot_write(tmp_path):
     np.testing.assert_array_equal(out, values[:4, :4])
 
 
-def test_gdeflate_is_named_when_refused():
-    with pytest.raises(CodecError, match="zarrs.gdeflate"):
-        zarrhpc.codecs.parse_codec({"name": "zarrs.gdeflate", "configuration": {"level": 5}})
+@pytest.mark.parametrize("name", ["zarrs.gdeflate", "https://codec.zarrs.dev/bytes_to_bytes/gdeflate"])
+def test_gdeflate_is_named_when_refused(name):
+    with pytest.raises(CodecError, match="gdeflate.*not supported.*GDeflate"):
+        zarrhpc.codecs.parse_codec({"name": name, "configuration": {"level": 5}})
+    assert zarrhpc.codecs.parse_codec({"name": name, "must_understand": False}) is None
 
 
 # -- reshape (zarr-extensions) ------------------------------------------------------------
