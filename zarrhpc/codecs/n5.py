@@ -24,6 +24,9 @@ Spec card
   decoded length and xxHash32 checksum, then the data; a frame with decoded length 0
   ends the stream. Lengths are checked against the input and the chunk size before
   anything is decoded; the checksum is not verified (no xxHash in the dependencies).
+  Data not starting with ``"LZ4Block"`` is numcodecs' LZ4 (a little-endian ``int32``
+  decoded size, then one LZ4 block), which zarr-python 2's ``N5Store`` wrote under the
+  same N5 type.
 """
 
 from __future__ import annotations
@@ -184,6 +187,8 @@ class N5Lz4Codec(BytesToBytesCodec):
         from numcodecs.lz4 import decompress
 
         view = as_bytes_view(buf)
+        if bytes(view[:8]) != _LZ4_MAGIC:  # numcodecs' framing (zarr-python 2's N5Store)
+            return self._numcodecs(view, decoded_size, decompress)
         out = bytearray()
         pos = 0
         limit = decoded_size if decoded_size is not None else 1 << 62
@@ -217,3 +222,17 @@ class N5Lz4Codec(BytesToBytesCodec):
         if decoded_size is not None and len(out) != decoded_size:
             raise CorruptChunkError(f"n5.lz4: expected {decoded_size} decoded bytes, got {len(out)}")
         return bytes(out)
+
+    @staticmethod
+    def _numcodecs(view: memoryview, decoded_size: int | None, decompress) -> bytes:
+        if len(view) < 4:
+            raise CorruptChunkError(f"n5.lz4: {len(view)} bytes, neither lz4-java frames nor "
+                                    "numcodecs' LZ4")
+        (size,) = struct.unpack("<i", view[:4])
+        if size < 0 or (decoded_size is not None and size != decoded_size):
+            raise CorruptChunkError(f"n5.lz4: numcodecs' LZ4 block of {size} bytes, expected "
+                                    f"{decoded_size}")
+        try:
+            return bytes(decompress(bytes(view)))
+        except (RuntimeError, ValueError) as exc:
+            raise CorruptChunkError(f"n5.lz4: {exc}") from None
