@@ -109,6 +109,7 @@ def _compress(kind, data):
             "blosc": lambda b: numcodecs.Blosc("zstd", 3, 2).encode(b),
             "zstd": lambda b: zstandard.ZstdCompressor().compress(b),
             "lz4-numcodecs": lambda b: numcodecs.LZ4(1).encode(b),
+            "lz4-frame": lambda b: pytest.importorskip("lz4.frame").compress(b),
             "lzma-alone": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE, preset=1),
             }[kind](data)
 
@@ -258,6 +259,7 @@ def test_zarr_stores_are_not_taken_for_n5(tmp_path):
 
 @pytest.mark.parametrize(("comp", "kind"), [
     ({"type": "lz4", "acceleration": 1}, "lz4-numcodecs"),
+    ({"type": "lz4", "blockSize": 65536}, "lz4-frame"),  # pyn5 / the Rust n5 crate
     ({"type": "lzma", "format": 2, "check": -1, "preset": 1, "filters": None}, "lzma-alone"),
     ({"type": "zstd", "level": 1, "checksum": False}, "zstd"),
     ({"type": "gzip", "level": 1, "useZlib": True}, "zlib"),
