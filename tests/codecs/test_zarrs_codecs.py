@@ -384,3 +384,18 @@ def test_zarrs_vlen_array_without_dtype_is_the_vlen_v2_layout(tmp_path):
     assert doc["codecs"] == [{"name": "numcodecs.vlen-array", "configuration": {}}]
     np.testing.assert_array_equal(np.asarray(zarrhpc.open_array(tmp_path / "a")[...], dtype=object),
                                   values)
+
+
+@pytest.mark.parametrize("dtype", ["f4", "i2"])
+def test_zfp_write_header_of_earlier_zarrs(tmp_path, dtype):
+    zfpy = pytest.importorskip("zfpy")
+    values = (np.random.default_rng(6).standard_normal((9, 7)) * 100).astype(dtype)
+    conf = {"mode": "reversible", "write_header": True}
+    a = _create(tmp_path / "a", values, (9, 7), {"name": "https://codec.zarrs.dev/array_to_bytes/zfp",
+                                                "configuration": conf})
+    raw = (tmp_path / "a" / "c/0/0").read_bytes()
+    head = zfpy.header(raw)
+    assert (head["ny"], head["nx"]) == (9, 7)
+    np.testing.assert_array_equal(a[...], values)
+    assert json.loads((tmp_path / "a" / "zarr.json").read_text())["codecs"][0][
+        "configuration"] == conf
