@@ -374,10 +374,11 @@ def test_reshape_bad_configurations(tmp_path, shape, match):
                 filters=[{"name": "reshape", "configuration": {"shape": shape}}])
 
 
-def test_zarrs_vlen_array_without_dtype_is_the_vlen_v2_layout(tmp_path):
+@pytest.mark.parametrize("name", ["numcodecs.vlen-array",
+                                  "https://codec.zarrs.dev/array_to_bytes/vlen_array"])
+def test_zarrs_vlen_array_without_dtype_is_the_vlen_v2_layout(tmp_path, name):
     values = np.array([s.encode() for s in STRINGS], dtype=object).reshape(2, 3)
-    _create(tmp_path / "a", values, (2, 3), {"name": "numcodecs.vlen-array", "configuration": {}},
-            dtype=bytes)
+    _create(tmp_path / "a", values, (2, 3), {"name": name, "configuration": {}}, dtype=bytes)
     _create(tmp_path / "b", values, (2, 3), "auto", dtype=bytes)
     assert (tmp_path / "a" / "c/0/0").read_bytes() == (tmp_path / "b" / "c/0/0").read_bytes()
     doc = json.loads((tmp_path / "a" / "zarr.json").read_text())

@@ -112,7 +112,10 @@ def _zarrs_uri_name(name: str) -> str:
     if not name.startswith(_ZARRS_URI) or name in _REGISTRY or name in UNSUPPORTED:
         return name  # not a zarrs URI, a class's own URI alias, or a codec refused by name
     cid = name.rstrip("/").rsplit("/", 1)[-1]
-    return cid if cid in _REGISTRY else _NUMCODECS + cid
+    for form in (cid, _NUMCODECS + cid.replace("_", "-")):  # .../vlen_array: vlen-array
+        if form in _REGISTRY:
+            return form
+    return _NUMCODECS + cid
 
 
 def get_codec_class(name: str) -> type[Codec] | None:
