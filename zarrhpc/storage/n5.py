@@ -121,7 +121,7 @@ class N5Store(Store):
         return isinstance(other, N5Store) and other.store == self.store
 
     def __hash__(self) -> int:
-        return hash(("N5Store", id(self.store)))
+        return hash(("N5Store", self.store))
 
     def __reduce__(self):
         return (type(self), (self.store,))
