@@ -184,3 +184,62 @@ def test_core_array_metadata_classes():
     assert (ArrayV2Metadata, ArrayV3Metadata) == (v2, v3)
     a = zarrhpc.create_array({}, shape=(2,), dtype="i1")
     assert isinstance(a.metadata, ArrayV3Metadata)
+
+
+@pytest.mark.parametrize("call", ["compressors", "filters", "create"])
+def test_v2_refuses_v3_codec_objects(call):
+    """pull/3276#mixed, test_api.py::test_v2_with_v3_compressor: a v2 array takes
+    numcodecs codecs (or their dicts); a v3 codec object is refused with zarr-python's
+    error class and words (the class named is each library's own)."""
+    def run(lib):
+        calls = {
+            "compressors": lambda lib: lib.create_array(
+                store={}, dtype="int", shape=(1,), zarr_format=2,
+                compressors=lib.codecs.GzipCodec()),
+            "filters": lambda lib: lib.create_array(
+                store={}, dtype="int", shape=(1,), zarr_format=2,
+                filters=[lib.codecs.TransposeCodec(order=(0,))]),
+            "create": lambda lib: lib.create(store={}, shape=1, dtype="uint8", zarr_format=2,
+                                             compressor=lib.codecs.BloscCodec()),
+        }
+        return _outcome(calls[call], lib).replace(lib.__name__ + ".", "<lib>.")
+    theirs, ours = _both(run)
+    assert ours == theirs
+    import numcodecs
+    a = zarrhpc.create_array(store={}, dtype="int", shape=(1,), zarr_format=2,
+                             compressors=numcodecs.GZip(1), filters=[numcodecs.Delta("i8")])
+    assert a.compressors == (numcodecs.GZip(1),)
+
+
+_EXISTS = {
+    "create_array": lambda lib: lib.create_array("g.zarr", name="x", shape=(1,), dtype="i1"),
+    "create_array over group": lambda lib: lib.create_array("g.zarr", name="sub", shape=(1,),
+                                                            dtype="i1"),
+    "create_group": lambda lib: lib.create_group("g.zarr"),
+    "Group.create_array": lambda lib: lib.open_group("g.zarr").create_array(
+        "x", shape=(1,), dtype="i1"),
+    "open w-": lambda lib: lib.open("g.zarr", mode="w-"),
+    "open_array w-": lambda lib: lib.open_array("g.zarr", path="x", mode="w-", shape=(1,)),
+    "open_group w-": lambda lib: lib.open_group("g.zarr", mode="w-"),
+    "create w-": lambda lib: lib.create(shape=(1,), store="g.zarr", path="x", mode="w-"),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_EXISTS))
+def test_exists_messages(tmp_path, monkeypatch, call):
+    """A node already there: zarr-python's message, word for word (it names the store and
+    the path); zarrhpc's class derives from zarr-python's (Contains*Error is also the
+    FileExistsError that zarr-python raises for mode "w-")."""
+    out = []
+    for lib in LIBS:
+        monkeypatch.chdir(tmp_path / lib.__name__ if (tmp_path / lib.__name__).exists()
+                          else (tmp_path / lib.__name__).mkdir() or tmp_path / lib.__name__)
+        g = lib.open_group("g.zarr", mode="w")
+        g.create_group("sub")
+        g.create_array("x", shape=(1,), dtype="i1")
+        with pytest.raises(Exception) as info:
+            _EXISTS[call](lib)
+        out.append((info.type, str(info.value)))
+    (t_cls, t_msg), (o_cls, o_msg) = out
+    assert o_msg == t_msg
+    assert t_cls.__name__ in [c.__name__ for c in o_cls.__mro__]

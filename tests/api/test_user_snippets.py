@@ -35,8 +35,6 @@ KNOWN = {
     "https://github.com/NCAS-CMS/cfdm/issues/408":
         f"{_WIDER}: a numpy scalar attribute (np.int32(9)) is stored as its Python value; "
         "zarr-python raises TypeError (not JSON serializable)",
-    "https://github.com/zarr-developers/zarr-python/pull/3276#mixed":
-        f"{_WIDER}: zarr.codecs.GzipCodec as a v2 compressor (written as numcodecs' gzip)",
     "https://github.com/zarr-developers/zarr-python/issues/1963#errors":
         f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there)",
     "https://github.com/zarr-developers/zarr-python/issues/104":

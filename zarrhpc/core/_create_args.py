@@ -249,9 +249,7 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
         existing = read_node(docs, path)
         if existing is not None:
             cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
-            kind = "an array" if cls is ContainsArrayError else "a group"
-            raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
-                      f"(use overwrite=True)")
+            raise cls(store, path)  # zarr-python's words: "An array exists in store ..."
     missing = []
     for parent in parents:
         md = read_node(docs, parent)

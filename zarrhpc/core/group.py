@@ -119,9 +119,17 @@ class Group(Node):
 
     @property
     def info(self) -> NodeInfo:
-        """A table of the group's properties, as zarr-python 3 prints it (no store reads)."""
+        """A table of the group's properties, as zarr-python 3 prints it (no store reads):
+        with consolidated metadata its members are known, and counted as zarr-python does."""
+        counts = None
+        if self._consolidated is not None:
+            consolidated = self.metadata.consolidated_metadata
+            if consolidated is not None:
+                kinds = [md.node_type == "group"
+                         for md in consolidated.flattened_metadata.values()]
+                counts = (len(kinds), kinds.count(False), kinds.count(True))
         return group_info(self._path, self._format_text, self._read_only,
-                          type(self._store).__name__)
+                          type(self._store).__name__, counts=counts)
 
     def info_complete(self) -> NodeInfo:
         """``info`` with the members, arrays and groups counted at every depth."""
