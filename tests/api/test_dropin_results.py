@@ -243,3 +243,32 @@ def test_exists_messages(tmp_path, monkeypatch, call):
     (t_cls, t_msg), (o_cls, o_msg) = out
     assert o_msg == t_msg
     assert t_cls.__name__ in [c.__name__ for c in o_cls.__mro__]
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_consolidated_group_info_counts(tmp_path, fmt):
+    """A group opened with consolidated metadata knows its members: ``info`` shows their
+    counts (all depths) as zarr-python prints them; without, it does not."""
+    def run(lib):
+        path = str(tmp_path / lib.__name__)
+        g = lib.open_group(path, mode="w", zarr_format=fmt)
+        g.create_group("a").create_array("b", shape=(2,), dtype="i8")
+        g.create_array("c", shape=(1,), dtype="f4")
+        plain = str(lib.open_group(path).info)
+        lib.consolidate_metadata(path)
+        return plain, str(lib.open_consolidated(path).info)
+    theirs, ours = _both(run)
+    assert ours == theirs
+    assert "No. members : 3" in ours[1] and "No. members" not in ours[0]
+
+
+@pytest.mark.parametrize("dtype", ["i4", "f8", str, "M8[s]"])
+def test_iter_1d_items(dtype):
+    """``list(a)`` of a 1-d array: 0-d arrays, as zarr-python's ``a[i]``; rows for n-d."""
+    def run(lib):
+        a = lib.create_array({}, shape=(5,), chunks=(2,), dtype=dtype)
+        a[:] = np.arange(5).astype(a.dtype)
+        b = lib.create_array({}, shape=(3, 2), chunks=(2, 2), dtype="i2")
+        return repr(list(a)), repr(list(b))
+    theirs, ours = _both(run)
+    assert ours == theirs
