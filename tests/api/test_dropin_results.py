@@ -272,3 +272,17 @@ def test_iter_1d_items(dtype):
         return repr(list(a)), repr(list(b))
     theirs, ours = _both(run)
     assert ours == theirs
+
+
+def test_require_on_the_other_kind():
+    """api/zarr/group.html#zarr.Group.require_group: requiring a group where an array is
+    (or an array where a group is) is zarr-python's TypeError, with its words."""
+    def run(lib):
+        g = lib.group()
+        g.create_array("x", shape=(1,), dtype="i1")
+        g.create_group("y")
+        return (_outcome(lambda lib: g.require_group("x"), lib),
+                _outcome(lambda lib: g.require_groups("y", "x"), lib),
+                _outcome(lambda lib: g.require_array("y", shape=(1,)), lib))
+    theirs, ours = _both(run)
+    assert ours == theirs

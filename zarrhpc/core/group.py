@@ -325,8 +325,8 @@ class Group(Node):
         node = self.get(name)
         if isinstance(node, Group):
             return node
-        if node is not None:
-            raise ContainsArrayError(f"{self._child(name)}: an array, expected a group")
+        if node is not None:  # zarr-python's TypeError and words
+            raise TypeError(f"Incompatible object (Async{type(node).__name__}) already exists")
         return self.create_group(name, **kwargs)
 
     def require_groups(self, *names: str) -> tuple:
@@ -339,7 +339,7 @@ class Group(Node):
         if node is None:
             return self.create_array(name, shape=shape, dtype=dtype or "float64", **kwargs)
         if not isinstance(node, Array):
-            raise TypeError(f"Incompatible object ({type(node).__name__}) already exists")
+            raise TypeError(f"Incompatible object (Async{type(node).__name__}) already exists")
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if shape != node.shape:
             raise TypeError(f"Incompatible shape ({node.shape} vs {shape})")
