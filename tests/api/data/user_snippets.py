@@ -2124,4 +2124,206 @@ f = g.full_like('f', data=src, fill_value=8)
 for x in (e, z, o, f):
     print(x.name, x.shape, x.chunks, x.dtype, x.fill_value)
 """),
+    # ---- zarr-python 3.1.6's docs: modes, URLs, save/load, pickling, threads, writes ----
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open-r-plus", code="""
+import zarr
+try:
+    zarr.open('absent.zarr', mode='r+')
+except Exception as e:
+    caught(e)
+try:
+    zarr.open_group('absent.zarr', mode='r+')
+except Exception as e:
+    caught(e)
+g = zarr.open_group('present.zarr', mode='w')
+print(zarr.open_group('present.zarr', mode='r+').read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#urls", code="""
+import zarr
+m = zarr.create_array('memory://m1', shape=(3,), dtype='f4')
+m[:] = 1
+print(zarr.open_array('memory://m1')[:])
+g = zarr.open_group('memory://m2', mode='w')
+g.create_array('x', shape=(1,), dtype='u1')
+print(sorted(zarr.open_group('memory://m2').keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_array-chunk_key_encoding", code="""
+import os
+import zarr
+a = zarr.create_array('cke.zarr', shape=(4, 4), chunks=(2, 2), dtype='i1',
+                      chunk_key_encoding={'name': 'default', 'separator': '.'})
+a[:] = 1
+print(sorted(os.listdir('cke.zarr')))
+print(a.metadata.chunk_key_encoding)
+b = zarr.create_array('cke2.zarr', shape=(4, 4), chunks=(2, 2), dtype='i1', zarr_format=2,
+                      chunk_key_encoding={'name': 'v2', 'separator': '/'})
+b[:] = 1
+print(sorted(os.listdir('cke2.zarr')), b.metadata.dimension_separator)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_array-overwrite", code="""
+import zarr
+a = zarr.create_array('ow.zarr', shape=(2,), dtype='i1', fill_value=1)
+b = zarr.create_array('ow.zarr', shape=(3,), dtype='f8', overwrite=True)
+print(b.shape, b.dtype, b[:])
+g = zarr.create_group('ow.zarr', overwrite=True)
+print(type(zarr.open('ow.zarr')).__name__, list(g.keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/convenience.html#zarr.tree", code="""
+import zarr
+g = zarr.group()
+g.create_group('x').create_array('y', shape=(2, 2), dtype='u1')
+print(zarr.tree(g))
+print(zarr.tree(g, level=1))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.__array__", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(2, 3), dtype='i2')
+z[:] = [[1, 2, 3], [4, 5, 6]]
+n = np.asarray(z)
+print(type(n).__name__, n.dtype, n.sum())
+print(np.array(z, dtype='f4'))
+print(np.mean(z[:]), np.max(z[:], axis=0))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#pickle", code="""
+import pickle
+import numpy as np
+import zarr
+a = zarr.create_array('p.zarr', shape=(4,), dtype='i4')
+a[:] = np.arange(4)
+b = pickle.loads(pickle.dumps(a))
+print(b[:], b.shape, b.path)
+b[0] = 10
+print(a[0], zarr.open_array('p.zarr')[0])
+g = pickle.loads(pickle.dumps(zarr.open_group('p.zarr', mode='r') if False else zarr.group()))
+print(type(g).__name__)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/performance.html#parallel-computing", code="""
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+import zarr
+z = zarr.create_array('par.zarr', shape=(8, 8), chunks=(2, 8), dtype='i4')
+def write(i):
+    z[2 * i:2 * i + 2] = i
+with ThreadPoolExecutor(4) as ex:
+    list(ex.map(write, range(4)))
+print(z[:, 0])
+print(zarr.open_array('par.zarr').nchunks_initialized)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/save.html#zarr.save_array", code="""
+import numpy as np
+import zarr
+zarr.save_array('sa.zarr', np.arange(6).reshape(2, 3))
+a = zarr.open_array('sa.zarr')
+print(a.chunks, a[:])
+try:
+    zarr.save_array('sa.zarr', np.arange(3))
+except Exception as e:
+    caught(e)
+zarr.save_array('sa.zarr', np.arange(3), mode='w')
+print(zarr.load('sa.zarr'))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/save.html#zarr.save", code="""
+import numpy as np
+import zarr
+zarr.save('sv.zarr', np.ones(2), np.zeros(3), named=np.arange(2))
+g = zarr.open_group('sv.zarr')
+print(sorted(g.array_keys()), g['arr_1'][:], g['named'][:])
+try:
+    zarr.save('sv2.zarr')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.array_values", code="""
+import zarr
+g = zarr.group()
+for n in ('b', 'a'):
+    g.create_array(n, shape=(1,), dtype='i1')
+g.create_group('c')
+print(sorted(a.name for a in g.array_values()))
+print(sorted(x.name for x in g.group_values()))
+print(sorted(g.array_keys()), sorted(dict(g.arrays())))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.get", code="""
+import zarr
+g = zarr.group()
+g.create_array('a', shape=(1,), dtype='i1')
+print(g.get('a').shape, g.get('missing'), g.get('missing', 'default'))
+print('a' in g, list(iter(g)))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.append-axis1", code="""
+import numpy as np
+import zarr
+z = zarr.create_array('ap.zarr', shape=(2, 2), chunks=(2, 2), dtype='f4', fill_value=0)
+z[:] = 1
+print(z.append(np.full((2, 3), 2, dtype='f4'), axis=1))
+print(z[:])
+print(zarr.open_array('ap.zarr').shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/v3_migration.html#chunk-key-dot", code="""
+import os
+import zarr
+z = zarr.open('v2dot.zarr', mode='w', shape=(4,), chunks=(2,), dtype='i2', zarr_format=2)
+z[:] = [1, 2, 3, 4]
+print(sorted(os.listdir('v2dot.zarr')))
+z2 = zarr.open('v2slash.zarr', mode='w', shape=(2, 2), chunks=(1, 1), dtype='i2', zarr_format=2,
+               dimension_separator='/')
+z2[:] = 1
+print(sorted(os.listdir('v2slash.zarr')), z2.metadata.dimension_separator)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.store_path", code="""
+import zarr
+g = zarr.open_group('sp.zarr', mode='w')
+a = g.create_array('sub/a', shape=(1,), dtype='i1')
+print(a.store_path, a.path, a.name, a.basename)
+print(g['sub'].store_path, g.store_path)
+print(a.store)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.with_config", code="""
+import zarr
+a = zarr.create_array(store={}, shape=(4,), chunks=(1,), dtype='i1', fill_value=0)
+b = a.with_config({'write_empty_chunks': True}) if hasattr(a, 'with_config') else a
+b[:] = 0
+print(a.nchunks_initialized, b.nchunks_initialized)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#negative-index", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(5, 4), chunks=(2, 2), dtype='i4')
+z[:] = np.arange(20).reshape(5, 4)
+print(z[-1], z[-2:, -1], z[1:-1, 1:3])
+z[-1, -1] = 100
+print(z[4, 3], z[:, -1])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#broadcast-writes", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(3, 4), chunks=(2, 2), dtype='f8')
+z[:] = 2.5
+z[0] = np.arange(4)
+z[:, 1] = 9
+z[1:, 2:] = [[7, 8], [5, 6]]
+print(z[:])
+try:
+    z[0] = np.arange(3)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#bool-and-complex", code="""
+import numpy as np
+import zarr
+b = zarr.create_array(store={}, shape=(4,), dtype=bool)
+b[:] = [True, False, True, True]
+print(b[:], b[:].sum(), b.fill_value)
+c = zarr.create_array(store={}, shape=(2,), dtype='c16', fill_value=1 + 1j)
+print(c[:], c.metadata.to_dict()['fill_value'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#group-attributes-on-creation", code="""
+import zarr
+g = zarr.create_group('ga.zarr', attributes={'a': [1, 2], 'b': {'c': 'd'}})
+print(dict(g.attrs))
+s = g.create_group('s', attributes={'x': 1.5})
+print(dict(zarr.open_group('ga.zarr/s').attrs), s.attrs['x'])
+print(g.info)
+"""),
 ]
