@@ -23,6 +23,7 @@ from zarrhpc.codecs import (
     parse_codec,
 )
 from zarrhpc.core._create_args import (
+    _exists_w_minus,
     _normalize_chunks,
     _prepare_path,
     format_of,
@@ -354,12 +355,6 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
     _prepare_path(store, path, overwrite, zarr_format)
     write_node(store, path, md)
     return store, path, md
-
-
-def _exists_w_minus(path: str) -> str:
-    from zarrhpc.core.api import _exists_w_minus as words
-
-    return words(path)
 
 
 def _v3_codec(codec) -> bool:

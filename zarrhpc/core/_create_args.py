@@ -41,6 +41,13 @@ __all__ = [
 _KIB = 1024
 
 
+def _exists_w_minus(path: str) -> str:
+    """zarr-python's words for mode "w-" over an existing node (its FileExistsError;
+    ours are Contains*Error, which derive from it)."""
+    return (f"Cannot create {path!r} with mode 'w-' because it already contains data. "
+            f"Use mode 'w' to overwrite or 'a' to append.")
+
+
 def format_of(zarr_version, zarr_format):
     """``zarr_format`` given either way: zarr-python 3 still takes its 2.x name
     ``zarr_version`` on ``open``, ``open_array``, ``open_group``, ``group``, ``create``,

@@ -31,6 +31,7 @@ from zarrhpc.core._create import (  # noqa: F401  (re-exported: imported from he
     create_group_node,
 )
 from zarrhpc.core._create_args import (  # noqa: F401  (re-exported, as above)
+    _exists_w_minus,
     _normalize_chunks,
     _prepare_path,
     format_of,
@@ -148,13 +149,6 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
     return open_group(store, path=path, mode=mode, zarr_format=zarr_format,
                       attributes=kwargs.get("attributes"),
                       use_consolidated=kwargs.get("use_consolidated"))
-
-
-def _exists_w_minus(path: str) -> str:
-    """zarr-python's words for mode "w-" over an existing node (its FileExistsError;
-    ours are Contains*Error, which derive from it)."""
-    return (f"Cannot create {path!r} with mode 'w-' because it already contains data. "
-            f"Use mode 'w' to overwrite or 'a' to append.")
 
 
 def _try_open(store, path, mode, **array_kwargs):
