@@ -32,6 +32,7 @@ markers =
     array_expr: array-expr
     normal_and_array_expr: normal and array-expr
 filterwarnings =
+    error:::dask
     ignore::DeprecationWarning
     ignore::FutureWarning
 """
