@@ -235,3 +235,18 @@ def test_store_requests_no_more_than_xarray_with_zarr_python():
     for ours, ref in zip(counts["ours"], counts["ref"]):
         for method in ("get", "list_dir"):
             assert ours.get(method, 0) <= ref.get(method, 0), (method, counts)
+
+
+def test_unnamed_dataarray_v3_refused_with_a_hint_v2_written(tmp_path):
+    # xarray names an unnamed DataArray "__xarray_dataarray_variable__"; Zarr v3 reserves
+    # the "__" prefix, so zarrhpc does not create it, and says what to do instead
+    da = xr.DataArray(np.arange(4.0), dims="x")
+    ds = da.to_dataset(name="__xarray_dataarray_variable__")
+    with pytest.raises(zarrhpc.errors.MetadataError, match=r"da\.rename\('x'\)"):
+        zarrhpc.xarray.to_zarr(ds, tmp_path / "v3.zarr", zarr_format=3)
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "v2.zarr", zarr_format=2)
+    da.to_zarr(tmp_path / "ref.zarr", zarr_format=2)
+    for engine in ("zarr", "zarrhpc"):
+        xr.testing.assert_identical(
+            xr.open_dataarray(tmp_path / "v2.zarr", engine=engine).load(),
+            xr.open_dataarray(tmp_path / "ref.zarr", engine="zarr").load())
