@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import pathlib
 import sys
-import tempfile
 
 HERE = pathlib.Path(__file__).parent
 MODULES = ["array/tests/test_array_core.py", "array/tests/test_xarray.py"]
@@ -38,10 +36,10 @@ filterwarnings =
 """
 
 
-def _zp_runner():
-    """The zarr-python suite runner (its outcome collector and summary: one place)."""
+def _xr_runner():
+    """The xarray suite runner (its pytest driver and report: one place)."""
     spec = importlib.util.spec_from_file_location(
-        "_zp_upstream", HERE.parent.parent / "api" / "zarr_python_suite" / "upstream.py")
+        "_xr_upstream", HERE.parent.parent / "xarray" / "xarray_suite" / "upstream.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,24 +48,11 @@ def _zp_runner():
 def run(lib: str, select: str = "zarr", extra=()) -> dict:
     """``{test id: (outcome, detail)}`` of the selected tests run against ``lib``."""
     import dask
-    import pytest
 
     os.environ["DASK_SUITE_LIB"] = lib
-    sys.path.insert(0, str(HERE))
     root = pathlib.Path(dask.__file__).parent
-    col = _zp_runner()._Collector()
-    with tempfile.TemporaryDirectory(prefix="dask-suite-") as tmp:
-        ini = pathlib.Path(tmp) / "pytest.ini"
-        ini.write_text(INI)
-        old = os.getcwd()
-        os.chdir(tmp)
-        try:
-            pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p",
-                         "dask_plugin", "-c", str(ini), "--rootdir", tmp, "-k", select,
-                         *extra, *[str(root / m) for m in MODULES]], plugins=[col])
-        finally:
-            os.chdir(old)
-    return col.outcomes
+    return _xr_runner().run_modules([root / m for m in MODULES], "dask_plugin", INI, select,
+                                    extra, HERE)
 
 
 def main(argv=None):
@@ -76,12 +61,7 @@ def main(argv=None):
     p.add_argument("-k", dest="select", default="zarr", help="pytest -k expression")
     p.add_argument("--json", help="write every test's outcome here")
     args, extra = p.parse_known_args(argv)
-    outcomes = run(args.lib, args.select, extra)
-    summary = _zp_runner().summarize(outcomes, width=70)
-    print(json.dumps(summary, indent=1))
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({"summary": summary,
-                                                       "outcomes": outcomes}, indent=1))
+    _xr_runner().report(run(args.lib, args.select, extra), args.json)
 
 
 if __name__ == "__main__":
