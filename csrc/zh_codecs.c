@@ -642,6 +642,45 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     return ZH_OK;
 }
 
+int zh_blosc_blocks(zh_wctx *w, const char *src, size_t n, int64_t expect,
+                    const uint8_t *keep, int64_t nblocks, char *dst, char *err, size_t errlen) {
+    int32_t nbytes = 0, cbytes = 0, block = 0;
+    if (n < BLOSC_MIN_HEADER_LENGTH || expect <= 0 || nblocks <= 0 || nblocks > INT32_MAX)
+        return ZH_FALLBACK;
+    unsigned char flags = (unsigned char)src[2];
+    /* blosc2-format chunks, memcpyed ones and delta (whose reference is block 0, maybe
+     * skipped) are decoded whole, as in zh_blosc_range */
+    if ((flags & 0x05) == 0x05 || (flags & 0x08) || (flags & 0x02)) return ZH_FALLBACK;
+    if (blosc2_cbuffer_sizes(src, &nbytes, &cbytes, &block) < 0 || (size_t)cbytes > n ||
+        cbytes < BLOSC_MIN_HEADER_LENGTH || nbytes != expect) {
+        snprintf(err, errlen, "blosc: invalid header");
+        return ZH_ERR_CORRUPT;
+    }
+    int64_t ts = (unsigned char)src[3];
+    if (ts <= 0 || block <= 0 || block % ts != 0 || (nbytes + (int64_t)block - 1) / block != nblocks)
+        return ZH_FALLBACK;
+    if (blosc_decode_fit(src) == BLOSC_FIT_C1) return ZH_FALLBACK;
+    /* (c-blosc2 takes the mask as bool: true = skip this block) */
+    bool *skip = (bool *)malloc((size_t)nblocks * sizeof(bool));
+    if (!skip) return ZH_ERR_NOMEM;
+    for (int64_t k = 0; k < nblocks; k++) skip[k] = !keep[k];
+    blosc2_context *bd = blosc_dctx(w);
+    if (!bd) {
+        free(skip);
+        return ZH_ERR_NOMEM;
+    }
+    int r = blosc2_set_maskout(bd, skip, (int)nblocks);
+    if (r >= 0) r = blosc2_decompress_ctx(bd, src, cbytes, dst, (int32_t)expect);
+    /* a context left with a mask (a failed call) is discarded with the failure */
+    blosc_dctx_done(w, src, r != (int)expect);
+    free(skip);
+    if (r != (int)expect) {
+        snprintf(err, errlen, "blosc: cannot decode (error %d)", r);
+        return ZH_ERR_CORRUPT;
+    }
+    return ZH_OK;
+}
+
 /* ---------------------------------------------------------------- encode */
 
 static int deflate_z(int wbits, int level, const char *src, size_t n, char *dst, size_t cap,

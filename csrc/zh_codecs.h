@@ -47,6 +47,17 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
 int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_t lo,
                    int64_t hi, const char **base, char *err, size_t errlen);
 
+/* Decode the blocks of a blosc chunk (decoded size `expect`) whose keep[k] is set into
+ * dst (expect bytes; the other blocks' bytes are left as they were): one
+ * blosc2_decompress_ctx call with a mask of the blocks to skip, so the header is read
+ * once and each kept block decodes straight into place.  For dense point reads (more
+ * than half the blocks wanted: item-range decodes would cost a call per block).  nblocks
+ * must be the chunk's block count.  ZH_FALLBACK when the chunk is not of the c-blosc1
+ * kind this is safe for (the whole-chunk decode then runs); otherwise as
+ * zh_decode_bytes. */
+int zh_blosc_blocks(zh_wctx *w, const char *src, size_t n, int64_t expect,
+                    const uint8_t *keep, int64_t nblocks, char *dst, char *err, size_t errlen);
+
 /* Sparse reads of a c-blosc1 chunk file (16-byte header, then nblocks 32-bit block
  * offsets, both already in buf, a buffer of the file's n bytes): which bytes to read so
  * that blocks k0..k1 (of possibly several calls) decode from them and from nothing else.

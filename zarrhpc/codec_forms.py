@@ -35,6 +35,8 @@ __all__ = [
     "readable_in_v3",
     "register_defaults",
     "register_forms",
+    "register_type_parser",
+    "scalar_dtype",
     "v2_entry",
     "v2_out_dtype",
 ]
@@ -187,3 +189,18 @@ def object_codec_id(type_name: str) -> str | None:
     """The v2 id of the object codec that writes elements of ``type_name`` (None: none)."""
     forms = _BY_OBJECT_TYPE.get(type_name)
     return forms.v2_id if forms else None
+
+
+_TYPE_PARSER: list = []
+
+
+def register_type_parser(parse: Callable[[object, str], np.dtype]) -> None:
+    """Set the function turning a v3 ``data_type`` JSON value into its numpy type
+    (:mod:`zarrhpc.metadata` registers it): codecs whose configuration names a data type
+    (``cast_value``) read it through :func:`scalar_dtype`."""
+    _TYPE_PARSER[:] = [parse]
+
+
+def scalar_dtype(obj: object, doc: str) -> np.dtype:
+    """The numpy type of the v3 data type ``obj`` (raises the metadata parser's error)."""
+    return _TYPE_PARSER[0](obj, doc)

@@ -123,7 +123,8 @@ def to_zarr(arr, url, component=None, storage_options=None, region=None, compute
 
 
 def _write_existing(arr, z, region, compute, return_stored):
-    """Rechunk ``arr`` onto ``z``'s write chunks (shards, else chunks) and store it."""
+    """Store ``arr`` into ``z``, first rechunked onto ``z``'s write chunks (shards, else
+    chunks) unless its chunks already fall on them."""
     from dask.array.core import normalize_chunks
     from dask.array.slicing import new_blockdim, normalize_index
 
@@ -140,15 +141,35 @@ def _write_existing(arr, z, region, compute, return_stored):
             raise RuntimeError("Cannot store into in memory Zarr Array using the "
                                "distributed scheduler.")
     write_chunks = tuple(z.shards or z.chunks)
-    auto = normalize_chunks("auto", shape=z.shape, dtype=z.dtype,
-                            previous_chunks=write_chunks)
-    # dask's size, rounded to whole write chunks: then no two tasks share one
-    sizes = tuple(max(w, (a[0] // w) * w) if a else w for a, w in zip(auto, write_chunks))
-    chunks = normalize_chunks(sizes, shape=z.shape)
-    if region is not None:
-        index = normalize_index(region, z.shape)
-        chunks = tuple(tuple(new_blockdim(s, c, r))
-                       for s, c, r in zip(z.shape, chunks, index))
-    return arr.rechunk(chunks).store(
+    index = normalize_index(region, z.shape) if region is not None else None
+    if index is None:
+        aligned = _aligned(arr.chunks, write_chunks, [0] * z.ndim)
+    else:  # an integer in the region drops an axis: rechunked as before
+        aligned = all(isinstance(r, slice) for r in index) and _aligned(
+            arr.chunks, write_chunks, [r.start or 0 for r in index])
+    if not aligned:
+        auto = normalize_chunks("auto", shape=z.shape, dtype=z.dtype,
+                                previous_chunks=write_chunks)
+        # dask's size, rounded to whole write chunks: then no two tasks share one
+        sizes = tuple(max(w, (a[0] // w) * w) if a else w
+                      for a, w in zip(auto, write_chunks))
+        chunks = normalize_chunks(sizes, shape=z.shape)
+        if index is not None:
+            chunks = tuple(tuple(new_blockdim(s, c, r))
+                           for s, c, r in zip(z.shape, chunks, index))
+        arr = arr.rechunk(chunks)
+    return arr.store(
         z, lock=False, regions=[region] if region is not None else None,
         compute=compute, return_stored=return_stored)
+
+
+def _aligned(chunks, write_chunks, starts) -> bool:
+    """Whether every boundary between two dask chunks (the region starting at
+    ``starts``) falls on a boundary of the Zarr write chunks: then each write chunk is
+    written by one task, and the dask chunks are kept as they are (as dask keeps them)."""
+    for blocks, w, edge in zip(chunks, write_chunks, starts):
+        for n in blocks[:-1]:
+            edge += n
+            if edge % w:
+                return False
+    return True

@@ -292,3 +292,19 @@ def test_shard_files_opened_once_per_call_and_closed(tmp_path, shards):
         idx = tuple(rng.choice(s, 7, replace=False) for s in shape)
         np.testing.assert_array_equal(a.oindex[idx], data[np.ix_(*idx)])
     assert _open_fds() == before
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(0, 40), ndim=st.integers(0, 4), top=st.integers(1, 6),
+       seed=st.integers(0, 2**32 - 1))
+def test_unique_rows_is_numpys_unique_by_rows(rows, ndim, top, seed):
+    """The shards a sharded read touches: as np.unique(axis=0) gives them (the same
+    order: the engine's shard table is indexed by it)."""
+    from zarrhpc.core._shard_index import _unique_rows
+
+    coords = np.random.default_rng(seed).integers(0, top, (rows, ndim))
+    got_u, got_i = _unique_rows(coords)
+    want_u, want_i = np.unique(coords, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(got_u, want_u)
+    np.testing.assert_array_equal(got_i, want_i.reshape(-1))
+    np.testing.assert_array_equal(got_u[got_i], coords)

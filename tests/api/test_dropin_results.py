@@ -184,3 +184,105 @@ def test_core_array_metadata_classes():
     assert (ArrayV2Metadata, ArrayV3Metadata) == (v2, v3)
     a = zarrhpc.create_array({}, shape=(2,), dtype="i1")
     assert isinstance(a.metadata, ArrayV3Metadata)
+
+
+@pytest.mark.parametrize("call", ["compressors", "filters", "create"])
+def test_v2_refuses_v3_codec_objects(call):
+    """pull/3276#mixed, test_api.py::test_v2_with_v3_compressor: a v2 array takes
+    numcodecs codecs (or their dicts); a v3 codec object is refused with zarr-python's
+    error class and words (the class named is each library's own)."""
+    def run(lib):
+        calls = {
+            "compressors": lambda lib: lib.create_array(
+                store={}, dtype="int", shape=(1,), zarr_format=2,
+                compressors=lib.codecs.GzipCodec()),
+            "filters": lambda lib: lib.create_array(
+                store={}, dtype="int", shape=(1,), zarr_format=2,
+                filters=[lib.codecs.TransposeCodec(order=(0,))]),
+            "create": lambda lib: lib.create(store={}, shape=1, dtype="uint8", zarr_format=2,
+                                             compressor=lib.codecs.BloscCodec()),
+        }
+        return _outcome(calls[call], lib).replace(lib.__name__ + ".", "<lib>.")
+    theirs, ours = _both(run)
+    assert ours == theirs
+    import numcodecs
+    a = zarrhpc.create_array(store={}, dtype="int", shape=(1,), zarr_format=2,
+                             compressors=numcodecs.GZip(1), filters=[numcodecs.Delta("i8")])
+    assert a.compressors == (numcodecs.GZip(1),)
+
+
+_EXISTS = {
+    "create_array": lambda lib: lib.create_array("g.zarr", name="x", shape=(1,), dtype="i1"),
+    "create_array over group": lambda lib: lib.create_array("g.zarr", name="sub", shape=(1,),
+                                                            dtype="i1"),
+    "create_group": lambda lib: lib.create_group("g.zarr"),
+    "Group.create_array": lambda lib: lib.open_group("g.zarr").create_array(
+        "x", shape=(1,), dtype="i1"),
+    "open w-": lambda lib: lib.open("g.zarr", mode="w-"),
+    "open_array w-": lambda lib: lib.open_array("g.zarr", path="x", mode="w-", shape=(1,)),
+    "open_group w-": lambda lib: lib.open_group("g.zarr", mode="w-"),
+    "create w-": lambda lib: lib.create(shape=(1,), store="g.zarr", path="x", mode="w-"),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_EXISTS))
+def test_exists_messages(tmp_path, monkeypatch, call):
+    """A node already there: zarr-python's message, word for word (it names the store and
+    the path); zarrhpc's class derives from zarr-python's (Contains*Error is also the
+    FileExistsError that zarr-python raises for mode "w-")."""
+    out = []
+    for lib in LIBS:
+        monkeypatch.chdir(tmp_path / lib.__name__ if (tmp_path / lib.__name__).exists()
+                          else (tmp_path / lib.__name__).mkdir() or tmp_path / lib.__name__)
+        g = lib.open_group("g.zarr", mode="w")
+        g.create_group("sub")
+        g.create_array("x", shape=(1,), dtype="i1")
+        with pytest.raises(Exception) as info:
+            _EXISTS[call](lib)
+        out.append((info.type, str(info.value)))
+    (t_cls, t_msg), (o_cls, o_msg) = out
+    assert o_msg == t_msg
+    assert t_cls.__name__ in [c.__name__ for c in o_cls.__mro__]
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_consolidated_group_info_counts(tmp_path, fmt):
+    """A group opened with consolidated metadata knows its members: ``info`` shows their
+    counts (all depths) as zarr-python prints them; without, it does not."""
+    def run(lib):
+        path = str(tmp_path / lib.__name__)
+        g = lib.open_group(path, mode="w", zarr_format=fmt)
+        g.create_group("a").create_array("b", shape=(2,), dtype="i8")
+        g.create_array("c", shape=(1,), dtype="f4")
+        plain = str(lib.open_group(path).info)
+        lib.consolidate_metadata(path)
+        return plain, str(lib.open_consolidated(path).info)
+    theirs, ours = _both(run)
+    assert ours == theirs
+    assert "No. members : 3" in ours[1] and "No. members" not in ours[0]
+
+
+@pytest.mark.parametrize("dtype", ["i4", "f8", str, "M8[s]"])
+def test_iter_1d_items(dtype):
+    """``list(a)`` of a 1-d array: 0-d arrays, as zarr-python's ``a[i]``; rows for n-d."""
+    def run(lib):
+        a = lib.create_array({}, shape=(5,), chunks=(2,), dtype=dtype)
+        a[:] = np.arange(5).astype(a.dtype)
+        b = lib.create_array({}, shape=(3, 2), chunks=(2, 2), dtype="i2")
+        return repr(list(a)), repr(list(b))
+    theirs, ours = _both(run)
+    assert ours == theirs
+
+
+def test_require_on_the_other_kind():
+    """api/zarr/group.html#zarr.Group.require_group: requiring a group where an array is
+    (or an array where a group is) is zarr-python's TypeError, with its words."""
+    def run(lib):
+        g = lib.group()
+        g.create_array("x", shape=(1,), dtype="i1")
+        g.create_group("y")
+        return (_outcome(lambda lib: g.require_group("x"), lib),
+                _outcome(lambda lib: g.require_groups("y", "x"), lib),
+                _outcome(lambda lib: g.require_array("y", shape=(1,)), lib))
+    theirs, ours = _both(run)
+    assert ours == theirs

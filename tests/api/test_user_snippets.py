@@ -35,8 +35,6 @@ KNOWN = {
     "https://github.com/NCAS-CMS/cfdm/issues/408":
         f"{_WIDER}: a numpy scalar attribute (np.int32(9)) is stored as its Python value; "
         "zarr-python raises TypeError (not JSON serializable)",
-    "https://github.com/zarr-developers/zarr-python/pull/3276#mixed":
-        f"{_WIDER}: zarr.codecs.GzipCodec as a v2 compressor (written as numcodecs' gzip)",
     "https://github.com/zarr-developers/zarr-python/issues/1963#errors":
         f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there)",
     "https://github.com/zarr-developers/zarr-python/issues/104":
@@ -48,6 +46,11 @@ KNOWN = {
     "https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#zarr-format-2":
         "a big-endian v2 array (dtype '>u4'): zarrhpc's Array.dtype and reads are in the "
         "machine's byte order (values equal); zarr-python keeps '>u4' for v2 arrays",
+    "https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#broadcast-writes":
+        "a value of the wrong shape across chunks (z[0] = np.arange(3) for a row of 4, "
+        "chunks of 2): zarr-python writes [0, 1, 2, 2] without an error (silently wrong "
+        "data); zarrhpc raises BroadcastError (a ValueError, as zarr-python raises within "
+        "one chunk)",
     "https://github.com/zarr-developers/zarr-python/issues/3061":
         "zarr.load of a directory holding no Zarr node: zarr-python writes a group "
         "(zarr.json) into it, then raises NotImplementedError (the data-loss report of that "
@@ -95,7 +98,7 @@ def outputs(tmp_path_factory):
 
 
 def test_corpus_size_and_sources():
-    assert len(SNIPPETS) >= 170
+    assert len(SNIPPETS) >= 220
     sources = [s["source"] for s in SNIPPETS]
     assert len(set(sources)) == len(sources)
     assert all(s.startswith("https://") for s in sources)

@@ -291,9 +291,11 @@ def test_zfpy_reversible_mode_numcodecs_cannot_write(tmp_path):
     np.testing.assert_array_equal(out, values[:4, :4])
 
 
-def test_gdeflate_is_named_when_refused():
-    with pytest.raises(CodecError, match="zarrs.gdeflate"):
-        zarrhpc.codecs.parse_codec({"name": "zarrs.gdeflate", "configuration": {"level": 5}})
+@pytest.mark.parametrize("name", ["zarrs.gdeflate", "https://codec.zarrs.dev/bytes_to_bytes/gdeflate"])
+def test_gdeflate_is_named_when_refused(name):
+    with pytest.raises(CodecError, match="gdeflate.*not supported.*GDeflate"):
+        zarrhpc.codecs.parse_codec({"name": name, "configuration": {"level": 5}})
+    assert zarrhpc.codecs.parse_codec({"name": name, "must_understand": False}) is None
 
 
 # -- reshape (zarr-extensions) ------------------------------------------------------------
@@ -370,3 +372,31 @@ def test_reshape_bad_configurations(tmp_path, shape, match):
     with pytest.raises(CodecError, match=match):
         _create(tmp_path / "a", np.zeros((3, 4, 5), "u2"), (3, 4, 5), "auto",
                 filters=[{"name": "reshape", "configuration": {"shape": shape}}])
+
+
+@pytest.mark.parametrize("name", ["numcodecs.vlen-array",
+                                  "https://codec.zarrs.dev/array_to_bytes/vlen_array"])
+def test_zarrs_vlen_array_without_dtype_is_the_vlen_v2_layout(tmp_path, name):
+    values = np.array([s.encode() for s in STRINGS], dtype=object).reshape(2, 3)
+    _create(tmp_path / "a", values, (2, 3), {"name": name, "configuration": {}}, dtype=bytes)
+    _create(tmp_path / "b", values, (2, 3), "auto", dtype=bytes)
+    assert (tmp_path / "a" / "c/0/0").read_bytes() == (tmp_path / "b" / "c/0/0").read_bytes()
+    doc = json.loads((tmp_path / "a" / "zarr.json").read_text())
+    assert doc["codecs"] == [{"name": "numcodecs.vlen-array", "configuration": {}}]
+    np.testing.assert_array_equal(np.asarray(zarrhpc.open_array(tmp_path / "a")[...], dtype=object),
+                                  values)
+
+
+@pytest.mark.parametrize("dtype", ["f4", "i2"])
+def test_zfp_write_header_of_earlier_zarrs(tmp_path, dtype):
+    zfpy = pytest.importorskip("zfpy")
+    values = (np.random.default_rng(6).standard_normal((9, 7)) * 100).astype(dtype)
+    conf = {"mode": "reversible", "write_header": True}
+    a = _create(tmp_path / "a", values, (9, 7), {"name": "https://codec.zarrs.dev/array_to_bytes/zfp",
+                                                "configuration": conf})
+    raw = (tmp_path / "a" / "c/0/0").read_bytes()
+    head = zfpy.header(raw)
+    assert (head["ny"], head["nx"]) == (9, 7)
+    np.testing.assert_array_equal(a[...], values)
+    assert json.loads((tmp_path / "a" / "zarr.json").read_text())["codecs"][0][
+        "configuration"] == conf

@@ -67,8 +67,12 @@ def test_attributes_write_only_zattrs():
 
 def test_dimension_names_as_xarray_attribute():
     store = zarrhpc.MemoryStore()
-    a = zarrhpc.create_array(store, shape=(2, 3), dtype="f4", zarr_format=2,
+    # v2 takes no dimension_names (zarr-python's ValueError); xarray's attribute names them
+    with pytest.raises(ValueError, match="do not support dimension names"):
+        zarrhpc.create_array(store, shape=(2, 3), dtype="f4", zarr_format=2,
                              dimension_names=["y", "x"])
+    a = zarrhpc.create_array(store, shape=(2, 3), dtype="f4", zarr_format=2,
+                             attributes={"_ARRAY_DIMENSIONS": ["y", "x"]})
     assert a.attrs["_ARRAY_DIMENSIONS"] == ["y", "x"]
     assert zarrhpc.open_array(store).dimension_names == ("y", "x")
 

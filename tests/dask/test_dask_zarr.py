@@ -96,3 +96,40 @@ def test_distributed_cluster(tmp_path, data):
         with pytest.raises(RuntimeError, match="in memory"):
             zd.to_zarr(data, zarrhpc.create_array({}, shape=data.shape, chunks=(20, 15),
                                                   dtype=data.dtype))
+
+
+@pytest.mark.parametrize("return_stored", [False, True])
+def test_aligned_chunks_kept_as_dask_keeps_them(tmp_path, return_stored):
+    # dask chunks already on the Zarr chunks (a smaller last one included) are written as
+    # they are, as dask's own to_zarr writes them: no rechunk step, same stored chunks
+    from dask.utils import key_split
+
+    x = da.from_array(np.arange(7 * 4).reshape(7, 4), chunks=((2, 2, 2, 1), (1, 1, 1, 1)))
+    ours = zd.to_zarr(x, tmp_path / "o.zarr", compute=False, return_stored=return_stored)
+    theirs = da.to_zarr(x, str(tmp_path / "t.zarr"), compute=False,
+                        return_stored=return_stored)
+    for graph in (ours, theirs):
+        assert not any("rechunk" in key_split(k) for k in dict(graph.dask))
+    if return_stored:
+        assert ours.chunks == theirs.chunks == x.chunks
+        np.testing.assert_array_equal(ours.compute(), x.compute())
+    else:
+        ours.compute()
+        theirs.compute()
+    assert zarrhpc.open_array(tmp_path / "o.zarr").chunks == (2, 1)
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path / "o.zarr"))[...],
+                                  x.compute())
+
+
+@pytest.mark.parametrize("start, rechunked", [(20, False), (10, True)])
+def test_region_kept_only_when_on_chunk_boundaries(tmp_path, start, rechunked):
+    from dask.utils import key_split
+
+    z = zarrhpc.create_array(tmp_path / "r.zarr", shape=(100,), chunks=(20,), dtype="i8")
+    part = da.arange(60, chunks=20) + 1
+    stored = zd.to_zarr(part, z, region=(slice(start, start + 60),), compute=False)
+    assert any("rechunk" in key_split(k) for k in dict(stored.dask)) is rechunked
+    stored.compute()
+    expect = np.zeros(100, "i8")
+    expect[start:start + 60] = np.arange(60) + 1
+    np.testing.assert_array_equal(z[...], expect)

@@ -107,7 +107,11 @@ def _compress(kind, data):
     return {"raw": lambda b: b, "gzip": gzip.compress, "zlib": zlib.compress,
             "bzip2": bz2.compress, "xz": lzma.compress, "lz4": _lz4_frames,
             "blosc": lambda b: numcodecs.Blosc("zstd", 3, 2).encode(b),
-            "zstd": lambda b: zstandard.ZstdCompressor().compress(b)}[kind](data)
+            "zstd": lambda b: zstandard.ZstdCompressor().compress(b),
+            "lz4-numcodecs": lambda b: numcodecs.LZ4(1).encode(b),
+            "lz4-frame": lambda b: pytest.importorskip("lz4.frame").compress(b),
+            "lzma-alone": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE, preset=1),
+            }[kind](data)
 
 
 def _block(values_zarr_order, kind, mode=0):
@@ -126,7 +130,7 @@ def _block(values_zarr_order, kind, mode=0):
 def _container(root, dims, block, dtype, comp, values, mode=0, short_edges=True, old=False):
     """Write an N5 dataset the way Java's N5 writer does (short edge blocks by default)."""
     root.mkdir(parents=True)
-    kind = "zlib" if comp.get("useZlib") else comp["type"]
+    kind = comp.pop("_kind", None) or ("zlib" if comp.get("useZlib") else comp["type"])
     attrs = {"dimensions": dims, "blockSize": block, "dataType": dtype}
     if old:  # N5 format 0.x: compressionType at the top level
         attrs["compressionType"] = comp["type"]
@@ -251,3 +255,39 @@ def test_zarr_stores_are_not_taken_for_n5(tmp_path):
     assert not isinstance(zarrhpc.open(tmp_path / "z", mode="r").store, N5Store)
     a[...] = 5
     assert zarrhpc.open(tmp_path / "z", mode="r")[0] == 5
+
+
+@pytest.mark.parametrize(("comp", "kind"), [
+    ({"type": "lz4", "acceleration": 1}, "lz4-numcodecs"),
+    ({"type": "lz4", "blockSize": 65536}, "lz4-frame"),  # pyn5 / the Rust n5 crate
+    ({"type": "lzma", "format": 2, "check": -1, "preset": 1, "filters": None}, "lzma-alone"),
+    ({"type": "zstd", "level": 1, "checksum": False}, "zstd"),
+    ({"type": "gzip", "level": 1, "useZlib": True}, "zlib"),
+    ({"type": "bzip2", "blockSize": 9}, "bzip2"),
+    ({"type": "xz", "preset": 6}, "xz"),
+    ({"type": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}, "blosc"),
+])
+def test_blocks_as_zarr_python_2_n5store_writes_them(tmp_path, comp, kind):
+    """zarr-python 2's N5Store: whole (padded) edge blocks, "n5" in a top-level array's
+    attributes, numcodecs compressors under N5 type names (lz4 in numcodecs' framing)."""
+    values = _values((9, 6), "float32", 7)
+    _container(tmp_path / "d", [9, 6], [4, 4], "float32", {**comp, "_kind": kind}, values,
+               short_edges=False)
+    attrs = json.loads((tmp_path / "d" / "attributes.json").read_text())
+    attrs["n5"] = "2.0.0"
+    (tmp_path / "d" / "attributes.json").write_text(json.dumps(attrs))
+    a = zarrhpc.open(tmp_path / "d", mode="r")
+    np.testing.assert_array_equal(a[...], values.T)
+    assert dict(a.attrs) == {}
+
+
+def test_unknown_lz4_framing_and_bad_lengths_are_refused(tmp_path):
+    values = _values((4, 4), "uint8", 8)
+    _container(tmp_path / "d", [4, 4], [4, 4], "uint8", {"type": "lz4", "_kind": "lz4-numcodecs"},
+               values)
+    block = tmp_path / "d" / "0" / "0"
+    raw = bytearray(block.read_bytes())
+    raw[12:16] = struct.pack("<i", 99)  # numcodecs' size prefix after the 12-byte header
+    block.write_bytes(bytes(raw))
+    with pytest.raises(CorruptChunkError, match="n5.lz4"):
+        zarrhpc.open(tmp_path / "d", mode="r")[...]

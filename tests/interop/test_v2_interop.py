@@ -237,8 +237,12 @@ def test_filters_with_zarr_python(tmp_path, dtype, filters, order):
 
 def test_hierarchy_attributes_and_dimension_names(tmp_path):
     root = zarrhpc.create_group(tmp_path / "h.zarr", zarr_format=2, attributes={"title": "t"})
+    # v2 takes no dimension_names (as zarr-python); xarray's attribute names them
+    with pytest.raises(ValueError, match="do not support dimension names"):
+        root.create_array("grp/sub/x", shape=(4, 3), dtype="i2", dimension_names=["t", "y"])
     a = root.create_array("grp/sub/x", shape=(4, 3), chunks=(2, 2), dtype="i2",
-                          dimension_names=["time", "lat"])
+                          attributes={"_ARRAY_DIMENSIONS": ["time", "lat"]})
+    assert a.dimension_names == ("time", "lat")
     a[...] = np.arange(12).reshape(4, 3)
     for p in ("", "grp", "grp/sub"):
         assert (tmp_path / "h.zarr" / p / ".zgroup").is_file()  # v2: every ancestor

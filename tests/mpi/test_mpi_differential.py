@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.mpi, pytest.mark.filterwarnings("ignore::UserWarning")
 
 SCRIPT = differential_mpi.__file__
 LONG = bool(os.environ.get("ZARRHPC_LONG"))
-COUNT = 12 if LONG else 3  # programs per layout
+COUNT = 12 if LONG else 2  # programs per layout
 
 
 def _check(root, nranks: int) -> None:

@@ -34,6 +34,7 @@ import pytest
 import zarrhpc
 from zarrhpc.storage import LocalStore, MemoryStore
 from zarrhpc.storage.cache import CacheStore
+from zarrhpc.testing.differential import resize_model
 
 LAYOUTS = {
     "plain": dict(shape=(13, 7), chunks=(4, 3)),
@@ -183,18 +184,7 @@ def _program(seed, tmp_path):
         else:
             new = tuple(max(1, n + rng.randrange(-4, 4)) for n in model.shape)
             h.resize(new)
-            keep = tuple(slice(0, min(a, b)) for a, b in zip(model.shape, new))
-            grown = np.full(new, -1, dtype="i4")
-            grown[keep] = model[keep]
-            # exposed again after a shrink: what lay past the edge may show (edge chunks)
-            seen = np.zeros(new, dtype=bool)
-            seen[tuple(slice(0, n) for n in largest)] = True
-            was = np.zeros(new, dtype=bool)
-            was[keep] = True
-            loose_new = seen & ~was
-            loose_new[keep] = loose[keep]
-            model, loose = grown, loose_new
-            largest = tuple(max(a, b) for a, b in zip(largest, new))
+            model, loose, largest = resize_model(model, loose, largest, new, -1)
             for other in handles:
                 other.refresh()
             log.append(("resize", new))

@@ -55,3 +55,12 @@ def test_handle_programs_on_s3_agree(tmp_path_factory, s3, data):
     """Every handle its own remote store object on one URL (each with its tail cache)."""
     prog = data.draw(programs(kinds=("s3",)), label="program")
     run_program(prog, str(tmp_path_factory.mktemp("handles")), s3=s3)
+
+
+@settings(SETTINGS, max_examples=max(EXAMPLES // 3, 10))
+@given(data=st.data())
+def test_handle_programs_on_a_cache_store_agree(tmp_path_factory, data):
+    """Every handle on one small CacheStore over a directory (odd handles through a
+    view sharing its cache): what the cache serves must be what the writes left."""
+    prog = data.draw(programs(kinds=("cache",)), label="program")
+    run_program(prog, str(tmp_path_factory.mktemp("handles")))

@@ -4,8 +4,9 @@ threads run; ``sys.setswitchinterval(1e-6)`` makes the interpreter switch thread
 as it can, to shake out races in what zarrhpc fills lazily (prepared forms, shard-key
 caches, scratch buffers, the zip archive's and memory stores' dicts).
 
-Layouts: local, memory, zip and remote (two store objects on one URL of the loopback S3
-server) stores; plain, blosc, sharded, v2 F order, strings. Each thread owns a set of
+Layouts: local, memory, zip, CacheStore (over local and memory; the second handle
+through a view sharing its cache) and remote (two store objects on one URL of the
+loopback S3 server) stores; plain, blosc, sharded, v2 F order, strings. Each thread owns a set of
 whole shards (whole chunks when not sharded), as a dask task owns its block, and loops: write random values through a random form (basic, orthogonal,
 points, mask, scalar broadcast, through the shared handle or its own), then read its
 region back through a random form (or into ``out=``) and compare with its own numpy
@@ -52,6 +53,11 @@ LAYOUTS = {
     "sharded-zip": dict(store="zip", chunks=(2, 3), shards=(8, 6)),
     "strings-local": dict(store="local", chunks=(4, 3), dtype="str"),
     "v2-strings-memory": dict(store="memory", chunks=(4, 3), dtype="str", zarr_format=2),
+    # a CacheStore (small: entries evicted all the time) over a directory or memory; the
+    # second handle through a view sharing its cache
+    "plain-cache-local": dict(store="cache-local", chunks=(4, 3)),
+    "sharded-cache-local": dict(store="cache-local", chunks=(2, 3), shards=(8, 6)),
+    "sharded-cache-memory": dict(store="cache-memory", chunks=(2, 3), shards=(8, 6)),
     # two remote store objects on one URL (each with its tail cache), the moto server
     "plain-s3": dict(store="s3", chunks=(4, 3)),
     "sharded-s3": dict(store="s3", chunks=(2, 3), shards=(8, 6)),
@@ -169,6 +175,12 @@ def _store(kind, tmp_path, request=None):
                         storage_options=server.storage_options(server.endpoint))
     if kind == "memory":
         return zarrhpc.storage.MemoryStore()
+    if kind.startswith("cache-"):
+        from zarrhpc.storage.cache import CacheStore
+
+        source = (zarrhpc.storage.LocalStore(str(tmp_path / "a.zarr")) if kind == "cache-local"
+                  else zarrhpc.storage.MemoryStore())
+        return CacheStore(source, cache_store=zarrhpc.storage.MemoryStore(), max_size=4096)
     return zarrhpc.storage.ZipStore(str(tmp_path / "a.zip"), mode="a")
 
 
@@ -181,7 +193,12 @@ def test_threads_share_an_array(tmp_path, name, request):
     a = zarrhpc.create_array(store, shape=SHAPE, dtype=dtype, fill_value="" if dtype == "str"
                              else 0, **spec)
     # the second handle: another store object on the same URL for a remote store
-    b = zarrhpc.open_array(open_url_again(store) if kind == "s3" else store, mode="r+")
+    other = store
+    if kind == "s3":
+        other = open_url_again(store)
+    elif kind.startswith("cache-"):
+        other = store.with_read_only(False)
+    b = zarrhpc.open_array(other, mode="r+")
     unit = spec.get("shards") or spec["chunks"]
     grid = tuple(-(-n // u) for n, u in zip(SHAPE, unit))
     owned = _regions(grid, unit)

@@ -3,6 +3,7 @@ every scheme build without a request (nothing here reaches a server)."""
 
 from __future__ import annotations
 
+import datetime
 import pickle
 
 import pytest
@@ -94,3 +95,25 @@ def test_equality_includes_options():
     assert a == c and hash(a) == hash(c)
     assert a != b  # another server, another store
     assert a != a.with_read_only(True)
+
+
+def test_clients_reused_per_root_and_options_and_process(monkeypatch):
+    """A second open of the same root with the same options reuses the obstore client
+    (and its open connections); anything different, or another process, gets its own."""
+    from zarrhpc.storage import _obstore
+
+    opts = {"endpoint_url": "http://127.0.0.1:9", "key": "a", "secret": "b"}
+    one = ObstoreStore("s3://bucket/root", storage_options=opts)
+    assert ObstoreStore("s3://bucket/root", storage_options=dict(opts))._obs is one._obs
+    assert ObstoreStore("s3://bucket/other", storage_options=opts)._obs is not one._obs
+    assert ObstoreStore("s3://bucket/root", storage_options=dict(opts, key="c"))._obs \
+        is not one._obs
+    assert ObstoreStore("s3://bucket/root", storage_options=opts,
+                        retry_timeout=1)._obs is not one._obs
+    # an option json cannot spell is never matched by value
+    odd = dict(opts, client_options={"timeout": datetime.timedelta(seconds=5)})
+    assert ObstoreStore("s3://bucket/root", storage_options=odd)._obs is not \
+        ObstoreStore("s3://bucket/root", storage_options=odd)._obs
+    # a forked child builds its own
+    monkeypatch.setattr(_obstore.os, "getpid", lambda: -1)
+    assert ObstoreStore("s3://bucket/root", storage_options=opts)._obs is not one._obs

@@ -198,3 +198,55 @@ def test_region_longer_than_data_refused_with_xarrays_message(tmp_path):
             write(small, path, region={"x": slice(3)})
         # nothing was written
         np.testing.assert_array_equal(xr.open_zarr(path)["u"].values, np.arange(5.0))
+
+
+def test_store_requests_no_more_than_xarray_with_zarr_python():
+    # each store call is a request on an object store: a new write (mode "w-") and an
+    # append make no more get/list_dir calls than xarray + zarr-python on the same store
+    from collections import Counter
+
+    from zarr.storage import MemoryStore
+
+    class Counting(MemoryStore):
+        calls = Counter()
+
+        async def get(self, key, *args, **kwargs):
+            type(self).calls["get"] += 1
+            return await super().get(key, *args, **kwargs)
+
+        async def list_dir(self, prefix):
+            type(self).calls["list_dir"] += 1
+            async for k in super().list_dir(prefix):
+                yield k
+
+    first = xr.Dataset({"foo": ("x", [1])}, coords={"x": [0]})
+    more = xr.Dataset({"foo": ("x", [2])}, coords={"x": [1]})
+    counts = {}
+    for name, write in (("ref", lambda d, s, **k: d.to_zarr(s, **k)),
+                        ("ours", zarrhpc.xarray.to_zarr)):
+        store, steps = Counting({}, read_only=False), []
+        for ds, kwargs in ((first, {}), (more, {"mode": "a", "append_dim": "x"})):
+            Counting.calls.clear()
+            write(ds, store, zarr_format=3, consolidated=False, **kwargs)
+            steps.append(dict(Counting.calls))
+        counts[name] = steps
+        xr.testing.assert_identical(xr.open_zarr(store, consolidated=False).load(),
+                                    xr.concat([first, more], dim="x"))
+    for ours, ref in zip(counts["ours"], counts["ref"]):
+        for method in ("get", "list_dir"):
+            assert ours.get(method, 0) <= ref.get(method, 0), (method, counts)
+
+
+def test_unnamed_dataarray_v3_refused_with_a_hint_v2_written(tmp_path):
+    # xarray names an unnamed DataArray "__xarray_dataarray_variable__"; Zarr v3 reserves
+    # the "__" prefix, so zarrhpc does not create it, and says what to do instead
+    da = xr.DataArray(np.arange(4.0), dims="x")
+    ds = da.to_dataset(name="__xarray_dataarray_variable__")
+    with pytest.raises(zarrhpc.errors.MetadataError, match=r"da\.rename\('x'\)"):
+        zarrhpc.xarray.to_zarr(ds, tmp_path / "v3.zarr", zarr_format=3)
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "v2.zarr", zarr_format=2)
+    da.to_zarr(tmp_path / "ref.zarr", zarr_format=2)
+    for engine in ("zarr", "zarrhpc"):
+        xr.testing.assert_identical(
+            xr.open_dataarray(tmp_path / "v2.zarr", engine=engine).load(),
+            xr.open_dataarray(tmp_path / "ref.zarr", engine="zarr").load())

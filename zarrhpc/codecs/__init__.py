@@ -29,6 +29,7 @@ from zarrhpc.codecs.abc import (
 from zarrhpc.codecs.bitround import BitroundCodec
 from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
 from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.cast_value import CastValueCodec, ScaleOffsetCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
 from zarrhpc.codecs.n5 import N5DefaultCodec, N5Lz4Codec
@@ -60,7 +61,7 @@ from zarrhpc.codecs.zstd import ZstdCodec
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
              PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
-             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec,
+             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec, CastValueCodec, ScaleOffsetCodec,
               *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls

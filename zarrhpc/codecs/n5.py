@@ -24,6 +24,11 @@ Spec card
   decoded length and xxHash32 checksum, then the data; a frame with decoded length 0
   ends the stream. Lengths are checked against the input and the chunk size before
   anything is decoded; the checksum is not verified (no xxHash in the dependencies).
+  Data not starting with ``"LZ4Block"`` is either the LZ4 frame format (magic
+  ``04 22 4D 18``: the Rust n5 crate and pyn5 write it; decoded with the ``lz4`` package,
+  ``zarrhpc[n5]``, never past the chunk's size) or numcodecs' LZ4 (a little-endian
+  ``int32`` decoded size, then one LZ4 block), which zarr-python 2's ``N5Store`` wrote
+  under the same N5 type.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from zarrhpc.errors import CodecError, CorruptChunkError
 __all__ = ["N5DefaultCodec", "N5Lz4Codec"]
 
 _LZ4_MAGIC = b"LZ4Block"
+_LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
 _LZ4_HEAD = struct.Struct("<8sBiii")
 
 
@@ -184,6 +190,10 @@ class N5Lz4Codec(BytesToBytesCodec):
         from numcodecs.lz4 import decompress
 
         view = as_bytes_view(buf)
+        if bytes(view[:4]) == _LZ4_FRAME_MAGIC:  # LZ4 frames (rust-n5, pyn5)
+            return self._frames(view, decoded_size)
+        if bytes(view[:8]) != _LZ4_MAGIC:  # numcodecs' framing (zarr-python 2's N5Store)
+            return self._numcodecs(view, decoded_size, decompress)
         out = bytearray()
         pos = 0
         limit = decoded_size if decoded_size is not None else 1 << 62
@@ -217,3 +227,35 @@ class N5Lz4Codec(BytesToBytesCodec):
         if decoded_size is not None and len(out) != decoded_size:
             raise CorruptChunkError(f"n5.lz4: expected {decoded_size} decoded bytes, got {len(out)}")
         return bytes(out)
+
+    @staticmethod
+    def _frames(view: memoryview, decoded_size: int | None) -> bytes:
+        try:
+            import lz4.frame
+        except ImportError:
+            raise CodecError("n5.lz4: the block is in the LZ4 frame format (as the Rust n5 "
+                             "crate and pyn5 write it): pip install lz4 (zarrhpc[n5])") from None
+        dec = lz4.frame.LZ4FrameDecompressor()
+        try:
+            limit = -1 if decoded_size is None else decoded_size + 1
+            out = dec.decompress(bytes(view), max_length=limit)
+        except RuntimeError as exc:
+            raise CorruptChunkError(f"n5.lz4: {exc}") from None
+        if (decoded_size is not None and len(out) != decoded_size) or not dec.eof:
+            raise CorruptChunkError(f"n5.lz4: LZ4 frames of {len(out)} bytes (complete: "
+                                    f"{dec.eof}), expected {decoded_size}")
+        return out
+
+    @staticmethod
+    def _numcodecs(view: memoryview, decoded_size: int | None, decompress) -> bytes:
+        if len(view) < 4:
+            raise CorruptChunkError(f"n5.lz4: {len(view)} bytes, neither lz4-java frames nor "
+                                    "numcodecs' LZ4")
+        (size,) = struct.unpack("<i", view[:4])
+        if size < 0 or (decoded_size is not None and size != decoded_size):
+            raise CorruptChunkError(f"n5.lz4: numcodecs' LZ4 block of {size} bytes, expected "
+                                    f"{decoded_size}")
+        try:
+            return bytes(decompress(bytes(view)))
+        except (RuntimeError, ValueError) as exc:
+            raise CorruptChunkError(f"n5.lz4: {exc}") from None

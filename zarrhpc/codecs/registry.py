@@ -93,6 +93,13 @@ def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
                       bytes_level=cls.kind == "bytes_to_bytes")
 
 
+#: codecs other writers use that zarrhpc knows and cannot run, with the reason
+_GDEFLATE = ("zarrs' NVIDIA GDeflate compression has no Python implementation and no "
+             "published format beyond its source; rewrite the array with another compressor "
+             "(zarrs reads and writes both)")
+UNSUPPORTED = {"zarrs.gdeflate": _GDEFLATE,
+               "https://codec.zarrs.dev/bytes_to_bytes/gdeflate": _GDEFLATE}
+
 #: zarrs (Rust) named its experimental codecs by URI before zarr-extensions registered
 #: names: ``https://codec.zarrs.dev/<kind>/<id>`` (e.g. ``.../bytes_to_bytes/bz2``)
 _ZARRS_URI = "https://codec.zarrs.dev/"
@@ -102,10 +109,13 @@ def _zarrs_uri_name(name: str) -> str:
     """The name zarrhpc knows a zarrs codec URI by: the registered name when there is one
     (``bitround``, ``packbits``, ...), else ``numcodecs.<id>`` (zarrs' codecs of those ids
     are numcodecs-compatible); other names unchanged."""
-    if not name.startswith(_ZARRS_URI) or name in _REGISTRY:  # a class's own URI alias
-        return name
+    if not name.startswith(_ZARRS_URI) or name in _REGISTRY or name in UNSUPPORTED:
+        return name  # not a zarrs URI, a class's own URI alias, or a codec refused by name
     cid = name.rstrip("/").rsplit("/", 1)[-1]
-    return cid if cid in _REGISTRY else _NUMCODECS + cid
+    for form in (cid, _NUMCODECS + cid.replace("_", "-")):  # .../vlen_array: vlen-array
+        if form in _REGISTRY:
+            return form
+    return _NUMCODECS + cid
 
 
 def get_codec_class(name: str) -> type[Codec] | None:
@@ -246,6 +256,9 @@ def parse_codec(entry: Any, doc: str = "", field: str = "codecs[0]") -> Codec | 
     if cls is None:
         if not must_understand:
             return None
+        if name in UNSUPPORTED:
+            raise CodecError(f"{field_name(doc, field)}.name: codec {name!r} is not supported: "
+                             f"{UNSUPPORTED[name]}")
         kind = "registered name" if _RAW_NAME.match(name) else "name"
         raise CodecError(
             f"{field_name(doc, field)}.name: unknown codec {name!r} ({kind} not supported "

@@ -173,8 +173,11 @@ class VLenArrayCodec(ArrayToBytesCodec):
     @classmethod
     def from_config(cls, configuration: dict | None, doc: str = "", field: str = "codec"):
         """Build from ``{"dtype": "<i4"}``."""
-        config = config_dict(configuration, doc, field, {"dtype", "id"})
+        config = config_dict(configuration, doc, field, {"dtype", "id"}, required=False)
         if "dtype" not in config:
+            if "id" not in config:  # zarrs' v3 numcodecs.vlen-array: no dtype, any vlen type
+                from zarrhpc.codecs.vlen_zarrs import ZarrsVlenArrayCodec
+                return ZarrsVlenArrayCodec()
             raise CodecError(f"{doc + ': ' if doc else ''}{field}: vlen-array needs a dtype")
         return cls(config["dtype"])
 

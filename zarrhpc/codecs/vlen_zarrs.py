@@ -15,7 +15,8 @@ Spec card
   without ``index_location`` (zarrs' first version) mean ``"start"``.
 - ``zarrs.vlen_v2`` (``https://codec.zarrs.dev/array_to_bytes/vlen_v2``): the bytes of
   ``vlen-utf8`` / ``vlen-bytes`` (a ``uint32`` count, then per element a ``uint32``
-  length and its bytes), whichever fits the data type; configuration empty.
+  length and its bytes), whichever fits the data type; configuration empty. zarrs
+  writes ``numcodecs.vlen-array`` with an empty configuration the same way.
 - Example: ``{"name": "zarrs.vlen", "configuration": {"index_codecs": [{"name":
   "bytes", "configuration": {"endian": "little"}}], "data_codecs": [{"name": "bytes"}],
   "index_data_type": "uint64", "index_location": "start"}}`` (zarrs' defaults).
@@ -44,7 +45,7 @@ from zarrhpc.codecs.abc import (
 from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.errors import CodecError, CorruptChunkError
 
-__all__ = ["ZarrsVlenCodec", "ZarrsVlenV2Codec"]
+__all__ = ["ZarrsVlenArrayCodec", "ZarrsVlenCodec", "ZarrsVlenV2Codec"]
 
 _INDEX_TYPES = {"uint32": np.dtype("<u4"), "uint64": np.dtype("<u8")}
 
@@ -82,6 +83,15 @@ class ZarrsVlenV2Codec(NoConfiguration, ArrayToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         return self._layout(spec).decode(buf, spec)
+
+
+class ZarrsVlenArrayCodec(ZarrsVlenV2Codec):
+    """zarrs' ``numcodecs.vlen-array`` with an empty configuration: the vlen_v2 layout
+    (zarrs writes it for variable-length types); numcodecs' form with a ``dtype`` is
+    :class:`zarrhpc.codecs.vlen.VLenArrayCodec`, which hands this one out."""
+
+    def to_json(self) -> dict:
+        return {"name": "numcodecs.vlen-array", "configuration": {}}
 
 
 class ZarrsVlenCodec(ArrayToBytesCodec):

@@ -18,7 +18,10 @@ Spec card
   ``floor(64 * rate + 0.5)`` bits per block; zfpy passes the real dimension count, so the
   rate handed to zfpy is rescaled by ``64 / 4**ndim`` (same bits per block, same bytes).
   Names: ``zfp`` (written), ``zarrs.zfp`` and ``https://codec.zarrs.dev/array_to_bytes/zfp``
-  (zarrs' earlier names, read).
+  (zarrs' earlier names, read). zarrs' earlier versions also took ``"write_header":
+  true`` (the README's note): the stream then starts with zfp's full header, which is
+  checked and decoded as for ``numcodecs.zfpy``; the member is written back only when
+  true.
 - ``numcodecs.zfpy`` (v2 id ``zfpy``, as numcodecs' ``ZFPY`` writes it): a full zfp
   header (``zfp_write_header(ZFP_HEADER_FULL)``: shape, type and mode) then the stream;
   configuration ``{"mode": int, "tolerance", "rate", "precision"}`` with zfpy's mode
@@ -140,7 +143,10 @@ class ZfpCodec(ArrayToBytesCodec):
     _TYPES: ClassVar[tuple[str, ...]] = ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8")
 
     def __init__(self, mode: str = "reversible", doc: str = "", field: str = "ZfpCodec",
-                 **params: Any) -> None:
+                 write_header: bool = False, **params: Any) -> None:
+        if not isinstance(write_header, bool):
+            raise config_error(doc, field, "write_header", "true or false", write_header)
+        self.write_header = write_header
         if mode not in _MODES:
             raise config_error(doc, field, "mode", "one of " + ", ".join(map(repr, _MODES)), mode)
         if mode == "expert":
@@ -162,13 +168,14 @@ class ZfpCodec(ArrayToBytesCodec):
         """Build from ``{"mode": ..., <its parameter>: ...}``."""
         config = dict(config_dict(configuration, doc, field,
                                   {"mode", "tolerance", "rate", "precision", "minbits",
-                                   "maxbits", "maxprec", "minexp"}))
+                                   "maxbits", "maxprec", "minexp", "write_header"}))
         if "mode" not in config:
             raise CodecError(f"{field_name(doc, field, 'mode')}: missing required key")
-        return cls(config.pop("mode"), doc, field, **config)
+        return cls(config.pop("mode"), doc, field, config.pop("write_header", False), **config)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "configuration": {"mode": self.mode, **self.params}}
+        extra = {"write_header": True} if self.write_header else {}
+        return {"name": self.name, "configuration": {"mode": self.mode, **self.params, **extra}}
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
         _check_type(self.name, spec, self._TYPES, doc, field)
@@ -188,12 +195,16 @@ class ZfpCodec(ArrayToBytesCodec):
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
         zfpy = _zfpy()
         data = _promote(np.ascontiguousarray(arr)).reshape(_field_shape(spec.shape))
-        return zfpy.compress_numpy(data, write_header=False, **self._kwargs(data.ndim))
+        return zfpy.compress_numpy(data, write_header=self.write_header,
+                                   **self._kwargs(data.ndim))
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         zfpy = _zfpy()
         shape = _field_shape(spec.shape)
         native = np.dtype(_NATIVE[_key(spec.dtype)])
+        if self.write_header:
+            out = _decode_with_header(buf, shape, native, self.name)
+            return _demote(out, spec.dtype).reshape(spec.shape)
         rate_bits = int(64 * float(self.params.get("rate", 0)) + 0.5)
         data = _padded(buf, _max_size(shape, native, rate_bits))
         ztype = zfpy.dtype_to_ztype(native)
@@ -274,23 +285,28 @@ class ZfpyCodec(ArrayToBytesCodec):
         return zfpy.compress_numpy(data, write_header=True, **kwargs)
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
-        zfpy = _zfpy()
-        shape = _field_shape(spec.shape)
-        native = spec.dtype.newbyteorder("=")
-        data = _padded(buf, 64)
-        try:
-            head = zfpy.header(data)
-        except (RuntimeError, ValueError, TypeError) as exc:
-            raise CorruptChunkError(f"{self.name}: bad zfp header: {exc}") from None
-        dims = tuple(head[k] for k in ("nw", "nz", "ny", "nx") if head[k])
-        if math.prod(dims) != math.prod(shape) or np.dtype(head["type"]) != native:
-            raise CorruptChunkError(
-                f"{self.name}: the zfp header describes {dims} {np.dtype(head['type'])} "
-                f"values, expected {shape} {native}")
-        rate_bits = int(4 ** len(dims) * max(float(head["config"].get("rate", 0)), 0) + 0.5)
-        data = _padded(data, _max_size(dims, native, rate_bits))
-        try:
-            out = zfpy.decompress_numpy(data)
-        except (RuntimeError, ValueError, TypeError) as exc:
-            raise CorruptChunkError(f"{self.name}: {exc}") from None
-        return np.asarray(out).reshape(spec.shape)
+        out = _decode_with_header(buf, _field_shape(spec.shape), spec.dtype.newbyteorder("="),
+                                  self.name)
+        return out.reshape(spec.shape)
+
+
+def _decode_with_header(buf: Any, shape: tuple[int, ...], native: np.dtype,
+                        name: str) -> np.ndarray:
+    """A zfp stream with its full header, checked to describe ``shape`` and ``native``."""
+    zfpy = _zfpy()
+    data = _padded(buf, 64)
+    try:
+        head = zfpy.header(data)
+    except (RuntimeError, ValueError, TypeError) as exc:
+        raise CorruptChunkError(f"{name}: bad zfp header: {exc}") from None
+    dims = tuple(head[k] for k in ("nw", "nz", "ny", "nx") if head[k])
+    if math.prod(dims) != math.prod(shape) or np.dtype(head["type"]) != native:
+        raise CorruptChunkError(
+            f"{name}: the zfp header describes {dims} {np.dtype(head['type'])} values, "
+            f"expected {shape} {native}")
+    rate_bits = int(4 ** len(dims) * max(float(head["config"].get("rate", 0)), 0) + 0.5)
+    data = _padded(data, _max_size(dims, native, rate_bits))
+    try:
+        return np.asarray(zfpy.decompress_numpy(data))
+    except (RuntimeError, ValueError, TypeError) as exc:
+        raise CorruptChunkError(f"{name}: {exc}") from None

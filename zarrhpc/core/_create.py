@@ -23,6 +23,7 @@ from zarrhpc.codecs import (
     parse_codec,
 )
 from zarrhpc.core._create_args import (
+    _exists_w_minus,
     _normalize_chunks,
     _prepare_path,
     format_of,
@@ -356,6 +357,12 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
     return store, path, md
 
 
+def _v3_codec(codec) -> bool:
+    from zarrhpc.core.api_v2 import _is_v3_codec
+
+    return _is_v3_codec(codec)
+
+
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
 
@@ -402,7 +409,7 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
         from zarrhpc.core._nodes import read_node
 
         if read_node(mode_store, path) is not None:
-            raise ContainsArrayError(f"{path or '/'}: a node already exists in {mode_store!r}")
+            raise ContainsArrayError(_exists_w_minus(path or ""))
     from zarrhpc import config as settings
 
     fmt = format_of(zarr_version, zarr_format) or settings.get("default_zarr_format")
@@ -416,6 +423,9 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
                                  f"Use {use} instead.")
     elif fmt == 2 and dimension_names is not None:
         raise ValueError("dimension_names cannot be used for arrays with zarr_format 2.")
+    elif fmt == 2 and _v3_codec(compressor):
+        raise ValueError("Cannot use a BytesBytesCodec as a compressor for zarr v2 arrays. "
+                         "Use a numcodecs codec directly instead.")
     if order is None and fmt == 2 and config is not None:  # create's v2 order: config's
         order = config.get("order") if isinstance(config, dict) else config.order
     if dimension_separator is not None and chunk_key_encoding is None:

@@ -41,6 +41,13 @@ __all__ = [
 _KIB = 1024
 
 
+def _exists_w_minus(path: str) -> str:
+    """zarr-python's words for mode "w-" over an existing node (its FileExistsError;
+    ours are Contains*Error, which derive from it)."""
+    return (f"Cannot create {path!r} with mode 'w-' because it already contains data. "
+            f"Use mode 'w' to overwrite or 'a' to append.")
+
+
 def format_of(zarr_version, zarr_format):
     """``zarr_format`` given either way: zarr-python 3 still takes its 2.x name
     ``zarr_version`` on ``open``, ``open_array``, ``open_group``, ``group``, ``create``,
@@ -251,9 +258,7 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
         existing = read_node(docs, path)
         if existing is not None:
             cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
-            kind = "an array" if cls is ContainsArrayError else "a group"
-            raise cls(f"{doc_key(path, existing)}: {kind} already exists at {path or '/'!r} "
-                      f"(use overwrite=True)")
+            raise cls(store, path)  # zarr-python's words: "An array exists in store ..."
     missing = []
     for parent in parents:
         md = read_node(docs, parent)

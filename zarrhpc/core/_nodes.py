@@ -16,8 +16,9 @@ import threading
 from urllib.parse import unquote, urlsplit
 
 from zarrhpc.errors import ReadOnlyError, UnsupportedError
+from zarrhpc.metadata.n5 import node_json
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
-from zarrhpc.storage.n5 import N5Store, is_n5_container
+from zarrhpc.storage.n5 import N5Store, is_n5_container, register_translation
 
 META = "zarr.json"
 
@@ -72,6 +73,9 @@ def _url_store(url: str, scheme: str, mode: str, storage_options) -> Store:
             f"store: {url!r}: the {scheme}:// scheme needs zarrhpc's remote stores "
             f"(pip install 'zarrhpc[{extra}]'): {exc}") from None
     return open_url(url, storage_options=storage_options, read_only=(mode == "r"))
+
+
+register_translation(node_json)  # N5Store's zarr.json documents (storage/n5.py)
 
 
 def _path_store(path, mode: str) -> Store:

@@ -38,7 +38,7 @@ from zarrhpc.core._shard import (
     _ShardWrite,
     _store_shard,
 )
-from zarrhpc.core._shard_index import _InnerRanges, _shard_split
+from zarrhpc.core._shard_index import _InnerRanges, _shard_split, _unique_rows
 from zarrhpc.errors import CorruptChunkError, StoreError
 
 __all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
@@ -390,8 +390,7 @@ def _update_chunks(prep, coords: np.ndarray, apply) -> None:
         return
     layout = prep.sharding
     shards, local = _shard_split(prep, coords)
-    uniq, inv = np.unique(shards, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    uniq, inv = _unique_rows(shards)
     members = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[members], np.arange(len(uniq) + 1))
     flat_local = np.ravel_multi_index(tuple(local.T), layout.grid_shape)

@@ -730,12 +730,12 @@ def _build_shard(prep, sw: _ShardWrite, full: np.ndarray) -> tuple:
 def _write_batched(prep, pool, items: list, full: np.ndarray) -> None:
     """Shards to a store that uploads concurrently (a remote store), in batches: the
     stored shards a batch must merge with read by one ``get_values``, the batch's shards
-    rebuilt on the worker threads, then stored by one ``set_values`` (and one
-    ``erase_values`` for shards left empty) on an uploader thread while the next batch is
-    built. One PUT per shard; about ``store.concurrency`` shards uploading at once."""
+    rebuilt on the worker threads, then each shard's upload started (`UploadQueue`; one
+    ``erase_values`` for shards left empty) while the next batch is built. One PUT per
+    shard; about ``store.concurrency`` shards uploading at once."""
     store = prep.store
     size = max(2 * config.get("threads"), 4)
-    with UploadQueue(store, store.concurrency // size) as queue:
+    with UploadQueue(store) as queue:
         for first in range(0, len(items), size):
             batch = items[first:first + size]
             loads = [sw for sc, sw in batch if _needs_existing(prep, sc, sw.projections)]

@@ -35,6 +35,20 @@ def _shard_split(prep, coords: np.ndarray):
     return coords // ratio, coords % ratio
 
 
+def _unique_rows(rows: np.ndarray):
+    """``np.unique(rows, axis=0, return_inverse=True)`` of non-negative int coordinates,
+    through their linear index in the grid they span: the same rows in the same
+    (lexicographic) order; W11's 4,096 inner chunks took 1.7 ms with ``axis=0`` (a
+    sort of row views), ~0.2 ms this way."""
+    if len(rows) == 0 or rows.shape[1] == 0:
+        uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+        return uniq, inv.reshape(-1)
+    span = tuple(int(x) + 1 for x in rows.max(axis=0))
+    flat = np.ravel_multi_index(tuple(rows.T), span)
+    u, inv = np.unique(flat, return_inverse=True)
+    return np.stack(np.unravel_index(u, span), axis=1), inv.reshape(-1)
+
+
 class _InnerRanges:
     """Where the inner chunks at ``coords`` (n, ndim) are stored: each touched shard's
     index read once (one reader per shard: its length, then its index, checked by the
@@ -47,7 +61,7 @@ class _InnerRanges:
         store = prep.store
         shards, local = _shard_split(prep, coords)
         n = len(coords)
-        uniq, inv = np.unique(shards, axis=0, return_inverse=True)
+        uniq, inv = _unique_rows(shards)
         self.shard_coords = np.ascontiguousarray(uniq, dtype=np.int64)
         self.file = np.ascontiguousarray(inv.reshape(-1), dtype=np.int64)
         self.local = local

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -121,46 +121,89 @@ def store_encoded(store, encoded: list) -> None:
 
 
 _uploaders: ThreadPoolExecutor | None = None
-_uploaders_size = 0
 _uploaders_lock = threading.Lock()
 
 
-def uploaders(size: int = 8) -> ThreadPoolExecutor:
-    """The threads that drive `store_encoded` calls while the caller encodes the next
-    batch (at least ``size`` of them). They only wait for the store (whose requests run on
-    the store's own threads), one per batch in flight, so an `UploadQueue` with ``ahead``
-    batches needs ``ahead`` of them: fewer would quietly cap the uploads in flight."""
-    global _uploaders, _uploaders_size
+def uploaders() -> ThreadPoolExecutor:
+    """The threads that run an `UploadQueue`'s batched erases (of chunks equal to the
+    fill value) while the caller encodes on."""
+    global _uploaders
     with _uploaders_lock:
-        if _uploaders is None or _uploaders_size < size:
-            # a bigger pool replaces the old one, left to finish what it was given
-            _uploaders_size = max(size, 8)
-            _uploaders = ThreadPoolExecutor(_uploaders_size,
-                                            thread_name_prefix="zarrhpc-upload")
+        if _uploaders is None:
+            _uploaders = ThreadPoolExecutor(4, thread_name_prefix="zarrhpc-upload")
         return _uploaders
 
 
 class UploadQueue:
-    """Batches handed to `uploaders`, at most ``ahead`` of them in flight.
+    """Encoded values handed to the store as they come, at most ``limit`` uploads in
+    flight (default: the store's `Store.concurrency`).
 
-    `put` waits for the oldest batch once ``ahead`` are in flight; `drain` waits for all
-    and raises the first failure. Used as a context manager, an exception inside lets
-    the batches in flight finish before it propagates (no upload outlives the call).
+    `put` may be called from any thread (the encode workers call it as each chunk is
+    encoded): each value starts one `Store.submit_set` at once -- on a remote store an
+    upload on the store's I/O threads, so the encoder goes straight on to its next
+    chunk -- after waiting while ``limit`` are in flight; the keys given with ``None``
+    (chunks equal to the fill value) are erased by one `Store.erase_values` per call on
+    an `uploaders` thread. `drain` waits for all and raises the first failure, as does
+    the next `put` once one failed. Used as a context manager, an exception inside lets
+    what is in flight finish before it propagates (no upload outlives the call).
     """
 
-    def __init__(self, store, ahead: int) -> None:
+    def __init__(self, store, limit: int | None = None) -> None:
         self.store = store
-        self.ahead = max(1, ahead)
-        self._pending: deque = deque()
+        self.limit = max(1, store.concurrency if limit is None else limit)
+        self._slots = threading.BoundedSemaphore(self.limit)
+        self._lock = threading.Lock()
+        self._pending: set[Future] = set()
+        self._error: BaseException | None = None
 
     def put(self, encoded: list) -> None:
-        while len(self._pending) >= self.ahead:
-            self._pending.popleft().result()
-        self._pending.append(uploaders(self.ahead).submit(store_encoded, self.store, encoded))
+        """Start storing ``encoded``, a list of ``(key, bytes or None)``."""
+        empties = [key for key, data in encoded if data is None]
+        for key, data in encoded:
+            if data is None:
+                continue
+            self._slots.acquire()
+            if self._error is not None:
+                self._slots.release()
+                break
+            try:
+                future = self.store.submit_set(key, data)
+            except BaseException:
+                self._slots.release()
+                raise
+            self._track(future, slot=True)
+        if empties and self._error is None:
+            self._track(uploaders().submit(self.store.erase_values, empties), slot=False)
+        if self._error is not None:
+            self.drain()
+
+    def _track(self, future: Future, slot: bool) -> None:
+        with self._lock:
+            self._pending.add(future)
+
+        def done(f: Future) -> None:
+            with self._lock:
+                self._pending.discard(f)
+                if self._error is None and not f.cancelled() and f.exception() is not None:
+                    self._error = f.exception()
+            if slot:
+                self._slots.release()
+
+        future.add_done_callback(done)
+
+    def _wait(self) -> None:
+        while True:
+            with self._lock:
+                pending = list(self._pending)
+            if not pending:
+                return
+            wait(pending)
 
     def drain(self) -> None:
-        while self._pending:
-            self._pending.popleft().result()
+        """Wait for everything put so far; raise the first failure."""
+        self._wait()
+        if self._error is not None:
+            raise self._error
 
     def __enter__(self) -> UploadQueue:
         return self
@@ -169,39 +212,58 @@ class UploadQueue:
         if exc_info[0] is None:
             self.drain()
         else:
-            wait(list(self._pending))
-            self._pending.clear()
+            self._wait()
 
 
 def _write_batched(prep, plan: list) -> None:
-    """Write the chunks of ``plan`` in batches: the partly covered chunks of a batch read
-    with one `get_values`, the batch encoded on the worker threads, then stored with one
-    `set_values` (and one `erase_values`) by an uploader thread while the next batch is
-    read and encoded. About `Store.concurrency` chunks are uploading at once."""
+    """Write the chunks of ``plan`` to a store that uploads concurrently: the partly
+    covered chunks of each batch read with one `get_values`, every chunk encoded on the
+    worker threads, and each one's upload started by the thread that encoded it, as soon
+    as it is encoded (`UploadQueue`: about `Store.concurrency` in flight), while the
+    workers go on with the next chunks. No batch waits for another's uploads."""
     store = prep.store
     pool = config.executor()
-    threads = config.get("threads")
-    size = max(2 * threads, 4)
+    size = max(2 * config.get("threads"), 4)
+    empties: list = []  # (key, None) of chunks equal to the fill value, erased in batches
+    lock = threading.Lock()
 
-    def encode(job):
-        return _encode_chunk(prep, *job)
+    def take_empties() -> list:
+        with lock:
+            out, empties[:] = list(empties), []
+        return out
 
-    with UploadQueue(store, store.concurrency // size) as queue:
-        for first in range(0, len(plan), size):
-            batch = plan[first:first + size]
-            partial = [i for i, job in enumerate(batch) if not job[3]]
-            if partial:  # chunks merged with what is stored: one batched read
-                raws = store.get_values([prep.chunk_key(batch[i][0]) for i in partial])
-                for i, raw in zip(partial, raws):
-                    batch[i] = (*batch[i], raw)
-            if pool is None or len(batch) == 1:
-                encoded = [encode(job) for job in batch]
+    with UploadQueue(store) as queue:
+        def encode(job) -> None:
+            key, data = _encode_chunk(prep, *job)
+            if data is None:
+                with lock:
+                    empties.append((key, None))
             else:
-                encoded = list(pool.map(encode, batch))
-            if len(plan) <= size:
-                store_encoded(store, encoded)  # one batch: nothing to overlap with
-            else:
-                queue.put(encoded)
+                queue.put([(key, data)])
+
+        window: deque = deque()  # encodes submitted and not yet waited for
+        try:
+            for first in range(0, len(plan), size):
+                batch = plan[first:first + size]
+                partial = [i for i, job in enumerate(batch) if not job[3]]
+                if partial:  # chunks merged with what is stored: one batched read
+                    raws = store.get_values([prep.chunk_key(batch[i][0]) for i in partial])
+                    for i, raw in zip(partial, raws):
+                        batch[i] = (*batch[i], raw)
+                if pool is None:
+                    for job in batch:
+                        encode(job)
+                else:
+                    window.extend(pool.submit(encode, job) for job in batch)
+                    while len(window) > size:  # bounds what the reads hold ahead
+                        window.popleft().result()
+                if empties:
+                    queue.put(take_empties())
+            while window:
+                window.popleft().result()
+        finally:
+            wait(list(window))
+        queue.put(take_empties())
 
 
 def edge_merge_dims(sel, chunks) -> list[tuple[int, int]]:

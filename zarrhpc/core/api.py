@@ -31,6 +31,7 @@ from zarrhpc.core._create import (  # noqa: F401  (re-exported: imported from he
     create_group_node,
 )
 from zarrhpc.core._create_args import (  # noqa: F401  (re-exported, as above)
+    _exists_w_minus,
     _normalize_chunks,
     _prepare_path,
     format_of,
@@ -140,8 +141,7 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
         node = _open_existing(store, path, mode, kwargs.get("use_consolidated"), node=node)
         if mode == "w-":
             cls = ContainsArrayError if isinstance(node, Array) else ContainsGroupError
-            raise cls(f"{meta_key(path)}: a node already exists at {path or '/'!r} in "
-                      f"{store!r} (mode='w-')")
+            raise cls(_exists_w_minus(path))
         return node
     if mode in ("r", "r+"):
         raise GroupNotFoundError(f"{meta_key(path)}: no array or group at path {path or '/'!r} "
@@ -180,8 +180,7 @@ def open_array(store=None, *, zarr_format=None, path="", storage_options=None, m
                       overwrite=(mode == "w"), **kwargs)
     if mode == "w-" and md is not None:
         cls = ContainsArrayError if md.node_type == "array" else ContainsGroupError
-        raise cls(f"{doc_key(path, md)}: a node already exists at {path or '/'!r} in "
-                  f"{store!r}")
+        raise cls(_exists_w_minus(path))
     if md is None or md.node_type != "array":
         what = "a group" if md is not None else "no array"
         cls = NotAnArrayError if md is not None else ArrayNotFoundError
@@ -214,8 +213,7 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
         return create_group(store, path=path, overwrite=(mode == "w"), attributes=attributes,
                             zarr_format=zarr_format)
     if mode == "w-":
-        raise ContainsGroupError(f"{meta_key(path)}: a node already exists at "
-                                 f"{path or '/'!r} in {store!r}")
+        raise ContainsGroupError(_exists_w_minus(path))
     if not exists:
         raise GroupNotFoundError(f"{meta_key(path)}: no group at path {path or '/'!r} in "
                                  f"{store!r}")

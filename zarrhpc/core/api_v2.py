@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from zarrhpc.codecs.abc import Codec
 from zarrhpc.codecs.registry import codec_to_v2
 from zarrhpc.core._nodes import resolve_store
 from zarrhpc.core.array import Array
@@ -47,6 +48,28 @@ def _separator(chunk_key_encoding) -> str:
     return chunk_key_encoding.separator
 
 
+def _is_v3_codec(codec) -> bool:
+    """A Zarr v3 codec object (zarrhpc's or zarr-python's ``zarr.codecs...``): not a
+    numcodecs codec nor a dict, which is what v2 metadata holds."""
+    if isinstance(codec, (dict, str)) or codec is None:
+        return False
+    return not (hasattr(codec, "get_config") and not isinstance(codec, Codec))
+
+
+def _check_v2_codecs(filters, compressors) -> None:
+    """v3 codec objects refused for a v2 array, with zarr-python's errors and words."""
+    for i, f in enumerate(filters):
+        if _is_v3_codec(f):
+            raise TypeError(f"For Zarr format 2 arrays, all elements of `filters` must be "
+                            f"numcodecs codecs. Element at index {i} has type {type(f)}, "
+                            f"which is not a numcodecs codec.")
+    for c in compressors:
+        if _is_v3_codec(c):
+            raise ValueError(f"Invalid compressor. Expected None, a numcodecs.abc.Codec, or a "
+                             f"dict representation of a numcodecs.abc.Codec. Got {type(c)} "
+                             f"instead.")
+
+
 def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, serializer,
                     fill_value, order, attributes, dimension_names, chunk_key_encoding,
                     write_empty_chunks, overwrite, config_order=None) -> Array:
@@ -77,6 +100,7 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
     if len(compressors) > 1:
         raise UnsupportedError(
             f"compressors: Zarr v2 takes at most one compressor, got {len(compressors)}")
+    _check_v2_codecs(filters, compressors)
     attributes = json_attributes(attributes)
     if dimension_names is not None:
         if len(dimension_names) != len(shape):

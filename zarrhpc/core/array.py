@@ -427,13 +427,17 @@ class Array(ArrayApiMixin, Node):
         orthogonal path, which always returns an ndarray (0-d for all ints: ``a[0]`` is
         ``array(5)``), and the rest to the basic path, which returns a scalar when the result
         is 0-d (``a[...]`` of a 0-d array, ``a[0, ...]``). Users see the type in reprs."""
-        basic = not self._prep.ndim or selection is Ellipsis or (
-            type(selection) is tuple and any(s is Ellipsis for s in selection))
+        if type(result) is np.ndarray and result.ndim:
+            return result  # the common case first: nothing to do
+        basic = selection is Ellipsis or not self._prep.ndim or (
+            type(selection) is tuple and Ellipsis in selection)
         if type(result) is np.ndarray:
-            return result[()] if basic and result.ndim == 0 else result
+            return result[()] if basic else result
         if basic:
             return result
-        shown = self._prep.empty(())
+        if isinstance(result, _NUMERIC_SCALARS):
+            return result.__array__()  # a 0-d array of the scalar's own dtype
+        shown = np.empty((), dtype=self._prep.dtype)  # strings keep their length
         shown[()] = result
         return shown
 
@@ -665,6 +669,11 @@ def _points_value(value, out_shape):
         raise BroadcastError(f"Attempting to set a selection of {n} elements with an array "
                              f"of {flat.shape[0]} elements.")
     return flat.reshape(out_shape) if flat.shape[0] == n else flat
+
+
+# numpy scalars a 0-d array is made from directly (strings and records go through an
+# array of the array's dtype, which keeps their length)
+_NUMERIC_SCALARS = (np.number, np.bool_, np.datetime64)
 
 
 def _is_plain_basic(selection) -> bool:

@@ -200,4 +200,8 @@ class ArrayApiMixin:
         step = self.chunks[0] if self.chunks else 1
         for start in range(0, self.shape[0], max(1, step)):
             block = self[start:min(self.shape[0], start + step)]
-            yield from block
+            if block.ndim > 1:
+                yield from block
+            else:  # as zarr-python's a[i]: 0-d arrays, not numpy scalars
+                for i in range(block.shape[0]):
+                    yield block[i:i + 1].reshape(())

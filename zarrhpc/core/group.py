@@ -119,9 +119,17 @@ class Group(Node):
 
     @property
     def info(self) -> NodeInfo:
-        """A table of the group's properties, as zarr-python 3 prints it (no store reads)."""
+        """A table of the group's properties, as zarr-python 3 prints it (no store reads):
+        with consolidated metadata its members are known, and counted as zarr-python does."""
+        counts = None
+        if self._consolidated is not None:
+            consolidated = self.metadata.consolidated_metadata
+            if consolidated is not None:
+                kinds = [md.node_type == "group"
+                         for md in consolidated.flattened_metadata.values()]
+                counts = (len(kinds), kinds.count(False), kinds.count(True))
         return group_info(self._path, self._format_text, self._read_only,
-                          type(self._store).__name__)
+                          type(self._store).__name__, counts=counts)
 
     def info_complete(self) -> NodeInfo:
         """``info`` with the members, arrays and groups counted at every depth."""
@@ -317,8 +325,8 @@ class Group(Node):
         node = self.get(name)
         if isinstance(node, Group):
             return node
-        if node is not None:
-            raise ContainsArrayError(f"{self._child(name)}: an array, expected a group")
+        if node is not None:  # zarr-python's TypeError and words
+            raise TypeError(f"Incompatible object (Async{type(node).__name__}) already exists")
         return self.create_group(name, **kwargs)
 
     def require_groups(self, *names: str) -> tuple:
@@ -331,7 +339,7 @@ class Group(Node):
         if node is None:
             return self.create_array(name, shape=shape, dtype=dtype or "float64", **kwargs)
         if not isinstance(node, Array):
-            raise TypeError(f"Incompatible object ({type(node).__name__}) already exists")
+            raise TypeError(f"Incompatible object (Async{type(node).__name__}) already exists")
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if shape != node.shape:
             raise TypeError(f"Incompatible shape ({node.shape} vs {shape})")

@@ -18,6 +18,7 @@ shared read-only; a change makes a new object. Every error is a
 :class:`~zarrhpc.errors.MetadataError` whose message starts with the document's store key.
 """
 
+from zarrhpc.codec_forms import register_type_parser
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import (
     CORE_DATA_TYPE_NAMES,
@@ -73,3 +74,10 @@ __all__ = [
     "parse_metadata_v3",
     "validate_node_name",
 ]
+
+
+def _numpy_type(obj, doc: str):
+    return parse_data_type(obj, doc).dtype
+
+
+register_type_parser(_numpy_type)  # codecs naming a data type (cast_value) read it so

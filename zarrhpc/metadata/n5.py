@@ -16,10 +16,14 @@ The chain is the ``n5_default`` codec of zarr-extensions (``codecs/n5_default``)
 ``bytes`` (big-endian) and the container's compressor, without its leading transpose:
 the axes are already reversed (``zarrhpc.codecs.n5`` takes both forms). Compressors:
 ``raw``; ``gzip`` (``useZlib``: a zlib stream) -> ``gzip`` / ``numcodecs.zlib``;
-``bzip2`` -> ``numcodecs.bz2``; ``xz`` -> ``numcodecs.lzma``; ``lz4`` (lz4-java's
-``LZ4BlockOutputStream`` frames, not numcodecs' LZ4) -> ``n5.lz4``; ``blosc`` (n5-blosc)
--> ``blosc``; ``zstd`` (n5-zstandard) -> ``zstd``. Fill value 0 (N5 has none; missing
-blocks read as zeros, as every N5 reader does).
+``bzip2`` -> ``numcodecs.bz2``; ``xz`` -> ``numcodecs.lzma``; ``lz4`` -> ``n5.lz4``
+(lz4-java's ``LZ4BlockOutputStream`` frames as Java's N5 writes them, or numcodecs' LZ4
+as zarr-python 2's ``N5Store`` did, told apart by the block's first bytes); ``blosc``
+(n5-blosc) -> ``blosc``; ``zstd`` (n5-zstandard) -> ``zstd``. Any other type is what
+zarr-python 2's ``N5Store`` wrote for a numcodecs compressor without an N5 name
+(``{"type": <id>, <its config>}``, e.g. ``lzma`` with a non-xz ``format``) and becomes
+``numcodecs.<id>``, as that store read it back; ``jpeg`` is refused by name. Fill value
+0 (N5 has none; missing blocks read as zeros, as every N5 reader does).
 
 Life cycle: :class:`zarrhpc.storage.n5.N5Store` calls :func:`node_json` whenever a
 ``zarr.json`` is asked for; the result is parsed by :mod:`zarrhpc.metadata.v3` like any
@@ -82,8 +86,12 @@ def _compressor(comp: Any, doc: str) -> list[dict]:
     if kind == "xz":
         return [{"name": "numcodecs.lzma", "configuration": {
             "format": 1, "check": -1, "preset": level("preset", 6, 0, 9), "filters": None}}]
-    if kind == "lz4":
+    if kind == "lz4":  # lz4-java frames (Java) or numcodecs' LZ4 (zarr-python 2): by content
         return [{"name": "n5.lz4", "configuration": {}}]
+    if kind == "lzma":  # zarr-python 2's N5Store: an lzma stream that is not plain xz
+        return [{"name": "numcodecs.lzma", "configuration": {
+            "format": comp.get("format", 1), "check": comp.get("check", -1),
+            "preset": comp.get("preset"), "filters": comp.get("filters")}}]
     if kind == "blosc":
         return [{"name": "numcodecs.blosc", "configuration": {
             "cname": comp.get("cname", "lz4"), "clevel": level("clevel", 5, 0, 9),
@@ -91,8 +99,12 @@ def _compressor(comp: Any, doc: str) -> list[dict]:
     if kind == "zstd":
         return [{"name": "zstd", "configuration": {"level": level("level", 3, -131072, 22),
                                                    "checksum": False}}]
-    raise MetadataError(f"{doc}: compression: N5 compression type {kind!r} is not supported "
-                        "(raw, gzip, bzip2, xz, lz4, blosc, zstd are)")
+    if kind in ("jpeg", "xz-java"):
+        raise MetadataError(f"{doc}: compression: N5 compression type {kind!r} is not "
+                            "supported (raw, gzip, bzip2, xz, lz4, blosc, zstd are)")
+    # zarr-python 2's N5Store wrote any other numcodecs compressor as its id and config
+    return [{"name": f"numcodecs.{kind}",
+             "configuration": {k: v for k, v in comp.items() if k != "type"}}]
 
 
 def array_json(attrs: dict, doc: str) -> dict:

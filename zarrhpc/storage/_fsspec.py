@@ -148,6 +148,8 @@ class FsspecStore(RemoteStore):
                 data = self._call("GET", key, lambda: self.fs.cat_file(path, start=start, end=stop))
             if etag is not None and not hasattr(self.fs, "_call_s3"):
                 # no conditional read: the bytes are this version's if it is still there
+                # (asked of the server, not of a listing cached before another writer)
+                self._invalidate(path)
                 info = self._call("HEAD", key, lambda: self.fs.info(path))
                 if _version(info) != etag:
                     raise ObjectChanged(key)
@@ -190,6 +192,7 @@ class FsspecStore(RemoteStore):
 
     def _head(self, key: str) -> tuple[int, str | None] | None:
         path = self._path(key)
+        self._invalidate(path)  # size and version from the server, not a cached listing
         try:
             info = self._call("HEAD", key, lambda: self.fs.info(path))
         except FileNotFoundError:
@@ -220,10 +223,10 @@ class FsspecStore(RemoteStore):
                     self._delete([key])
         self._invalidate()
 
-    def _invalidate(self) -> None:
+    def _invalidate(self, path: str | None = None) -> None:
         invalidate = getattr(self.fs, "invalidate_cache", None)
         if invalidate is not None:
-            invalidate()
+            invalidate(path)
 
     def _require_listing(self, prefix: str) -> None:
         if self.is_http:

@@ -1,8 +1,9 @@
 """ObstoreStore: S3, GCS, Azure and HTTP(S) through obstore (Rust object_store).
 
 Life cycle: ``ObstoreStore("s3://bucket/root", storage_options={...})`` builds the obstore
-client (no request is made); keys map to ``root/key`` objects; `close` drops the client's
-thread pool. Pickles by reference: URL, options, mode and settings.
+client (no request is made), or reuses the one built for the same root and options in
+this process, with its open connections (`_make_client`); keys map to ``root/key``
+objects. Pickles by reference: URL, options, mode and settings.
 
 ``storage_options`` are spelled as zarr-python's fsspec store (s3fs, gcsfs, adlfs) takes
 them and translated here (`translate_options`): ``endpoint_url`` (also inside
@@ -20,7 +21,11 @@ HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
 from __future__ import annotations
 
 import datetime
+import json
+import os
+import threading
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -275,8 +280,41 @@ def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict
     return cls(url, storage_options=options, read_only=read_only, **settings)
 
 
+#: obstore clients by everything they were built from, most recently used last (at most
+#: `_CLIENTS_MAX`): opening the same root again -- the benchmark's rounds, a dask task
+#: unpickling its store, xarray reopening a dataset -- reuses the client and so its pool
+#: of open connections (no new TCP or TLS handshake, no new proxy thread), as
+#: tensorstore's shared context does. The process id is part of the key: a forked child
+#: never uses the parent's connections.
+_CLIENTS: OrderedDict[str, Any] = OrderedDict()
+_CLIENTS_MAX = 64
+_CLIENTS_LOCK = threading.Lock()
+
+
 def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
                  retry_timeout: float) -> Any:
+    try:
+        key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, parts.path,
+                          options, retry_timeout], sort_keys=True)
+    except (TypeError, ValueError):
+        # an option json cannot spell (a credential provider, a timedelta): built anew,
+        # since telling two such objects apart safely is not possible here
+        return _new_client(kind, parts, options, retry_timeout)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is not None:
+            _CLIENTS.move_to_end(key)
+            return client
+    client = _new_client(kind, parts, options, retry_timeout)
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.setdefault(key, client)
+        while len(_CLIENTS) > _CLIENTS_MAX:
+            _CLIENTS.popitem(last=False)
+    return client
+
+
+def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
+                retry_timeout: float) -> Any:
     from obstore.store import AzureStore, GCSStore, HTTPStore, S3Store
 
     config, client = translate_options(kind, options)

@@ -25,7 +25,8 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   costs tens of milliseconds (an object store's first byte, or moto, which reads the
   whole object to answer any range of it: 67 ms for 128 KiB of a 53 MiB shard) the
   inner chunks of a sub-volume come in one or two requests instead of four.
-- `set_values` uploads several values concurrently; every single upload is one atomic PUT
+- `set_values` uploads several values concurrently, and `submit_set` starts one upload
+  on the I/O threads and returns its future; every single upload is one atomic PUT
   (the backend completes a multipart upload or aborts it, never leaving a partial object).
 - The *tail cache*: `open_reader` (how the read path opens a shard) fetches the last
   ``tail_bytes`` of the object in one suffix request, which also tells its size and ETag,
@@ -49,8 +50,9 @@ What the read path does to get the fewest round trips: chunks of a request with 
 and index of each in one request, or none when cached); the inner chunks of all shards
 with ONE `read_ranges` call over their readers (each reader's spans coalesced, every span
 of every shard in flight together, each checked with its reader's ETag); writes with
-`set_values` (at most ``concurrency`` uploads at once; the write path keeps about that
-many in flight across its batches).
+`submit_set`, each chunk's upload started by the thread that encoded it, as soon as it is
+encoded (the write path's `zarrhpc.core._write.UploadQueue` keeps at most
+``concurrency`` in flight).
 
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 64, or the environment variable
@@ -705,6 +707,10 @@ class RemoteStore(Store):
 
     def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
         self._map(lambda kv: self._set(*kv), items)
+
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        # the caller (the write path's `UploadQueue`) bounds what is in flight
+        return _shared_pool(self.settings["concurrency"]).submit(self._set, key, data)
 
     @property
     def concurrency(self) -> int:

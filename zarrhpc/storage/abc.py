@@ -51,6 +51,7 @@ from __future__ import annotations
 import abc
 import operator
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
@@ -531,6 +532,24 @@ class Store(abc.ABC):
             checked.append((key, as_byte_view(key, value)))
         if checked:
             self._set_values(checked)
+
+    def submit_set(self, key: str, value: Any) -> Future:
+        """Start `set`; return a `concurrent.futures.Future` (result None, or `set`'s
+        error). Remote stores upload on their I/O threads and return at once (the caller
+        bounds what is in flight and leaves ``value`` unchanged until done); the fallback
+        stores here and returns a finished future. Bad keys and values raise at once."""
+        key = self._validate_key(key)
+        self._check_writable(key, "set")
+        return self._submit_set(key, as_byte_view(key, value))
+
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        future: Future = Future()
+        try:
+            self._set(key, data)
+            future.set_result(None)
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
 
     @property
     def concurrency(self) -> int:

@@ -29,11 +29,34 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from zarrhpc.errors import MetadataError, ReadOnlyError
-from zarrhpc.metadata.n5 import is_array, node_json
+from zarrhpc.errors import MetadataError, ReadOnlyError, UnsupportedError
 from zarrhpc.storage.abc import Buffer, Store
 
-__all__ = ["N5Store", "is_n5_container"]
+__all__ = ["N5Store", "is_n5_container", "register_translation"]
+
+#: ``(attributes or None, doc key) -> zarr.json dict``: zarrhpc.metadata.n5.node_json.
+#: Storage does not import metadata (tests/test_layers.py), so zarrhpc.core hands the
+#: translation over when it is imported (``import zarrhpc`` does that).
+_TRANSLATE: list = []
+
+
+def register_translation(translate) -> None:
+    """Set the attributes.json -> zarr.json translation (see :data:`_TRANSLATE`)."""
+    _TRANSLATE[:] = [translate]
+
+
+def _translate(attrs: dict | None, doc: str) -> dict:
+    if not _TRANSLATE:
+        raise UnsupportedError(f"{doc}: reading N5 needs zarrhpc.core imported (import zarrhpc)")
+    return _TRANSLATE[0](attrs, doc)
+
+
+def _dataset_ndim(attrs: dict | None) -> int | None:
+    """The number of dimensions of a dataset's attributes (None: not a dataset)."""
+    if not attrs or not all(k in attrs for k in ("dimensions", "blockSize", "dataType")):
+        return None
+    dims = attrs["dimensions"]
+    return len(dims) if isinstance(dims, list) else None
 
 ATTRS = "attributes.json"
 _ZARR = "zarr.json"
@@ -62,7 +85,7 @@ def is_n5_container(store: Store) -> bool:
         attrs = _parse_attrs(store.get(ATTRS), ATTRS)
     except MetadataError:
         return False
-    return bool(attrs) and ("n5" in attrs or is_array(attrs))
+    return bool(attrs) and ("n5" in attrs or _dataset_ndim(attrs) is not None)
 
 
 def _join(prefix: str, name: str) -> str:
@@ -98,7 +121,7 @@ class N5Store(Store):
         return isinstance(other, N5Store) and other.store == self.store
 
     def __hash__(self) -> int:
-        return hash(("N5Store", id(self.store)))
+        return hash(("N5Store", self.store))
 
     def __reduce__(self):
         return (type(self), (self.store,))
@@ -133,9 +156,8 @@ class N5Store(Store):
             rest = parts[cut:]
             if not all(p.isdigit() for p in rest):
                 return None
-            attrs = self._node_attrs(prefix)
-            if attrs is not None and is_array(attrs):
-                ndim = len(attrs.get("dimensions") or ())
+            ndim = _dataset_ndim(self._node_attrs(prefix))
+            if ndim is not None:
                 return (prefix, rest) if len(rest) == ndim else None
         return None
 
@@ -154,7 +176,7 @@ class N5Store(Store):
             attrs = self._node_attrs(prefix)
             if attrs is None and not (self._is_node_dir(prefix) and self._is_dir(prefix)):
                 return None
-            return json.dumps(node_json(attrs, _join(prefix, ATTRS))).encode()
+            return json.dumps(_translate(attrs, _join(prefix, ATTRS))).encode()
         if name in _V2_DOCS or name == ATTRS:
             return None
         inner = self._inner_key(key)
@@ -207,8 +229,7 @@ class N5Store(Store):
         """A directory that is an N5 node: not inside a dataset (block directories)."""
         parts = prefix.split("/") if prefix else []
         for cut in range(len(parts) - 1, -1, -1):
-            attrs = self._node_attrs("/".join(parts[:cut]))
-            if attrs is not None and is_array(attrs):
+            if _dataset_ndim(self._node_attrs("/".join(parts[:cut]))) is not None:
                 return False
         return True
 

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 import zarrhpc
 
-__all__ = ["Layout", "Session", "layouts", "operations", "same_values", "BUILTIN_ERRORS"]
+__all__ = ["Layout", "Session", "layouts", "operations", "resize_model", "same_values",
+           "BUILTIN_ERRORS"]
 
 # the builtin classes an indexing / argument error is compared by (most specific first)
 BUILTIN_ERRORS = (IndexError, KeyError, TypeError, ValueError, NotImplementedError)
@@ -218,6 +219,22 @@ def same_values(a, b) -> bool:
     if a.dtype.kind == "O" or b.dtype.kind == "O":
         return [str(x) for x in a.ravel()] == [str(x) for x in b.ravel()]
     return bool(np.array_equal(a, b))
+
+
+def resize_model(model: np.ndarray, loose: np.ndarray, largest: tuple, new: tuple, fill):
+    """The numpy model of ``a.resize(new)``: ``(model, loose, largest)`` after it.
+
+    ``loose`` marks the cells whose value is zarr-python's choice: exposed again by a grow
+    after a shrink (inside ``largest``, the largest shape so far), where edge chunks keep
+    what lay past the edge; cells never inside the array before are the fill value.
+    """
+    keep = tuple(slice(0, min(a, b)) for a, b in zip(model.shape, new))
+    grown = np.full(new, fill, dtype=model.dtype)
+    grown[keep] = model[keep]
+    seen = np.zeros(new, dtype=bool)
+    seen[tuple(slice(0, n) for n in largest)] = True
+    seen[keep] = loose[keep]
+    return grown, seen, tuple(max(a, b) for a, b in zip(largest, new))
 
 
 # ---------------------------------------------------------------------------------- ops

@@ -7,7 +7,8 @@ turn, so that what a handle caches (prepared forms, shard-key and shard-index ca
 metadata, open archives, named memory stores) meets what another handle changed.
 
 Life cycle: a hypothesis strategy draws a layout (the one of ``differential.layouts``)
-plus a store kind (``local``, ``memory://name``, ``memory`` object, ``zip``) and a
+plus a store kind (``local``, ``memory://name``, ``memory`` object, ``zip``, ``cache``: one
+small CacheStore over a directory, odd handles through a view of it) and a
 ``write_empty_chunks`` setting per handle, then a program of operations, each through
 one handle: reads and writes in every form (basic with any step, orthogonal, coordinate,
 mask, blocks, scalar broadcast, ``out=``), resize (shrink then grow), append, reopen. The
@@ -62,7 +63,7 @@ from zarrhpc.testing.differential import (
 
 __all__ = ["Program", "STORE_KINDS", "programs", "run_program"]
 
-STORE_KINDS = ["local", "local", "memory-url", "memory", "zip"]
+STORE_KINDS = ["local", "local", "memory-url", "memory", "zip", "cache"]
 
 
 class Program(dict):
@@ -192,6 +193,12 @@ class World:
         elif self.kind == "s3":  # every handle its own store object on the URL
             bucket, self.options = s3
             self.path = f"s3://{bucket}/{uuid.uuid4().hex}"
+        elif self.kind == "cache":  # one small CacheStore over a directory; odd handles
+            from zarrhpc.storage.cache import CacheStore  # through a view sharing it
+
+            self.source = os.path.join(root, "h.zarr")
+            self.path = CacheStore(zarrhpc.storage.LocalStore(self.source),
+                                   cache_store=zarrhpc.storage.MemoryStore(), max_size=1500)
         self._create()
         self.handles = [self.open(i, prog["wec"][i]) for i in range(len(self.libs))]
 
@@ -208,19 +215,23 @@ class World:
             # zarr-python 3.1 ignores open_array's ``config``: its with_config does not
             a = self.zarr.open_array(self.path, mode="r+")
             return a.with_config({"write_empty_chunks": wec})
-        return zarrhpc.open_array(self.path, mode="r+", config={"write_empty_chunks": wec},
+        path = self.path
+        if self.kind == "cache" and i % 2:
+            path = path.with_read_only(False)
+        return zarrhpc.open_array(path, mode="r+", config={"write_empty_chunks": wec},
                                   storage_options=self.options)
 
     def fresh_reads(self):
         """The whole array through fresh opens: ``[(who, ok, value or exc)]``."""
         libs = ["zarr"] if self.reference else (
-            ["zarrhpc", "zarr"] if self.kind == "local" else ["zarrhpc"])
+            ["zarrhpc", "zarr"] if self.kind in ("local", "cache") else ["zarrhpc"])
         out = []
         for lib in libs:
             mod = self.zarr if lib == "zarr" else zarrhpc
+            path = self.source if lib == "zarr" and self.kind == "cache" else self.path
             try:
                 kw = {} if lib == "zarr" else {"storage_options": self.options}
-                out.append((lib, True, mod.open_array(self.path, mode="r", **kw)[...]))
+                out.append((lib, True, mod.open_array(path, mode="r", **kw)[...]))
             except Exception as exc:  # noqa: BLE001
                 out.append((lib, False, exc))
         return out
@@ -233,10 +244,11 @@ class World:
                 close()
 
     def chunk_keys(self):
-        if self.kind != "local":
+        if self.kind not in ("local", "cache"):
             return None
-        return sorted(os.path.relpath(os.path.join(d, f), self.path)
-                      for d, _, fs in os.walk(self.path) for f in fs
+        root = self.source if self.kind == "cache" else self.path
+        return sorted(os.path.relpath(os.path.join(d, f), root)
+                      for d, _, fs in os.walk(root) for f in fs
                       if f not in ("zarr.json", ".zarray", ".zattrs", ".zgroup"))
 
     def apply(self, op):

@@ -34,6 +34,7 @@ LAYOUTS = {
     "plain-2d": dict(shape=(7, 5), chunks=(3, 2)),
     "zstd-2d": dict(shape=(7, 5), chunks=(3, 2), codec="zstd"),
     "v2-2d": dict(shape=(7, 5), chunks=(3, 2), zarr_format=2),
+    "v2-F-3d": dict(shape=(7, 5, 3), chunks=(3, 2, 2), zarr_format=2, order="F"),
     "sharded-1d": dict(shape=(11,), chunks=(2,), shards=(4,)),
     "sharded-2d": dict(shape=(7, 9), chunks=(2, 3), shards=(4, 6)),
     "sharded-zstd": dict(shape=(9, 7), chunks=(3, 2), shards=(6, 4), codec="zstd"),
@@ -48,9 +49,10 @@ def _interval(rng: random.Random, n: int) -> tuple[int, int]:
 
 
 def regions_of(rng: random.Random, shape, nranks: int) -> list:
-    """Disjoint regions, one per rank (``None``: nothing): slabs along the first axis cut
+    """Disjoint regions, one per rank (``None``: nothing): slabs along a random axis cut
     at random (gaps allowed), each with a random interval on the other axes."""
-    n0 = shape[0]
+    axis = rng.randrange(len(shape))
+    n0 = shape[axis]
     cuts = sorted(rng.randrange(0, n0 + 1) for _ in range(2 * nranks))
     out = []
     for r in range(nranks):
@@ -60,8 +62,9 @@ def regions_of(rng: random.Random, shape, nranks: int) -> list:
         if hi <= lo or rng.random() < 0.1:
             out.append(None)
             continue
-        rest = [_interval(rng, n) if rng.random() < 0.5 else (0, n) for n in shape[1:]]
-        out.append([[lo, hi], *[list(iv) for iv in rest]])
+        box = [list(_interval(rng, n)) if rng.random() < 0.5 else [0, n] for n in shape]
+        box[axis] = [lo, hi]
+        out.append(box)
     return out
 
 
@@ -84,6 +87,9 @@ def make_programs(nranks: int, seed: int = 0, count: int = 4,
             shape = list(layout["shape"])
             largest = list(shape)
             ops: list = [["fill"]]
+            if rng.random() < 0.7:  # shrink first: what lies past the new edges is kept
+                shape = [max(1, n - rng.randrange(1, 4)) for n in shape]
+                ops.append(["resize", shape])
             nops = rng.randrange(3, 6)
             stop = rng.randrange(1, nops) if restart else None
             ranks = nranks

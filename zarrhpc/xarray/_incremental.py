@@ -34,7 +34,7 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
                       zarr_format=None):
     """``(group, [(data, array, region)...], consolidated)`` for ``finish``: the new
     arrays created, the appended ones grown, every check made first."""
-    from zarrhpc.xarray.backend import ZarrhpcBackendEntrypoint
+    from zarrhpc.xarray.backend import _decode
 
     root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
                               storage_options=storage_options, use_consolidated=False,
@@ -45,8 +45,9 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
     fmt = root.zarr_format
     if use_zarr_fill_value_as_mask is None:
         use_zarr_fill_value_as_mask = fmt == 2
-    stored_names = set(root.array_keys())
-    stored = ZarrhpcBackendEntrypoint().open_dataset(root) if stored_names else None
+    arrays = dict(root.arrays())  # read once: each look-up is a request on object stores
+    stored_names = set(arrays)
+    stored = _decode(root, None, arrays) if stored_names else None
     if append_dim is not None and stored is not None and append_dim not in stored.dims:
         raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
                          f"dimensions {dict(stored.sizes)}")
@@ -82,7 +83,7 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
             var = encode_zarr_variable(var, name=name, zarr_format=fmt)
             var = _validate_and_transpose_existing_dims(name, var, stored[name], slices,
                                                         append_dim)
-            stored_array = root[name]
+            stored_array = arrays[name]
             if write_empty_chunks is not None:  # as xarray: the writes' own setting
                 stored_array = zarrhpc.open_array(
                     root.store, path=stored_array.path, mode="r+",

@@ -168,12 +168,14 @@ def _xarray_dtype(array: Array):
 class ZarrhpcDataStore(AbstractDataStore):
     """A zarrhpc Group as xarray's read-only data store."""
 
-    def __init__(self, group, use_zarr_fill_value_as_mask=None):
+    def __init__(self, group, use_zarr_fill_value_as_mask=None, arrays=None):
         self.zarr_group = group
         if use_zarr_fill_value_as_mask is None:
             use_zarr_fill_value_as_mask = group.zarr_format != 3
         self._mask_with_fill = bool(use_zarr_fill_value_as_mask)
-        self._arrays = dict(group.arrays())
+        # arrays: the group's arrays when the caller has them already (each look-up is a
+        # request on an object store)
+        self._arrays = dict(group.arrays()) if arrays is None else arrays
 
     def open_store_variable(self, name: str, array: Array):
         from xarray import Variable
@@ -321,9 +323,10 @@ class ZarrhpcBackendEntrypoint(BackendEntrypoint):
             self.open_groups_as_dict(filename_or_obj, **kwargs))
 
 
-def _decode(grp, use_zarr_fill_value_as_mask, **decode):
-    """The Dataset of one group's arrays, CF-decoded by xarray."""
-    store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask)
+def _decode(grp, use_zarr_fill_value_as_mask, arrays=None, **decode):
+    """The Dataset of one group's arrays (``arrays``: ``{name: Array}`` when known),
+    CF-decoded by xarray."""
+    store = ZarrhpcDataStore(grp, use_zarr_fill_value_as_mask, arrays)
     return StoreBackendEntrypoint().open_dataset(store, **decode)
 
 

@@ -114,18 +114,19 @@ def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
                                  safe_chunks=safe_chunks, align_chunks=align_chunks,
                                  zarr_format=zarr_format)
     if mode == "w-":
-        from zarrhpc.core._nodes import read_node, resolve_store_path
+        # one batched look-up of what is at the path (create_group's own check): on an
+        # object store each read is a request
+        from zarrhpc.core._nodes import resolve_store_path
 
         target, path = resolve_store_path(store, group, "w", storage_options)
-        existing = read_node(target, path)
-        if existing is not None:
-            cls = ContainsArrayError if existing.node_type == "array" else ContainsGroupError
-            raise cls(f"to_zarr: a node already exists at {path or '/'!r} in {target!r} "
-                      f"(mode='w-'; use mode='w' to replace it)")
-        store, group = target, path
-    root = zarrhpc.open_group(store, path=group, mode="w" if mode == "w" else "a",
-                              zarr_format=zarr_format, storage_options=storage_options,
-                              use_consolidated=False)
+        try:
+            root = zarrhpc.create_group(target, path=path, zarr_format=zarr_format)
+        except (ContainsArrayError, ContainsGroupError) as exc:
+            raise type(exc)(f"to_zarr: a node already exists at {path or '/'!r} in "
+                            f"{target!r} (mode='w-'; use mode='w' to replace it)") from exc
+    else:
+        root = zarrhpc.open_group(store, path=group, mode="w", zarr_format=zarr_format,
+                                  storage_options=storage_options, use_consolidated=False)
     fmt = root.zarr_format
     if use_zarr_fill_value_as_mask is None:
         use_zarr_fill_value_as_mask = fmt == 2

@@ -1822,4 +1822,508 @@ z = zarr.create_array(store={}, shape=(4,), dtype='i2', serializer=BytesCodec(),
 print([type(c).__name__ for c in z.metadata.codecs])
 print(z.metadata.to_dict()['codecs'])
 """),
+    # ---- zarr-python 3.1.6's API reference: Group and Array methods, stores, config -----
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.require_group", code="""
+import zarr
+root = zarr.group()
+a = root.require_group('a')
+b = root.require_group('a')
+print(a.path, b.path, a == b)
+x = root.require_array('x', shape=(3,), dtype='i4')
+y = root.require_array('x', shape=(3,), dtype='i4')
+print(x.shape, y.dtype)
+try:
+    root.require_array('x', shape=(4,), dtype='i4')
+except Exception as e:
+    caught(e)
+try:
+    root.require_group('x')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.create_dataset", code="""
+import numpy as np
+import zarr
+root = zarr.group(store='h5like.zarr')
+d = root.create_dataset('data', shape=(4, 4), chunks=(2, 2), dtype='f4')
+d[:] = np.eye(4)
+print(d)
+r = root.require_dataset('data', shape=(4, 4), dtype='f4')
+print(r[1, 1], r.chunks)
+try:
+    root.require_dataset('data', shape=(5, 4), dtype='f4')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.members", code="""
+import zarr
+root = zarr.group()
+root.create_group('a').create_group('b').create_array('c', shape=(1,), dtype='u1')
+root.create_array('d', shape=(2,), dtype='u1')
+print(sorted(k for k, _ in root.members()))
+print(sorted(k for k, _ in root.members(max_depth=None)))
+print(sorted(k for k, _ in root.members(max_depth=1)))
+print(sorted(root.array_keys()), sorted(root.group_keys()))
+print(root.nmembers(max_depth=None))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.update_attributes", code="""
+import zarr
+g = zarr.open_group('u.zarr', mode='w', attributes={'a': 1})
+g2 = g.update_attributes({'b': [1, 2]})
+print(type(g2).__name__, dict(g2.attrs), dict(g.attrs))
+print(dict(zarr.open_group('u.zarr').attrs))
+a = g.create_array('arr', shape=(2,), dtype='i2', attributes={'units': 'm'})
+a2 = a.update_attributes({'long_name': 'x'})
+print(dict(a2.attrs), dict(zarr.open_array('u.zarr/arr').attrs))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.move", code="""
+import zarr
+g = zarr.open_group('mv.zarr', mode='w')
+a = g.create_array('src', shape=(3,), dtype='i1')
+a[:] = [1, 2, 3]
+g.move('src', 'dst')
+print(sorted(g.keys()))
+print(g['dst'][:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.__delitem__", code="""
+import zarr
+g = zarr.open_group('del.zarr', mode='w')
+g.create_array('a', shape=(2,), dtype='i1')[:] = 5
+g.create_group('b').create_array('c', shape=(1,), dtype='i1')
+del g['a']
+del g['b']
+print(sorted(g.keys()), 'a' in g, 'b/c' in g)
+import os
+print(sorted(os.listdir('del.zarr')))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/convenience.html#zarr.copy", code="""
+import zarr
+src = zarr.group()
+src.create_array('a', shape=(2,), dtype='i1')
+dst = zarr.group()
+try:
+    zarr.copy(src['a'], dst)
+    print(sorted(dst.keys()))
+except Exception as e:
+    caught(e)
+try:
+    zarr.copy_all(src, dst)
+    print(sorted(dst.keys()))
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.set_block_selection", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(6, 6), chunks=(2, 3), dtype='i4')
+z.set_block_selection((1, 0), np.full((2, 3), 7))
+z.blocks[2, 1] = np.arange(6).reshape(2, 3)
+print(z[:])
+print(z.get_block_selection((slice(0, 2), 1)))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.set_coordinate_selection", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(4, 4), chunks=(2, 2), dtype='f8')
+z.set_coordinate_selection(([0, 1, 3], [3, 2, 0]), [1.5, 2.5, 3.5])
+print(z[:])
+print(z.get_coordinate_selection((np.array([[0, 1], [3, 3]]), np.array([[3, 2], [0, 1]]))))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.get_orthogonal_selection", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(5, 5), chunks=(2, 2), dtype='u2')
+z[:] = np.arange(25).reshape(5, 5)
+print(z.get_orthogonal_selection(([0, 4], slice(1, 3))))
+print(z.oindex[np.array([True, False, True, False, True]), 2])
+print(z[[0, 2], :2])
+print(z[np.array([1, 3])])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.fields", code="""
+import numpy as np
+import zarr
+dt = np.dtype([('x', 'i2'), ('y', 'f4')])
+z = zarr.create_array(store={}, shape=(3,), dtype=dt, zarr_format=2)
+z[:] = np.array([(1, 1.5), (2, 2.5), (3, 3.5)], dtype=dt)
+print(z[:]['x'])
+print(z[0:2]['y'])
+print(z[1], z.fill_value)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.nchunks_initialized", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='ni.zarr', shape=(10, 10), chunks=(5, 5), shards=(10, 5), dtype='i1')
+print(z.nchunks, z.nchunks_initialized, z.nbytes_stored())
+z[0, 0] = 1
+print(z.nchunks_initialized)
+z[:] = 2
+print(z.nchunks_initialized, z.nbytes)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.resize", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='rs.zarr', shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype='u1')
+z[:] = 9
+z.resize((5, 10))
+print(z.shape, z[4], z[:, 9])
+z.append(np.ones((3, 10), dtype='u1'))
+print(z.shape, z[-1, :3], z.nchunks)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/config.html#configuration-options", code="""
+import zarr
+print(zarr.config.get('default_zarr_format'))
+with zarr.config.set({'default_zarr_format': 2}):
+    a = zarr.create_array(store={}, shape=(2,), dtype='i1')
+    print(a.metadata.zarr_format)
+b = zarr.create_array(store={}, shape=(2,), dtype='i1')
+print(b.metadata.zarr_format)
+zarr.config.set({'array.write_empty_chunks': True})
+print(zarr.config.get('array.write_empty_chunks'))
+zarr.config.reset()
+print(zarr.config.get('array.write_empty_chunks'))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#object-arrays", code="""
+import numpy as np
+import numcodecs
+import zarr
+z = zarr.create(shape=(3,), dtype=str, zarr_format=2, store={})
+z[:] = ['a', 'bb', 'ccc']
+print(z[:], z.dtype, z.filters)
+b = zarr.create_array(store={}, shape=(2,), dtype='S2', zarr_format=2)
+b[:] = [b'x', b'yz']
+print(b[:], b.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#chunks-true-false", code="""
+import zarr
+a = zarr.create(shape=(100, 100), chunks=True, store={})
+b = zarr.create(shape=(100, 100), chunks=False, store={})
+c = zarr.create(shape=(100, 100), chunks=10, store={})
+d = zarr.create(shape=(100, 100), chunks=(10, -1), store={}, zarr_format=2)
+print(a.chunks, b.chunks, c.chunks, d.chunks)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#fill-values", code="""
+import numpy as np
+import zarr
+for dt, fv in (('f4', None), ('i2', None), ('c8', 1j), ('bool', True), ('u8', 2**63), ('f8', '-Infinity')):
+    try:
+        z = zarr.create_array(store={}, shape=(2,), dtype=dt, fill_value=fv)
+        print(dt, repr(z.fill_value), z[:], z.metadata.to_dict()['fill_value'])
+    except Exception as e:
+        caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#fill-values-v2", code="""
+import numpy as np
+import json
+import zarr
+for dt, fv in (('f4', None), ('f8', np.nan), ('i2', None), ('U2', None), ('M8[s]', None)):
+    z = zarr.create_array('v%s.zarr' % dt.replace('[', '').replace(']', ''), shape=(2,), dtype=dt, fill_value=fv, zarr_format=2)
+    meta = json.load(open(z.store_path.store.root / '.zarray' if False else 'v%s.zarr/.zarray' % dt.replace('[', '').replace(']', '')))
+    print(dt, repr(z.fill_value), meta['fill_value'], z[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#group-attrs-v2", code="""
+import json
+import zarr
+g = zarr.open_group('g2.zarr', mode='w', zarr_format=2)
+g.attrs['title'] = 'test'
+g.attrs.update({'n': 3})
+print(json.load(open('g2.zarr/.zattrs')))
+print(sorted(__import__('os').listdir('g2.zarr')))
+print(zarr.open_group('g2.zarr').metadata.zarr_format)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage.html#zarr.storage.LocalStore.with_read_only", code="""
+import zarr
+store = zarr.storage.LocalStore('ro.zarr')
+zarr.create_array(store, shape=(2,), dtype='i1')
+ro = store.with_read_only(True)
+print(store.read_only, ro.read_only)
+a = zarr.open_array(ro)
+print(a.read_only)
+try:
+    a[0] = 1
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage.html#zarr.storage.MemoryStore", code="""
+import zarr
+d = {}
+store = zarr.storage.MemoryStore(d)
+zarr.create_group(store=store).create_array('a', shape=(2,), dtype='i1')
+print(sorted(d))
+g = zarr.open_group(d, mode='r')
+print(sorted(g.keys()), g.read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open_array-mode-a", code="""
+import zarr
+a = zarr.open_array('oa.zarr', mode='a', shape=(3,), dtype='i2', fill_value=4)
+a[0] = 1
+b = zarr.open_array('oa.zarr', mode='a', shape=(5,), dtype='f8')
+print(b.shape, b.dtype, b[:])
+c = zarr.open_array('oa.zarr', mode='w', shape=(2,), dtype='u1')
+print(c.shape, c[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open_group-path", code="""
+import zarr
+root = zarr.open_group('np.zarr', mode='w')
+root.create_group('a/b/c')
+print(sorted(k for k, _ in root.members(max_depth=None)))
+sub = zarr.open_group('np.zarr', path='a/b', mode='r')
+print(sub.path, sub.name, sub.basename, list(sub.keys()))
+print(zarr.open('np.zarr/a/b/c', mode='r').path)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_array-write_data", code="""
+import numpy as np
+import zarr
+data = np.arange(12).reshape(3, 4)
+a = zarr.create_array(store={}, data=data, write_data=False)
+print(a.shape, a.dtype, a[:].sum())
+b = zarr.create_array(store={}, data=data, chunks=(2, 2))
+print(b[:].sum(), b.chunks)
+try:
+    zarr.create_array(store={}, data=data, dtype='f4')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.array", code="""
+import numpy as np
+import zarr
+z = zarr.array([[1, 2], [3, 4]], chunks=(1, 2))
+print(z.dtype, z.chunks, z[:])
+z2 = zarr.array(np.array([1.5, 2.5], dtype='f2'), store='a.zarr')
+print(z2.dtype, zarr.open_array('a.zarr')[:])
+z3 = zarr.array(z[:], chunks=z.chunks)
+print(z3[:], z3.chunks)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.info_complete", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(100,), chunks=(10,), dtype='i8', attributes={'a': 1})
+z[:50] = np.arange(50)
+print(z.info_complete())
+z2 = zarr.create_array(store={}, shape=(4, 4), chunks=(2, 2), shards=(4, 4), dtype='f2',
+                       zarr_format=3, compressors=None)
+print(z2.info_complete())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.__setitem__", code="""
+import numpy as np
+import zarr
+g = zarr.group()
+g['a'] = np.arange(4)
+g['b/c'] = np.ones((2, 2), dtype='i1')
+print(sorted(g.keys()), g['a'][:], g['b/c'].dtype, g['b/c'].chunks)
+print(g['b'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.empty_like", code="""
+import numpy as np
+import zarr
+g = zarr.group()
+src = g.create_array('src', shape=(4, 6), chunks=(2, 3), dtype='i2', fill_value=3)
+e = g.empty_like('e', data=src)
+z = g.zeros_like('z', data=src)
+o = g.ones_like('o', data=np.zeros((2, 2)))
+f = g.full_like('f', data=src, fill_value=8)
+for x in (e, z, o, f):
+    print(x.name, x.shape, x.chunks, x.dtype, x.fill_value)
+"""),
+    # ---- zarr-python 3.1.6's docs: modes, URLs, save/load, pickling, threads, writes ----
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/open.html#zarr.open-r-plus", code="""
+import zarr
+try:
+    zarr.open('absent.zarr', mode='r+')
+except Exception as e:
+    caught(e)
+try:
+    zarr.open_group('absent.zarr', mode='r+')
+except Exception as e:
+    caught(e)
+g = zarr.open_group('present.zarr', mode='w')
+print(zarr.open_group('present.zarr', mode='r+').read_only)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/storage.html#urls", code="""
+import zarr
+m = zarr.create_array('memory://m1', shape=(3,), dtype='f4')
+m[:] = 1
+print(zarr.open_array('memory://m1')[:])
+g = zarr.open_group('memory://m2', mode='w')
+g.create_array('x', shape=(1,), dtype='u1')
+print(sorted(zarr.open_group('memory://m2').keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_array-chunk_key_encoding", code="""
+import os
+import zarr
+a = zarr.create_array('cke.zarr', shape=(4, 4), chunks=(2, 2), dtype='i1',
+                      chunk_key_encoding={'name': 'default', 'separator': '.'})
+a[:] = 1
+print(sorted(os.listdir('cke.zarr')))
+print(a.metadata.chunk_key_encoding)
+b = zarr.create_array('cke2.zarr', shape=(4, 4), chunks=(2, 2), dtype='i1', zarr_format=2,
+                      chunk_key_encoding={'name': 'v2', 'separator': '/'})
+b[:] = 1
+print(sorted(os.listdir('cke2.zarr')), b.metadata.dimension_separator)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/create.html#zarr.create_array-overwrite", code="""
+import zarr
+a = zarr.create_array('ow.zarr', shape=(2,), dtype='i1', fill_value=1)
+b = zarr.create_array('ow.zarr', shape=(3,), dtype='f8', overwrite=True)
+print(b.shape, b.dtype, b[:])
+g = zarr.create_group('ow.zarr', overwrite=True)
+print(type(zarr.open('ow.zarr')).__name__, list(g.keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/convenience.html#zarr.tree", code="""
+import zarr
+g = zarr.group()
+g.create_group('x').create_array('y', shape=(2, 2), dtype='u1')
+print(zarr.tree(g))
+print(zarr.tree(g, level=1))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.__array__", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(2, 3), dtype='i2')
+z[:] = [[1, 2, 3], [4, 5, 6]]
+n = np.asarray(z)
+print(type(n).__name__, n.dtype, n.sum())
+print(np.array(z, dtype='f4'))
+print(np.mean(z[:]), np.max(z[:], axis=0))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#pickle", code="""
+import pickle
+import numpy as np
+import zarr
+a = zarr.create_array('p.zarr', shape=(4,), dtype='i4')
+a[:] = np.arange(4)
+b = pickle.loads(pickle.dumps(a))
+print(b[:], b.shape, b.path)
+b[0] = 10
+print(a[0], zarr.open_array('p.zarr')[0])
+g = pickle.loads(pickle.dumps(zarr.open_group('p.zarr', mode='r') if False else zarr.group()))
+print(type(g).__name__)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/performance.html#parallel-computing", code="""
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+import zarr
+z = zarr.create_array('par.zarr', shape=(8, 8), chunks=(2, 8), dtype='i4')
+def write(i):
+    z[2 * i:2 * i + 2] = i
+with ThreadPoolExecutor(4) as ex:
+    list(ex.map(write, range(4)))
+print(z[:, 0])
+print(zarr.open_array('par.zarr').nchunks_initialized)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/save.html#zarr.save_array", code="""
+import numpy as np
+import zarr
+zarr.save_array('sa.zarr', np.arange(6).reshape(2, 3))
+a = zarr.open_array('sa.zarr')
+print(a.chunks, a[:])
+try:
+    zarr.save_array('sa.zarr', np.arange(3))
+except Exception as e:
+    caught(e)
+zarr.save_array('sa.zarr', np.arange(3), mode='w')
+print(zarr.load('sa.zarr'))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/save.html#zarr.save", code="""
+import numpy as np
+import zarr
+zarr.save('sv.zarr', np.ones(2), np.zeros(3), named=np.arange(2))
+g = zarr.open_group('sv.zarr')
+print(sorted(g.array_keys()), g['arr_1'][:], g['named'][:])
+try:
+    zarr.save('sv2.zarr')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.array_values", code="""
+import zarr
+g = zarr.group()
+for n in ('b', 'a'):
+    g.create_array(n, shape=(1,), dtype='i1')
+g.create_group('c')
+print(sorted(a.name for a in g.array_values()))
+print(sorted(x.name for x in g.group_values()))
+print(sorted(g.array_keys()), sorted(dict(g.arrays())))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group.html#zarr.Group.get", code="""
+import zarr
+g = zarr.group()
+g.create_array('a', shape=(1,), dtype='i1')
+print(g.get('a').shape, g.get('missing'), g.get('missing', 'default'))
+print('a' in g, list(iter(g)))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.append-axis1", code="""
+import numpy as np
+import zarr
+z = zarr.create_array('ap.zarr', shape=(2, 2), chunks=(2, 2), dtype='f4', fill_value=0)
+z[:] = 1
+print(z.append(np.full((2, 3), 2, dtype='f4'), axis=1))
+print(z[:])
+print(zarr.open_array('ap.zarr').shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/v3_migration.html#chunk-key-dot", code="""
+import os
+import zarr
+z = zarr.open('v2dot.zarr', mode='w', shape=(4,), chunks=(2,), dtype='i2', zarr_format=2)
+z[:] = [1, 2, 3, 4]
+print(sorted(os.listdir('v2dot.zarr')))
+z2 = zarr.open('v2slash.zarr', mode='w', shape=(2, 2), chunks=(1, 1), dtype='i2', zarr_format=2,
+               dimension_separator='/')
+z2[:] = 1
+print(sorted(os.listdir('v2slash.zarr')), z2.metadata.dimension_separator)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.store_path", code="""
+import zarr
+g = zarr.open_group('sp.zarr', mode='w')
+a = g.create_array('sub/a', shape=(1,), dtype='i1')
+print(a.store_path, a.path, a.name, a.basename)
+print(g['sub'].store_path, g.store_path)
+print(a.store)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array.html#zarr.Array.with_config", code="""
+import zarr
+a = zarr.create_array(store={}, shape=(4,), chunks=(1,), dtype='i1', fill_value=0)
+b = a.with_config({'write_empty_chunks': True}) if hasattr(a, 'with_config') else a
+b[:] = 0
+print(a.nchunks_initialized, b.nchunks_initialized)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#negative-index", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(5, 4), chunks=(2, 2), dtype='i4')
+z[:] = np.arange(20).reshape(5, 4)
+print(z[-1], z[-2:, -1], z[1:-1, 1:3])
+z[-1, -1] = 100
+print(z[4, 3], z[:, -1])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#broadcast-writes", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(3, 4), chunks=(2, 2), dtype='f8')
+z[:] = 2.5
+z[0] = np.arange(4)
+z[:, 1] = 9
+z[1:, 2:] = [[7, 8], [5, 6]]
+print(z[:])
+try:
+    z[0] = np.arange(3)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#bool-and-complex", code="""
+import numpy as np
+import zarr
+b = zarr.create_array(store={}, shape=(4,), dtype=bool)
+b[:] = [True, False, True, True]
+print(b[:], b[:].sum(), b.fill_value)
+c = zarr.create_array(store={}, shape=(2,), dtype='c16', fill_value=1 + 1j)
+print(c[:], c.metadata.to_dict()['fill_value'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#group-attributes-on-creation", code="""
+import zarr
+g = zarr.create_group('ga.zarr', attributes={'a': [1, 2], 'b': {'c': 'd'}})
+print(dict(g.attrs))
+s = g.create_group('s', attributes={'x': 1.5})
+print(dict(zarr.open_group('ga.zarr/s').attrs), s.attrs['x'])
+print(g.info)
+"""),
 ]

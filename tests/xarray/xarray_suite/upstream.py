@@ -68,23 +68,40 @@ def _zp_runner():
 
 def run(tests_dir: pathlib.Path, lib: str, select: str = "zarr", extra=()) -> dict:
     """``{test id: (outcome, detail)}`` of the selected tests run against ``lib``."""
+    os.environ["XR_SUITE_LIB"] = lib
+    return run_modules([tests_dir / m for m in MODULES], "xr_plugin", INI, select, extra,
+                       HERE)
+
+
+def run_modules(paths, plugin: str, ini: str, select: str, extra, plugin_dir) -> dict:
+    """pytest on ``paths`` from a scratch directory holding ``ini``, with ``plugin`` (a
+    module in ``plugin_dir``) and the zarr-python runner's outcome collector; the dask
+    suite runner uses it too."""
     import pytest
 
-    os.environ["XR_SUITE_LIB"] = lib
-    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(plugin_dir))
     col = _zp_runner()._Collector()
-    with tempfile.TemporaryDirectory(prefix="xr-suite-") as tmp:
-        ini = pathlib.Path(tmp) / "pytest.ini"
-        ini.write_text(INI)
+    with tempfile.TemporaryDirectory(prefix="suite-") as tmp:
+        ini_path = pathlib.Path(tmp) / "pytest.ini"
+        ini_path.write_text(ini)
         old = os.getcwd()
         os.chdir(tmp)
         try:
             pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p",
-                         "xr_plugin", "-c", str(ini), "--rootdir", tmp, "-k", select,
-                         *extra, *[str(tests_dir / m) for m in MODULES]], plugins=[col])
+                         plugin, "-c", str(ini_path), "--rootdir", tmp, "-k", select,
+                         *extra, *[str(p) for p in paths]], plugins=[col])
         finally:
             os.chdir(old)
     return col.outcomes
+
+
+def report(outcomes: dict, json_path=None) -> None:
+    """Print the summary; write it and every outcome to ``json_path`` when given."""
+    summary = summarize(outcomes)
+    print(json.dumps(summary, indent=1))
+    if json_path:
+        pathlib.Path(json_path).write_text(json.dumps({"summary": summary,
+                                                       "outcomes": outcomes}, indent=1))
 
 
 def summarize(outcomes: dict) -> dict:
@@ -105,12 +122,7 @@ def main(argv=None):
         import xarray
 
         tests_dir = pathlib.Path(xarray.__file__).parent / "tests"
-    outcomes = run(tests_dir, args.lib, args.select, extra)
-    summary = summarize(outcomes)
-    print(json.dumps(summary, indent=1))
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({"summary": summary,
-                                                       "outcomes": outcomes}, indent=1))
+    report(run(tests_dir, args.lib, args.select, extra), args.json)
 
 
 if __name__ == "__main__":
