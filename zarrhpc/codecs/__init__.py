@@ -53,8 +53,13 @@ from zarrhpc.codecs.reshape import ReshapeCodec
 from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.squeeze import SqueezeCodec
 from zarrhpc.codecs.transpose import TransposeCodec
-from zarrhpc.codecs.vlen import VLenArrayCodec, VLenBytesCodec, VLenUTF8Codec
-from zarrhpc.codecs.vlen_zarrs import ZarrsVlenCodec, ZarrsVlenV2Codec
+from zarrhpc.codecs.vlen import (
+    VLenArrayCodec,
+    VLenBytesCodec,
+    VLenUTF8Codec,
+    ZarrsVlenV2Codec,
+)
+from zarrhpc.codecs.vlen_zarrs import ZarrsVlenCodec
 from zarrhpc.codecs.zfp import ZfpCodec, ZfpyCodec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
