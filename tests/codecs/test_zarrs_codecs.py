@@ -24,37 +24,47 @@ def _create(path, values, chunks, serializer, filters=None, **kw):
 
 # -- zarrs.squeeze ------------------------------------------------------------------------
 
-def _zarrs_pipeline():
-    zarr = pytest.importorskip("zarr")
-    pytest.importorskip("zarrs")
+def _zarrs_array_codec(name, out_shape):
+    """A zarr-python array->array codec class named ``name`` whose work zarrs' Rust
+    pipeline does (zarr-python only needs its metadata); ``out_shape(conf, shape)``."""
     from dataclasses import replace
 
+    zarr = pytest.importorskip("zarr")
+    pytest.importorskip("zarrs")
     from zarr.abc.codec import ArrayArrayCodec
     from zarr.registry import register_codec
 
-    class Squeeze(ArrayArrayCodec):  # zarr-python's view of it; zarrs does the work
+    class Stub(ArrayArrayCodec):
         is_fixed_size = True
+
+        def __init__(self, **conf):
+            object.__setattr__(self, "conf", conf)
 
         @classmethod
         def from_dict(cls, d):
-            return cls()
+            return cls(**(d.get("configuration") or {}))
 
         def to_dict(self):
-            return {"name": "zarrs.squeeze", "configuration": {}}
+            return {"name": name, "configuration": self.conf}
 
         def compute_encoded_size(self, n, spec):
             return n
 
         def resolve_metadata(self, spec):
-            return replace(spec, shape=tuple(n for n in spec.shape if n != 1) or (1,))
+            return replace(spec, shape=out_shape(self.conf, spec.shape))
 
         async def _decode_single(self, *a):
             raise RuntimeError("zarrs decodes")
 
         async def _encode_single(self, *a):
             raise RuntimeError("zarrs encodes")
-    register_codec("zarrs.squeeze", Squeeze)
-    return zarr, Squeeze
+    register_codec(name, Stub)
+    return zarr, Stub
+
+
+def _zarrs_pipeline():
+    return _zarrs_array_codec("zarrs.squeeze",
+                              lambda conf, shape: tuple(n for n in shape if n != 1) or (1,))
 
 
 @pytest.mark.parametrize(("shape", "chunks"), [((6, 1, 9), (4, 1, 4)), ((1, 1), (1, 1)),
@@ -300,45 +310,17 @@ def test_gdeflate_is_named_when_refused(name):
 
 # -- reshape (zarr-extensions) ------------------------------------------------------------
 
-def _zarrs_reshape():
+def _reshaped(conf, shape):
     import math
-    from dataclasses import replace
 
-    zarr = pytest.importorskip("zarr")
-    pytest.importorskip("zarrs")
-    from zarr.abc.codec import ArrayArrayCodec
-    from zarr.registry import register_codec
+    out = [math.prod(shape[d] for d in s) if isinstance(s, list) else s for s in conf["shape"]]
+    if -1 in out:
+        out[out.index(-1)] = math.prod(shape) // -math.prod(out)
+    return tuple(out)
 
-    class Reshape(ArrayArrayCodec):  # zarr-python's view of it; zarrs does the work
-        is_fixed_size = True
 
-        def __init__(self, shape):
-            object.__setattr__(self, "shape", shape)
-
-        @classmethod
-        def from_dict(cls, d):
-            return cls(d["configuration"]["shape"])
-
-        def to_dict(self):
-            return {"name": "reshape", "configuration": {"shape": self.shape}}
-
-        def compute_encoded_size(self, n, spec):
-            return n
-
-        def resolve_metadata(self, spec):
-            out = [math.prod(spec.shape[d] for d in s) if isinstance(s, list) else s
-                   for s in self.shape]
-            if -1 in out:
-                out[out.index(-1)] = math.prod(spec.shape) // -math.prod(out)
-            return replace(spec, shape=tuple(out))
-
-        async def _decode_single(self, *a):
-            raise RuntimeError("zarrs decodes")
-
-        async def _encode_single(self, *a):
-            raise RuntimeError("zarrs encodes")
-    register_codec("reshape", Reshape)
-    return zarr, Reshape
+def _zarrs_reshape():
+    return _zarrs_array_codec("reshape", _reshaped)
 
 
 @pytest.mark.parametrize("shape", [[[0, 1], -1], [-1], [12, [2]], [[0], [1, 2]], [3, 2, 2, 5]])
@@ -350,7 +332,7 @@ def test_reshape_as_zarrs_writes_and_reads_it(tmp_path, shape):
             "codec_pipeline.path": "zarrs.ZarrsCodecPipeline", "codec_pipeline.strict": True}):
         warnings.simplefilter("ignore")
         z = zarr.create_array(str(tmp_path / "zs"), shape=values.shape, chunks=(3, 4, 5),
-                              dtype="<u2", filters=[Reshape(shape)], compressors=None,
+                              dtype="<u2", filters=[Reshape(shape=shape)], compressors=None,
                               fill_value=0)
         z[...] = values
         _create(tmp_path / "zh", values, (3, 4, 5), "auto",

@@ -291,3 +291,22 @@ def test_unknown_lz4_framing_and_bad_lengths_are_refused(tmp_path):
     block.write_bytes(bytes(raw))
     with pytest.raises(CorruptChunkError, match="n5.lz4"):
         zarrhpc.open(tmp_path / "d", mode="r")[...]
+
+
+@pytest.mark.parametrize("comp", [{"type": "gzip"}, {"type": "raw"}])
+def test_tensorstore_axis_order_view(tmp_path, comp):
+    """N5Store(axis_order="n5") is tensorstore's view itself, not its transpose."""
+    import pickle
+
+    values = _values((13, 7, 5), "int32", 9)
+    t = _ts_write(tmp_path / "d.n5", values, [4, 3, 2], comp)
+    store = N5Store(tmp_path / "d.n5", axis_order="n5")
+    a = zarrhpc.open_array(store, mode="r")
+    assert a.shape == (13, 7, 5) and a.chunks == (4, 3, 2)
+    np.testing.assert_array_equal(a[...], t.read().result())
+    np.testing.assert_array_equal(a[3:11, 1:6:2, 4], values[3:11, 1:6:2, 4])
+    b = pickle.loads(pickle.dumps(a))
+    assert b.store == store and b.store != N5Store(tmp_path / "d.n5")
+    np.testing.assert_array_equal(b[...], values)
+    with pytest.raises(ValueError, match="axis_order"):
+        N5Store(tmp_path / "d.n5", axis_order="F")

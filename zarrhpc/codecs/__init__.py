@@ -7,8 +7,9 @@
 - one module per codec, each opening with its spec card: ``bytes``, ``transpose``,
   ``gzip``, ``zstd``, ``blosc``, ``crc32c``, ``sharding_indexed``, ``vlen-utf8``,
   ``vlen-bytes`` (``vlen``), zarrs' ``zarrs.vlen``/``zarrs.vlen_v2`` (``vlen_zarrs``) and
-  ``zarrs.squeeze`` (``squeeze``), ``zfp``/``numcodecs.zfpy`` (``zfp``), and every other
-  numcodecs codec (``numcodecs_adapter``).
+  ``zarrs.squeeze`` (``squeeze``), ``zfp``/``numcodecs.zfpy`` (``zfp``), ``reshape``,
+  ``cast_value``/``scale_offset`` (``cast_value``), N5 blocks ``n5_default`` and N5's lz4
+  (``n5``), and every other numcodecs codec (``numcodecs_adapter``).
 
 A new codec plugs in by subclassing one of the base classes and calling
 :func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
@@ -52,8 +53,13 @@ from zarrhpc.codecs.reshape import ReshapeCodec
 from zarrhpc.codecs.sharding import ShardingCodec
 from zarrhpc.codecs.squeeze import SqueezeCodec
 from zarrhpc.codecs.transpose import TransposeCodec
-from zarrhpc.codecs.vlen import VLenArrayCodec, VLenBytesCodec, VLenUTF8Codec
-from zarrhpc.codecs.vlen_zarrs import ZarrsVlenCodec, ZarrsVlenV2Codec
+from zarrhpc.codecs.vlen import (
+    VLenArrayCodec,
+    VLenBytesCodec,
+    VLenUTF8Codec,
+    ZarrsVlenV2Codec,
+)
+from zarrhpc.codecs.vlen_zarrs import ZarrsVlenCodec
 from zarrhpc.codecs.zfp import ZfpCodec, ZfpyCodec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec

@@ -23,6 +23,10 @@ Spec card
   non-UTF-8 buffer raises :class:`~zarrhpc.errors.CorruptChunkError`. Bytes after the
   last element are ignored, as numcodecs (hence zarr-python) does.
 - GIL: held (objects are built); the framing pass is a tight C loop.
+- zarrs' ``zarrs.vlen_v2`` (``https://codec.zarrs.dev/array_to_bytes/vlen_v2``) is this
+  layout decoupled from the data type (vlen-utf8's for strings, vlen-bytes' for bytes),
+  configuration empty; zarrs writes ``numcodecs.vlen-array`` with an empty
+  configuration the same way (:class:`ZarrsVlenV2Codec`, :class:`ZarrsVlenArrayCodec`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from zarrhpc.codecs.abc import ArrayToBytesCodec, ChunkSpec, config_dict
+from zarrhpc.codecs.abc import (
+    ArrayToBytesCodec,
+    ChunkSpec,
+    NoConfiguration,
+    config_dict,
+    field_name,
+)
 from zarrhpc.errors import CodecError, CorruptChunkError
 
 try:  # built against numpy 2's StringDType C API: does not import under numpy 1.x
@@ -39,7 +49,8 @@ try:  # built against numpy 2's StringDType C API: does not import under numpy 1
 except ImportError:  # pragma: no cover - numpy 1.x
     _vlen = None
 
-__all__ = ["VLenArrayCodec", "VLenBytesCodec", "VLenUTF8Codec"]
+__all__ = ["VLenArrayCodec", "VLenBytesCodec", "VLenUTF8Codec", "ZarrsVlenArrayCodec",
+           "ZarrsVlenV2Codec", "check_vlen_type", "is_text"]
 
 
 def _flat_objects(arr: np.ndarray) -> np.ndarray:
@@ -176,7 +187,6 @@ class VLenArrayCodec(ArrayToBytesCodec):
         config = config_dict(configuration, doc, field, {"dtype", "id"}, required=False)
         if "dtype" not in config:
             if "id" not in config:  # zarrs' v3 numcodecs.vlen-array: no dtype, any vlen type
-                from zarrhpc.codecs.vlen_zarrs import ZarrsVlenArrayCodec
                 return ZarrsVlenArrayCodec()
             raise CodecError(f"{doc + ': ' if doc else ''}{field}: vlen-array needs a dtype")
         return cls(config["dtype"])
@@ -202,3 +212,47 @@ class VLenArrayCodec(ArrayToBytesCodec):
         if out.shape != (n,):
             raise CorruptChunkError(f"vlen-array: {out.shape[0]} items, expected {n}")
         return out.reshape(spec.shape)
+
+
+def is_text(spec: ChunkSpec) -> bool:
+    """Whether the chunk holds strings (numpy StringDType, or objects whose fill value
+    is a str) rather than bytes."""
+    if spec.dtype.kind == "T":
+        return True
+    fill = spec.fill_value
+    return fill is not None and isinstance(np.asarray(fill, dtype=object).item(), str)
+
+
+def check_vlen_type(name: str, spec: ChunkSpec, doc: str, field: str) -> None:
+    if spec.dtype.kind not in "OT":
+        raise CodecError(f"{field_name(doc, field)}: {name} serialises variable-length "
+                         f"elements (string, bytes), not {spec.dtype}")
+
+
+class ZarrsVlenV2Codec(NoConfiguration, ArrayToBytesCodec):
+    """zarrs' ``vlen_v2``: the vlen-utf8 / vlen-bytes layout for any variable-length type."""
+
+    name: ClassVar[str] = "zarrs.vlen_v2"
+    aliases: ClassVar[tuple[str, ...]] = ("https://codec.zarrs.dev/array_to_bytes/vlen_v2",)
+
+    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
+        check_vlen_type(self.name, spec, doc, field)
+
+    @staticmethod
+    def _layout(spec: ChunkSpec) -> ArrayToBytesCodec:
+        return VLenUTF8Codec() if is_text(spec) else VLenBytesCodec()
+
+    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        return self._layout(spec).encode(arr, spec)
+
+    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
+        return self._layout(spec).decode(buf, spec)
+
+
+class ZarrsVlenArrayCodec(ZarrsVlenV2Codec):
+    """zarrs' ``numcodecs.vlen-array`` with an empty configuration: the vlen_v2 layout
+    (zarrs writes it for variable-length types); numcodecs' form with a ``dtype`` is
+    :class:`zarrhpc.codecs.vlen.VLenArrayCodec`, which hands this one out."""
+
+    def to_json(self) -> dict:
+        return {"name": "numcodecs.vlen-array", "configuration": {}}

@@ -1,4 +1,4 @@
-"""zarrs' variable-length serialisers ``zarrs.vlen`` and ``zarrs.vlen_v2``.
+"""zarrs' variable-length serialiser ``zarrs.vlen`` (offsets and data, separate chains).
 
 Spec card
 ---------
@@ -13,10 +13,8 @@ Spec card
   ``uint64`` byte length of the encoded index, the encoded index, the encoded data;
   ``"end"``: the encoded data, the encoded index, then that length. Configurations
   without ``index_location`` (zarrs' first version) mean ``"start"``.
-- ``zarrs.vlen_v2`` (``https://codec.zarrs.dev/array_to_bytes/vlen_v2``): the bytes of
-  ``vlen-utf8`` / ``vlen-bytes`` (a ``uint32`` count, then per element a ``uint32``
-  length and its bytes), whichever fits the data type; configuration empty. zarrs
-  writes ``numcodecs.vlen-array`` with an empty configuration the same way.
+- ``zarrs.vlen_v2`` (the vlen-utf8 / vlen-bytes layout for any variable-length type)
+  lives with that layout in :mod:`zarrhpc.codecs.vlen`.
 - Example: ``{"name": "zarrs.vlen", "configuration": {"index_codecs": [{"name":
   "bytes", "configuration": {"endian": "little"}}], "data_codecs": [{"name": "bytes"}],
   "index_data_type": "uint64", "index_location": "start"}}`` (zarrs' defaults).
@@ -36,62 +34,17 @@ import numpy as np
 from zarrhpc.codecs.abc import (
     ArrayToBytesCodec,
     ChunkSpec,
-    NoConfiguration,
     as_bytes_view,
     check_choice,
     config_dict,
     field_name,
 )
-from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
+from zarrhpc.codecs.vlen import check_vlen_type, is_text
 from zarrhpc.errors import CodecError, CorruptChunkError
 
-__all__ = ["ZarrsVlenArrayCodec", "ZarrsVlenCodec", "ZarrsVlenV2Codec"]
+__all__ = ["ZarrsVlenCodec"]
 
 _INDEX_TYPES = {"uint32": np.dtype("<u4"), "uint64": np.dtype("<u8")}
-
-
-def _is_text(spec: ChunkSpec) -> bool:
-    """Whether the chunk holds strings (numpy StringDType, or objects whose fill value
-    is a str) rather than bytes."""
-    if spec.dtype.kind == "T":
-        return True
-    fill = spec.fill_value
-    return fill is not None and isinstance(np.asarray(fill, dtype=object).item(), str)
-
-
-def _check_vlen_type(name: str, spec: ChunkSpec, doc: str, field: str) -> None:
-    if spec.dtype.kind not in "OT":
-        raise CodecError(f"{field_name(doc, field)}: {name} serialises variable-length "
-                         f"elements (string, bytes), not {spec.dtype}")
-
-
-class ZarrsVlenV2Codec(NoConfiguration, ArrayToBytesCodec):
-    """zarrs' ``vlen_v2``: the vlen-utf8 / vlen-bytes layout for any variable-length type."""
-
-    name: ClassVar[str] = "zarrs.vlen_v2"
-    aliases: ClassVar[tuple[str, ...]] = ("https://codec.zarrs.dev/array_to_bytes/vlen_v2",)
-
-    def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
-        _check_vlen_type(self.name, spec, doc, field)
-
-    @staticmethod
-    def _layout(spec: ChunkSpec) -> ArrayToBytesCodec:
-        return VLenUTF8Codec() if _is_text(spec) else VLenBytesCodec()
-
-    def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
-        return self._layout(spec).encode(arr, spec)
-
-    def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
-        return self._layout(spec).decode(buf, spec)
-
-
-class ZarrsVlenArrayCodec(ZarrsVlenV2Codec):
-    """zarrs' ``numcodecs.vlen-array`` with an empty configuration: the vlen_v2 layout
-    (zarrs writes it for variable-length types); numcodecs' form with a ``dtype`` is
-    :class:`zarrhpc.codecs.vlen.VLenArrayCodec`, which hands this one out."""
-
-    def to_json(self) -> dict:
-        return {"name": "numcodecs.vlen-array", "configuration": {}}
 
 
 class ZarrsVlenCodec(ArrayToBytesCodec):
@@ -151,7 +104,7 @@ class ZarrsVlenCodec(ArrayToBytesCodec):
             "index_location": self.index_location}}
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
-        _check_vlen_type(self.name, spec, doc, field)
+        check_vlen_type(self.name, spec, doc, field)
 
     def _pipe(self, key: str, length: int):
         """The chain ``key`` for a 1-d array of ``length`` elements (cached per length)."""
@@ -224,7 +177,7 @@ class ZarrsVlenCodec(ArrayToBytesCodec):
         items = [data[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
         out = np.empty(n, dtype=object)
         try:
-            out[:] = [b.decode("utf-8") for b in items] if _is_text(spec) else items
+            out[:] = [b.decode("utf-8") for b in items] if is_text(spec) else items
         except UnicodeDecodeError as exc:
             raise CorruptChunkError(f"{self.name}: {exc}") from None
         if spec.dtype.kind == "T":

@@ -9,8 +9,11 @@ directory is a group.
 Axis order: N5 lists dimensions fastest-varying first (column-major). zarr-python 2's
 ``N5Store`` and z5py present an N5 dataset in C order, its axes reversed: shape
 ``dimensions[::-1]``, chunks ``blockSize[::-1]``, chunk ``(i, j, k)`` in the N5 block
-``k/j/i``; zarrhpc does the same (tensorstore's ``n5`` driver presents the transpose of
-this view). The block bytes of a full block are then the chunk in C order, big-endian.
+``k/j/i``; zarrhpc does the same by default (pyn5 too; the zarr_implementations suite
+checks all three against one image). tensorstore's ``n5`` driver and zarr-extensions'
+``n5_default`` README present the transpose of this view (N5's own order):
+``axis_order="n5"``. The block bytes of a full block are the chunk in C order of the
+reversed view, big-endian.
 
 The chain is the ``n5_default`` codec of zarr-extensions (``codecs/n5_default``) over
 ``bytes`` (big-endian) and the container's compressor, without its leading transpose:
@@ -107,8 +110,13 @@ def _compressor(comp: Any, doc: str) -> list[dict]:
              "configuration": {k: v for k, v in comp.items() if k != "type"}}]
 
 
-def array_json(attrs: dict, doc: str) -> dict:
-    """The v3 array document an N5 dataset is read as (axes reversed, module docstring).
+def array_json(attrs: dict, doc: str, axis_order: str = "zarr2") -> dict:
+    """The v3 array document an N5 dataset is read as.
+
+    ``axis_order="zarr2"`` (default): the axes reversed, as zarr-python 2, z5py and pyn5
+    present N5 (module docstring). ``"n5"``: N5's own order, as tensorstore's n5 driver
+    and zarr-extensions' ``n5_default`` README present it (the chain starts with a
+    transpose reversing every axis; chunk keys are the N5 block paths as they are).
 
     Raises
     ------
@@ -133,12 +141,18 @@ def array_json(attrs: dict, doc: str) -> dict:
     inner: list[dict] = [{"name": "bytes"} if _ITEMSIZE.get(dtype) else
                          {"name": "bytes", "configuration": {"endian": "big"}}]
     inner += _compressor(comp, doc)
+    if axis_order == "n5":
+        inner.insert(0, {"name": "transpose",
+                         "configuration": {"order": list(range(len(dims)))[::-1]}})
+    elif axis_order != "zarr2":
+        raise MetadataError(f"{doc}: axis_order: expected 'zarr2' or 'n5', got {axis_order!r}")
+    view = (lambda v: v[::-1]) if axis_order == "zarr2" else list
     user = {k: v for k, v in attrs.items() if k not in ARRAY_KEYS and k != "n5"
             and not ("compressionType" in attrs and k in _OLD_COMPRESSION_KEYS)}
     return {
-        "zarr_format": 3, "node_type": "array", "shape": dims[::-1],
+        "zarr_format": 3, "node_type": "array", "shape": view(dims),
         "data_type": N5_TYPES[dtype],
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": block[::-1]}},
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": view(block)}},
         "chunk_key_encoding": {"name": "v2", "configuration": {"separator": "/"}},
         "fill_value": 0,
         "codecs": [{"name": "n5_default", "configuration": {"codecs": inner}}],
@@ -152,6 +166,8 @@ def group_json(attrs: dict | None) -> dict:
     return {"zarr_format": 3, "node_type": "group", "attributes": user}
 
 
-def node_json(attrs: dict | None, doc: str) -> dict:
+def node_json(attrs: dict | None, doc: str, axis_order: str = "zarr2") -> dict:
     """:func:`array_json` for a dataset's attributes, else :func:`group_json`."""
-    return array_json(attrs, doc) if attrs and is_array(attrs) else group_json(attrs)
+    if attrs and is_array(attrs):
+        return array_json(attrs, doc, axis_order)
+    return group_json(attrs)

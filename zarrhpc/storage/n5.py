@@ -15,6 +15,10 @@ Store" of zarr-extensions' ``n5_default`` README describes:
 - ``attributes.json`` and everything else is hidden; v2 documents (``.zarray``...)
   do not exist; every write is refused (:class:`~zarrhpc.errors.ReadOnlyError`).
 
+``axis_order="n5"`` gives tensorstore's view instead: N5's axis order, the
+``n5_default`` chain with its leading transpose (zarr-extensions' form), chunk keys
+equal to the block paths. ``zarrhpc.open(path)`` uses the default (zarr-python 2's).
+
 Life cycle: made by ``zarrhpc.open(path)`` when the directory's root ``attributes.json``
 has an ``"n5"`` version or is a dataset's, and there is no Zarr document at the root
 (:func:`is_n5_container`), or directly: ``N5Store("data.n5")`` /
@@ -45,10 +49,10 @@ def register_translation(translate) -> None:
     _TRANSLATE[:] = [translate]
 
 
-def _translate(attrs: dict | None, doc: str) -> dict:
+def _translate(attrs: dict | None, doc: str, axis_order: str) -> dict:
     if not _TRANSLATE:
         raise UnsupportedError(f"{doc}: reading N5 needs zarrhpc.core imported (import zarrhpc)")
-    return _TRANSLATE[0](attrs, doc)
+    return _TRANSLATE[0](attrs, doc, axis_order)
 
 
 def _dataset_ndim(attrs: dict | None) -> int | None:
@@ -99,14 +103,21 @@ class N5Store(Store):
     ----------
     store : Store or str or os.PathLike
         The store holding the container, or a local directory.
+    axis_order : {"zarr2", "n5"}, default "zarr2"
+        ``"zarr2"``: each dataset's axes reversed (C order), as zarr-python 2's
+        ``N5Store``, z5py and pyn5 present N5; ``"n5"``: N5's own axis order, as
+        tensorstore's n5 driver presents it (the transpose of the other view).
     """
 
     supports_writes = False
     supports_deletes = False
     supports_consolidated_metadata = False
 
-    def __init__(self, store: Any, *, read_only: bool = True) -> None:
+    def __init__(self, store: Any, *, read_only: bool = True, axis_order: str = "zarr2") -> None:
         super().__init__(read_only=True)
+        if axis_order not in ("zarr2", "n5"):
+            raise ValueError(f"N5Store: axis_order: expected 'zarr2' or 'n5', got {axis_order!r}")
+        self.axis_order = axis_order
         if not isinstance(store, Store):
             from zarrhpc.storage.local import LocalStore
 
@@ -115,16 +126,18 @@ class N5Store(Store):
         self._attrs: dict[str, dict | None] = {}
 
     def __repr__(self) -> str:
-        return f"N5Store({self.store!r})"
+        order = "" if self.axis_order == "zarr2" else f", axis_order={self.axis_order!r}"
+        return f"N5Store({self.store!r}{order})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, N5Store) and other.store == self.store
+        return (isinstance(other, N5Store) and other.store == self.store
+                and other.axis_order == self.axis_order)
 
     def __hash__(self) -> int:
-        return hash(("N5Store", self.store))
+        return hash(("N5Store", self.store, self.axis_order))
 
     def __reduce__(self):
-        return (type(self), (self.store,))
+        return (_rebuild, (self.store, self.axis_order))
 
     def with_read_only(self, read_only: bool = True) -> Store:
         if not read_only:
@@ -167,7 +180,11 @@ class N5Store(Store):
         if found is None:
             return None
         prefix, idx = found
-        return _join(prefix, "/".join(reversed(idx)))
+        return _join(prefix, "/".join(self._block_order(idx)))
+
+    def _block_order(self, idx: list[str]) -> list[str]:
+        """Chunk indices <-> N5 block indices (an involution)."""
+        return idx[::-1] if self.axis_order == "zarr2" else idx
 
     def _get(self, key: str) -> Buffer | None:
         name = key.rsplit("/", 1)[-1]
@@ -176,7 +193,7 @@ class N5Store(Store):
             attrs = self._node_attrs(prefix)
             if attrs is None and not (self._is_node_dir(prefix) and self._is_dir(prefix)):
                 return None
-            return json.dumps(_translate(attrs, _join(prefix, ATTRS))).encode()
+            return json.dumps(_translate(attrs, _join(prefix, ATTRS), self.axis_order)).encode()
         if name in _V2_DOCS or name == ATTRS:
             return None
         inner = self._inner_key(key)
@@ -218,9 +235,9 @@ class N5Store(Store):
             prefix_idx = self._array_of(key)
             if prefix_idx is None:
                 continue  # not a block of a dataset: not part of the Zarr view
-            # an N5 block key: its Zarr chunk key has the indices reversed
+            # an N5 block key: its Zarr chunk key (indices reversed in the zarr2 view)
             prefix, idx = prefix_idx
-            yield _join(prefix, "/".join(reversed(idx)))
+            yield _join(prefix, "/".join(self._block_order(idx)))
         for d in dirs:
             if self._is_node_dir(d):
                 yield _join(d, _ZARR)
@@ -240,3 +257,7 @@ class N5Store(Store):
 
     def _erase(self, key: str) -> None:  # pragma: no cover
         raise ReadOnlyError(f"{key!r}: N5 containers are read only")
+
+
+def _rebuild(store: Store, axis_order: str) -> N5Store:
+    return N5Store(store, axis_order=axis_order)
