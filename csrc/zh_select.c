@@ -48,12 +48,54 @@ static int32_t le32(const unsigned char *p) {
                      ((uint32_t)p[3] << 24));
 }
 
+/* Sort ranges by start: an LSD radix sort (8-bit digits, as many passes as the largest
+ * start needs: 3 for a 1 MiB chunk) where qsort's merge sort through a compare function
+ * cost ~6% of W8 none (195 unsorted one-element ranges per chunk, ~7 us per chunk);
+ * insertion sort for a few ranges, qsort for negative starts or no memory. */
+static void sort_rng(zh_rng *rg, int64_t nr) {
+    if (nr <= 16) {
+        for (int64_t i = 1; i < nr; i++) {
+            zh_rng x = rg[i];
+            int64_t j = i;
+            for (; j > 0 && rg[j - 1].lo > x.lo; j--) rg[j] = rg[j - 1];
+            rg[j] = x;
+        }
+        return;
+    }
+    uint64_t top = 0;
+    for (int64_t i = 0; i < nr; i++) {
+        if (rg[i].lo < 0) {
+            qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
+            return;
+        }
+        top |= (uint64_t)rg[i].lo;
+    }
+    zh_rng *tmp = (zh_rng *)malloc(sizeof(zh_rng) * (size_t)nr);
+    if (!tmp) {
+        qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
+        return;
+    }
+    zh_rng *a = rg, *b = tmp;
+    for (int shift = 0; shift < 64 && (top >> shift) != 0; shift += 8) {
+        int64_t cnt[257];
+        memset(cnt, 0, sizeof(cnt));
+        for (int64_t i = 0; i < nr; i++) cnt[(((uint64_t)a[i].lo >> shift) & 255) + 1]++;
+        for (int k = 1; k < 257; k++) cnt[k] += cnt[k - 1];
+        for (int64_t i = 0; i < nr; i++) b[cnt[((uint64_t)a[i].lo >> shift) & 255]++] = a[i];
+        zh_rng *c = a;
+        a = b;
+        b = c;
+    }
+    if (a != rg) memcpy(rg, a, sizeof(zh_rng) * (size_t)nr);
+    free(tmp);
+}
+
 /* Sort ranges by start and merge those closer than gap; returns the new count. */
 static int64_t coalesce(zh_rng *rg, int64_t nr, int64_t gap) {
     if (nr <= 1) return nr;
     int sorted = 1;
     for (int64_t i = 1; i < nr && sorted; i++) sorted = rg[i].lo >= rg[i - 1].lo;
-    if (!sorted) qsort(rg, (size_t)nr, sizeof(zh_rng), cmp_rng);
+    if (!sorted) sort_rng(rg, nr);
     int64_t k = 0;
     for (int64_t i = 1; i < nr; i++) {
         if (rg[i].lo <= rg[k].hi + gap) {

@@ -23,7 +23,20 @@
  *   us each on this VM): whole-chunk preads stay; no way found past the copy floor.
  * - Blosc blocks (8 KiB, 128 per chunk) that 100 000 random points touch: 78 % (W8),
  *   78 % of 16 per 32^3 inner chunk (W11), 100 % for the 1 % mask (W10): those decode
- *   whole chunks; W9 (64 indices per axis) touches ~12 % and decodes only those. */
+ *   whole chunks; W9 (64 indices per axis) touches ~12 % and decodes only those.
+ *
+ * Wave 7 (load average 8-17 on the 2 cores: CPU times, side by side with main):
+ * - W8 blosc profile: LZ4 ~31 %, the page-cache copy of the compressed chunk ~38 %
+ *   (_copy_to_iter + page lookups), unshuffle 3 %, qsort of the points' ranges 3 %,
+ *   Python ~5 ms of ~120.  Now more than half but not all blocks wanted: the whole
+ *   chunk read, one c-blosc2 decode told to skip the others (zh_blosc_blocks), the
+ *   blocks marked without a sort: W8 blosc 123 -> 108 ms, W11 128 -> 113 ms CPU.
+ *   What is left is the copy of the compressed bytes (the gaps between wanted blocks
+ *   are shorter than a system call is worth) and LZ4 of the wanted blocks.
+ * - W8 none: one 4-byte pread ~0.5 us, one 1 MiB pread ~155 us CPU under this load:
+ *   ZH_RUN_GAP/COST 4096 (was 8192) read ~90 runs per chunk instead of the whole chunk,
+ *   60 -> 53 ms; the ranges' qsort (~6 %) is a radix sort now.  Not tried: io_uring
+ *   (the ~0.5 us per pread is mostly the page lookup and copy, not the system call). */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 
