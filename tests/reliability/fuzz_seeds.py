@@ -56,7 +56,6 @@ def seed_store(kind: str) -> dict:
     data = STRINGS if kind.startswith("vlen") else DATA
     if kind.startswith("vlen"):
         kw["fill_value"] = ""
-    kw.pop("zarr_format", None)  # the group's (Group.create_array takes no zarr_format)
     g.create_array("a", shape=DATA.shape, chunks=CHUNKS, **kw)[...] = data
     zarrhpc.consolidate_metadata(store)
     return {k: bytes(store.get(k)) for k in sorted(store.list())}  # a fixed order: inputs made again
