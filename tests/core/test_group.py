@@ -82,7 +82,7 @@ def test_create_conflicts(store):
     assert isinstance(root.require_group("g"), zarrhpc.Group)
 
 
-@pytest.mark.parametrize("bad", ["", "..", "a/./b", "__x", "..."])
+@pytest.mark.parametrize("bad", ["", "..", "a/./b", "..."])
 def test_bad_member_names_refused(store, bad):
     root = zarrhpc.create_group(store)
     with pytest.raises((ValueError, KeyError)):

@@ -82,13 +82,39 @@ def test_v2_node_named_as_a_metadata_key_is_refused(tmp_path, name):
     assert _files(tmp_path / "g") == before
 
 
-@pytest.mark.parametrize("name", ["zarr.json", "__x", "a/__meta"])
-def test_v3_reserved_node_names_are_refused(tmp_path, name):
-    """v3 core, node names: must not start with '__' and must not be 'zarr.json'
-    (zarr-python 3.1 accepts '__x': we follow the spec)."""
+def test_v3_node_name_zarr_json_is_refused(tmp_path):
+    """v3 core, node names: 'zarr.json' would collide with the group's own document."""
     g = zarrhpc.open_group(str(tmp_path / "g"), mode="w")
+    before = _files(tmp_path / "g")
     with pytest.raises(MetadataError):
-        g.create_array(name, shape=(2,), dtype="u1")
+        g.create_array("zarr.json", shape=(2,), dtype="u1")
+    assert _files(tmp_path / "g") == before
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+@pytest.mark.parametrize("name", ["__x", "a/__meta", "__xarray_dataarray_variable__"])
+@pytest.mark.parametrize("kind", ["array", "group"])
+def test_reserved_prefix_names_are_created_as_zarr_python(tmp_path, fmt, name, kind):
+    """v3 core reserves the prefix '__'; zarr-python 3 creates such nodes (xarray's
+    unnamed DataArray is '__xarray_dataarray_variable__'), and so does zarrhpc (the lead's
+    decision): the same documents, and each library reads the other's."""
+    docs = {}
+    for lib in (zarr, zarrhpc):
+        root = tmp_path / lib.__name__
+        g = lib.open_group(str(root), mode="w", zarr_format=fmt)
+        if kind == "array":
+            g.create_array(name, shape=(3,), chunks=(2,), dtype="i2", fill_value=0)[:] = [
+                1, 2, 3]
+        else:
+            g.create_group(name, attributes={"k": 1})
+        docs[lib.__name__] = _json_files(root)
+    assert docs["zarrhpc"] == docs["zarr"]
+    for lib, other in ((zarr, zarrhpc), (zarrhpc, zarr)):
+        node = lib.open_group(str(tmp_path / other.__name__), mode="r")[name]
+        if kind == "array":
+            np.testing.assert_array_equal(node[:], [1, 2, 3])
+        else:
+            assert dict(node.attrs) == {"k": 1}
 
 
 @pytest.mark.parametrize("compressor", [

@@ -127,8 +127,8 @@ def test_metadata_key_and_join():
 @pytest.mark.parametrize("name", ["__xarray_dataarray_variable__", "__", "__meta"])
 def test_reserved_prefix_names_accepted_as_zarr_python(tmp_path, name):
     """zarr-python (and xarray through it) writes node names with the spec's reserved
-    prefix ``__``: such stores open in zarrhpc (creating new v3 nodes so named is refused,
-    as the spec says: tests/interop/test_write_conformance_clauses.py)."""
+    prefix ``__``: such stores open in zarrhpc (which creates them too, as zarr-python:
+    tests/interop/test_write_conformance_clauses.py)."""
     import numpy as np
     import zarr
 

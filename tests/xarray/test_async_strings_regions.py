@@ -237,16 +237,34 @@ def test_store_requests_no_more_than_xarray_with_zarr_python():
             assert ours.get(method, 0) <= ref.get(method, 0), (method, counts)
 
 
-def test_unnamed_dataarray_v3_refused_with_a_hint_v2_written(tmp_path):
-    # xarray names an unnamed DataArray "__xarray_dataarray_variable__"; Zarr v3 reserves
-    # the "__" prefix, so zarrhpc does not create it, and says what to do instead
-    da = xr.DataArray(np.arange(4.0), dims="x")
-    ds = da.to_dataset(name="__xarray_dataarray_variable__")
-    with pytest.raises(zarrhpc.errors.MetadataError, match=r"da\.rename\('x'\)"):
-        zarrhpc.xarray.to_zarr(ds, tmp_path / "v3.zarr", zarr_format=3)
-    zarrhpc.xarray.to_zarr(ds, tmp_path / "v2.zarr", zarr_format=2)
-    da.to_zarr(tmp_path / "ref.zarr", zarr_format=2)
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("name", [None, "x", "plain"])
+def test_dataarray_to_zarr_names_as_xarray(tmp_path, zarr_format, name):
+    # an unnamed DataArray is written as "__xarray_dataarray_variable__" (one named after
+    # its dimension too, its name kept in an attribute), as DataArray.to_zarr writes it
+    # with zarr-python, reserved "__" prefix and all: the same nodes, read back the same
+    da = xr.DataArray(np.arange(4.0), dims="x", coords={"x": [1, 2, 3, 4]}, name=name,
+                      attrs={"units": "m"})
+    zarrhpc.xarray.to_zarr(da, tmp_path / "ours.zarr", zarr_format=zarr_format)
+    da.to_zarr(tmp_path / "ref.zarr", zarr_format=zarr_format)
+    ref = zarr.open_group(tmp_path / "ref.zarr", mode="r")
+    ours = zarr.open_group(tmp_path / "ours.zarr", mode="r")
+    assert sorted(ours.array_keys()) == sorted(ref.array_keys())
+    assert dict(ours.attrs) == dict(ref.attrs)
+    for engine in ("zarr", "zarrhpc"):
+        got = xr.open_dataarray(tmp_path / "ours.zarr", engine=engine).load()
+        xr.testing.assert_identical(got, xr.open_dataarray(tmp_path / "ref.zarr",
+                                                           engine="zarr").load())
+        xr.testing.assert_identical(got, da)
+
+
+def test_variable_named_none_written_as_xarray(tmp_path):
+    # a variable named None is written as "__values__" and read back as None
+    ds = xr.Dataset({None: ("x", np.arange(3))})
+    zarrhpc.xarray.to_zarr(ds, tmp_path / "ours.zarr", zarr_format=3)
+    ds.to_zarr(tmp_path / "ref.zarr", zarr_format=3)
+    assert sorted(zarr.open_group(tmp_path / "ours.zarr").array_keys()) == ["__values__"]
     for engine in ("zarr", "zarrhpc"):
         xr.testing.assert_identical(
-            xr.open_dataarray(tmp_path / "v2.zarr", engine=engine).load(),
-            xr.open_dataarray(tmp_path / "ref.zarr", engine="zarr").load())
+            xr.open_dataset(tmp_path / "ours.zarr", engine=engine).load(),
+            xr.open_dataset(tmp_path / "ref.zarr", engine="zarr").load())

@@ -50,7 +50,6 @@ from zarrhpc.metadata import (
     normalize_path,
 )
 from zarrhpc.metadata.grids import RectilinearGrid
-from zarrhpc.metadata.names import validate_new_node_path
 from zarrhpc.metadata.v2 import TYPE_DEFAULT_FILL, normalize_path_v2
 
 # zarr-python's DEFAULT_FILL_VALUE: "not given" (v2 then stores the type's zero, while an
@@ -256,7 +255,6 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
 
     path = normalize_path(name or "")
     doc = meta_key(path)
-    validate_new_node_path(path, doc)
     shape = _shape_tuple(shape)
     data_type = data_type_from_numpy(dtype)
     fill = fill_value_from_user(data_type, None if fill_value is DEFAULT_FILL_VALUE
@@ -349,7 +347,6 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
         md.documents()  # refuses attributes that are not JSON before anything is written
     else:
         path = normalize_path(path or "")
-        validate_new_node_path(path, meta_key(path))
         md = GroupMetadataV3(attributes=json_attributes(attributes))
         md = GroupMetadataV3.from_json(md.to_dict(), meta_key(path))
     _prepare_path(store, path, overwrite, zarr_format)

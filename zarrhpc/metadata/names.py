@@ -1,12 +1,11 @@
 """Names in Zarr v3: node names, hierarchy paths, and extension names (ZEP 9).
 
 A node name must not be empty, must not contain ``/`` and must not consist only of periods
-(``.``, ``..``, ...). The spec also reserves the prefix ``__``; zarr-python reads and writes
-such names and xarray writes them (``__xarray_dataarray_variable__`` for an unnamed
-DataArray), so zarrhpc opens such nodes (refusing them made stores written by zarr-python
-unreadable) but, following the spec, does not create new v3 nodes so named
-(:func:`validate_new_node_path`). zarrhpc refuses ``zarr.json``, which would collide with
-the node's own metadata document. The spec
+(``.``, ``..``, ...). The spec also reserves the prefix ``__``; zarr-python 3 reads and
+creates such nodes without complaint and xarray writes them (``__xarray_dataarray_variable__``
+for an unnamed DataArray, ``DataArray.to_zarr``'s basic call), so zarrhpc reads and creates
+them as zarr-python does (:func:`is_reserved_node_name` tells them apart). zarrhpc refuses
+``zarr.json``, which would collide with the node's own metadata document. The spec
 recommends, but does not require, the characters ``a-z A-Z 0-9 - _ .``; other Unicode
 names are accepted (:func:`is_recommended_node_name` tells them apart). Names are case
 sensitive and not normalised.
@@ -37,7 +36,6 @@ __all__ = [
     "ExtensionEntry",
     "is_recommended_node_name",
     "is_reserved_node_name",
-    "validate_new_node_path",
     "is_valid_extension_name",
     "join_path",
     "member_error",
@@ -93,26 +91,9 @@ def validate_node_name(name: str, doc: str) -> str:
 
 
 def is_reserved_node_name(name: str) -> bool:
-    """Whether ``name`` starts with ``__``, the prefix the v3 spec reserves (accepted, as
-    zarr-python accepts it: see the module docstring)."""
+    """Whether ``name`` starts with ``__``, the prefix the v3 spec reserves (read and
+    created, as zarr-python does: see the module docstring)."""
     return isinstance(name, str) and name.startswith("__")
-
-
-def validate_new_node_path(path: str, doc: str) -> str:
-    """Check the name of a v3 node about to be created (the last segment of a normalised
-    ``path``): not the spec's reserved prefix ``__``. Returns ``path``.
-
-    Raises
-    ------
-    MetadataError
-        The name starts with ``__``.
-    """
-    name = path.rsplit("/", 1)[-1]
-    if is_reserved_node_name(name):
-        raise MetadataError(
-            f"{doc}: node name: must not start with the reserved prefix '__', got {name!r} "
-            "(such nodes written by other tools are read)")
-    return path
 
 
 def is_recommended_node_name(name: str) -> bool:

@@ -16,8 +16,6 @@ from xarray.backends.zarr import (
 from xarray.coding.strings import check_vlen_dtype
 
 import zarrhpc
-from zarrhpc.errors import MetadataError
-from zarrhpc.metadata.names import is_reserved_node_name
 
 __all__ = ["chunks_checked", "consolidate_after", "create_variable", "finish", "write_data",
            "zarr_attrs"]
@@ -129,12 +127,6 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
                          partial_ok=True)
     if chunks is None or chunks is True:
         chunks = "auto"
-    if fmt == 3 and is_reserved_node_name(name):
-        raise MetadataError(
-            f"{name}: Zarr v3 reserves node names starting with '__', so zarrhpc does not "
-            f"create one (it reads those other tools wrote); xarray gives this name to an "
-            f"unnamed DataArray or a variable named None: name it (e.g. "
-            f"da.rename('x')), or write zarr_format=2")
     dtype = var.dtype
     if check_vlen_dtype(dtype) is str:  # xarray's object arrays of str: Zarr strings
         dtype = str

@@ -40,7 +40,7 @@ from zarrhpc.core.array import Array
 from zarrhpc.errors import GroupNotFoundError
 from zarrhpc.xarray._foreign import as_zarrhpc_store
 
-__all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore"]
+__all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore", "open_zarr"]
 
 DIMENSION_KEY = "_ARRAY_DIMENSIONS"
 # xarray versions whose zarr engine keeps numpy's StringDType (else: object arrays of str)
@@ -335,3 +335,50 @@ def _group_of(filename_or_obj, **options):
     if isinstance(filename_or_obj, zarrhpc.Group):
         return filename_or_obj
     return open_group_for_xarray(filename_or_obj, **options)
+
+
+def open_zarr(store, group=None, chunks="default", decode_cf=True, mask_and_scale=True,
+              decode_times=True, concat_characters=True, decode_coords=True,
+              drop_variables=None, consolidated=None, overwrite_encoded_chunks=False,
+              storage_options=None, decode_timedelta=None, use_cftime=None,
+              zarr_format=None, use_zarr_fill_value_as_mask=None, chunked_array_type=None,
+              from_array_kwargs=None, create_default_indexes=True):
+    """``xr.open_zarr`` through zarrhpc: the same arguments and defaults, read with
+    ``engine="zarrhpc"`` (``xr.open_zarr`` always uses ``engine="zarr"``), so a user's
+    ``xr.open_zarr(url, storage_options=...)`` becomes
+    ``zarrhpc.xarray.open_zarr(url, storage_options=...)``.
+
+    Parameters
+    ----------
+    store : path, URL, Store, StorePath or zarr-python store
+        ``s3://``, ``gs://``... URLs take ``storage_options`` as zarr-python's do.
+    chunks : int, dict, "auto" or None, optional
+        Default: the Zarr chunks as dask chunks (``{}``) when dask is installed, else
+        numpy-backed lazy variables (``None``), as ``xr.open_zarr``.
+
+    Other parameters are ``xr.open_zarr``'s.
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    import xarray as xr
+    from xarray.namedarray.parallelcompat import guess_chunkmanager
+
+    if isinstance(chunks, str) and chunks == "default":
+        try:
+            guess_chunkmanager(chunked_array_type)
+            chunks = {}
+        except (ValueError, ImportError):
+            chunks = None
+    return xr.open_dataset(
+        store, group=group, decode_cf=decode_cf, mask_and_scale=mask_and_scale,
+        decode_times=decode_times, concat_characters=concat_characters,
+        decode_coords=decode_coords, engine="zarrhpc", chunks=chunks,
+        drop_variables=drop_variables, create_default_indexes=create_default_indexes,
+        chunked_array_type=chunked_array_type, from_array_kwargs=from_array_kwargs or {},
+        backend_kwargs={"consolidated": consolidated,
+                        "overwrite_encoded_chunks": overwrite_encoded_chunks,
+                        "storage_options": storage_options, "zarr_format": zarr_format},
+        decode_timedelta=decode_timedelta, use_cftime=use_cftime,
+        use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask)

@@ -29,7 +29,7 @@ writes the dask data and consolidates the metadata when computed.
 
 from __future__ import annotations
 
-from xarray import conventions
+from xarray import DataArray, conventions
 from xarray.backends.common import _encode_variable_name
 from xarray.backends.writers import _validate_dataset_names
 from xarray.backends.zarr import _choose_default_mode, encode_zarr_variable
@@ -52,7 +52,10 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
 
     Parameters
     ----------
-    ds : xarray.Dataset
+    ds : xarray.Dataset or xarray.DataArray
+        A DataArray is written as ``DataArray.to_zarr`` writes it: one variable named
+        after it, or ``__xarray_dataarray_variable__`` when it has no name (or its name is
+        a coordinate's, then kept in the ``__xarray_dataarray_name__`` attribute).
     store : path, URL, Store, StorePath, dict or None
         Where to write (as ``zarrhpc.open_group`` takes it).
     mode : {"w-", "w", "a", "a-", "r+"}, optional
@@ -88,6 +91,8 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
     zarrhpc.Group or dask.delayed.Delayed
         The written group (``compute=False``: the delayed write).
     """
+    if isinstance(ds, DataArray):
+        ds = _dataarray_as_dataset(ds)
     root, pending, consolidated = _prepare(
         ds, store, mode=mode, group=group, encoding=encoding, consolidated=consolidated,
         zarr_format=zarr_format, storage_options=storage_options,
@@ -95,6 +100,19 @@ def to_zarr(ds, store=None, *, mode=None, group=None, encoding=None, compute=Tru
         use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask, append_dim=append_dim,
         region=region, safe_chunks=safe_chunks, align_chunks=align_chunks)
     return finish(root, pending, compute, consolidated, chunkmanager_store_kwargs)
+
+
+def _dataarray_as_dataset(da):
+    """The Dataset ``DataArray.to_zarr`` writes for ``da`` (xarray's names for it)."""
+    from xarray.backends.api import DATAARRAY_NAME, DATAARRAY_VARIABLE
+
+    if da.name is None:
+        return da.to_dataset(name=DATAARRAY_VARIABLE)
+    if da.name in da.coords or da.name in da.dims:  # a Dataset cannot hold both
+        ds = da.to_dataset(name=DATAARRAY_VARIABLE)
+        ds.attrs[DATAARRAY_NAME] = da.name
+        return ds
+    return da.to_dataset()
 
 
 def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
