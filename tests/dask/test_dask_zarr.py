@@ -133,3 +133,33 @@ def test_region_kept_only_when_on_chunk_boundaries(tmp_path, start, rechunked):
     expect = np.zeros(100, "i8")
     expect[start:start + 60] = np.arange(60) + 1
     np.testing.assert_array_equal(z[...], expect)
+
+
+def test_dask_token_reads_no_metadata(tmp_path, monkeypatch):
+    # dask tokenizes every Array it reads or writes; by pickling and unpickling it when
+    # the Array has no __dask_tokenize__, and each unpickle read the metadata again (a
+    # request per array on an object store)
+    from dask.base import tokenize
+
+    from zarrhpc.storage.local import LocalStore
+
+    a = zarrhpc.create_array(tmp_path / "t.zarr", name="a", shape=(8,), chunks=(4,),
+                             dtype="f8")
+    b = zarrhpc.create_array(tmp_path / "t.zarr", name="b", shape=(8,), chunks=(4,),
+                             dtype="f8")
+    reads = []
+    get = LocalStore.get
+    monkeypatch.setattr(LocalStore, "get",
+                        lambda self, key, *args, **kw: reads.append(key) or get(self, key,
+                                                                               *args, **kw))
+    x = da.from_array(a, chunks=a.chunks)
+    da.store(x + 1, b, lock=False, compute=False)
+    assert tokenize(a) == tokenize(a) != tokenize(b)
+    assert reads == []
+    grown = zarrhpc.open_array(tmp_path / "t.zarr", path="a", mode="r+")
+    token = tokenize(grown)
+    grown.resize((16,))
+    assert tokenize(grown) != token  # other metadata, another token
+    m1 = zarrhpc.create_array({}, shape=(3,), dtype="i1")
+    m2 = zarrhpc.create_array({}, shape=(3,), dtype="i1")
+    assert tokenize(m1) == tokenize(m1) != tokenize(m2)  # in-memory: by identity

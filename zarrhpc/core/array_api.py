@@ -101,6 +101,27 @@ class ArrayApiMixin:
         return (_open_array_ref, (self._store, self._path, self._read_only,
                                   self._write_empty_chunks, self._order, type(self)))
 
+    def __dask_tokenize__(self):
+        """dask's token of this Array (``da.from_array``, ``da.store``): what its pickle
+        refers to, plus the metadata. Without it dask pickles and unpickles the Array
+        to tokenize it, two or three times per call, and every unpickle reads the
+        metadata again (a request per array on an object store). A MemoryStore is named
+        by its identity (its pickle would carry every chunk), as is a store that does not
+        pickle (it cannot reach another process either)."""
+        import pickle
+
+        from zarrhpc.storage.memory import MemoryStore
+
+        store = self._store
+        ref = ("store", id(store))
+        if not isinstance(store, MemoryStore):
+            try:
+                ref = pickle.dumps(store, protocol=5)
+            except Exception:
+                pass
+        return (type(self).__qualname__, ref, self._path, repr(self._metadata),
+                self._read_only, self._write_empty_chunks, self._order)
+
     # -- codecs, as zarr-python 3 splits the chain ----------------------------------
     def _inner_pipeline(self):
         """The chain of one (inner) chunk: inside the shard when sharded."""

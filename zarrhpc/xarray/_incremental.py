@@ -36,8 +36,12 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
     arrays created, the appended ones grown, every check made first."""
     from zarrhpc.xarray.backend import _decode
 
+    # "r+" (a region write) changes no metadata: the group's consolidated metadata, when
+    # it has some, names its arrays (as xarray reads it), with no listing
+    view = mode == "r+" and consolidated is not False
     root = zarrhpc.open_group(store, path=group, mode="r+" if mode == "r+" else "a",
-                              storage_options=storage_options, use_consolidated=False,
+                              storage_options=storage_options,
+                              use_consolidated=None if view else False,
                               zarr_format=zarr_format)
     if mode == "r+":  # as xarray: the metadata is not changed, nor consolidated again
         consolidated = False
@@ -45,7 +49,7 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
     fmt = root.zarr_format
     if use_zarr_fill_value_as_mask is None:
         use_zarr_fill_value_as_mask = fmt == 2
-    arrays = dict(root.arrays())  # read once: each look-up is a request on object stores
+    arrays = _stored_arrays(root)  # read once: each look-up is a request on object stores
     stored_names = set(arrays)
     stored = _decode(root, None, arrays) if stored_names else None
     if append_dim is not None and stored is not None and append_dim not in stored.dims:
@@ -103,6 +107,19 @@ def write_incremental(ds, store, *, mode, group, encoding, consolidated,
         if len(item) == 4:
             item[1].resize(item.pop())
     return root, pending, consolidated
+
+
+def _stored_arrays(root) -> dict:
+    """``{name: Array}`` of ``root``'s arrays. Named by the consolidated metadata when
+    the group was opened with it (no listing: on an object store a LIST and a request per
+    name), but each opened from its own metadata document: a stale consolidated view must
+    not decide the shape a region is checked against or how its chunks are encoded."""
+    if root.metadata.consolidated_metadata is None:
+        return dict(root.arrays())
+    prefix = f"{root.path}/" if root.path else ""
+    return {name: zarrhpc.open_array(root.store, path=prefix + name, mode="r+",
+                                     zarr_format=root.zarr_format)
+            for name in root.array_keys()}
 
 
 def _existing(arr, var, append_dim, slices, *, mode, safe_chunks, align_chunks):
