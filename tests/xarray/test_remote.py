@@ -172,6 +172,13 @@ def test_append_and_region_on_remote(s3, url, backend):
     ref = xr.open_zarr(ref_url, storage_options=_options(s3))
     _assert_same(ref, xr.open_zarr(url, storage_options=_options(s3)))
     assert ref.sizes["time"] == 6 and (ref["t2m"][2:4] == 5).all()
+    # mode "w" replaces the whole group: the other variables go
+    for target, write, opts in ((url, zarrhpc.xarray.to_zarr, _ours(s3, backend)),
+                                (ref_url, xr.Dataset.to_zarr, _options(s3))):
+        write(ds[["mask"]] * 2, target, storage_options=opts, mode="w")
+    ref = xr.open_zarr(ref_url, storage_options=_options(s3))
+    assert list(ref.data_vars) == ["mask"]
+    _assert_same(ref, xr.open_zarr(url, storage_options=_options(s3)))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
