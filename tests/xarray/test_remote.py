@@ -220,3 +220,15 @@ def test_distributed_computes_from_and_writes_to_remote(s3, url, client, backend
     client.compute(delayed).result()
     back = xr.open_zarr(out, storage_options=_options(s3))
     xr.testing.assert_identical(back.load(), ds[["t2m"]] * 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_datatree_on_remote_same_as_engine_zarr(s3, url, backend):
+    tree = xr.DataTree.from_dict({"/": _dataset()[["mask"]],
+                                  "/daily": _dataset()[["t2m"]],
+                                  "/daily/deep": xr.Dataset({"z": ("k", np.arange(3.0))})})
+    zarrhpc.xarray.datatree_to_zarr(tree, url, storage_options=_ours(s3, backend))
+    ref = xr.open_datatree(url, engine="zarr", storage_options=_options(s3))
+    ours = xr.open_datatree(url, engine="zarrhpc", storage_options=_ours(s3, backend))
+    xr.testing.assert_identical(ref.load(), ours.load())
+    xr.testing.assert_identical(ours.load(), tree)
