@@ -1,8 +1,11 @@
 """What the rest of xarray's own zarr tests (tests/xarray/xarray_suite) found, each checked
 against xarray's engine="zarr" on the same store: ``load_async`` (awaited reads, each
 indexing kind, several objects at once), variable-length strings read as engine="zarr"
-reads them (numpy's StringDType), an empty string array written as Zarr v2, and a region
-write whose slice does not fit the data refused with xarray's message."""
+reads them (numpy's StringDType), an empty string array written as Zarr v2, a region
+write whose slice does not fit the data refused with xarray's message, store calls no more
+than xarray + zarr-python's (a region write lists nothing, yet reads each array's own
+metadata, not a stale consolidated view), and DataArrays and None-named variables written
+under xarray's reserved-prefix names as zarr-python writes them."""
 
 import asyncio
 
