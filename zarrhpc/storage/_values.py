@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from zarrhpc.storage.abc import Store
+from typing import Any
 
 __all__ = [
     "Buffer", "RangeReader", "ValueReader", "apply_writes", "as_byte_view", "check_range",
@@ -134,7 +131,7 @@ class RangeReader:
     so that the size and every range come from the same file even if a writer replaces it.
     """
 
-    def __init__(self, store: Store, key: str, size: int) -> None:
+    def __init__(self, store: Any, key: str, size: int) -> None:  # a Store
         self.store = store
         self.key = key
         self.size = size
@@ -165,7 +162,7 @@ class ValueReader(RangeReader):
     the read of its inner chunks was decoded from the new bytes at the old offsets).
     For stores whose `get` costs no more than a range: MemoryStore, ZipStore."""
 
-    def __init__(self, store: Store, key: str, value: Buffer) -> None:
+    def __init__(self, store: Any, key: str, value: Buffer) -> None:  # a Store
         super().__init__(store, key, memoryview(value).nbytes)
         self._value = value
 
