@@ -19,7 +19,8 @@ def test_s3_spelling():
         "endpoint_url": "http://127.0.0.1:9000", "key": "AK", "secret": "SK", "token": "T",
         "region": "eu-west-1"})
     assert config == {"endpoint": "http://127.0.0.1:9000", "access_key_id": "AK",
-                      "secret_access_key": "SK", "session_token": "T", "region": "eu-west-1"}
+                      "secret_access_key": "SK", "session_token": "T", "region": "eu-west-1",
+                      "unsigned_payload": True}
     assert client == {"allow_http": True}
     config, client = translate_options("s3", {"anon": True, "client_kwargs": {
         "endpoint_url": "https://minio.example", "region_name": "x"}})
@@ -32,15 +33,31 @@ def test_s3_spelling():
         "unsigned_payload": True}
 
 
-def test_s3_payload_signed_only_without_tls():
-    """Over HTTPS (AWS, or an https endpoint) a PUT signs UNSIGNED-PAYLOAD (no SHA-256 of
-    the body); over plain HTTP the body's hash stays signed; the user's choice wins."""
-    assert translate_options("s3", {})[0]["unsigned_payload"] is True
-    https = translate_options("s3", {"endpoint_url": "https://minio.example"})[0]
-    assert https["unsigned_payload"] is True
-    assert "unsigned_payload" not in translate_options(
-        "s3", {"endpoint_url": "http://127.0.0.1:9000"})[0]
-    assert translate_options("s3", {"unsigned_payload": False})[0]["unsigned_payload"] is False
+@pytest.mark.parametrize(("endpoint", "unsigned"), [
+    (None, True),  # AWS: HTTPS
+    ("https://minio.example", True),
+    ("https://10.1.2.3:9000", True),
+    ("http://127.0.0.1:9000", True),  # loopback: no network path to the server
+    ("http://127.9.8.7", True),
+    ("http://localhost:9000", True),
+    ("http://LOCALHOST./x", True),
+    ("http://[::1]:9000", True),
+    ("http://10.1.2.3:9000", False),  # plain HTTP over a network: the hash is the check
+    ("http://minio.example:9000", False),
+    ("http://127.0.0.1.example.org", False),
+    ("http://[::2]:9000", False),
+])
+def test_s3_payload_signed_only_where_the_body_can_be_changed(endpoint, unsigned):
+    """A PUT signs UNSIGNED-PAYLOAD (no SHA-256 of the body) over HTTPS and over plain
+    HTTP to this machine; a plain-HTTP endpoint elsewhere keeps the body's hash signed."""
+    options = {} if endpoint is None else {"endpoint_url": endpoint}
+    config = translate_options("s3", options)[0]
+    assert config.get("unsigned_payload", False) is unsigned
+    # the caller's choice wins both ways
+    for forced in (True, False):
+        assert translate_options("s3", dict(options, unsigned_payload=forced))[0][
+            "unsigned_payload"] is forced
+    assert "unsigned_payload" not in translate_options("s3", dict(options, anon=True))[0]
     assert "unsigned_payload" not in translate_options("gcs", {})[0]
 
 

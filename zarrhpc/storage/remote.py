@@ -117,4 +117,4 @@ def open_url(url: str, *, storage_options: dict[str, Any] | None = None,
     if not has_fsspec():
         raise ImportError(f"{url}: {scheme}:// URLs need fsspec (and its {scheme} package): "
                           "pip install 'zarrhpc[remote]'")
-    return FsspecStore(url, storage_options=options, read_only=read_only, **settings)
+    return FsspecStore(url, read_only, storage_options=options, **settings)
