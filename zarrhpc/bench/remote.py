@@ -338,7 +338,7 @@ def erase(env: Env, name: str) -> None:
     def delete(path: str) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
-            conn.request("DELETE", f"/{BUCKET}/{name}/{urllib.parse.quote(path)}")
+            conn.request("DELETE", f"/{BUCKET}/{urllib.parse.quote(f'{name}/{path}')}")
             resp = conn.getresponse()
             resp.read()
             if resp.status not in (200, 204, 404):
