@@ -134,3 +134,32 @@ def test_clients_reused_per_root_and_options_and_process(monkeypatch):
     # a forked child builds its own
     monkeypatch.setattr(_obstore.os, "getpid", lambda: -1)
     assert ObstoreStore("s3://bucket/root", storage_options=opts)._obs is not one._obs
+
+
+def test_s3fs_only_options():
+    """fsspec's cache and buffer settings are dropped (they change nothing obstore does);
+    botocore client arguments with an obstore spelling are translated; anything else
+    obstore cannot express is refused by the translation, and open_url then opens the URL
+    with fsspec (as zarr-python would), unless obstore was asked for."""
+    from zarrhpc.storage._obstore import OptionsNotUnderstood
+
+    config, client = translate_options("s3", {
+        "endpoint_url": "http://127.0.0.1:9", "default_fill_cache": False,
+        "default_block_size": 5, "use_listings_cache": False, "asynchronous": True,
+        "version_aware": False, "use_ssl": False, "max_concurrency": 3,
+        "client_kwargs": {"aws_access_key_id": "AK", "aws_secret_access_key": "SK",
+                          "verify": False}})
+    assert config == {"endpoint": "http://127.0.0.1:9", "access_key_id": "AK",
+                      "secret_access_key": "SK", "region": "us-east-1",
+                      "unsigned_payload": True}
+    assert client == {"allow_http": True, "allow_invalid_certificates": True}
+    with pytest.raises(OptionsNotUnderstood, match="client_kwargs"):
+        translate_options("s3", {"client_kwargs": {"config": object()}})
+    for extra in ({"profile": "p"}, {"config_kwargs": {"retries": {}}},
+                  {"s3_additional_kwargs": {"ACL": "private"}}, {"version_aware": True}):
+        opts = dict({"endpoint_url": "http://127.0.0.1:9", "key": "a", "secret": "b"}, **extra)
+        store = open_url("s3://bucket/x", storage_options=opts)
+        assert isinstance(store, FsspecStore), extra
+        assert store.storage_options == opts  # fsspec gets them as given
+        with pytest.raises(ValueError, match="obstore"):
+            open_url("s3://bucket/x", storage_options=dict(opts, backend="obstore"))

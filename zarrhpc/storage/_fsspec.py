@@ -31,7 +31,7 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
 from zarrhpc.storage._remotebase import (
     SETTINGS,
     Fetched,
@@ -176,6 +176,10 @@ class FsspecStore(RemoteStore):
         return cls(upath.fs, read_only, path=upath.path.rstrip("/"),
                    allowed_exceptions=allowed_exceptions)
 
+    def __repr__(self) -> str:
+        # zarr-python's form
+        return f"<FsspecStore({type(self.fs).__name__}, {self.root})>"
+
     @property
     def path(self) -> str:
         """str: the root path inside the file system (zarr-python's attribute)."""
@@ -207,8 +211,9 @@ class FsspecStore(RemoteStore):
                 raise FileNotFoundError(str(exc)) from None
             except Exception as exc:
                 if not is_transient(exc) or time.monotonic() + delay > deadline:
-                    raise StoreError(f"{self.url_of(key)}: {action} failed: "
-                                     f"{type(exc).__name__}: {exc}") from None
+                    cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
+                    raise cls(f"{self.url_of(key)}: {action} failed: "
+                              f"{type(exc).__name__}: {exc}") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 5.0)
 

@@ -39,10 +39,11 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
 from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore
 
-__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "is_loopback", "translate_options"]
+__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "OptionsNotUnderstood", "is_loopback",
+           "translate_options"]
 
 #: URL schemes this backend serves, and the obstore class behind each.
 OBSTORE_SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure",
@@ -53,6 +54,17 @@ _S3 = {"key": "access_key_id", "secret": "secret_access_key", "token": "session_
        "region": "region", "region_name": "region", "endpoint_url": "endpoint",
        "aws_access_key_id": "access_key_id", "aws_secret_access_key": "secret_access_key",
        "aws_session_token": "session_token", "requester_pays": "request_payer"}
+#: fsspec options that change how a file system caches, buffers or schedules, never
+#: what is read or written: nothing to translate (obstore neither lists nor caches
+#: behind our back).
+_TUNING = ("use_listings_cache", "skip_instance_cache", "listings_expiry_time",
+           "max_paths", "default_fill_cache", "default_block_size", "default_cache_type",
+           "cache_regions", "max_concurrency", "fixed_upload_size", "asynchronous", "loop",
+           "batch_size")
+#: s3fs's ``client_kwargs`` (botocore client arguments) that have an obstore spelling.
+_S3_CLIENT_KWARGS = {"endpoint_url": "endpoint_url", "region_name": "region",
+                     "aws_access_key_id": "key", "aws_secret_access_key": "secret",
+                     "aws_session_token": "token"}
 _GCS = {"token": "service_account_path"}
 _AZURE = {"account_name": "account_name", "account_key": "account_key",
           "sas_token": "sas_key", "connection_string": "connection_string"}
@@ -74,14 +86,23 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
     options = dict(options)
     client: dict[str, Any] = dict(options.pop("client_options", None) or {})
     config: dict[str, Any] = {}
-    kwargs = options.pop("client_kwargs", None) or {}
-    if "endpoint_url" in kwargs:
-        options.setdefault("endpoint_url", kwargs["endpoint_url"])
-    if "region_name" in kwargs:
-        options.setdefault("region", kwargs["region_name"])
+    kwargs = dict(options.pop("client_kwargs", None) or {})
+    for name, ours in _S3_CLIENT_KWARGS.items():
+        if name in kwargs:
+            options.setdefault(ours, kwargs.pop(name))
+    if kwargs.pop("verify", True) is False:
+        client.setdefault("allow_invalid_certificates", True)
+    if kwargs:
+        raise OptionsNotUnderstood(f"storage_options client_kwargs {sorted(kwargs)} have "
+                                   "no obstore spelling")
     anon = options.pop("anon", False)
-    options.pop("use_listings_cache", None)
-    options.pop("skip_instance_cache", None)
+    for name in _TUNING:
+        options.pop(name, None)
+    if options.get("version_aware") is False:
+        options.pop("version_aware")
+    if options.get("use_ssl") is False and str(options.get("endpoint_url", "")).startswith(
+            "http://"):
+        options.pop("use_ssl")  # the endpoint says plain HTTP already
     if kind == "s3":
         table = _S3
         if anon:
@@ -117,9 +138,15 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
         # caller's ``unsigned_payload`` (True or False) wins either way.
         config.setdefault("unsigned_payload", True)
     if kind == "http" and config:
-        raise ValueError(f"storage_options {sorted(config)} are not understood for an "
-                         "HTTP(S) URL (only client_options)")
+        raise OptionsNotUnderstood(f"storage_options {sorted(config)} are not understood "
+                                   "for an HTTP(S) URL (only client_options)")
     return config, client
+
+
+class OptionsNotUnderstood(ValueError):
+    """``storage_options`` that obstore has no spelling for (``profile``,
+    ``config_kwargs``, ``s3_additional_kwargs``...): `zarrhpc.storage.remote.open_url`
+    then opens the URL with fsspec, which takes them as zarr-python passes them."""
 
 
 class ObstoreStore(RemoteStore):
@@ -164,8 +191,13 @@ class ObstoreStore(RemoteStore):
         super()._check_writable(key, action)
 
     def _error(self, action: str, key: str, exc: BaseException) -> StoreError:
+        from obstore.exceptions import PermissionDeniedError, UnauthenticatedError
+
         msg = str(exc).split("\n\nDebug source:")[0]
-        return StoreError(f"{self.url_of(key)}: {action} failed: {msg}")
+        cls = (StorePermissionError
+               if isinstance(exc, (PermissionDeniedError, UnauthenticatedError, PermissionError))
+               or getattr(exc, "code", None) in (401, 403) else StoreError)
+        return cls(f"{self.url_of(key)}: {action} failed: {msg}")
 
     # -- primitives --------------------------------------------------------------------
 
@@ -470,5 +502,5 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
     except ValueError:
         raise
     except Exception as exc:
-        raise ValueError(f"{parts.geturl()}: invalid storage_options for obstore: "
-                         f"{str(exc).splitlines()[0]}") from None
+        raise OptionsNotUnderstood(f"{parts.geturl()}: invalid storage_options for obstore: "
+                                   f"{str(exc).splitlines()[0]}") from None

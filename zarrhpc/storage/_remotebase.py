@@ -83,7 +83,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, NamedTuple
 
-from zarrhpc.errors import StoreError
+from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage._ranges import coalesce, split
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
@@ -435,6 +435,11 @@ class RemoteStore(Store):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r}, read_only={self._read_only})"
+
+    def _check_writable(self, key: str, action: str) -> None:
+        if self._read_only and not self._closed:  # named by URL, whatever the repr
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is read-only")
+        super()._check_writable(key, action)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RemoteStore):
