@@ -28,6 +28,7 @@ __all__ = [
     "ZeroStepError",
     "UnsupportedError",
     "StoreError",
+    "StorePermissionError",
     "InvalidKeyError",
     "ReadOnlyError",
     "KernelError",
@@ -135,6 +136,11 @@ class UnsupportedError(ZarrhpcError, NotImplementedError):
 
 class StoreError(ZarrhpcError, OSError):
     """A store operation failed."""
+
+
+class StorePermissionError(StoreError, PermissionError):
+    """A remote store refused a request: no credentials, or not allowed (HTTP 401/403;
+    a PermissionError, as zarr-python's fsspec stores raise)."""
 
 
 class InvalidKeyError(ZarrhpcError, ValueError):

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from zarrhpc.bench.remote import floor_bounds, format_table
+from zarrhpc.bench.remote import UNSIGNED_FLOOR, ZarrhpcSigned, floor_bounds, format_table
 
 
 def _times():
     return {
         "fetch floor (obstore, no decode)": {"floor": [0.10, 0.30, 0.11]},
-        "upload floor (obstore, encoded bytes)": {"floor": [0.20]},
+        # the write's floor is the unsigned-payload one (zarrhpc's PUTs on loopback)
+        "upload floor (obstore, encoded bytes)": {"floor": [0.25]},
+        UNSIGNED_FLOOR: {"floor": [0.20]},
         "full read": {"zarrhpc": [0.12, 0.9, 0.13], "tensorstore": [0.15],
                       "zarr-python": [0.5]},
         "write": {"zarrhpc": [0.22], "zarr-python+obstore": [0.30]},
@@ -24,6 +26,19 @@ def test_floor_bounds_are_medians_over_the_floor():
     assert lines[1].startswith("# write: best peer / floor 1.50x")
     assert lines[1].endswith("zarrhpc / floor 1.10x")
     assert floor_bounds({"full read": {"zarrhpc": [1.0]}}) == []  # no floor, no line
+
+
+def test_signed_variant_is_a_column_and_no_peer():
+    """``--payload-ab``'s zarrhpc variant gets its own column in the write row, and is
+    never the "best peer" of a ratio or a bound."""
+    times = _times()
+    times["write"][ZarrhpcSigned.name] = [0.25]
+    text = format_table(times, "t")
+    header = text.splitlines()[1]
+    assert ZarrhpcSigned.name in header
+    row = next(line for line in text.splitlines() if line.startswith("write"))
+    assert "250.00 ms" in row and row.rstrip().endswith("1.36x")  # 0.30 / 0.22
+    assert floor_bounds(times)[1].startswith("# write: best peer / floor 1.50x")
 
 
 def test_table_ratio_is_best_peer_over_zarrhpc():

@@ -112,3 +112,21 @@ def test_proxy_process_counts_and_delays(s3):
         assert bytes(store.get("a")) == b"1" and store.get("b") is None
         assert time.perf_counter() - t0 >= 0.1  # each request waited in the child
         assert proxy.total == 2
+
+
+def test_multi_object_delete_501_falls_back_503_retries(s3, s3_url):
+    """moto serves multi-object delete; answered 501 NotImplemented once it is taken as
+    unsupported at once (one DELETE per key after it, no retries of the POST); a 503 on
+    the first try of a server is retried as any transient error (with obstore's retries)."""
+    from zarrhpc.testing.servers import CountingProxy
+
+    for status, expected in ((501, {"POST": 1, "DELETE": 4}), (503, {"POST": 2})):
+        with CountingProxy(s3.endpoint) as proxy:  # a new endpoint: a server not tried yet
+            store = open_url(s3_url, storage_options=s3.storage_options(proxy.endpoint))
+            keys = [f"{status}/k{i}" for i in range(4)]
+            store.set_values([(k, memoryview(b"x")) for k in keys])
+            proxy.reset()
+            proxy.fail_next(1, status, when=lambda kind, path: kind == "POST")
+            store.erase_values(keys)
+            assert dict(proxy.counts) == expected, proxy.log
+            assert all(store.get(k) is None for k in keys)

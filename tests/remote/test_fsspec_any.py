@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from zarrhpc.errors import UnsupportedError
+from zarrhpc.errors import StoreError, UnsupportedError
 from zarrhpc.storage.remote import FsspecStore, open_url
 from zarrhpc.testing.store import StoreTests
 
@@ -33,3 +33,57 @@ def test_unknown_protocol_is_unsupported():
 def test_obstore_backend_refuses_other_schemes():
     with pytest.raises(UnsupportedError, match="memory"):
         open_url("memory://x", storage_options={"backend": "obstore"})
+
+
+class TestFsspecFileSystemObject(StoreTests):
+    """The conformance suite on ``FsspecStore(fs, path=...)``, zarr-python's form, with
+    an async file system made as zarr-python makes them (``asynchronous=True``)."""
+
+    concurrent_threads = 4
+    replaced_error = r"memory://.*/k: the object was replaced"
+
+    def make_store(self, tmp_path):
+        from fsspec.implementations.asyn_wrapper import AsyncFileSystemWrapper
+
+        fs = AsyncFileSystemWrapper(fsspec.filesystem("memory"))
+        return FsspecStore(fs, path=f"/zarrhpc-{uuid.uuid4().hex}")
+
+
+def test_file_system_object_store_pickles_and_keeps_its_root():
+    import pickle
+
+    import numpy as np
+
+    import zarrhpc
+
+    fs = fsspec.filesystem("memory")
+    root = f"/zarrhpc-{uuid.uuid4().hex}"
+    store = FsspecStore(fs, path=root)
+    assert store.path == root and store.url == f"memory://{root}"
+    a = zarrhpc.create_array(store, shape=(5,), dtype="i2")
+    a[...] = np.arange(5)
+    assert fs.exists(f"{root}/zarr.json")  # under the root, in the caller's file system
+    clone = pickle.loads(pickle.dumps(store))
+    assert clone == store
+    np.testing.assert_array_equal(zarrhpc.open_array(clone, mode="r")[...], np.arange(5))
+    with pytest.raises(TypeError, match="storage_options are for a URL"):
+        FsspecStore(fs, path=root, storage_options={"x": 1})
+
+
+def test_allowed_exceptions_read_as_missing():
+    """zarr-python's ``allowed_exceptions``: errors of the file system read as a missing
+    key; others are errors naming the key."""
+    class Flaky(fsspec.implementations.memory.MemoryFileSystem):
+        def cat_file(self, path, start=None, end=None, **kwargs):
+            if path.endswith("odd"):
+                raise LookupError(path)
+            return super().cat_file(path, start=start, end=end, **kwargs)
+
+    fs = Flaky(skip_instance_cache=True)
+    root = f"/zarrhpc-{uuid.uuid4().hex}"
+    fs.pipe_file(f"{root}/odd", b"x")
+    strict = FsspecStore(fs, path=root, retry_timeout=0)
+    with pytest.raises(StoreError, match="odd"):
+        strict.get("odd")
+    lenient = FsspecStore(fs, path=root, allowed_exceptions=(FileNotFoundError, LookupError))
+    assert lenient.get("odd") is None

@@ -90,3 +90,29 @@ def test_interop_with_zarr_python(server):
     back = zarr.open_array(zarr.storage.FsspecStore.from_url(
         f"s3://{BUCKET}/by-zarrhpc", storage_options=fs_opts), mode="r")
     np.testing.assert_array_equal(back[...], data + 1)
+
+
+def test_multi_object_delete_refused_falls_back_at_once(server):
+    """localbucket answers S3's multi-object delete (POST ?delete) 501 NotImplemented,
+    which obstore retries as a server error for the whole retry_timeout (30 s). The
+    first one to a server is sent once, without retries; then every key is deleted by
+    its own DELETE (a signed URL), and later deletes to that server skip the POST."""
+    with CountingProxy(server.endpoint) as proxy:
+        store = open_url(f"s3://{BUCKET}/deletes", storage_options=server.storage_options(
+            proxy.endpoint))
+        keys = [f"k{i}" for i in range(6)]
+        store.set_values([(k, memoryview(b"x")) for k in keys])
+        proxy.reset()
+        store.erase_values(keys[:3])
+        assert proxy.counts == {"POST": 1, "DELETE": 3}, proxy.log
+        assert [store.get(k) is None for k in keys] == [True] * 3 + [False] * 3
+        proxy.reset()
+        store.erase(keys[3])  # obstore sends one key as a multi-object delete too
+        assert proxy.counts == {"DELETE": 1}, proxy.log
+        proxy.reset()
+        # another store object on the same server knows it already
+        other = open_url(f"s3://{BUCKET}/deletes", storage_options=server.storage_options(
+            proxy.endpoint))
+        other.erase_prefix("")
+        assert proxy.counts == {"LIST": 1, "DELETE": 2}, proxy.log
+        assert list(other.list()) == []

@@ -19,7 +19,8 @@ def test_s3_spelling():
         "endpoint_url": "http://127.0.0.1:9000", "key": "AK", "secret": "SK", "token": "T",
         "region": "eu-west-1"})
     assert config == {"endpoint": "http://127.0.0.1:9000", "access_key_id": "AK",
-                      "secret_access_key": "SK", "session_token": "T", "region": "eu-west-1"}
+                      "secret_access_key": "SK", "session_token": "T", "region": "eu-west-1",
+                      "unsigned_payload": True}
     assert client == {"allow_http": True}
     config, client = translate_options("s3", {"anon": True, "client_kwargs": {
         "endpoint_url": "https://minio.example", "region_name": "x"}})
@@ -32,15 +33,31 @@ def test_s3_spelling():
         "unsigned_payload": True}
 
 
-def test_s3_payload_signed_only_without_tls():
-    """Over HTTPS (AWS, or an https endpoint) a PUT signs UNSIGNED-PAYLOAD (no SHA-256 of
-    the body); over plain HTTP the body's hash stays signed; the user's choice wins."""
-    assert translate_options("s3", {})[0]["unsigned_payload"] is True
-    https = translate_options("s3", {"endpoint_url": "https://minio.example"})[0]
-    assert https["unsigned_payload"] is True
-    assert "unsigned_payload" not in translate_options(
-        "s3", {"endpoint_url": "http://127.0.0.1:9000"})[0]
-    assert translate_options("s3", {"unsigned_payload": False})[0]["unsigned_payload"] is False
+@pytest.mark.parametrize(("endpoint", "unsigned"), [
+    (None, True),  # AWS: HTTPS
+    ("https://minio.example", True),
+    ("https://10.1.2.3:9000", True),
+    ("http://127.0.0.1:9000", True),  # loopback: no network path to the server
+    ("http://127.9.8.7", True),
+    ("http://localhost:9000", True),
+    ("http://LOCALHOST./x", True),
+    ("http://[::1]:9000", True),
+    ("http://10.1.2.3:9000", False),  # plain HTTP over a network: the hash is the check
+    ("http://minio.example:9000", False),
+    ("http://127.0.0.1.example.org", False),
+    ("http://[::2]:9000", False),
+])
+def test_s3_payload_signed_only_where_the_body_can_be_changed(endpoint, unsigned):
+    """A PUT signs UNSIGNED-PAYLOAD (no SHA-256 of the body) over HTTPS and over plain
+    HTTP to this machine; a plain-HTTP endpoint elsewhere keeps the body's hash signed."""
+    options = {} if endpoint is None else {"endpoint_url": endpoint}
+    config = translate_options("s3", options)[0]
+    assert config.get("unsigned_payload", False) is unsigned
+    # the caller's choice wins both ways
+    for forced in (True, False):
+        assert translate_options("s3", dict(options, unsigned_payload=forced))[0][
+            "unsigned_payload"] is forced
+    assert "unsigned_payload" not in translate_options("s3", dict(options, anon=True))[0]
     assert "unsigned_payload" not in translate_options("gcs", {})[0]
 
 
@@ -117,3 +134,32 @@ def test_clients_reused_per_root_and_options_and_process(monkeypatch):
     # a forked child builds its own
     monkeypatch.setattr(_obstore.os, "getpid", lambda: -1)
     assert ObstoreStore("s3://bucket/root", storage_options=opts)._obs is not one._obs
+
+
+def test_s3fs_only_options():
+    """fsspec's cache and buffer settings are dropped (they change nothing obstore does);
+    botocore client arguments with an obstore spelling are translated; anything else
+    obstore cannot express is refused by the translation, and open_url then opens the URL
+    with fsspec (as zarr-python would), unless obstore was asked for."""
+    from zarrhpc.storage._obstore import OptionsNotUnderstood
+
+    config, client = translate_options("s3", {
+        "endpoint_url": "http://127.0.0.1:9", "default_fill_cache": False,
+        "default_block_size": 5, "use_listings_cache": False, "asynchronous": True,
+        "version_aware": False, "use_ssl": False, "max_concurrency": 3,
+        "client_kwargs": {"aws_access_key_id": "AK", "aws_secret_access_key": "SK",
+                          "verify": False}})
+    assert config == {"endpoint": "http://127.0.0.1:9", "access_key_id": "AK",
+                      "secret_access_key": "SK", "region": "us-east-1",
+                      "unsigned_payload": True}
+    assert client == {"allow_http": True, "allow_invalid_certificates": True}
+    with pytest.raises(OptionsNotUnderstood, match="client_kwargs"):
+        translate_options("s3", {"client_kwargs": {"config": object()}})
+    for extra in ({"profile": "p"}, {"config_kwargs": {"retries": {}}},
+                  {"s3_additional_kwargs": {"ACL": "private"}}, {"version_aware": True}):
+        opts = dict({"endpoint_url": "http://127.0.0.1:9", "key": "a", "secret": "b"}, **extra)
+        store = open_url("s3://bucket/x", storage_options=opts)
+        assert isinstance(store, FsspecStore), extra
+        assert store.storage_options == opts  # fsspec gets them as given
+        with pytest.raises(ValueError, match="obstore"):
+            open_url("s3://bucket/x", storage_options=dict(opts, backend="obstore"))

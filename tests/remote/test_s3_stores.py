@@ -72,13 +72,21 @@ def test_open_url_picks_backend_and_pickles(s3_url, s3_options, backend):
     store.close()
 
 
-def test_unsigned_payload_writes(s3_url, s3_options):
-    # what every S3 PUT over HTTPS sends (no SHA-256 of the body), here over the loopback
-    store = open_url(s3_url, storage_options=dict(s3_options, unsigned_payload=True))
-    assert store._obs.config["unsigned_payload"] in (True, "true")
+@pytest.mark.parametrize(("forced", "expected"), [
+    (None, "unsigned"),  # the server is on loopback: nothing can change the body
+    (True, "unsigned"),
+    (False, "sha256"),
+])
+def test_payload_signing_on_loopback(s3_url, s3_options, proxy, forced, expected):
+    """What the server sees in x-amz-content-sha256 of every chunk PUT, by default (the
+    endpoint is loopback) and forced either way; the data reads back either way."""
+    options = dict(s3_options) if forced is None else dict(s3_options, unsigned_payload=forced)
     data = np.arange(1000, dtype="f8").reshape(10, 100)
-    a = zarrhpc.create_array(store, shape=data.shape, dtype="f8", chunks=(4, 40))
+    a = zarrhpc.create_array(s3_url, storage_options=options, shape=data.shape, dtype="f8",
+                             chunks=(4, 40))
+    proxy.reset()
     a[...] = data
+    assert proxy.payloads == {expected: 9}  # 3 x 3 chunks, every one signed the same way
     np.testing.assert_array_equal(zarrhpc.open_array(open_url(
         s3_url, storage_options=s3_options), mode="r")[...], data)
 

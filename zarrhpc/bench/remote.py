@@ -1,7 +1,7 @@
 """Remote workload: zarrhpc and its peers on one S3 server on loopback, side by side.
 
 ``python -m zarrhpc.bench.remote [--size 256] [--repeat 3] [--latency 0.005]
-[--server moto|localbucket] [--workers 2]``
+[--server moto|localbucket] [--workers 2] [--payload-ab]``
 
 An S3 server on loopback (zarrhpc.testing.servers) runs in a child process: moto (the
 default; in effect one request at a time, ~2 ms of Python each, so it bounds every
@@ -20,12 +20,17 @@ objects (interop is tested elsewhere):
   serve it too);
 - fetch floor: every object of the chunked array fetched concurrently with obstore's
   async API, nothing decoded (the best a reader can do on this server);
-- upload floor: the same objects (already encoded) PUT back concurrently the same way
-  (the best a writer can do);
+- upload floor: the same objects (already encoded) PUT back concurrently the same way,
+  each body's SHA-256 signed as obstore does by default over plain HTTP, and again signed
+  ``UNSIGNED-PAYLOAD`` as zarrhpc's loopback PUTs are (the best a writer can do: the
+  floor of the write's bound);
 - sub-volume floor: the byte ranges of the sub-volume's inner chunks (runs of adjacent
   ones joined), the shard index already known, fetched concurrently with obstore and not
   decoded; element floor: per element, the one range of its inner chunk (a reader that
   has the index cached can do no less).
+
+With ``--payload-ab`` zarrhpc's write is also timed with every body's SHA-256 signed
+(``unsigned_payload=False``, what it did on loopback before), in the same rounds.
 
 Peers: zarr-python with its default S3 store (FsspecStore, s3fs) and with ObjectStore
 (obstore), tensorstore's S3 driver. With ``--latency`` the same table is measured again
@@ -113,6 +118,21 @@ class Zarrhpc:
         a[...] = data
 
 
+class ZarrhpcSigned(Zarrhpc):
+    """zarrhpc with every PUT's body hashed into its signature (``unsigned_payload=False``):
+    what it did on a plain-HTTP endpoint before loopback was signed ``UNSIGNED-PAYLOAD``;
+    the write only (``--payload-ab``)."""
+
+    name = "zarrhpc, sha256 body"
+    only = ("write",)
+
+    def store(self, name: str) -> Any:
+        from zarrhpc.storage.remote import open_url
+
+        return open_url(self.env.url(name),
+                        storage_options=dict(self.env.options(), unsigned_payload=False))
+
+
 class ZarrPython:
     name = "zarr-python"
 
@@ -196,15 +216,16 @@ def _read(peer: Any, handle: Any, sel: Any) -> np.ndarray:
     return handle[sel]
 
 
-def floor_client(env: Env, name: str) -> tuple:
-    """An obstore client on ``name`` and the paths of its chunk objects."""
+def floor_client(env: Env, name: str, **config: Any) -> tuple:
+    """An obstore client on ``name`` (obstore's defaults, or ``config``) and the paths of
+    its chunk objects."""
     import obstore
     from obstore.store import S3Store
 
     s3 = env.s3
     store = S3Store(BUCKET, prefix=name, endpoint=env.endpoint, access_key_id=s3.access_key,
                     secret_access_key=s3.secret_key, region=s3.region,
-                    client_options={"allow_http": True})
+                    client_options={"allow_http": True}, **config)
     paths = [m["path"] for batch in obstore.list(store) for m in batch
              if not m["path"].endswith("zarr.json") and not m["path"].startswith("w-floor/")]
     return store, paths
@@ -317,7 +338,7 @@ def erase(env: Env, name: str) -> None:
     def delete(path: str) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
-            conn.request("DELETE", f"/{BUCKET}/{name}/{urllib.parse.quote(path)}")
+            conn.request("DELETE", f"/{BUCKET}/{urllib.parse.quote(f'{name}/{path}')}")
             resp = conn.getresponse()
             resp.read()
             if resp.status not in (200, 204, 404):
@@ -384,7 +405,8 @@ def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
     return wall, time.process_time() - c0
 
 
-def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> dict:
+def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray,
+        payload_ab: bool = False) -> dict:
     """One table: {workload: {peer: [seconds per round]}}."""
     import obstore
 
@@ -392,7 +414,8 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
     env = Env(s3, proxy.endpoint if proxy else s3.endpoint)
     try:
         peers = []
-        for cls in (Zarrhpc, ZarrPython, ZarrPythonObstore, Tensorstore):
+        extra = (ZarrhpcSigned,) if payload_ab else ()
+        for cls in (Zarrhpc, *extra, ZarrPython, ZarrPythonObstore, Tensorstore):
             try:
                 peers.append(cls(env))
             except Exception as exc:  # pragma: no cover - a peer missing here
@@ -417,6 +440,8 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
 
         handles = {}
         for p in peers:  # open once, check once
+            if getattr(p, "only", None):
+                continue
             handles[p.name] = (p.open("plain"), p.open("sharded"))
             got = _read(p, handles[p.name][1], sub)
             if not np.array_equal(got, data[sub]):
@@ -424,6 +449,7 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
             if _read(p, handles[p.name][0], points[0]) != data[points[0]]:
                 raise AssertionError(f"{p.name}: element differs")
         floor = floor_client(env, "plain")
+        unsigned = floor_client(env, "plain", unsigned_payload=True)
         blobs = [bytes(obstore.get(floor[0], path).bytes()) for path in floor[1]]
         shard_store, _ = floor_client(env, "sharded")
         zh_sharded, indexes = handles["zarrhpc"][1], {}
@@ -439,6 +465,8 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 _cpu_of(partial(fetch_floor, *floor)))
             add("upload floor (obstore, encoded bytes)", "floor",
                 _cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
+            add(UNSIGNED_FLOOR, "floor",
+                _cpu_of(partial(upload_floor, unsigned[0], floor[1], blobs)))
             add(SUB_FLOOR, "floor",
                 _cpu_of(partial(ranges_floor, shard_store, *sub_ranges, range_pool)))
             add(POINT_FLOOR, "floor", _cpu_of(lambda: sum(
@@ -446,6 +474,13 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
                 len(points))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
+                if getattr(p, "only", None):  # a variant measured on its workloads only
+                    add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data,
+                                                        (64,) * 3)))
+                    erase(env, f"w-{p.name}")
+                    if proxy is not None:
+                        proxy.reset()
+                    continue
                 plain, sharded = handles[p.name]
                 full = np.s_[...]
                 add("full read", p.name, _timed(partial(_read, p, plain, full)))
@@ -466,11 +501,12 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray) -> di
 
 
 SUB_FLOOR = "sub-volume floor (exact ranges, index known)"
+UNSIGNED_FLOOR = "upload floor, UNSIGNED-PAYLOAD"
 POINT_FLOOR = "element floor (its inner chunk, index known)"
 FLOORS = {"full read": "fetch floor (obstore, no decode)",
           "sharded sub-volume 128^3": SUB_FLOOR,
           "single element (sharded), per element": POINT_FLOOR,
-          "write": "upload floor (obstore, encoded bytes)"}
+          "write": UNSIGNED_FLOOR}
 
 
 def floor_bounds(times: dict) -> list[str]:
@@ -481,7 +517,8 @@ def floor_bounds(times: dict) -> list[str]:
         by_peer, floor = times.get(workload), times.get(floor_name)
         if not by_peer or not floor or "zarrhpc" not in by_peer:
             continue
-        best = min(statistics.median(v) for p, v in by_peer.items() if p != "zarrhpc")
+        best = min(statistics.median(v) for p, v in by_peer.items()
+                   if not p.startswith("zarrhpc"))
         low = statistics.median(floor["floor"])
         ours = statistics.median(by_peer["zarrhpc"])
         lines.append(f"# {workload}: best peer / floor {best / low:.2f}x (the most beating "
@@ -491,6 +528,8 @@ def floor_bounds(times: dict) -> list[str]:
 
 def format_table(times: dict, title: str) -> str:
     peers = ["zarrhpc", "zarr-python", "zarr-python+obstore", "tensorstore"]
+    if any(ZarrhpcSigned.name in by_peer for by_peer in times.values()):
+        peers.insert(1, ZarrhpcSigned.name)
     lines = [title, f"{'workload':42s}" + "".join(f"{p:>22s}" for p in peers)
              + f"{'zarrhpc/best peer':>20s}"]
     times = dict(times)
@@ -503,7 +542,7 @@ def format_table(times: dict, title: str) -> str:
         med = {p: statistics.median(v) for p, v in by_peer.items()}
         row = f"{workload:42s}" + "".join(
             f"{med[p] * 1e3:>19.2f} ms" if p in med else f"{'-':>22s}" for p in peers)
-        others = [med[p] for p in med if p != "zarrhpc"]
+        others = [med[p] for p in med if not p.startswith("zarrhpc")]
         speedup = min(others) / med["zarrhpc"] if others and "zarrhpc" in med else float("nan")
         lines.append(row + f"{speedup:>19.2f}x")
     lines.extend(floor_bounds(times))
@@ -542,6 +581,8 @@ def main(argv: Any = None) -> int:
                         help="the S3 server every peer reads from and writes to")
     parser.add_argument("--workers", type=int, default=2,
                         help="processes of the localbucket server")
+    parser.add_argument("--payload-ab", action="store_true",
+                        help="also time zarrhpc's write with every body's SHA-256 signed")
     args = parser.parse_args(argv)
     data = make_data(args.size)
     server = S3Server() if args.server == "moto" else LocalBucketServer(args.workers)
@@ -553,10 +594,11 @@ def main(argv: Any = None) -> int:
         print(f"# float32 {args.size}^3 ({data.nbytes / 2**20:.0f} MiB), chunks 64^3 blosc "
               f"lz4; sharded {min(args.size, 256)}^3 / 32^3; medians of {args.repeat} rounds")
         print(*server_costs(env, "c/0/0/0"), sep="\n")
-        print(format_table(run(args.size, args.repeat, 0.0, s3, data),
+        print(format_table(run(args.size, args.repeat, 0.0, s3, data, args.payload_ab),
                            f"## loopback S3 ({_server_name(s3)}), no added latency"))
         if args.latency:
-            print(format_table(run(args.size, args.repeat, args.latency, s3, data),
+            print(format_table(run(args.size, args.repeat, args.latency, s3, data,
+                                   args.payload_ab),
                                f"## same, {args.latency * 1e3:g} ms added per request "
                                "(proxy)"))
     return 0

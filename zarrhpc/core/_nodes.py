@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from urllib.parse import unquote, urlsplit
 
@@ -101,6 +102,9 @@ def resolve_store_path(store, path: str | None = None, mode: str = "r",
 def resolve_store(store, mode: str = "r", storage_options: dict | None = None) -> Store:
     """A Store from what the user passed (see the module docstring)."""
     if isinstance(store, Store):
+        if storage_options:  # zarr-python's check and message
+            raise TypeError("'storage_options' was provided but unused. 'storage_options' "
+                            "is only used when the store is passed as an FSSpec URI string.")
         return store
     if isinstance(store, StorePath):
         if store.path:
@@ -120,6 +124,12 @@ def resolve_store(store, mode: str = "r", storage_options: dict | None = None) -
             raise TypeError(f"store: {store!r}: storage_options are for URLs (s3://...), "
                             f"not local paths")
         return _path_store(store, mode)
+    if "fsspec" in sys.modules or "zarr" in sys.modules:  # an FSMap, zarr-python's stores
+        from zarrhpc.storage.remote import adopt
+
+        adopted = adopt(store, read_only=(mode == "r"))
+        if adopted is not None:
+            return adopted
     raise TypeError(
         f"store: expected a Store, StorePath, dict, None, a directory path or a URL, got "
         f"{type(store).__name__}"

@@ -7,7 +7,9 @@ The Zarr v3 abstract store interface (:class:`Store`) and its implementations:
 - :class:`ZipStore` -- a whole hierarchy in one .zip file;
 - :class:`StorePath` -- a store and a path inside it (zarr-python's name);
 - :class:`ObjectStore` -- zarr-python's store over an obstore store object (imported on
-  first use: it needs obstore). zarr-python's experimental caching store is
+  first use: it needs obstore); :class:`FsspecStore` -- a store over an fsspec file
+  system or URL, with zarr-python's constructors (``FsspecStore.from_url``; imported on
+  first use: it needs fsspec). zarr-python's experimental caching store is
   ``zarrhpc.experimental.cache_store.CacheStore`` (:mod:`.cache`).
 
 Stores know nothing of arrays: they map "/"-separated keys (:mod:`.keys`) to bytes. The
@@ -26,16 +28,20 @@ from zarrhpc.storage.zip import ZipStore
 
 __all__ = [
     "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "StorePath", "ObjectStore",
-    "N5Store",
+    "FsspecStore", "N5Store",
     "validate_key", "normalize_prefix",
 ]
 
 
 def __getattr__(name: str):
-    # ObjectStore only when asked for, so that ``import zarrhpc`` does not load the remote
+    # ObjectStore and FsspecStore only when asked for, so that ``import zarrhpc`` does not load the remote
     # store machinery
     if name == "ObjectStore":
         from zarrhpc.storage.objectstore import ObjectStore
 
         return ObjectStore
+    if name == "FsspecStore":
+        from zarrhpc.storage._fsspec import FsspecStore
+
+        return FsspecStore
     raise AttributeError(f"module 'zarrhpc.storage' has no attribute {name!r}")

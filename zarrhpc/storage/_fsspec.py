@@ -31,11 +31,17 @@ import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
-from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore, _RemoteReader
+from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
+from zarrhpc.storage._remotebase import (
+    SETTINGS,
+    Fetched,
+    ObjectChanged,
+    RemoteStore,
+    _RemoteReader,
+)
 from zarrhpc.storage.abc import RangeReader
 
-__all__ = ["FsspecStore", "is_transient"]
+__all__ = ["ALLOWED_EXCEPTIONS", "FsspecStore", "is_transient"]
 
 _TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
                     "ServiceUnavailable", "RequestTimeout", "Server disconnected",
@@ -53,25 +59,55 @@ def is_transient(exc: BaseException) -> bool:
     return any(word in text for word in _TRANSIENT_WORDS)
 
 
+#: What zarr-python's FsspecStore reads as a missing key by default.
+ALLOWED_EXCEPTIONS: tuple[type[Exception], ...] = (
+    FileNotFoundError, IsADirectoryError, NotADirectoryError)
+
+
 class FsspecStore(RemoteStore):
     """A store over an fsspec file system (see the module docstring).
 
+    Takes zarr-python's arguments too: ``FsspecStore(fs, read_only=False, path="/")``
+    with an fsspec file system (async or not) and the root path in it, and the
+    constructors `from_url`, `from_mapper` and `from_upath`.
+
     Parameters
     ----------
-    url : str
+    fs : str or fsspec.AbstractFileSystem
         Any URL fsspec understands (``s3://bucket/root``, ``https://host/root``,
-        ``memory://root``...).
-    storage_options : dict, optional
-        Passed to ``fsspec.url_to_fs``.
+        ``memory://root``...), or a file system (then ``path`` is the root in it).
     read_only : bool, default False
+    path : str, default "/"
+        The root inside ``fs`` when ``fs`` is a file system; a path below the URL when
+        it is a URL.
+    allowed_exceptions : tuple of exception types
+        Errors of the file system read as a missing key (zarr-python's argument; the
+        default: not found, is a directory, not a directory).
+    storage_options : dict, optional
+        Passed to ``fsspec.url_to_fs`` with a URL.
     **settings
         Store settings (`zarrhpc.storage._remotebase`).
     """
 
-    def __init__(self, url: str, *, storage_options: dict | None = None,
-                 read_only: bool = False, **settings: Any) -> None:
+    def __init__(self, fs: Any, read_only: bool = False, path: str = "/",
+                 allowed_exceptions: tuple[type[Exception], ...] = ALLOWED_EXCEPTIONS, *,
+                 storage_options: dict | None = None, **settings: Any) -> None:
         import fsspec
 
+        self.allowed_exceptions = tuple(allowed_exceptions)
+        if isinstance(fs, str):
+            url = fs.rstrip("/") + "/" + path.strip("/") if path.strip("/") else fs
+            filesystem = None
+        else:
+            if storage_options:
+                raise TypeError("FsspecStore: storage_options are for a URL; this file "
+                                "system is built already")
+            filesystem = _sync_twin(fs)
+            protocol = filesystem.protocol
+            protocol = protocol if isinstance(protocol, str) else protocol[0]
+            root = path if path not in ("", "/") else ""
+            url = f"{protocol}://{root.lstrip('/') if protocol != 'memory' else root}"
+            storage_options = _options_of(filesystem)
         scheme = urllib.parse.urlsplit(url).scheme.lower()
         if scheme not in fsspec.available_protocols():
             raise UnsupportedError(f"{url}: no store serves {scheme}:// URLs (fsspec knows "
@@ -80,6 +116,10 @@ class FsspecStore(RemoteStore):
         settings.pop("cache_bytes", None)  # no ETags, so no tail cache
         super().__init__(url, read_only=read_only or self.is_http, cache_bytes=0, **settings)
         self.storage_options = dict(storage_options or {})
+        self.storage_options.pop("asynchronous", None)  # zarr-python's; ours are sync calls
+        if filesystem is not None:
+            self.fs, self.root = filesystem, root.rstrip("/")
+            return
         options = dict(self.storage_options)
         if scheme in ("s3", "s3a"):  # s3fs takes the region inside client_kwargs
             region = options.pop("region", None) or options.pop("region_name", None)
@@ -93,6 +133,57 @@ class FsspecStore(RemoteStore):
         except Exception as exc:
             raise ValueError(f"{url}: fsspec could not open it: {exc}") from None
         self.root = root.rstrip("/")
+
+    @classmethod
+    def from_url(cls, url: str, storage_options: dict | None = None, read_only: bool = False,
+                 allowed_exceptions: tuple[type[Exception], ...] = ALLOWED_EXCEPTIONS,
+                 **settings: Any) -> FsspecStore:
+        """The store at ``url``, as zarr-python's ``FsspecStore.from_url``.
+
+        Parameters
+        ----------
+        url : str
+            Any URL fsspec understands.
+        storage_options : dict, optional
+            Passed to fsspec (zarrhpc's store settings may be given here too).
+        read_only : bool, default False
+        allowed_exceptions : tuple of exception types
+
+        Returns
+        -------
+        FsspecStore
+        """
+        options = dict(storage_options or {})
+        given = {name: options.pop(name) for name in SETTINGS if name in options}
+        return cls(url, read_only, allowed_exceptions=allowed_exceptions,
+                   storage_options=options, **given, **settings)
+
+    @classmethod
+    def from_mapper(cls, fs_map: Any, read_only: bool = False,
+                    allowed_exceptions: tuple[type[Exception], ...] = ALLOWED_EXCEPTIONS
+                    ) -> FsspecStore:
+        """The store over an ``fsspec.FSMap`` (``fsspec.get_mapper(url)``), as zarr-python's
+        ``FsspecStore.from_mapper``."""
+        return cls(fs_map.fs, read_only, path=fs_map.root,
+                   allowed_exceptions=allowed_exceptions)
+
+    @classmethod
+    def from_upath(cls, upath: Any, read_only: bool = False,
+                   allowed_exceptions: tuple[type[Exception], ...] = ALLOWED_EXCEPTIONS
+                   ) -> FsspecStore:
+        """The store at a ``universal_pathlib.UPath``, as zarr-python's
+        ``FsspecStore.from_upath``."""
+        return cls(upath.fs, read_only, path=upath.path.rstrip("/"),
+                   allowed_exceptions=allowed_exceptions)
+
+    def __repr__(self) -> str:
+        # zarr-python's form
+        return f"<FsspecStore({type(self.fs).__name__}, {self.root})>"
+
+    @property
+    def path(self) -> str:
+        """str: the root path inside the file system (zarr-python's attribute)."""
+        return self.root
 
     def __reduce__(self) -> Any:
         settings = {k: v for k, v in self.settings.items() if k != "cache_bytes"}
@@ -116,10 +207,13 @@ class FsspecStore(RemoteStore):
                 return fn()
             except (FileNotFoundError, ObjectChanged):
                 raise
+            except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
+                raise FileNotFoundError(str(exc)) from None
             except Exception as exc:
                 if not is_transient(exc) or time.monotonic() + delay > deadline:
-                    raise StoreError(f"{self.url_of(key)}: {action} failed: "
-                                     f"{type(exc).__name__}: {exc}") from None
+                    cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
+                    raise cls(f"{self.url_of(key)}: {action} failed: "
+                              f"{type(exc).__name__}: {exc}") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 5.0)
 
@@ -279,5 +373,26 @@ def _version(info: dict) -> str | None:
     return None
 
 
+def _sync_twin(fs: Any) -> Any:
+    """``fs``, or the same file system made for blocking calls: zarr-python makes async
+    ones (``asynchronous=True``, whose blocking methods need a running loop) and wraps
+    blocking ones (``AsyncFileSystemWrapper.sync_fs``)."""
+    inner = getattr(fs, "sync_fs", None)
+    if inner is not None:
+        return inner
+    if getattr(fs, "async_impl", False) and getattr(fs, "asynchronous", False):
+        options = dict(getattr(fs, "storage_options", {}) or {})
+        options["asynchronous"] = False
+        return type(fs)(**options)
+    return fs
+
+
+def _options_of(fs: Any) -> dict:
+    """The options that rebuild ``fs`` from its URL (for pickling)."""
+    options = dict(getattr(fs, "storage_options", {}) or {})
+    options.pop("asynchronous", None)
+    return options
+
+
 def _rebuild(url: str, options: dict, read_only: bool, settings: dict) -> FsspecStore:
-    return FsspecStore(url, storage_options=options, read_only=read_only, **settings)
+    return FsspecStore(url, read_only, storage_options=options, **settings)

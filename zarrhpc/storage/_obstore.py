@@ -10,10 +10,17 @@ them and translated here (`translate_options`): ``endpoint_url`` (also inside
 ``client_kwargs``), ``key``, ``secret``, ``token``, ``anon``, ``region``/``region_name``
 for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
 Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
-unchanged. A plain ``http://`` endpoint is allowed. S3 PUTs over HTTPS are signed with
-``UNSIGNED-PAYLOAD`` (as botocore does; ``unsigned_payload=False`` signs the body's SHA-256). Retries of transient errors (5xx,
+unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
 timeouts, dropped connections) are obstore's, bounded in total by the store's
 ``retry_timeout`` setting.
+
+Payload signing of S3 PUTs: over HTTPS, and over plain HTTP to a loopback endpoint
+(127.0.0.0/8, ``::1``, ``localhost``: no network path to corrupt the body), the request
+is signed ``UNSIGNED-PAYLOAD``, as botocore does over HTTPS, which saves hashing every
+byte uploaded (SHA-256, most of a PUT's client CPU). A plain-HTTP endpoint elsewhere
+keeps the body's SHA-256 in the signature, the body's only check there. Force either
+with ``storage_options={"unsigned_payload": True}`` (never hash) or ``False`` (always
+hash), as for obstore's own ``S3Store``.
 
 HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
 """
@@ -21,18 +28,22 @@ HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
 from __future__ import annotations
 
 import datetime
+import ipaddress
 import json
 import os
+import random
 import threading
+import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
 from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore
 
-__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "translate_options"]
+__all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "OptionsNotUnderstood", "is_loopback",
+           "translate_options"]
 
 #: URL schemes this backend serves, and the obstore class behind each.
 OBSTORE_SCHEMES = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure",
@@ -43,6 +54,17 @@ _S3 = {"key": "access_key_id", "secret": "secret_access_key", "token": "session_
        "region": "region", "region_name": "region", "endpoint_url": "endpoint",
        "aws_access_key_id": "access_key_id", "aws_secret_access_key": "secret_access_key",
        "aws_session_token": "session_token", "requester_pays": "request_payer"}
+#: fsspec options that change how a file system caches, buffers or schedules, never
+#: what is read or written: nothing to translate (obstore neither lists nor caches
+#: behind our back).
+_TUNING = ("use_listings_cache", "skip_instance_cache", "listings_expiry_time",
+           "max_paths", "default_fill_cache", "default_block_size", "default_cache_type",
+           "cache_regions", "max_concurrency", "fixed_upload_size", "asynchronous", "loop",
+           "batch_size")
+#: s3fs's ``client_kwargs`` (botocore client arguments) that have an obstore spelling.
+_S3_CLIENT_KWARGS = {"endpoint_url": "endpoint_url", "region_name": "region",
+                     "aws_access_key_id": "key", "aws_secret_access_key": "secret",
+                     "aws_session_token": "token"}
 _GCS = {"token": "service_account_path"}
 _AZURE = {"account_name": "account_name", "account_key": "account_key",
           "sas_token": "sas_key", "connection_string": "connection_string"}
@@ -64,14 +86,23 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
     options = dict(options)
     client: dict[str, Any] = dict(options.pop("client_options", None) or {})
     config: dict[str, Any] = {}
-    kwargs = options.pop("client_kwargs", None) or {}
-    if "endpoint_url" in kwargs:
-        options.setdefault("endpoint_url", kwargs["endpoint_url"])
-    if "region_name" in kwargs:
-        options.setdefault("region", kwargs["region_name"])
+    kwargs = dict(options.pop("client_kwargs", None) or {})
+    for name, ours in _S3_CLIENT_KWARGS.items():
+        if name in kwargs:
+            options.setdefault(ours, kwargs.pop(name))
+    if kwargs.pop("verify", True) is False:
+        client.setdefault("allow_invalid_certificates", True)
+    if kwargs:
+        raise OptionsNotUnderstood(f"storage_options client_kwargs {sorted(kwargs)} have "
+                                   "no obstore spelling")
     anon = options.pop("anon", False)
-    options.pop("use_listings_cache", None)
-    options.pop("skip_instance_cache", None)
+    for name in _TUNING:
+        options.pop(name, None)
+    if options.get("version_aware") is False:
+        options.pop("version_aware")
+    if options.get("use_ssl") is False and str(options.get("endpoint_url", "")).startswith(
+            "http://"):
+        options.pop("use_ssl")  # the endpoint says plain HTTP already
     if kind == "s3":
         table = _S3
         if anon:
@@ -93,18 +124,29 @@ def translate_options(kind: str, options: dict[str, Any]) -> tuple[dict, dict]:
         if value is None:
             continue
         config[table.get(name, name)] = value
-    endpoint = config.get("endpoint") or ""
-    if str(endpoint).startswith("http://"):
+    endpoint = str(config.get("endpoint") or "")
+    plain = endpoint.startswith("http://")
+    if plain:
         client.setdefault("allow_http", True)
-    elif kind == "s3" and not config.get("skip_signature"):
-        # over HTTPS, TLS already guards the body: sign "UNSIGNED-PAYLOAD" instead of the
-        # body's SHA-256 (as botocore does for PutObject/UploadPart over HTTPS), which is
-        # most of a PUT's client CPU; plain HTTP keeps the signed body, its only check
+    if kind == "s3" and not config.get("skip_signature") and (
+            not plain or is_loopback(endpoint)):
+        # sign "UNSIGNED-PAYLOAD" instead of the body's SHA-256 (most of a PUT's client
+        # CPU) where nothing on the way can change the body: over HTTPS, where TLS guards
+        # it (as botocore does for PutObject/UploadPart over HTTPS), and over plain HTTP
+        # to this machine (127.0.0.0/8, ::1, localhost), which no network path reaches.
+        # Any other plain-HTTP endpoint keeps the signed body, its only check. The
+        # caller's ``unsigned_payload`` (True or False) wins either way.
         config.setdefault("unsigned_payload", True)
     if kind == "http" and config:
-        raise ValueError(f"storage_options {sorted(config)} are not understood for an "
-                         "HTTP(S) URL (only client_options)")
+        raise OptionsNotUnderstood(f"storage_options {sorted(config)} are not understood "
+                                   "for an HTTP(S) URL (only client_options)")
     return config, client
+
+
+class OptionsNotUnderstood(ValueError):
+    """``storage_options`` that obstore has no spelling for (``profile``,
+    ``config_kwargs``, ``s3_additional_kwargs``...): `zarrhpc.storage.remote.open_url`
+    then opens the URL with fsspec, which takes them as zarr-python passes them."""
 
 
 class ObstoreStore(RemoteStore):
@@ -149,8 +191,13 @@ class ObstoreStore(RemoteStore):
         super()._check_writable(key, action)
 
     def _error(self, action: str, key: str, exc: BaseException) -> StoreError:
+        from obstore.exceptions import PermissionDeniedError, UnauthenticatedError
+
         msg = str(exc).split("\n\nDebug source:")[0]
-        return StoreError(f"{self.url_of(key)}: {action} failed: {msg}")
+        cls = (StorePermissionError
+               if isinstance(exc, (PermissionDeniedError, UnauthenticatedError, PermissionError))
+               or getattr(exc, "code", None) in (401, 403) else StoreError)
+        return cls(f"{self.url_of(key)}: {action} failed: {msg}")
 
     # -- primitives --------------------------------------------------------------------
 
@@ -222,12 +269,87 @@ class ObstoreStore(RemoteStore):
     def _delete(self, keys: list[str]) -> None:
         import obstore
 
+        if not _is_s3(self._obs):
+            try:
+                obstore.delete(self._obs, keys if len(keys) > 1 else keys[0])
+            except FileNotFoundError:
+                pass
+            except Exception as exc:
+                raise self._error("DELETE", keys[0], exc) from None
+            return
+        if _BULK_DELETE.get(self._server()) is not False and self._bulk_delete(keys):
+            return
+        self._map(self._delete_signed, keys)
+
+    def _server(self) -> str:
+        """What tells apart the servers whose multi-object delete may differ."""
+        config = self._obs.config
+        return f"{config.get('endpoint')} {config.get('bucket')}"
+
+    def _bulk_delete(self, keys: list[str]) -> bool:
+        """Delete ``keys`` with S3's multi-object delete (``POST ?delete``: obstore sends
+        every delete so, one key too); False if the server does not implement it (then
+        nothing was deleted).
+
+        Some S3 servers answer it 501 NotImplemented (localbucket; some gateways), which
+        obstore retries as a server error for the whole ``retry_timeout`` (30 s). So the
+        first delete to a server goes through a twin client with no retries: a 501 is
+        then known at once and remembered for the process (every later delete to that
+        server is one plain ``DELETE`` per key: `_delete_signed`); any other failure is
+        retried as usual.
+        """
+        import obstore
+
+        server = self._server()
+        client = self._obs if server in _BULK_DELETE else _no_retry_twin(self._obs)
+        while True:
+            try:
+                obstore.delete(client, keys if len(keys) > 1 else keys[0])
+            except FileNotFoundError:
+                pass
+            except Exception as exc:
+                if _is_501(exc):
+                    _BULK_DELETE[server] = False
+                    return False
+                if client is self._obs:
+                    raise self._error("DELETE", keys[0], exc) from None
+                client = self._obs  # another failure, untried server: again, with retries
+                continue
+            _BULK_DELETE[server] = True
+            return True
+
+    def _delete_signed(self, key: str) -> None:
+        """One ``DELETE`` of ``key`` (obstore has no call that sends one): a URL signed by
+        the client for that method, sent with urllib; transient failures retried for up
+        to ``retry_timeout`` seconds. A missing key is no error."""
+        import urllib.error
+        import urllib.request
+
+        import obstore
+
         try:
-            obstore.delete(self._obs, keys if len(keys) > 1 else keys[0])
-        except FileNotFoundError:
-            pass
+            url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
         except Exception as exc:
-            raise self._error("DELETE", keys[0], exc) from None
+            raise self._error("DELETE", key, exc) from None
+        deadline = time.monotonic() + self.settings["retry_timeout"]
+        delay = 0.05
+        while True:
+            try:
+                with urllib.request.urlopen(urllib.request.Request(url, method="DELETE"),
+                                            timeout=60) as resp:
+                    resp.read()
+                return
+            except urllib.error.HTTPError as exc:
+                if exc.code == 404:
+                    return
+                failure: BaseException = exc
+                transient = exc.code >= 500 and exc.code != 501
+            except OSError as exc:  # refused, reset, timed out
+                failure, transient = exc, True
+            if not transient or time.monotonic() + delay > deadline:
+                raise self._error("DELETE", key, failure)
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 5.0)
 
     def _require_listing(self, prefix: str) -> None:
         if self.kind == "http":
@@ -257,6 +379,17 @@ class ObstoreStore(RemoteStore):
         return [name for name in names if name]
 
 
+def is_loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine: ``localhost``, 127.0.0.0/8 or ``::1``."""
+    host = (urllib.parse.urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _cut(got: Fetched | None, start: int | None, stop: int | None,
          suffix: int | None) -> Fetched | None:
     if got is None:
@@ -268,6 +401,34 @@ def _cut(got: Fetched | None, start: int | None, stop: int | None,
     else:
         a, b = min(start or 0, n), n if stop is None else min(stop, n)
     return Fetched(view[a:b], n, got.etag)
+
+
+def _is_501(exc: BaseException) -> bool:
+    # the status line obstore quotes, or S3's error code in the body
+    text = str(exc)
+    return "501 Not Implemented" in text or "<Code>NotImplemented</Code>" in text
+
+
+#: Per server (`ObstoreStore._server`): whether its multi-object delete works (absent:
+#: not yet tried).
+_BULK_DELETE: dict[str, bool] = {}
+
+
+def _is_s3(client: Any) -> bool:
+    from obstore.store import S3Store
+
+    return isinstance(client, S3Store)
+
+
+def _no_retry_twin(client: Any) -> Any:
+    """An S3 client like ``client`` (same bucket, prefix, credentials, options) that
+    retries nothing; ``client`` itself when it cannot be rebuilt."""
+    try:
+        args, kwargs = client.__getnewargs_ex__()
+        kwargs = dict(kwargs, retry_config={"max_retries": 0})
+        return type(client)(*args, **kwargs)
+    except Exception:
+        return client
 
 
 def _is_416(exc: BaseException) -> bool:
@@ -341,5 +502,5 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
     except ValueError:
         raise
     except Exception as exc:
-        raise ValueError(f"{parts.geturl()}: invalid storage_options for obstore: "
-                         f"{str(exc).splitlines()[0]}") from None
+        raise OptionsNotUnderstood(f"{parts.geturl()}: invalid storage_options for obstore: "
+                                   f"{str(exc).splitlines()[0]}") from None

@@ -24,7 +24,9 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   probe is well under a millisecond and the gap stays ``coalesce_gap``; where a request
   costs tens of milliseconds (an object store's first byte, or moto, which reads the
   whole object to answer any range of it: 67 ms for 128 KiB of a 53 MiB shard) the
-  inner chunks of a sub-volume come in one or two requests instead of four.
+  inner chunks of a sub-volume come in one or two requests instead of four. A reader
+  opened without such a request (`FsspecStore`'s: a HEAD, which costs moto no read of
+  the object) times its first small read instead, the shard's index.
 - `set_values` uploads several values concurrently, and `submit_set` starts one upload
   on the I/O threads and returns its future; every single upload is one atomic PUT
   (the backend completes a multipart upload or aborts it, never leaving a partial object).
@@ -81,7 +83,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, NamedTuple
 
-from zarrhpc.errors import StoreError
+from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage._ranges import coalesce, split
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
@@ -285,6 +287,9 @@ class _RemoteReader(RangeReader):
         super().__init__(store, key, size)
         self.etag = etag
         self.gap = store.coalesce_gap(probe)
+        # opened without a timed request (a HEAD: FsspecStore): the first small read (a
+        # shard's index) is the probe
+        self._unprobed = probe is None
         self._ahead: tuple[int, Buffer] | None = None
         self._last_stop: int | None = None
 
@@ -306,15 +311,26 @@ class _RemoteReader(RangeReader):
         ahead = store.settings["readahead"]
         forward = last is not None and 0 <= start - last <= self.gap
         fetch_stop = min(self.size, max(stop, start + ahead)) if forward and ahead else stop
-        got = store._checked_fetch(self.key, start, fetch_stop, etag=self.etag)
-        if got is None:
-            raise StoreError(f"{store.url_of(self.key)}: the object was deleted while being read")
+        got = self._fetch(start, fetch_stop)
         if stop == self.size:  # an index at the end of the shard: worth keeping
             store._cache.add(self.key, self.size, self.etag, start, got.data)
         if fetch_stop > stop:
             self._ahead = (start, got.data)
             return memoryview(got.data)[:stop - start]
         return got.data
+
+    def _fetch(self, start: int, stop: int) -> Fetched:
+        """Bytes ``[start, stop)`` of the version opened; the first small one timed as the
+        probe when the open timed none."""
+        store = self.store
+        t0 = time.perf_counter()
+        got = store._checked_fetch(self.key, start, stop, etag=self.etag)
+        if got is None:
+            raise StoreError(f"{store.url_of(self.key)}: the object was deleted while being read")
+        if self._unprobed and stop - start <= store.settings["tail_bytes"]:
+            self._unprobed = False
+            self.gap = store.coalesce_gap(time.perf_counter() - t0)
+        return got
 
     def close(self) -> None:
         self._ahead = None
@@ -352,10 +368,7 @@ class _RemoteReader(RangeReader):
 
         def task(span: Any) -> Callable[[], list[int]]:
             def run() -> list[int]:
-                got = store._checked_fetch(self.key, span.start, span.stop, etag=self.etag)
-                if got is None:
-                    raise StoreError(
-                        f"{store.url_of(self.key)}: the object was deleted while being read")
+                got = self._fetch(span.start, span.stop)
                 filled = []
                 for m, data in split(span, got.data, absolute):
                     out[where[m]] = data
@@ -422,6 +435,11 @@ class RemoteStore(Store):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r}, read_only={self._read_only})"
+
+    def _check_writable(self, key: str, action: str) -> None:
+        if self._read_only and not self._closed:  # named by URL, whatever the repr
+            raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is read-only")
+        super()._check_writable(key, action)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RemoteStore):

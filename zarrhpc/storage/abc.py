@@ -55,162 +55,21 @@ from concurrent.futures import Future
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.storage._values import (
+    Buffer,
+    RangeReader,
+    ValueReader,
+    apply_writes,
+    as_byte_view,
+    check_range,
+    resolve_range,
+)
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 
 __all__ = [
     "Store", "RangeReader", "Buffer", "as_byte_view", "check_range", "resolve_range",
-    "apply_writes",
+    "apply_writes", "ValueReader",
 ]
-
-#: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
-Buffer = bytes | memoryview
-
-
-def as_byte_view(key: str, value: Any) -> memoryview:
-    """Return a flat, C-contiguous ``memoryview`` of unsigned bytes over ``value``.
-
-    Parameters
-    ----------
-    key : str
-        The key being written (named in error messages).
-    value : buffer
-        Anything with the buffer protocol. A non-contiguous buffer is copied into C order.
-
-    Returns
-    -------
-    memoryview
-        One-dimensional, format ``"B"``; shares memory with ``value`` when it is
-        C-contiguous.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` does not export a buffer.
-    """
-    try:
-        view = memoryview(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{key!r}: a store value must be a bytes-like object (bytes, bytearray, "
-            f"memoryview, numpy array), got {type(value).__name__}: {exc}"
-        ) from None
-    if view.ndim == 1 and view.format == "B" and view.c_contiguous:
-        return view
-    if not view.c_contiguous or view.nbytes == 0:  # cast() refuses both
-        return memoryview(view.tobytes())
-    return view.cast("B")
-    return view
-
-
-def check_range(key: str, offset: Any, length: Any) -> tuple[int, int | None]:
-    """Validate one byte range of a partial read.
-
-    Parameters
-    ----------
-    key : str
-        The key being read (named in error messages).
-    offset : int
-        First byte; negative for a suffix of ``-offset`` bytes.
-    length : int or None
-        Number of bytes, or ``None`` for "to the end".
-
-    Returns
-    -------
-    tuple
-        ``(offset, length)`` as plain ints (``length`` may stay ``None``).
-
-    Raises
-    ------
-    TypeError
-        If ``offset`` or ``length`` is not an integer.
-    ValueError
-        If ``length`` is negative.
-    """
-    try:
-        offset = operator.index(offset)
-        if length is not None:
-            length = operator.index(length)
-    except TypeError:
-        raise TypeError(
-            f"{key!r}: a byte range needs an integer offset and an integer or None "
-            f"length, got offset={offset!r}, length={length!r}"
-        ) from None
-    if length is not None and length < 0:
-        raise ValueError(f"{key!r}: byte range length must be >= 0 or None, got {length}")
-    return offset, length
-
-
-def resolve_range(size: int, offset: int, length: int | None) -> tuple[int, int]:
-    """Turn a checked ``(offset, length)`` into ``start <= stop <= size`` for a value.
-
-    Parameters
-    ----------
-    size : int
-        Size of the stored value in bytes.
-    offset, length : int, int or None
-        As returned by `check_range`.
-
-    Returns
-    -------
-    tuple of int
-        ``(start, stop)``, both clipped to ``[0, size]``.
-    """
-    if offset < 0:
-        start = max(size + offset, 0)
-    else:
-        start = min(offset, size)
-    if length is None:
-        return start, size
-    return start, min(start + length, size)
-
-
-class RangeReader:
-    """Byte ranges of one stored value, from one version of it (see `Store.open_reader`).
-
-    ``size`` is the value's length; `read` returns the bytes of a range, clipped to
-    ``size`` as `Store.get_partial_values` clips them. Close it (or use ``with``) when done.
-    This generic reader asks the store for each range; `LocalStore`'s keeps the file open,
-    so that the size and every range come from the same file even if a writer replaces it.
-    """
-
-    def __init__(self, store: Store, key: str, size: int) -> None:
-        self.store = store
-        self.key = key
-        self.size = size
-
-    def read(self, offset: int, length: int | None) -> Buffer:
-        """The bytes of ``(offset, length)`` (same conventions as `get_partial_values`)."""
-        (value,) = self.store.get_partial_values([(self.key, offset, length)])
-        return b"" if value is None else value
-
-    def read_ranges(self, ranges: list[tuple[int, int | None]]) -> list[Buffer]:
-        """The bytes of several ``(offset, length)`` ranges, in order (see `read`)."""
-        return [self.read(offset, length) for offset, length in ranges]
-
-    def close(self) -> None:
-        """Release what the reader holds."""
-
-    def __enter__(self) -> RangeReader:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class ValueReader(RangeReader):
-    """A reader over one value taken whole when it was opened: every range comes from that
-    version, even when a writer replaces the key in between (the generic reader asks the
-    store again for each range, and a shard replaced between the read of its index and
-    the read of its inner chunks was decoded from the new bytes at the old offsets).
-    For stores whose `get` costs no more than a range: MemoryStore, ZipStore."""
-
-    def __init__(self, store: Store, key: str, value: Buffer) -> None:
-        super().__init__(store, key, memoryview(value).nbytes)
-        self._value = value
-
-    def read(self, offset: int, length: int | None) -> Buffer:
-        start, stop = resolve_range(self.size, offset, length)
-        return self._value[start:stop]
 
 
 class Store(abc.ABC):
@@ -775,29 +634,3 @@ class Store(abc.ABC):
     def _list_dir(self, prefix: str) -> Iterable[str]:
         n = len(prefix)
         return {key[n:].split("/", 1)[0] for key in self._list_prefix(prefix)}
-
-
-def apply_writes(
-    old: Buffer | None, writes: Iterable[tuple[int, memoryview]]
-) -> bytearray:
-    """Return a new buffer: ``old`` (or nothing) with each ``(offset, data)`` written in.
-
-    Parameters
-    ----------
-    old : buffer or None
-        The current value; ``None`` starts from an empty value.
-    writes : iterable of (int, memoryview)
-        Non-negative offsets and flat byte views, applied in order; a gap past the end is
-        filled with zero bytes.
-
-    Returns
-    -------
-    bytearray
-    """
-    buf = bytearray(old) if old is not None else bytearray()
-    for offset, data in writes:
-        end = offset + data.nbytes
-        if end > len(buf):
-            buf.extend(bytes(end - len(buf)))
-        buf[offset:end] = data
-    return buf

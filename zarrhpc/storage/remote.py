@@ -11,7 +11,10 @@ calls for every URL that is not a local path, ``file://``, ``memory://`` or ``.z
 
 ``storage_options`` are spelled as zarr-python's FsspecStore takes them (``endpoint_url``,
 ``key``, ``secret``, ``token``, ``anon``, ``region``...): fsspec gets them unchanged, obstore
-gets them translated (`zarrhpc.storage._obstore.translate_options`). Three more kinds of
+gets them translated (`zarrhpc.storage._obstore.translate_options`; fsspec's cache and
+buffer settings mean nothing there and are dropped). Options obstore has no spelling for
+(``profile``, ``config_kwargs``, ``s3_additional_kwargs``...) open the URL with fsspec
+instead, when no backend was asked for, as zarr-python would. Three more kinds of
 entry are taken out before that:
 
 - ``backend``: ``"obstore"`` or ``"fsspec"`` to choose (default: obstore where it serves the
@@ -21,6 +24,9 @@ entry are taken out before that:
   per request, default 30), ``coalesce_gap``, ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``,
   ``cache_bytes``, ``readahead`` (see `zarrhpc.storage._remotebase`).
 
+`adopt` takes the remote store objects of other libraries (an fsspec ``FSMap``,
+zarr-python's ``FsspecStore`` and ``ObjectStore``) and gives ours over the same objects.
+
 HTTP(S) stores are read-only and cannot list; ``read_only=True`` makes any store refuse
 writes with `ReadOnlyError` naming the URL and the key. Every store pickles by reference
 (URL, options, mode, settings), so dask workers reopen it themselves.
@@ -28,18 +34,20 @@ writes with `ReadOnlyError` naming the URL and the key. Every store pickles by r
 
 from __future__ import annotations
 
+import sys
 import urllib.parse
 from typing import Any
 
 from zarrhpc.errors import UnsupportedError
 from zarrhpc.storage._fsspec import FsspecStore
-from zarrhpc.storage._obstore import OBSTORE_SCHEMES, ObstoreStore
+from zarrhpc.storage._obstore import OBSTORE_SCHEMES, ObstoreStore, OptionsNotUnderstood
 from zarrhpc.storage._remotebase import SETTINGS, RemoteStore
 
 __all__ = [
     "FsspecStore",
     "ObstoreStore",
     "RemoteStore",
+    "adopt",
     "has_fsspec",
     "has_obstore",
     "open_url",
@@ -64,6 +72,35 @@ def has_fsspec() -> bool:
     except ImportError:
         return False
     return True
+
+
+def adopt(obj: Any, read_only: bool = False) -> RemoteStore | None:
+    """A store over what ``obj`` reaches, for remote store objects of other libraries;
+    None for anything else.
+
+    - an ``fsspec.FSMap`` (``fsspec.get_mapper(url)``): `FsspecStore.from_mapper` with
+      ``read_only``, as zarr-python opens one;
+    - zarr-python's ``zarr.storage.FsspecStore`` (its file system and path) and
+      ``zarr.storage.ObjectStore`` (its obstore store): ours over the same, with its
+      ``read_only``. The libraries are only looked at when already imported.
+    """
+    fsspec = sys.modules.get("fsspec")
+    if fsspec is not None and isinstance(obj, fsspec.mapping.FSMap):
+        return FsspecStore.from_mapper(obj, read_only)
+    zarr = sys.modules.get("zarr")
+    storage = getattr(zarr, "storage", None)
+    if storage is None:
+        return None
+    zfsspec = getattr(storage, "FsspecStore", None)
+    if zfsspec is not None and isinstance(obj, zfsspec):
+        return FsspecStore(obj.fs, obj.read_only, path=obj.path,
+                           allowed_exceptions=obj.allowed_exceptions)
+    zobject = getattr(storage, "ObjectStore", None)
+    if zobject is not None and isinstance(obj, zobject):
+        from zarrhpc.storage.objectstore import ObjectStore
+
+        return ObjectStore(obj.store, read_only=obj.read_only)
+    return None
 
 
 def open_url(url: str, *, storage_options: dict[str, Any] | None = None,
@@ -104,8 +141,16 @@ def open_url(url: str, *, storage_options: dict[str, Any] | None = None,
     if backend is not None and backend not in BACKENDS:
         raise ValueError(f"{url}: storage_options backend must be one of {BACKENDS}, "
                          f"got {backend!r}")
+    chosen = backend is not None
     if backend is None:
         backend = "obstore" if scheme in OBSTORE_SCHEMES and has_obstore() else "fsspec"
+    if backend == "obstore" and not chosen and has_fsspec():
+        try:
+            return ObstoreStore(url, storage_options=options, read_only=read_only, **settings)
+        except OptionsNotUnderstood:
+            # options only fsspec understands (an AWS profile, botocore's config, ACLs...):
+            # the backend zarr-python would use takes them as they are
+            return FsspecStore(url, read_only, storage_options=options, **settings)
     if backend == "obstore":
         if scheme not in OBSTORE_SCHEMES:
             raise UnsupportedError(f"{url}: the obstore backend serves "
@@ -117,4 +162,4 @@ def open_url(url: str, *, storage_options: dict[str, Any] | None = None,
     if not has_fsspec():
         raise ImportError(f"{url}: {scheme}:// URLs need fsspec (and its {scheme} package): "
                           "pip install 'zarrhpc[remote]'")
-    return FsspecStore(url, storage_options=options, read_only=read_only, **settings)
+    return FsspecStore(url, read_only, storage_options=options, **settings)

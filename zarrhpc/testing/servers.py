@@ -20,7 +20,8 @@ the kernel (port 0) and is stopped by its context manager.
   this process. It lists nothing: a plain web server.
 - `CountingProxy`: a forwarding HTTP proxy put *in front of* either server (clients use
   ``proxy.endpoint`` instead of the server's). It counts every request (HEAD and LIST
-  included: ``proxy.counts`` by kind, ``proxy.log``, ``proxy.max_in_flight``), and
+  included: ``proxy.counts`` by kind, ``proxy.log``, ``proxy.max_in_flight``; PUTs by
+  how their body is signed: ``proxy.payloads``), and
   injects faults: a status code for the next N requests that match
   (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
   dropped connection (``status=0``).
@@ -413,9 +414,12 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         owner = self.owner
         body = self._body()
         kind = request_kind(self.command, self.path)
-        if self.headers.get("If-Match") is not None:
-            with owner._lock:
+        signed = self.headers.get("x-amz-content-sha256")
+        with owner._lock:
+            if self.headers.get("If-Match") is not None:
                 owner.conditional += 1
+            if self.command == "PUT" and signed is not None:
+                owner.payloads["unsigned" if signed.startswith("UNSIGNED") else "sha256"] += 1
         fault = owner._record(self.command, kind, self.path, self.headers.get("Range"))
         try:
             self._answer(owner, body, fault)
@@ -499,6 +503,9 @@ class CountingProxy(_Served):
         self.max_in_flight = 0  # the most at once since the last reset
         self.log: list[tuple[str, str, str | None]] = []
         self.conditional = 0  # requests carrying If-Match
+        # PUTs by how their body is signed (x-amz-content-sha256): "unsigned"
+        # (UNSIGNED-PAYLOAD or a streaming trailer) or "sha256" (the body's hash)
+        self.payloads: Counter = Counter()
         self._lock = threading.Lock()
         self._faults: list[list] = []  # [remaining, status, predicate]
         self._local = threading.local()
@@ -515,6 +522,7 @@ class CountingProxy(_Served):
             self.counts.clear()
             self.log.clear()
             self.conditional = 0
+            self.payloads.clear()
             self.max_in_flight = self.in_flight
 
     def fail_next(self, n: int, status: int = 500,
