@@ -31,6 +31,7 @@ Spec card
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, ClassVar
 
@@ -113,6 +114,24 @@ class NumcodecsCodec:
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
         self._codec, self.configuration = _build(self.codec_id, configuration, doc, field)
 
+    def _bound_to(self, spec: ChunkSpec):
+        """This codec with what depends on the chunk's element type filled in: a copy,
+        or ``self`` when nothing does.
+
+        ``shuffle`` with ``elementsize: 0`` is libnetcdf's form (its NCZarr writer records
+        0 and shuffles by the variable's type size, as HDF5's shuffle filter does);
+        numcodecs would take 0 as "no shuffle" and hand out scrambled values, so the
+        element size of the type reaching the codec is used. The configuration (and so
+        the metadata written back) keeps the 0.
+        """
+        if self.codec_id != "shuffle" or self.configuration.get("elementsize") != 0:
+            return self
+        import numcodecs
+
+        out = copy.copy(self)
+        out._codec = numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1))
+        return out
+
     def __repr__(self) -> str:
         """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
         name = ZARR_NAMES.get(self.codec_id, type(self).__name__)
@@ -188,7 +207,7 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
         """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
-        out = type(self)(self.configuration)
+        out = type(self)(self.configuration)._bound_to(spec)
         out._in_spec = spec
         return out
 
@@ -244,6 +263,12 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
 
 class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
     """A numcodecs compressor or checksum as a bytes->bytes codec (one subclass per id)."""
+
+    evolve_on_read: ClassVar[bool] = True
+
+    def evolve(self, spec: ChunkSpec) -> NumcodecsBytesCodec:
+        """Bind the element type reaching the serializer (``spec``), see :meth:`_bound_to`."""
+        return self._bound_to(spec)
 
     def encode(self, buf: Any) -> Any:
         return self._codec.encode(np.frombuffer(as_bytes_view(buf), dtype=np.uint8))
