@@ -73,6 +73,24 @@ ZARR_NAMES = {
     "fixedscaleoffset": "FixedScaleOffset", "packbits": "PackBits", "quantize": "Quantize",
     "shuffle": "Shuffle", "delta": "Delta",
 }
+#: imagecodecs' numcodecs codecs (``imagecodecs.numcodecs``; numcodecs knows them once
+#: ``imagecodecs.numcodecs.register_codecs()`` ran, which :func:`_build` does on first use).
+#: The filters run on the chunk array in its type; every other one is handed the chunk
+#: array as zarr-python 2 hands its compressor (image codecs need its shape), so it is an
+#: array->bytes codec here whichever kind of data it compresses.
+IMAGECODECS_FILTER_IDS = tuple(f"imagecodecs_{n}" for n in (
+    "bfloat16", "bitorder", "bitshuffle", "byteshuffle", "delta", "float24", "floatpred",
+    "packints", "quantize", "xor"))
+IMAGECODECS_IDS = tuple(f"imagecodecs_{n}" for n in (
+    "aec", "apng", "avif", "blosc", "blosc2", "bmp", "brotli", "bz2", "ccittfax3",
+    "ccittfax4", "ccittrle", "checksum", "cms", "dds", "deflate", "dicomrle", "eer", "gif",
+    "heif", "htj2k", "jetraw", "jpeg", "jpeg2k", "jpegls", "jpegxl", "jpegxr", "jpegxs",
+    "lerc", "ljpeg", "lz4", "lz4f", "lz4h5", "lzf", "lzfse", "lzham", "lzma", "lzo",
+    "lzw", "meshopt", "packbits", "pcodec", "pglz", "pixarlog", "png", "qoi", "rcomp", "rgbe",
+    "snappy", "sperr", "spng", "sz3", "szip", "tiff", "ultrahdr", "webp", "zfp", "zlib",
+    "zlibng", "zopfli", "zstd"))
+#: imagecodecs filters whose output element differs from their input's: its bytes
+_IMAGECODECS_OUT = {"imagecodecs_bfloat16": np.dtype("u2"), "imagecodecs_float24": np.dtype("V3")}
 #: ids whose registered class is zarrhpc's own (codecs/zfp.py: numcodecs' ZFPY cannot
 #: encode zfpy's reversible mode, which zarrs writes)
 OWN_CLASS_IDS = ("zfpy",)
@@ -86,17 +104,30 @@ _OUT_DTYPE = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtyp
               "categorize": ("astype",)}
 
 
+def _package(codec_id: str) -> str:
+    if codec_id.startswith("imagecodecs_"):
+        return "imagecodecs (pip install imagecodecs)"
+    return PACKAGES.get(codec_id, "the package that provides it")
+
+
 def _build(codec_id: str, config: dict | None, doc: str, field: str):
     import numcodecs
     from numcodecs.registry import codec_registry
 
     conf = dict(config or {})
     conf.pop("id", None)
+    if codec_id not in codec_registry and codec_id.startswith("imagecodecs_"):
+        try:  # imagecodecs registers its numcodecs codecs only when asked
+            from imagecodecs.numcodecs import register_codecs
+
+            register_codecs()
+        except ImportError:
+            pass
     if codec_id not in codec_registry:
         raise CodecError(
             f"{field_name(doc, field)}: codec numcodecs.{codec_id} (numcodecs id "
             f"{codec_id!r}) is not available: numcodecs {numcodecs.__version__} does not "
-            f"know it; install {PACKAGES.get(codec_id, 'the package that provides it')}"
+            f"know it; install {_package(codec_id)}"
         )
     try:
         return numcodecs.get_codec({"id": codec_id, **conf}), conf
@@ -189,6 +220,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def _out_dtype(self, spec_dtype: np.dtype) -> np.dtype:
         if self.codec_id == "packbits":
             return np.dtype("u1")
+        if self.codec_id in _IMAGECODECS_OUT:
+            return _IMAGECODECS_OUT[self.codec_id]
         for key in _OUT_DTYPE.get(self.codec_id, ()):
             if self.configuration.get(key) is not None:
                 return np.dtype(self.configuration[key])
@@ -247,6 +280,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def decode_view(self, arr: np.ndarray) -> np.ndarray:
         """Undo the filter; the result has the shape and type of the chunk it was given."""
         spec = self._in_spec
+        if spec is not None and self.codec_id.startswith("imagecodecs_"):
+            return self._decode_bytes(arr, spec)
         try:
             data = np.ascontiguousarray(arr, dtype=self._out_dtype(arr.dtype))
             out = np.asarray(self._codec.decode(data))
@@ -259,6 +294,21 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
             return np.ascontiguousarray(out).reshape(-1).view(spec.dtype).reshape(spec.shape)
         except (ValueError, TypeError) as exc:
             raise CorruptChunkError(f"{self.name}: cannot decode: {exc}") from None
+
+
+    def _decode_bytes(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        """imagecodecs' filters are given the decompressed chunk as flat bytes, as
+        zarr-python (2 and 3) gives them on reading; their output is the chunk's bytes."""
+        try:
+            out = self._codec.decode(np.ascontiguousarray(arr).tobytes())
+        except Exception as exc:  # the codec library's own errors
+            raise CorruptChunkError(f"{self.name}: cannot decode: {exc}") from None
+        out = np.ascontiguousarray(out) if isinstance(out, np.ndarray) else \
+            np.frombuffer(out, dtype=np.uint8)
+        if out.nbytes != spec.nbytes:
+            raise CorruptChunkError(f"{self.name}: decoded {out.nbytes} bytes, expected "
+                                    f"{spec.nbytes}")
+        return out.reshape(-1).view(np.uint8).view(spec.dtype).reshape(spec.shape)
 
 
 class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
@@ -296,9 +346,11 @@ class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         try:
-            out = np.asarray(self._codec.decode(bytes(as_bytes_view(buf))))
-        except (ValueError, RuntimeError, TypeError, OSError) as exc:
-            raise CorruptChunkError(f"{self.name}: {exc}") from None
+            out = self._codec.decode(bytes(as_bytes_view(buf)))
+        except Exception as exc:  # the codec library's own errors (imagecodecs: PngError...)
+            raise CorruptChunkError(f"{self.name}: {type(exc).__name__}: {exc}") from None
+        # an array (zfpy, pcodec, image codecs) or the chunk's bytes (byte compressors)
+        out = out if isinstance(out, np.ndarray) else np.frombuffer(out, dtype=np.uint8)
         if out.nbytes != spec.nbytes:
             raise CorruptChunkError(
                 f"{self.name}: expected {spec.nbytes} decoded bytes, got {out.nbytes}")
@@ -336,9 +388,9 @@ _CLASSES: dict[tuple[str, str], type] = {}
 
 def default_kind(codec_id: str) -> str:
     """The kind zarr-python gives ``numcodecs.<codec_id>`` (bytes->bytes when unlisted)."""
-    if codec_id in FILTER_IDS:
+    if codec_id in FILTER_IDS or codec_id in IMAGECODECS_FILTER_IDS:
         return "array_to_array"
-    if codec_id in ARRAY_BYTES_IDS:
+    if codec_id in ARRAY_BYTES_IDS or codec_id.startswith("imagecodecs_"):
         return "array_to_bytes"
     if codec_id in OBJECT_IDS:
         return "object"
@@ -374,7 +426,8 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
 def numcodecs_codec_classes() -> list[type]:
     """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
     return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS,
-                                             *OBJECT_IDS) if cid not in OWN_CLASS_IDS]
+                                             *OBJECT_IDS, *IMAGECODECS_FILTER_IDS,
+                                             *IMAGECODECS_IDS) if cid not in OWN_CLASS_IDS]
 
 
 def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:
