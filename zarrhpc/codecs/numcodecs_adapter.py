@@ -268,7 +268,12 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
         else:
             data = np.ascontiguousarray(arr).reshape(-1).view(want)
             shape = data.shape
-        out = np.asarray(self._codec.encode(data))
+        out = self._codec.encode(data)
+        if self.codec_id.startswith("imagecodecs_"):  # bytes or an array: its bytes
+            raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8) \
+                if isinstance(out, np.ndarray) else np.frombuffer(out, dtype=np.uint8)
+            return raw.view(self._out_dtype(arr.dtype)).reshape(shape)
+        out = np.asarray(out)
         if self.codec_id == "packbits":
             return out
         want_out = self._out_dtype(arr.dtype)
