@@ -49,7 +49,7 @@ def sample(dt, shape=SHAPE, seed=0):
 
 
 def url(path: Path, mode: str) -> str:
-    return f"file://{path}#mode={mode},file"
+    return f"file://{path}#mode={mode.replace('-', ',')},file"
 
 
 def record(rec, name, store, ds_path, var_path, mode, **notes):
@@ -74,7 +74,8 @@ def main():
                     "hdf5": netCDF4.__hdf5libversion__, "numpy": np.__version__,
                     "has_nczarr": getattr(netCDF4, "__has_nczarr_support__", None)})
     filters = {}
-    for mode in ("nczarr", "zarr"):
+    # "-" stands for a comma in the mode (noxarray: no _ARRAY_DIMENSIONS)
+    for mode in ("nczarr", "zarr", "zarr-noxarray"):
         # one dataset per type family: every type, default and explicit fill
         store = f"types-{mode}.zarr"
         path = rec.stores / store
@@ -197,9 +198,54 @@ def main():
             except Exception as exc:
                 rec.skip(store, exc)
     rec.manifest["versions"]["filters"] = {k: repr(v) for k, v in filters.items()}
+    # the "/" separator: libnetcdf reads it from .ncrc in $HOME, read once per process,
+    # so a child process writes those stores into the same recorder directory
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home:
+        Path(home, ".ncrc").write_text("ZARR.DIMENSION_SEPARATOR=/\n")
+        env = dict(os.environ, HOME=home, NCZARR_SEP="1", NCZARR_INTO=str(rec.root))
+        subprocess.run([sys.executable, __file__], env=env, check=True)
+    extra = Path(rec.root, "manifest-sep.json")
+    if extra.exists():
+        import json
+
+        part = json.loads(extra.read_text())
+        rec.manifest["arrays"].update(part["arrays"])
+        rec.manifest["skipped"].update(part["skipped"])
+        extra.unlink()
     rec.pack()
+
+
+def main_sep():
+    """The child of :func:`main`: the types stores with the "/" separator, recorded into
+    the parent's directory (``manifest-sep.json``)."""
+    import json
+
+    rec = Recorder("unused", {})
+    root = Path(os.environ["NCZARR_INTO"])
+    rec.root, rec.stores = root, root / "stores"
+    for mode in ("nczarr", "zarr"):
+        store = f"types-{mode}-sep.zarr"
+        path = rec.stores / store
+        try:
+            with netCDF4.Dataset(url(path, mode), "w") as ds:
+                ds.createDimension("y", SHAPE[0])
+                ds.createDimension("x", SHAPE[1])
+                for t in ("i2", "f8", "u4"):
+                    v = ds.createVariable(t, t, ("y", "x"), chunksizes=CHUNKS,
+                                          compression="zlib", complevel=3)
+                    v[...] = sample(t)
+                v = ds.createVariable("strings", str, ("y", "x"), chunksizes=CHUNKS)
+                v[...] = sample(object)
+            for n in ("i2", "f8", "u4", "strings"):
+                record(rec, f"{mode}-sep-{n}", store, path, n, mode)
+        except Exception as exc:
+            rec.skip(store, exc)
+    (root / "manifest-sep.json").write_text(json.dumps(rec.manifest, default=str))
 
 
 if __name__ == "__main__":
     os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
-    main()
+    main_sep() if os.environ.get("NCZARR_SEP") else main()
