@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pack import Recorder  # noqa: E402
 
 SHAPE, CHUNKS = (9, 7), (4, 3)
+#: libnetcdf 4.9.0 aborts (an assertion) on NC_STRING variables in Zarr
+STRINGS = tuple(int(x) for x in netCDF4.__netcdf4libversion__.split("-")[0].split(".")) \
+    >= (4, 9, 1)
 TYPES = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"]
 
 
@@ -99,8 +102,9 @@ def main():
                         v[4:, 3:] = sample(t)[4:, 3:]
                 v = ds.createVariable("chars", "S1", ("y", "x"), chunksizes=CHUNKS)
                 v[...] = sample("S1")
-                v = ds.createVariable("strings", str, ("y", "x"), chunksizes=CHUNKS)
-                v[...] = sample(object)
+                if STRINGS:
+                    v = ds.createVariable("strings", str, ("y", "x"), chunksizes=CHUNKS)
+                    v[...] = sample(object)
                 v = ds.createVariable("scalar", "f8", ())
                 v.assignValue(3.25)
                 v = ds.createVariable("big_i4", "i4", ("y", "x"), chunksizes=CHUNKS,
@@ -237,9 +241,10 @@ def main_sep():
                     v = ds.createVariable(t, t, ("y", "x"), chunksizes=CHUNKS,
                                           compression="zlib", complevel=3)
                     v[...] = sample(t)
-                v = ds.createVariable("strings", str, ("y", "x"), chunksizes=CHUNKS)
-                v[...] = sample(object)
-            for n in ("i2", "f8", "u4", "strings"):
+                if STRINGS:
+                    v = ds.createVariable("strings", str, ("y", "x"), chunksizes=CHUNKS)
+                    v[...] = sample(object)
+            for n in ("i2", "f8", "u4", "strings")[:4 if STRINGS else 3]:
                 record(rec, f"{mode}-sep-{n}", store, path, n, mode)
         except Exception as exc:
             rec.skip(store, exc)
