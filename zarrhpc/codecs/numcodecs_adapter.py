@@ -110,6 +110,19 @@ def _package(codec_id: str) -> str:
     return PACKAGES.get(codec_id, "the package that provides it")
 
 
+def _gdal_lzma(conf: dict):
+    """GDAL's ``lzma`` form ``{"preset": p, "delta": d}``: an xz stream through a byte
+    delta filter of distance ``d``, then LZMA2 at preset ``p`` (numcodecs takes no
+    ``delta``; the xz stream names its filters, so any xz decoder reads it)."""
+    import lzma
+
+    import numcodecs
+
+    delta, preset = int(conf["delta"]), int(conf.get("preset", 6))
+    return numcodecs.get_codec({"id": "lzma", "format": lzma.FORMAT_XZ, "filters": [
+        {"id": lzma.FILTER_DELTA, "dist": delta}, {"id": lzma.FILTER_LZMA2, "preset": preset}]})
+
+
 def _build(codec_id: str, config: dict | None, doc: str, field: str):
     import numcodecs
     from numcodecs.registry import codec_registry
@@ -130,6 +143,8 @@ def _build(codec_id: str, config: dict | None, doc: str, field: str):
             f"know it; install {_package(codec_id)}"
         )
     try:
+        if codec_id == "lzma" and "delta" in conf:
+            return _gdal_lzma(conf), conf
         return numcodecs.get_codec({"id": codec_id, **conf}), conf
     except (TypeError, ValueError, KeyError, ImportError) as exc:
         raise CodecError(
