@@ -6,6 +6,7 @@ Two steps, two environments::
     .venv/bin/python cross_read.py write /tmp/xr          # zarrhpc (the test venv)
     /tmp/nc4/bin/python cross_read.py netcdf /tmp/xr      # netCDF4 reads every v2 store
     /tmp/zarrista/bin/python cross_read.py zarrista /tmp/xr   # zarrs reads every v3 store
+    /usr/bin/python3 cross_read.py gdal /tmp/xr       # GDAL (python3-gdal) reads the v2 ones
 
 Write-back into another writer's stores (its metadata, zarrhpc's chunks)::
 
@@ -250,6 +251,27 @@ def read_netcdf(root: Path) -> None:
     _report(results)
 
 
+def read_gdal(root: Path) -> None:
+    """GDAL 3.6 reads Zarr v2 (its v3 is the 2022 draft): every v2 store."""
+    from osgeo import gdal
+
+    gdal.UseExceptions()
+    results = []
+    for p in sorted(root.glob("v2-*.zarr")):
+        name = p.name[:-5]
+        want = np.load(root / f"{name}.npy", allow_pickle=True)
+        try:
+            arr = gdal.OpenEx(str(p), gdal.OF_MULTIDIM_RASTER).GetRootGroup().OpenMDArray("var")
+            got = arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
+                arr.Read(), dtype=object).reshape(want.shape)
+            same = _same(got, want)
+            results.append((name, "ok" if same else "DIFF", "" if same else
+                            f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
+        except Exception as exc:
+            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+    _report(results)
+
+
 def read_zarrista(root: Path) -> None:
     import zarrista
     from zarrista.store import FilesystemStore
@@ -286,6 +308,6 @@ if __name__ == "__main__":
     if step == "rewrite":
         rewrite(where, sys.argv[3])
     else:
-        {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista,
+        {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista, "gdal": read_gdal,
          "netcdf-rewritten": read_netcdf_rewritten,
          "zarrista-rewritten": read_zarrista_rewritten}[step](where)
