@@ -25,6 +25,36 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 
 
+def _load_corpus():
+    """zarrhpc/testing/corpus.py by path, for its sample data: the generators run where
+    zarrhpc (compiled for the test environment) is not importable."""
+    import importlib.util
+    import sys
+
+    path = HERE.parents[2] / "zarrhpc" / "testing" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("_zarrhpc_corpus", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def sample(dtype, shape=(9, 7), seed: int = 0) -> np.ndarray:
+    """Deterministic values of ``dtype`` (``zarrhpc.testing.corpus.sample_data``: NaN and
+    -0.0, NaT, empty and non-ASCII text, records), and of ml_dtypes' types by value."""
+    dt = np.dtype(dtype)
+    ml = _ml_name(dt) if dt.names is None else None
+    if not ml:
+        return _load_corpus().sample_data(dt, shape, seed)
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if "int" in ml:
+        lo, hi = {"int2": (-2, 1), "int4": (-8, 7), "uint2": (0, 3), "uint4": (0, 15)}[ml]
+        return rng.integers(lo, hi, n, endpoint=True).astype(dt).reshape(shape)
+    f = (rng.standard_normal(n) * 4).astype(np.float32)
+    return (np.abs(f) + 0.25 if "e8m0" in ml else f).astype(dt).reshape(shape)
+
+
 def _ml_name(dtype: np.dtype) -> str | None:
     """The ml_dtypes type name of ``dtype`` (or of its fields' type), else None."""
     if dtype.names:

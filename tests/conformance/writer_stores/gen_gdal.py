@@ -21,7 +21,7 @@ import numpy as np
 from osgeo import gdal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pack import Recorder  # noqa: E402
+from _pack import Recorder, sample  # noqa: E402
 
 gdal.UseExceptions()
 SHAPE, CHUNKS = (9, 7), (4, 3)
@@ -32,21 +32,6 @@ TYPES = {"Byte": gdal.GDT_Byte, "UInt16": gdal.GDT_UInt16, "Int16": gdal.GDT_Int
 for _n in ("Int8", "UInt64", "Int64"):
     if hasattr(gdal, f"GDT_{_n}"):
         TYPES[_n] = getattr(gdal, f"GDT_{_n}")
-
-
-def sample(dtype, shape=SHAPE):
-    rng = np.random.default_rng(0)
-    dt = np.dtype(dtype)
-    n = int(np.prod(shape))
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    elif dt.kind == "f":
-        v = (rng.standard_normal(n) * 100).astype(dt)
-        v[::7] = np.nan
-    else:
-        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
-    return v.reshape(shape)
 
 
 def md_case(rec, fmt, name, gtype, options, nodata=None, partial=False):

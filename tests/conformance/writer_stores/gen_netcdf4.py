@@ -24,31 +24,13 @@ import netCDF4
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pack import Recorder  # noqa: E402
+from _pack import Recorder, sample  # noqa: E402
 
 SHAPE, CHUNKS = (9, 7), (4, 3)
 #: libnetcdf 4.9.0 aborts (an assertion) on NC_STRING variables in Zarr
 STRINGS = tuple(int(x) for x in netCDF4.__netcdf4libversion__.split("-")[0].split(".")) \
     >= (4, 9, 1)
 TYPES = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"]
-
-
-def sample(dt, shape=SHAPE, seed=0):
-    rng = np.random.default_rng(seed)
-    n = int(np.prod(shape))
-    dt = np.dtype(dt)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    elif dt.kind == "f":
-        v = (rng.standard_normal(n) * 100).astype(dt)
-        v[::7] = np.nan
-    elif dt.kind == "S":
-        v = np.array([b"abcdefgh"[i % 8:i % 8 + 1] for i in range(n)], dtype="S1")
-    else:
-        pool = ["", "a", "héllo wörld", "日本語", "long " * 10]
-        v = np.array([pool[i % len(pool)] for i in rng.integers(0, 50, n)], dtype=object)
-    return v.reshape(shape)
 
 
 def url(path: Path, mode: str) -> str:

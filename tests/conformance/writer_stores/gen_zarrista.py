@@ -22,7 +22,7 @@ import zarrista
 from zarrista.store import FilesystemStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pack import Recorder  # noqa: E402
+from _pack import Recorder, sample  # noqa: E402
 
 SHAPE, CHUNKS = (9, 7), (4, 3)
 
@@ -60,42 +60,6 @@ def numpy_type(dt):
         c = dt["configuration"]
         return np.dtype(f"m8[{c.get('scale_factor', 1)}{c['unit']}]")
     return None
-
-
-def sample(npdt, shape=SHAPE, seed=0):
-    rng = np.random.default_rng(seed)
-    n = int(np.prod(shape))
-    if npdt.kind == "b":
-        v = rng.integers(0, 2, n).astype(bool)
-    elif npdt.kind in "iu":
-        info = np.iinfo(npdt)
-        v = rng.integers(info.min, info.max, n, dtype=npdt, endpoint=True)
-    elif npdt.kind == "f":
-        v = (rng.standard_normal(n) * 100).astype(npdt)
-        v[::7] = np.nan
-    elif npdt.kind == "c":
-        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(npdt)
-    elif npdt.kind in "mM":
-        v = rng.integers(-10**9, 10**9, n).astype("i8").view(npdt)
-        v[3] = np.array("NaT").astype(npdt)
-    elif npdt.kind == "V" and npdt.names:
-        v = np.zeros(n, npdt)
-        for f in npdt.names:
-            v[f] = sample(npdt[f], (n,), seed + 1)
-    elif npdt.kind == "V":
-        v = rng.integers(0, 256, n * npdt.itemsize, dtype=np.uint8).view(npdt)
-    else:  # ml_dtypes
-        if "int" in npdt.name:
-            info = _ml("iinfo")(npdt) if False else None
-            lo, hi = {"int2": (-2, 1), "int4": (-8, 7), "uint2": (0, 3),
-                      "uint4": (0, 15)}[npdt.name]
-            v = rng.integers(lo, hi, n, endpoint=True).astype(npdt)
-        else:
-            v = (rng.standard_normal(n) * 4).astype(np.float32)
-            if "e8m0" in npdt.name:
-                v = np.abs(v) + 0.25
-            v = v.astype(npdt)
-    return v.reshape(shape)
 
 
 def meta(dt, fill, codecs, *, shape=SHAPE, chunks=CHUNKS, grid=None, cke=None, attrs=None,

@@ -23,27 +23,11 @@ import zarrita
 from zarrita import codecs as zc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pack import Recorder  # noqa: E402
+from _pack import Recorder, sample  # noqa: E402
 
 SHAPE, CHUNKS = (9, 7), (4, 3)
 TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float32", "float64"]
-
-
-def sample(dt, shape=SHAPE, seed=0):
-    dt = np.dtype(dt if dt != "bool" else "?")
-    rng = np.random.default_rng(seed)
-    n = int(np.prod(shape))
-    if dt.kind == "b":
-        v = rng.integers(0, 2, n).astype(bool)
-    elif dt.kind in "iu":
-        info = np.iinfo(dt)
-        v = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    else:
-        v = (rng.standard_normal(n) * 100).astype(dt)
-        v[::7] = np.nan
-        v[1] = -0.0
-    return v.reshape(shape)
 
 
 def full(ndim):
@@ -57,7 +41,7 @@ def main():
     store = zarrita.LocalStore(str(rec.stores))
     cases = []
     for t in TYPES:
-        isz = np.dtype(t if t != "bool" else "?").itemsize
+        isz = np.dtype(t).itemsize
         for fill in (None, 1):
             cases.append((f"{t}-plain-fill{fill}", dict(dtype=t, fill_value=fill)))
         cases.append((f"{t}-big", dict(dtype=t, codecs=[zc.bytes_codec("big")])))
