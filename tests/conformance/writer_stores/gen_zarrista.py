@@ -111,8 +111,17 @@ def cases():
         out.append((f"{name}-transpose-F", meta(t, fill, [
             {"name": "transpose", "configuration": {"order": [1, 0]}}, BYTES])))
     for cx in ("complex_bfloat16", "complex_float16", "complex_float32", "complex_float64",
-               "complex_float8_e4m3", "complex_float8_e5m2"):
-        out.append((f"{cx}-bytes", meta(cx, [0, 0], [BYTES])))
+               "complex_float4_e2m1fn", "complex_float6_e2m3fn", "complex_float6_e3m2fn",
+               "complex_float8_e3m4", "complex_float8_e4m3", "complex_float8_e4m3b11fnuz",
+               "complex_float8_e4m3fnuz", "complex_float8_e5m2", "complex_float8_e5m2fnuz",
+               "complex_float8_e8m0fnu"):
+        fill = [1.0, 1.0] if cx.endswith("e8m0fnu") else [0, 0]
+        out.append((f"{cx}-bytes", meta(cx, fill, [BYTES])))
+        out.append((f"{cx}-packbits", meta(cx, fill, [{"name": "packbits", "configuration": {
+            "padding_encoding": "last_byte"}}])))
+        out.append((f"{cx}-big-shard", meta(cx, fill, [{"name": "sharding_indexed",
+            "configuration": {"chunk_shape": [2, 3], "codecs": [BIG], "index_codecs": [
+                BYTES, {"name": "crc32c"}]}}], chunks=(4, 6))))
     # fill values
     for fill in (7, -3):
         out.append((f"int16-fill{fill}-partial", meta("int16", fill, [BYTES])))
