@@ -63,6 +63,21 @@ def _ml_name(dtype: np.dtype) -> str | None:
     return dtype.name if mod.startswith("ml_dtypes") else None
 
 
+def write_archive(src: Path, out: Path) -> Path:
+    """Pack the directory ``src`` into the xz tar ``out`` with fixed times and owners (the
+    same files give the same archive)."""
+    with tarfile.open(out, "w:xz", preset=9) as tf:
+        for p in sorted(src.rglob("*")):
+            info = tf.gettarinfo(str(p), str(p.relative_to(src)))
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            if p.is_file():
+                with open(p, "rb") as f:
+                    tf.addfile(info, f)
+            else:
+                tf.addfile(info)
+    return out
+
+
 class Recorder:
     def __init__(self, archive: str, versions: dict):
         self.archive = archive
@@ -103,16 +118,7 @@ class Recorder:
     def pack(self) -> Path:
         (self.root / "manifest.json").write_text(json.dumps(self.manifest, indent=1,
                                                             sort_keys=True, default=str))
-        out = HERE / f"{self.archive}.tar.xz"
-        with tarfile.open(out, "w:xz", preset=9) as tf:
-            for p in sorted(self.root.rglob("*")):
-                info = tf.gettarinfo(str(p), str(p.relative_to(self.root)))
-                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-                if p.is_file():
-                    with open(p, "rb") as f:
-                        tf.addfile(info, f)
-                else:
-                    tf.addfile(info)
+        out = write_archive(self.root, HERE / f"{self.archive}.tar.xz")
         print(f"{out.name}: {len(self.manifest['arrays'])} arrays, "
               f"{len(self.manifest['skipped'])} skipped")
         for k, v in self.manifest["skipped"].items():
