@@ -136,3 +136,22 @@ def test_corrupt_and_bad_metadata(tmp_path):
     (tmp_path / "m").mkdir()
     with pytest.raises(MetadataError, match="one-element list"):
         zarrhpc.open_array(_store(tmp_path / "m", meta, {}), path="array", mode="r")
+
+
+def test_damaged_chunks_raise_zarrhpc_errors(tmp_path):
+    """Random and truncated chunks give a clear error, never another exception."""
+    from zarrhpc.errors import ZarrhpcError
+
+    rng = np.random.default_rng(5)
+    good = bytes.fromhex(SINGLE_CHUNKS["0/1"])
+    cases = [good[:n] for n in range(len(good))] + [
+        rng.integers(0, 256, rng.integers(0, 40), dtype=np.uint8).tobytes() for _ in range(60)]
+    cases += [good[:16] + bytes([b]) + good[17:] for b in range(0, 256, 17)]
+    for i, raw in enumerate(cases):
+        root = tmp_path / str(i)
+        path = _store(root, SINGLE, {"0/0": raw.hex()})
+        a = zarrhpc.open_array(path, path="array", mode="r")
+        try:
+            a[...]
+        except ZarrhpcError:
+            pass

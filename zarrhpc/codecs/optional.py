@@ -133,6 +133,9 @@ class OptionalCodec(ArrayToBytesCodec):
         data_enc = view[16 + mask_len:]
         mask = np.asarray(self._pipe("mask_codecs", spec.shape, np.dtype(bool))
                           .decode(mask_enc, f"{self.name} mask"))
+        if mask.size != int(np.prod(spec.shape, dtype=np.int64)):
+            raise CorruptChunkError(f"{self.name}: a mask of {mask.size} elements for a "
+                                    f"chunk of shape {spec.shape}")
         mask = mask.astype(bool, copy=False).reshape(spec.shape)
         out = np.zeros(spec.shape, dtype=spec.dtype)
         out["valid"] = mask
