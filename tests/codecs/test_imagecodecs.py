@@ -74,3 +74,18 @@ def test_unknown_imagecodecs_id_names_the_package(tmp_path):
     with pytest.raises(CodecError, match=r"\.zarray.*imagecodecs_nosuchcodec.*pip install "
                                          r"imagecodecs"):
         zarrhpc.open_array(str(root), mode="r")[...]
+
+
+def test_imagecodecs_zarr3_names_are_refused_clearly(tmp_path):
+    import json
+
+    (tmp_path / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "imagecodecs_png"}]}))
+    with pytest.raises(CodecError, match=r"imagecodecs_png.*imagecodecs-zarr.*numcodecs\."
+                                         r"imagecodecs_png is") as err:
+        zarrhpc.open_array(str(tmp_path), mode="r")
+    assert "numcodecs.imagecodecs_<id>" in str(err.value)
+    assert "numcodecs.imagecodecs_zstd" not in str(err.value)  # one entry for all of them
