@@ -89,6 +89,8 @@ IMAGECODECS_IDS = tuple(f"imagecodecs_{n}" for n in (
     "lzw", "meshopt", "packbits", "pcodec", "pglz", "pixarlog", "png", "qoi", "rcomp", "rgbe",
     "snappy", "sperr", "spng", "sz3", "szip", "tiff", "ultrahdr", "webp", "zfp", "zlib",
     "zlibng", "zopfli", "zstd"))
+#: ids zarrita.js reads as bare v3 names (numcodecs' configuration): ``lz4``, ``json2``
+BARE_V3_IDS = frozenset({"lz4", "json2"})
 #: imagecodecs filters whose output element differs from their input's: its bytes
 _IMAGECODECS_OUT = {"imagecodecs_bfloat16": np.dtype("u2"), "imagecodecs_float24": np.dtype("V3")}
 #: ids whose registered class is zarrhpc's own (codecs/zfp.py: numcodecs' ZFPY cannot
@@ -435,6 +437,7 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
         suffix = "" if kind == default_kind(codec_id) else "Filter"
         cls = type(f"Numcodecs{name}{suffix}Codec", (_BASES[kind],), {
             "name": f"numcodecs.{codec_id}", "codec_id": codec_id, "v2_id": codec_id,
+            "aliases": (codec_id,) if codec_id in BARE_V3_IDS and not suffix else (),
             "zarr_python_v3": codec_id in ZARR_PYTHON_V3,
             "__doc__": f"numcodecs ``{codec_id}`` as the v3 codec ``numcodecs.{codec_id}``.",
             "__module__": __name__,
