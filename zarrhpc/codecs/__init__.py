@@ -35,6 +35,7 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
 from zarrhpc.codecs.n5 import N5DefaultCodec, N5Lz4Codec
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
+from zarrhpc.codecs.optional import OptionalCodec
 from zarrhpc.codecs.packbits import PackBitsCodec
 from zarrhpc.codecs.pipeline import (
     CodecPipeline,
@@ -67,8 +68,8 @@ from zarrhpc.codecs.zstd import ZstdCodec
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
              PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
-             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec, CastValueCodec, ScaleOffsetCodec,
-              *numcodecs_codec_classes()):
+             ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec, CastValueCodec,
+             ScaleOffsetCodec, OptionalCodec, *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 

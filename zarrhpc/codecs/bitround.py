@@ -47,6 +47,8 @@ class BitroundCodec(ArrayToArrayCodec):
     """
 
     name: ClassVar[str] = "bitround"
+    #: zarrs' name while the codec was experimental
+    aliases: ClassVar[tuple[str, ...]] = ("zarrs.bitround",)
 
     def __init__(self, keepbits: int) -> None:
         if isinstance(keepbits, bool) or not isinstance(keepbits, int) or keepbits < 1:

@@ -148,6 +148,7 @@ class BloscCname(Enum):
     zlib = "zlib"
 _SHUFFLE_INT = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
 _SHUFFLE_NAME = {v: k for k, v in _SHUFFLE_INT.items()}
+_GDAL_SHUFFLE = {"NONE": 0, "BYTE": 1, "BIT": 2}
 _HEADER = 16  # c-blosc1 header length
 _MAX_BUFFERSIZE = 2**31 - 1 - _HEADER  # c-blosc1's limit on one chunk
 
@@ -294,6 +295,8 @@ class BloscCodec(BytesToBytesCodec):
         elements, else byte shuffle), no typesize (numcodecs takes the buffer's itemsize:
         the type of the elements reaching the compressor)."""
         shuffle = conf.get("shuffle", 1)
+        # GDAL 3.6 writes its option's words (NONE, BYTE, BIT) instead of 0/1/2
+        shuffle = _GDAL_SHUFFLE.get(shuffle, shuffle) if isinstance(shuffle, str) else shuffle
         itemsize = None if dtype is None else np.dtype(dtype).itemsize
         if shuffle == -1:
             shuffle = 1 if itemsize is None or itemsize > 1 else 2

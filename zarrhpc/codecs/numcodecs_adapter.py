@@ -31,6 +31,7 @@ Spec card
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, ClassVar
 
@@ -72,6 +73,26 @@ ZARR_NAMES = {
     "fixedscaleoffset": "FixedScaleOffset", "packbits": "PackBits", "quantize": "Quantize",
     "shuffle": "Shuffle", "delta": "Delta",
 }
+#: imagecodecs' numcodecs codecs (``imagecodecs.numcodecs``; numcodecs knows them once
+#: ``imagecodecs.numcodecs.register_codecs()`` ran, which :func:`_build` does on first use).
+#: The filters run on the chunk array in its type; every other one is handed the chunk
+#: array as zarr-python 2 hands its compressor (image codecs need its shape), so it is an
+#: array->bytes codec here whichever kind of data it compresses.
+IMAGECODECS_FILTER_IDS = tuple(f"imagecodecs_{n}" for n in (
+    "bfloat16", "bitorder", "bitshuffle", "byteshuffle", "delta", "float24", "floatpred",
+    "packints", "quantize", "xor"))
+IMAGECODECS_IDS = tuple(f"imagecodecs_{n}" for n in (
+    "aec", "apng", "avif", "blosc", "blosc2", "bmp", "brotli", "bz2", "ccittfax3",
+    "ccittfax4", "ccittrle", "checksum", "cms", "dds", "deflate", "dicomrle", "eer", "gif",
+    "heif", "htj2k", "jetraw", "jpeg", "jpeg2k", "jpegls", "jpegxl", "jpegxr", "jpegxs",
+    "lerc", "ljpeg", "lz4", "lz4f", "lz4h5", "lzf", "lzfse", "lzham", "lzma", "lzo",
+    "lzw", "meshopt", "packbits", "pcodec", "pglz", "pixarlog", "png", "qoi", "rcomp", "rgbe",
+    "snappy", "sperr", "spng", "sz3", "szip", "tiff", "ultrahdr", "webp", "zfp", "zlib",
+    "zlibng", "zopfli", "zstd"))
+#: ids zarrita.js reads as bare v3 names (numcodecs' configuration): ``lz4``, ``json2``
+BARE_V3_IDS = frozenset({"lz4", "json2"})
+#: imagecodecs filters whose output element differs from their input's: its bytes
+_IMAGECODECS_OUT = {"imagecodecs_bfloat16": np.dtype("u2"), "imagecodecs_float24": np.dtype("V3")}
 #: ids whose registered class is zarrhpc's own (codecs/zfp.py: numcodecs' ZFPY cannot
 #: encode zfpy's reversible mode, which zarrs writes)
 OWN_CLASS_IDS = ("zfpy",)
@@ -85,19 +106,47 @@ _OUT_DTYPE = {"delta": ("astype", "dtype"), "fixedscaleoffset": ("astype", "dtyp
               "categorize": ("astype",)}
 
 
+def _package(codec_id: str) -> str:
+    if codec_id.startswith("imagecodecs_"):
+        return "imagecodecs (pip install imagecodecs)"
+    return PACKAGES.get(codec_id, "the package that provides it")
+
+
+def _gdal_lzma(conf: dict):
+    """GDAL's ``lzma`` form ``{"preset": p, "delta": d}``: an xz stream through a byte
+    delta filter of distance ``d``, then LZMA2 at preset ``p`` (numcodecs takes no
+    ``delta``; the xz stream names its filters, so any xz decoder reads it)."""
+    import lzma
+
+    import numcodecs
+
+    delta, preset = int(conf["delta"]), int(conf.get("preset", 6))
+    return numcodecs.get_codec({"id": "lzma", "format": lzma.FORMAT_XZ, "filters": [
+        {"id": lzma.FILTER_DELTA, "dist": delta}, {"id": lzma.FILTER_LZMA2, "preset": preset}]})
+
+
 def _build(codec_id: str, config: dict | None, doc: str, field: str):
     import numcodecs
     from numcodecs.registry import codec_registry
 
     conf = dict(config or {})
     conf.pop("id", None)
+    if codec_id not in codec_registry and codec_id.startswith("imagecodecs_"):
+        try:  # imagecodecs registers its numcodecs codecs only when asked
+            from imagecodecs.numcodecs import register_codecs
+
+            register_codecs()
+        except ImportError:
+            pass
     if codec_id not in codec_registry:
         raise CodecError(
             f"{field_name(doc, field)}: codec numcodecs.{codec_id} (numcodecs id "
             f"{codec_id!r}) is not available: numcodecs {numcodecs.__version__} does not "
-            f"know it; install {PACKAGES.get(codec_id, 'the package that provides it')}"
+            f"know it; install {_package(codec_id)}"
         )
     try:
+        if codec_id == "lzma" and "delta" in conf:
+            return _gdal_lzma(conf), conf
         return numcodecs.get_codec({"id": codec_id, **conf}), conf
     except (TypeError, ValueError, KeyError, ImportError) as exc:
         raise CodecError(
@@ -112,6 +161,24 @@ class NumcodecsCodec:
 
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
         self._codec, self.configuration = _build(self.codec_id, configuration, doc, field)
+
+    def _bound_to(self, spec: ChunkSpec):
+        """This codec with what depends on the chunk's element type filled in: a copy,
+        or ``self`` when nothing does.
+
+        ``shuffle`` with ``elementsize: 0`` is libnetcdf's form (its NCZarr writer records
+        0 and shuffles by the variable's type size, as HDF5's shuffle filter does);
+        numcodecs would take 0 as "no shuffle" and hand out scrambled values, so the
+        element size of the type reaching the codec is used. The configuration (and so
+        the metadata written back) keeps the 0.
+        """
+        if self.codec_id != "shuffle" or self.configuration.get("elementsize") != 0:
+            return self
+        import numcodecs
+
+        out = copy.copy(self)
+        out._codec = numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1))
+        return out
 
     def __repr__(self) -> str:
         """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
@@ -170,6 +237,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def _out_dtype(self, spec_dtype: np.dtype) -> np.dtype:
         if self.codec_id == "packbits":
             return np.dtype("u1")
+        if self.codec_id in _IMAGECODECS_OUT:
+            return _IMAGECODECS_OUT[self.codec_id]
         for key in _OUT_DTYPE.get(self.codec_id, ()):
             if self.configuration.get(key) is not None:
                 return np.dtype(self.configuration[key])
@@ -188,7 +257,7 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
         """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
-        out = type(self)(self.configuration)
+        out = type(self)(self.configuration)._bound_to(spec)
         out._in_spec = spec
         return out
 
@@ -216,7 +285,12 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
         else:
             data = np.ascontiguousarray(arr).reshape(-1).view(want)
             shape = data.shape
-        out = np.asarray(self._codec.encode(data))
+        out = self._codec.encode(data)
+        if self.codec_id.startswith("imagecodecs_"):  # bytes or an array: its bytes
+            raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8) \
+                if isinstance(out, np.ndarray) else np.frombuffer(out, dtype=np.uint8)
+            return raw.view(self._out_dtype(arr.dtype)).reshape(shape)
+        out = np.asarray(out)
         if self.codec_id == "packbits":
             return out
         want_out = self._out_dtype(arr.dtype)
@@ -228,6 +302,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def decode_view(self, arr: np.ndarray) -> np.ndarray:
         """Undo the filter; the result has the shape and type of the chunk it was given."""
         spec = self._in_spec
+        if spec is not None and self.codec_id.startswith("imagecodecs_"):
+            return self._decode_bytes(arr, spec)
         try:
             data = np.ascontiguousarray(arr, dtype=self._out_dtype(arr.dtype))
             out = np.asarray(self._codec.decode(data))
@@ -242,8 +318,29 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
             raise CorruptChunkError(f"{self.name}: cannot decode: {exc}") from None
 
 
+    def _decode_bytes(self, arr: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        """imagecodecs' filters are given the decompressed chunk as flat bytes, as
+        zarr-python (2 and 3) gives them on reading; their output is the chunk's bytes."""
+        try:
+            out = self._codec.decode(np.ascontiguousarray(arr).tobytes())
+        except Exception as exc:  # the codec library's own errors
+            raise CorruptChunkError(f"{self.name}: cannot decode: {exc}") from None
+        out = np.ascontiguousarray(out) if isinstance(out, np.ndarray) else \
+            np.frombuffer(out, dtype=np.uint8)
+        if out.nbytes != spec.nbytes:
+            raise CorruptChunkError(f"{self.name}: decoded {out.nbytes} bytes, expected "
+                                    f"{spec.nbytes}")
+        return out.reshape(-1).view(np.uint8).view(spec.dtype).reshape(spec.shape)
+
+
 class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
     """A numcodecs compressor or checksum as a bytes->bytes codec (one subclass per id)."""
+
+    evolve_on_read: ClassVar[bool] = True
+
+    def evolve(self, spec: ChunkSpec) -> NumcodecsBytesCodec:
+        """Bind the element type reaching the serializer (``spec``), see :meth:`_bound_to`."""
+        return self._bound_to(spec)
 
     def encode(self, buf: Any) -> Any:
         return self._codec.encode(np.frombuffer(as_bytes_view(buf), dtype=np.uint8))
@@ -271,9 +368,11 @@ class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
 
     def decode(self, buf: Any, spec: ChunkSpec) -> np.ndarray:
         try:
-            out = np.asarray(self._codec.decode(bytes(as_bytes_view(buf))))
-        except (ValueError, RuntimeError, TypeError, OSError) as exc:
-            raise CorruptChunkError(f"{self.name}: {exc}") from None
+            out = self._codec.decode(bytes(as_bytes_view(buf)))
+        except Exception as exc:  # the codec library's own errors (imagecodecs: PngError...)
+            raise CorruptChunkError(f"{self.name}: {type(exc).__name__}: {exc}") from None
+        # an array (zfpy, pcodec, image codecs) or the chunk's bytes (byte compressors)
+        out = out if isinstance(out, np.ndarray) else np.frombuffer(out, dtype=np.uint8)
         if out.nbytes != spec.nbytes:
             raise CorruptChunkError(
                 f"{self.name}: expected {spec.nbytes} decoded bytes, got {out.nbytes}")
@@ -311,9 +410,9 @@ _CLASSES: dict[tuple[str, str], type] = {}
 
 def default_kind(codec_id: str) -> str:
     """The kind zarr-python gives ``numcodecs.<codec_id>`` (bytes->bytes when unlisted)."""
-    if codec_id in FILTER_IDS:
+    if codec_id in FILTER_IDS or codec_id in IMAGECODECS_FILTER_IDS:
         return "array_to_array"
-    if codec_id in ARRAY_BYTES_IDS:
+    if codec_id in ARRAY_BYTES_IDS or codec_id.startswith("imagecodecs_"):
         return "array_to_bytes"
     if codec_id in OBJECT_IDS:
         return "object"
@@ -338,6 +437,7 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
         suffix = "" if kind == default_kind(codec_id) else "Filter"
         cls = type(f"Numcodecs{name}{suffix}Codec", (_BASES[kind],), {
             "name": f"numcodecs.{codec_id}", "codec_id": codec_id, "v2_id": codec_id,
+            "aliases": (codec_id,) if codec_id in BARE_V3_IDS and not suffix else (),
             "zarr_python_v3": codec_id in ZARR_PYTHON_V3,
             "__doc__": f"numcodecs ``{codec_id}`` as the v3 codec ``numcodecs.{codec_id}``.",
             "__module__": __name__,
@@ -349,7 +449,8 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
 def numcodecs_codec_classes() -> list[type]:
     """The classes of the ids zarr-python 3 names, to register up front (others on use)."""
     return [numcodecs_class(cid) for cid in (*FILTER_IDS, *ARRAY_BYTES_IDS, *COMPRESSOR_IDS,
-                                             *OBJECT_IDS) if cid not in OWN_CLASS_IDS]
+                                             *OBJECT_IDS, *IMAGECODECS_FILTER_IDS,
+                                             *IMAGECODECS_IDS) if cid not in OWN_CLASS_IDS]
 
 
 def _bounded_decode(codec: Any, data: bytes, decoded_size: int | None) -> Any:

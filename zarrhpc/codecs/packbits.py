@@ -10,6 +10,11 @@ Spec card
   ``"last_byte"`` adds a byte holding the number of padding bits, ``"none"`` (default) none.
   Decoding shifts the bits back to ``first_bit`` and sign-extends signed integer types
   (from ``last_bit``), zero-extends the others.
+- Whole-byte components kept whole (a type 8, 16, 32 or 64 bits wide, no ``first_bit`` /
+  ``last_bit`` narrowing): zarrs writes and reads these as the ``bytes`` codec does
+  (little-endian, no padding byte whatever ``padding_encoding`` says), so zarrhpc writes
+  that form too; on reading, a chunk one byte longer (the padding byte the spec's
+  general rule adds) is read as well.
 - Spec: zarr-extensions codecs/packbits/README.md. The bit order was checked against
   zarrs (Rust), which writes it (tests/codecs/test_packbits.py).
 - v3 name: ``packbits`` (not numcodecs' v2 ``packbits`` filter, ``numcodecs.packbits``,
@@ -59,6 +64,8 @@ def _layout(dtype: np.dtype) -> tuple[np.dtype, int, int, bool]:
         comp, n = dtype, 1
     if comp.kind == "b":
         return comp, n, 1, False
+    if comp.kind in "mM":  # datetimes: their 64-bit integer (zarrs packs them)
+        return comp, n, 64, True
     if not (comp.kind in "iuf" or comp.isbuiltin == 2):
         raise CodecError(f"packbits: data type {dtype} is not supported")
     bits = _NARROW.get(comp.name, comp.itemsize * 8)
@@ -129,12 +136,21 @@ class PackBitsCodec(ArrayToBytesCodec):
         except CodecError as exc:
             raise CodecError(f"{field_name(doc, field)}: {exc}") from None
 
+    @staticmethod
+    def _whole_bytes(dtype: np.dtype, first: int, last: int) -> bool:
+        """Whether zarrs' bytes-codec form applies (see the module docstring)."""
+        width = _layout(dtype)[2]
+        return width % 8 == 0 and first == 0 and last == width - 1
+
     def _nbytes(self, nbits: int) -> int:
         return -(-nbits // 8) + (self.padding_encoding != "none")
 
     def encoded_size(self, spec: ChunkSpec) -> int:
         _, n, first, last, _ = self._bits(spec.dtype)
-        return self._nbytes(int(np.prod(spec.shape, dtype=np.int64)) * n * (last - first + 1))
+        nbits = int(np.prod(spec.shape, dtype=np.int64)) * n * (last - first + 1)
+        if self._whole_bytes(spec.dtype, first, last):
+            return nbits // 8
+        return self._nbytes(nbits)
 
     @staticmethod
     def _components(arr: np.ndarray, comp: np.dtype, n: int) -> np.ndarray:
@@ -152,6 +168,10 @@ class PackBitsCodec(ArrayToBytesCodec):
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
         comp, n, first, last, _ = self._bits(spec.dtype)
+        if self._whole_bytes(spec.dtype, first, last):
+            return np.ascontiguousarray(arr, dtype=spec.dtype).astype(
+                spec.dtype.newbyteorder("<") if spec.dtype.fields is None else spec.dtype,
+                copy=False).tobytes()
         vals = self._components(np.asarray(arr, dtype=spec.dtype), comp, n)
         shifts = np.arange(first, last + 1, dtype=np.uint64)
         bits = ((vals[:, None] >> shifts) & np.uint64(1)).astype(np.uint8).reshape(-1)
@@ -168,6 +188,10 @@ class PackBitsCodec(ArrayToBytesCodec):
         view = np.frombuffer(as_bytes_view(buf), dtype=np.uint8)
         count = int(np.prod(spec.shape, dtype=np.int64)) * n
         b = last - first + 1
+        if self._whole_bytes(spec.dtype, first, last) and view.size == count * b // 8:
+            out = view.view(spec.dtype.newbyteorder("<") if spec.dtype.fields is None
+                            else spec.dtype)
+            return out.astype(spec.dtype, copy=False).reshape(spec.shape)
         need = self._nbytes(count * b)
         if view.size < need:
             raise CorruptChunkError(f"packbits: {view.size} bytes, expected {need} for "

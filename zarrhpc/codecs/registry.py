@@ -260,8 +260,15 @@ def parse_codec(entry: Any, doc: str = "", field: str = "codecs[0]") -> Codec | 
             raise CodecError(f"{field_name(doc, field)}.name: codec {name!r} is not supported: "
                              f"{UNSUPPORTED[name]}")
         kind = "registered name" if _RAW_NAME.match(name) else "name"
+        # imagecodecs' ids stand as one entry in the list (there are some seventy)
+        known = [n for n in registered_names() if not n.startswith("numcodecs.imagecodecs_")]
+        known.append("numcodecs.imagecodecs_<id>")
+        hint = ""
+        if name.startswith("imagecodecs_"):
+            hint = ("; imagecodecs' own Zarr 3 codecs (imagecodecs-zarr) are not read, its "
+                    f"numcodecs form numcodecs.{name} is")
         raise CodecError(
             f"{field_name(doc, field)}.name: unknown codec {name!r} ({kind} not supported "
-            f"by zarrhpc; known: {', '.join(registered_names())})"
+            f"by zarrhpc{hint}; known: {', '.join(sorted(known))})"
         )
     return cls.from_config(configuration, doc, field)

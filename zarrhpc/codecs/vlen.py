@@ -169,6 +169,8 @@ class VLenArrayCodec(ArrayToBytesCodec):
     """
 
     name: ClassVar[str] = "numcodecs.vlen-array"
+    #: zarrs' v3 name
+    aliases: ClassVar[tuple[str, ...]] = ("vlen-array",)
     v2_id: ClassVar[str | None] = "vlen-array"
     object_type: ClassVar[str] = "object"
 

@@ -44,6 +44,8 @@ class ZlibCodec(BytesToBytesCodec):
     """
 
     name: ClassVar[str] = "numcodecs.zlib"
+    #: zarrita.js reads v3 ``zlib`` (numcodecs' configuration)
+    aliases: ClassVar[tuple[str, ...]] = ("zlib",)
     zarr_python_v3: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "zlib"
     draft_names: ClassVar[tuple[str, ...]] = ("zlib",)

@@ -80,7 +80,9 @@ register_translation(node_json)  # N5Store's zarr.json documents (storage/n5.py)
 
 
 def _path_store(path, mode: str) -> Store:
-    if os.fspath(path).lower().endswith(".zip"):
+    lower = os.fspath(path).lower()
+    # .ozx: OME-Zarr's zipped single-file form (RFC-9), a zip file unless a directory
+    if lower.endswith(".zip") or (lower.endswith(".ozx") and not os.path.isdir(path)):
         return ZipStore(path, mode=_zip_mode(path, mode))
     store = LocalStore(path, read_only=(mode == "r"))
     if mode in ("r", "r+", "a") and is_n5_container(store):  # an N5 container: read only

@@ -65,6 +65,8 @@ from zarrhpc.indexing import (
     orthogonal_projection,
     pop_fields,
 )
+from zarrhpc.metadata.dtypes_opt import from_masked, to_masked
+from zarrhpc.metadata.dtypes_opt import is_optional as _is_optional
 
 __all__ = ["Array", "ArrayV2Metadata", "ArrayV3Metadata", "BlockIndex", "OIndex", "VIndex"]
 
@@ -364,12 +366,21 @@ class Array(ArrayApiMixin, Node):
             proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
         write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
 
+    def _masked(self, result):
+        """zarrs' ``optional`` type: records as a masked array, as zarrista hands them
+        out (metadata/dtypes_opt.py); other types as they are."""
+        if not _is_optional(self._spec.data_type):
+            return result
+        if isinstance(result, np.void):
+            return result["value"] if result["valid"] else np.ma.masked
+        return to_masked(result) if isinstance(result, np.ndarray) else result
+
     def _get(self, kind: str, selection, out=None, fields=None):
         if isinstance(selection, Array):  # as zarr-python: a zarr array is read first
             selection = _index_array(selection)
         dtype = check_fields(fields, self.dtype)
         if not fields:
-            return self._get_raw(kind, selection, out)
+            return self._masked(self._get_raw(kind, selection, out))
         data = self._get_raw(kind, selection, None)
         part = data[fields] if isinstance(fields, str) else data[list(fields)]
         if out is None:
@@ -378,6 +389,8 @@ class Array(ArrayApiMixin, Node):
         return out
 
     def _set(self, kind: str, selection, value, fields=None) -> None:
+        if _is_optional(self._spec.data_type):
+            value = from_masked(value, self._prep.dtype)
         if fields:
             self._check_writable()
             field = check_no_multi_fields(fields)
@@ -390,7 +403,7 @@ class Array(ArrayApiMixin, Node):
 
     def __getitem__(self, selection):
         if _is_plain_basic(selection):
-            return self._as_zarr_python(self._read(selection), selection)
+            return self._masked(self._as_zarr_python(self._read(selection), selection))
         fields, pure = pop_fields(selection)
         if is_pure_fancy_indexing(pure, self.ndim):
             return self.vindex[selection]
@@ -399,6 +412,8 @@ class Array(ArrayApiMixin, Node):
         return self.get_basic_selection(pure, fields=fields)
 
     def __setitem__(self, selection, value) -> None:
+        if _is_optional(self._spec.data_type):
+            value = from_masked(value, self._prep.dtype)
         if _is_plain_basic(selection):
             self._write(selection, value)
             return

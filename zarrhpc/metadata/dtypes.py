@@ -37,6 +37,7 @@ from zarrhpc.metadata import dtype_base as _base
 from zarrhpc.metadata import dtypes_cplx as _cx
 from zarrhpc.metadata import dtypes_ext as _ext
 from zarrhpc.metadata import dtypes_ml as _ml
+from zarrhpc.metadata import dtypes_opt as _opt
 from zarrhpc.metadata.dtype_base import DataType, _show
 from zarrhpc.metadata.loose import loose_base64, loose_float, loose_hex_float, loose_int
 
@@ -142,6 +143,8 @@ def parse_data_type(obj: Any, doc: str) -> DataType:
             f"{doc}: {field}: expected a data type name (string) or an object with 'name', "
             f"got {_show(obj)}"
         )
+    if name == "optional":
+        return _opt.parse_optional(obj, doc, parse_data_type)
     dt = _lookup_name(name)
     if dt is None and name in _ext.VLEN_NAMES:
         name = _ext.VLEN_NAMES[name]
@@ -340,6 +343,8 @@ def parse_fill_value(dt: DataType, obj: Any, doc: str) -> np.ndarray:
         The value has the wrong form or is out of range for ``dt``.
     """
     field = "fill_value"
+    if _opt.is_optional(dt):
+        return _opt.parse_optional_fill(dt, obj, doc, parse_fill_value)
     if _cx.is_complex_pair(dt):
         return _cx.parse_pair_fill(dt, obj, doc, _pair_part(dt), parse_fill_value)
     if dt.is_extension:
@@ -441,6 +446,8 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
     arr = value
     if not (isinstance(arr, np.ndarray) and arr.shape == () and arr.dtype == dt.dtype):
         arr = fill_value_from_user(dt, value)
+    if _opt.is_optional(dt):
+        return _opt.optional_fill_to_json(dt, arr, fill_value_to_json)
     if _cx.is_complex_pair(dt):
         return _cx.pair_fill_to_json(dt, arr, _pair_part(dt), fill_value_to_json)
     if dt.name == "structured":  # zarr-extensions struct: one value per field (MUST)
@@ -516,6 +523,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
     MetadataError
         The value cannot represent an element of ``dt`` exactly (integers) or at all.
     """
+    if _opt.is_optional(dt):
+        return _opt.optional_fill_from_user(dt, value, doc, fill_value_from_user)
     if _cx.is_complex_pair(dt):
         return _cx.pair_fill_from_user(dt, value, doc, _pair_part(dt), fill_value_from_user)
     if dt.is_extension:

@@ -111,6 +111,10 @@ def _float(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
     with np.errstate(all="ignore"):
         out = np.array(x, dtype=dt.dtype)
     got = float(out)
+    if dt.name == "float8_e8m0fnu" and math.isfinite(x):
+        # no zero, sign or infinity: zarrs (which writes this type) reads a number it
+        # cannot hold, 0 included, as the cast gives it (NaN for 0, the nearest power of 2)
+        return out
     if (math.isnan(x) and not math.isnan(got)) or (math.isinf(x) and got != x) or (
             math.isfinite(x) and not math.isfinite(got)):
         raise MetadataError(f"{doc}: fill_value: {value!r} has no representation in "

@@ -24,7 +24,6 @@ import io
 import json
 import os
 import sys
-import tarfile
 import tempfile
 import traceback
 import warnings
@@ -40,18 +39,8 @@ V = tuple(int(x) for x in zarr.__version__.split(".")[:2])
 NC = tuple(int(x) for x in numcodecs.__version__.split(".")[:2])
 
 
-def _load_corpus():
-    """zarrhpc/testing/corpus.py by path: its sample data without importing zarrhpc (whose
-    compiled parts are built for the test environment, not this zarr 2.x one)."""
-    import importlib.util
-
-    path = HERE.parents[2] / "zarrhpc" / "testing" / "corpus.py"
-    spec = importlib.util.spec_from_file_location("_zarrhpc_corpus", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
+sys.path.insert(0, str(HERE.parent / "writer_stores"))
+from _pack import _load_corpus, write_archive  # noqa: E402
 
 _corpus = _load_corpus()
 
@@ -702,16 +691,7 @@ def main():
                 if os.environ.get("TRACE"):
                     traceback.print_exc()
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
-        out = HERE / f"zarr-{version}.tar.xz"
-        with tarfile.open(out, "w:xz", preset=9) as tf:
-            for p in sorted(tmp.rglob("*")):
-                info = tf.gettarinfo(str(p), str(p.relative_to(tmp)))
-                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-                if p.is_file():
-                    with open(p, "rb") as f:
-                        tf.addfile(info, f)
-                else:
-                    tf.addfile(info)
+        out = write_archive(tmp, HERE / f"zarr-{version}.tar.xz")
     print(f"{out.name}: {len(manifest['stores'])} stores, {len(manifest['skipped'])} skipped")
     for k, v in manifest["skipped"].items():
         print("  skipped", k, v)

@@ -1,0 +1,91 @@
+"""imagecodecs' numcodecs codecs (``imagecodecs_*`` ids) in v2 arrays, both ways with
+zarr-python (which reads them once imagecodecs registered them with numcodecs)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import zarrhpc
+from zarrhpc.codecs.numcodecs_adapter import IMAGECODECS_FILTER_IDS, IMAGECODECS_IDS
+from zarrhpc.errors import CodecError
+
+imagecodecs = pytest.importorskip("imagecodecs")
+
+
+def test_every_imagecodecs_codec_has_its_kind():
+    import imagecodecs.numcodecs as icn
+
+    ids = {getattr(icn, n).codec_id for n in icn.__all__
+           if isinstance(getattr(icn, n), type) and getattr(getattr(icn, n), "codec_id", None)}
+    assert ids == set(IMAGECODECS_IDS) | set(IMAGECODECS_FILTER_IDS)
+
+
+def _image(shape, dtype):
+    y, x = np.mgrid[0:shape[0], 0:shape[1]]
+    return ((x * 7 + y * 3) % 200).astype(dtype)
+
+
+CASES = [
+    ({"id": "imagecodecs_png"}, None, "u1"),
+    ({"id": "imagecodecs_png"}, None, "u2"),
+    ({"id": "imagecodecs_jpeg2k", "level": 0}, None, "u2"),
+    ({"id": "imagecodecs_jpegxl", "lossless": True}, None, "u1"),
+    ({"id": "imagecodecs_lzw"}, None, "i4"),
+    ({"id": "imagecodecs_zstd", "level": 3}, None, "f8"),
+    ({"id": "zlib", "level": 1}, [{"id": "imagecodecs_bfloat16"}], "f4"),
+    ({"id": "zlib", "level": 1}, [{"id": "imagecodecs_float24"}], "f4"),
+    ({"id": "zlib", "level": 1}, [{"id": "imagecodecs_floatpred", "shape": [16, 16],
+                                   "dtype": "<f4"}], "f4"),
+]
+
+
+@pytest.mark.parametrize(("compressor", "filters", "dtype"), CASES,
+                         ids=[f"{c['id']}-{f[0]['id'] if f else ''}-{d}" for c, f, d in CASES])
+def test_written_by_zarrhpc_read_by_zarr_python(tmp_path, compressor, filters, dtype):
+    import zarr
+
+    data = _image((37, 29), dtype)
+    a = zarrhpc.create_array(str(tmp_path / "a"), shape=data.shape, dtype=dtype,
+                             chunks=(16, 16), zarr_format=2, compressors=compressor,
+                             filters=filters)
+    a[...] = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = zarr.open_array(str(tmp_path / "a"), mode="r")[...]
+    ours = zarrhpc.open_array(str(tmp_path / "a"), mode="r")[...]
+    assert np.array_equal(ours, theirs)
+    lossy = any(f["id"] in ("imagecodecs_bfloat16", "imagecodecs_float24")
+                for f in filters or [])
+    if lossy:
+        assert np.allclose(ours, data, rtol=1e-2)
+    else:
+        assert np.array_equal(ours, data)
+
+
+def test_unknown_imagecodecs_id_names_the_package(tmp_path):
+    root = tmp_path / "a"
+    root.mkdir()
+    (root / ".zarray").write_text(
+        '{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<u2", "fill_value": 0, '
+        '"order": "C", "filters": null, "compressor": {"id": "imagecodecs_nosuchcodec"}}')
+    with pytest.raises(CodecError, match=r"\.zarray.*imagecodecs_nosuchcodec.*pip install "
+                                         r"imagecodecs"):
+        zarrhpc.open_array(str(root), mode="r")[...]
+
+
+def test_imagecodecs_zarr3_names_are_refused_clearly(tmp_path):
+    import json
+
+    (tmp_path / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "imagecodecs_png"}]}))
+    with pytest.raises(CodecError, match=r"imagecodecs_png.*imagecodecs-zarr.*numcodecs\."
+                                         r"imagecodecs_png is") as err:
+        zarrhpc.open_array(str(tmp_path), mode="r")
+    assert "numcodecs.imagecodecs_<id>" in str(err.value)
+    assert "numcodecs.imagecodecs_zstd" not in str(err.value)  # one entry for all of them
