@@ -103,7 +103,10 @@ def test_queue_put_after_a_failure_raises_and_starts_nothing():
     store = SlowUploads(limit=2, fail="bad")
     queue = UploadQueue(store)
     queue.put([("bad", b"x")])
-    time.sleep(0.05)  # the failed upload has finished
+    deadline = time.monotonic() + 30  # until the failed upload has finished (however busy)
+    while queue._error is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert queue._error is not None
     with pytest.raises(StoreError, match="bad"):
         queue.put([("good", b"y")])
     assert store.started == ["bad"]

@@ -421,9 +421,18 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             if self.command == "PUT" and signed is not None:
                 owner.payloads["unsigned" if signed.startswith("UNSIGNED") else "sha256"] += 1
         fault = owner._record(self.command, kind, self.path, self.headers.get("Range"))
+        self._counted = True
         try:
             self._answer(owner, body, fault)
         finally:
+            self._leave(owner)
+
+    def _leave(self, owner: CountingProxy) -> None:
+        """The request stops counting as in flight: called before the last bytes of the
+        answer are written, since the client may send its next request the moment they
+        arrive (on a busy machine, before this thread runs again)."""
+        if self._counted:
+            self._counted = False
             with owner._lock:
                 owner.in_flight -= 1
 
@@ -433,6 +442,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if fault is not None:
             if fault == 0:  # drop the connection without an answer
                 self.close_connection = True
+                self._leave(owner)
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             msg = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
@@ -440,6 +450,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(msg)))
             self.send_header("Content-Type", "application/xml")
             self.end_headers()
+            self._leave(owner)
             self.wfile.write(msg)
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
@@ -454,6 +465,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             except (OSError, http.client.HTTPException):
                 owner._drop_connection()
                 if attempt:
+                    self._leave(owner)
                     self.send_response(502)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
@@ -465,8 +477,11 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         if not head:
             self.send_header("Content-Length", str(len(data)))
+        if head or not data:
+            self._leave(owner)  # the headers are the whole answer
         self.end_headers()
         if self.command != "HEAD":
+            self._leave(owner)
             self.wfile.write(data)
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
