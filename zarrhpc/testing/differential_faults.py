@@ -21,12 +21,16 @@ Only helpers live here; the test is tests/reliability/test_upload_faults_stress.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 import zarrhpc
 from zarrhpc.errors import ZarrhpcError
 
 __all__ = ["run_program"]
+
+_TRACE = os.environ.get("ZARRHPC_TRACE_FAULTS", "") not in ("", "0")
 
 _KINDS = {"PUT": lambda k, p: k == "PUT", "DELETE": lambda k, p: k in ("DELETE", "POST"),
           "GET": lambda k, p: k in ("GET", "HEAD"), "any": None}
@@ -131,6 +135,8 @@ def run_program(url: str, options: dict, proxy, seed: int) -> dict:
         b = zarrhpc.open_array(url, storage_options=options)
         got = b[...]
         tag = f"{where} step {step} {op} fault {kind}/{status}/{n}"
+        if _TRACE:
+            print(tag, "error:", error, "shapes", model.shape, after.shape, b.shape, flush=True)
         if b.shape != model.shape:  # a resize happened (or half happened)
             lo = tuple(min(x, y) for x, y in zip(model.shape, b.shape))
             loose = _grown(loose, b.shape, False) | _exposed(lo, b.shape, stored_chunks)

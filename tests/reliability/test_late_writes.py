@@ -1,0 +1,67 @@
+"""No chunk is stored after a write call has raised.
+
+Found by the hunt's fault programs on S3 (zarrhpc.testing.differential_faults, fsspec
+backend): ``Executor.map`` re-raised the first job's failure while the other jobs went
+on, so an orthogonal write that had raised ``StoreError`` stored a shard a second later
+(its read-merge-upload finishing after the call), over whatever the caller wrote in
+between. Now every write path waits for its running jobs (core/_tasks.py).
+
+Store here: memory, one key failing at once, every other read slow.
+"""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import zarrhpc
+from zarrhpc.errors import StoreError
+from zarrhpc.storage.memory import MemoryStore
+
+
+class SlowReads(MemoryStore):
+    fail_key = None
+
+    def __init__(self):
+        super().__init__()
+        self.sets_after_raise = []
+        self.raised = threading.Event()
+
+    def _get(self, key):
+        if self.fail_key is not None and key.endswith(self.fail_key):
+            raise StoreError(f"{key}: read failed (injected)")
+        if self.fail_key is not None and key.startswith("c/"):
+            time.sleep(0.05)
+        return super()._get(key)
+
+    def _get_partial_values(self, key_ranges):
+        for key, _, _ in key_ranges:
+            self._get(key)
+        return super()._get_partial_values(key_ranges)
+
+    def _set(self, key, data):
+        if self.raised.is_set():
+            self.sets_after_raise.append(key)
+        super()._set(key, data)
+
+
+@pytest.mark.parametrize("shards", [None, (4, 4)])
+@pytest.mark.parametrize("kind", ["oindex", "vindex", "basic"])
+def test_nothing_stored_after_the_call_raised(shards, kind):
+    store = SlowReads()
+    a = zarrhpc.create_array(store, shape=(16, 16), chunks=(2, 2), shards=shards, dtype="i4",
+                             fill_value=0, compressors=None)
+    a[...] = 1
+    store.fail_key = "c/0/0"
+    with zarrhpc.config.set(threads=4):
+        with pytest.raises(StoreError, match="injected"):
+            if kind == "oindex":
+                a.oindex[[0, 3, 5, 7, 9, 11, 13, 15], [1, 4, 6, 8, 10, 12, 14]] = 5
+            elif kind == "vindex":
+                a.vindex[np.r_[0, 0:16], np.r_[0, 15:-1:-1]] = 5
+            else:
+                a[1:15:2, 1:15:3] = 5
+        store.raised.set()
+        time.sleep(0.6)  # a job left running would store its chunk by now
+    assert store.sets_after_raise == []
