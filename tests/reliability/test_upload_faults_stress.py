@@ -17,7 +17,7 @@ from zarrhpc.testing.differential_faults import run_program  # noqa: E402
 from zarrhpc.testing.servers import CountingProxy, S3Server  # noqa: E402
 
 BUCKET = "hunt-faults"
-N = 150 if os.environ.get("ZARRHPC_LONG", "") not in ("", "0") else 4
+N = 150 if os.environ.get("ZARRHPC_LONG", "") not in ("", "0") else 2
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,8 @@ def test_write_programs_with_failing_requests(proxied, backend, seed):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            counts = run_program(f"s3://{BUCKET}/{uuid.uuid4().hex}", options, proxy, seed)
+            counts = run_program(f"s3://{BUCKET}/{uuid.uuid4().hex}", options, proxy, seed,
+                                 persistent_drops=backend == "obstore")
     finally:
         proxy._faults.clear()
     assert counts["ops"] == 10

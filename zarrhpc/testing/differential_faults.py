@@ -95,9 +95,12 @@ def _operation(rng, a, model, fill):
     return (lambda: a.__setitem__(sel, vals)), after, ("write", sel)
 
 
-def run_program(url: str, options: dict, proxy, seed: int) -> dict:
+def run_program(url: str, options: dict, proxy, seed: int, persistent_drops: bool = True) -> dict:
     """One program; returns counts ``{"ops", "failed", "retried"}``. Raises AssertionError
-    on a wrong value, a version mix inside a chunk or metadata out of step."""
+    on a wrong value, a version mix inside a chunk or metadata out of step.
+
+    ``persistent_drops=False``: connections are dropped a few times only (s3fs retries a
+    dropped connection itself, with its own timeouts: minutes per request)."""
     rng = np.random.default_rng(seed)
     shape = (int(rng.integers(3, 14)), int(rng.integers(3, 14)))
     chunks = (int(rng.integers(2, 5)), int(rng.integers(2, 5)))
@@ -120,6 +123,8 @@ def run_program(url: str, options: dict, proxy, seed: int) -> dict:
         n = 10**6 if persistent else int(rng.integers(1, 3))
         if status == 403:
             n = 10**6  # not retried
+        if status == 0 and not persistent_drops:
+            n = min(n, 2)
         proxy.fail_next(n, status, when=_KINDS[kind])
         error = None
         try:
