@@ -65,3 +65,55 @@ def test_nothing_stored_after_the_call_raised(shards, kind):
         store.raised.set()
         time.sleep(0.6)  # a job left running would store its chunk by now
     assert store.sets_after_raise == []
+
+
+class SlowUploads(MemoryStore):
+    """Uploads on a pool, slowly, as a remote store's (`Store.submit_set`)."""
+
+    def __init__(self):
+        super().__init__()
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(8)
+        self.raised = threading.Event()
+        self.sets_after_raise = []
+
+    @property
+    def concurrency(self):
+        return 8
+
+    def _slow_set(self, key, data):
+        time.sleep(0.05)
+        if self.raised.is_set():
+            self.sets_after_raise.append(key)
+        super()._set(key, data)
+
+    def _submit_set(self, key, data):
+        return self.pool.submit(self._slow_set, key, bytes(data))
+
+    def _set_values(self, items):
+        for f in [self._submit_set(k, d) for k, d in items]:
+            f.result()
+
+
+@pytest.mark.parametrize("shards", [None, (4, 4)])
+def test_an_encode_error_while_uploads_are_in_flight(shards):
+    """A chunk that cannot be encoded (cast_value out of range) among many being uploaded:
+    the CodecError reaches the caller after every upload started has finished."""
+    from zarrhpc.errors import CodecError
+
+    store = SlowUploads()
+    a = zarrhpc.create_array(store, shape=(32, 32), chunks=(2, 2), shards=shards, dtype="i4",
+                             fill_value=0, compressors=None, filters=[{
+                                 "name": "cast_value", "configuration": {"data_type": "uint8"}}])
+    values = np.ones((32, 32), dtype="i4")
+    values[30, 30] = 300  # the last chunk cannot be cast
+    with zarrhpc.config.set(threads=2):
+        with pytest.raises(CodecError, match="range"):
+            a[...] = values
+    store.raised.set()
+    time.sleep(0.3)
+    assert store.sets_after_raise == []
+    stored = zarrhpc.open_array(store)[...]
+    # every chunk that is stored holds the new values (the others the fill value)
+    assert set(np.unique(stored)) <= {0, 1}
