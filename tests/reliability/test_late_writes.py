@@ -6,6 +6,9 @@ on, so an orthogonal write that had raised ``StoreError`` stored a shard a secon
 (its read-merge-upload finishing after the call), over whatever the caller wrote in
 between. Now every write path waits for its running jobs (core/_tasks.py).
 
+Reads had the same flaw: a decode still running after the first corrupt chunk raised
+wrote into the caller's ``out=`` buffer after the call had returned.
+
 Store here: memory, one key failing at once, every other read slow.
 """
 
@@ -117,3 +120,24 @@ def test_an_encode_error_while_uploads_are_in_flight(shards):
     stored = zarrhpc.open_array(store)[...]
     # every chunk that is stored holds the new values (the others the fill value)
     assert set(np.unique(stored)) <= {0, 1}
+
+
+def test_no_decode_writes_into_out_after_the_read_raised():
+    """A read whose first chunk is corrupt: the other chunks' decodes (slow: cast_value on
+    a million elements) must not write into the caller's ``out=`` after the error."""
+    from zarrhpc.errors import CorruptChunkError
+
+    store = MemoryStore()
+    n = 1 << 20
+    a = zarrhpc.create_array(store, shape=(4, n), chunks=(1, n), dtype="i4", fill_value=0,
+                             compressors=None, filters=[{"name": "cast_value", "configuration": {
+                                 "data_type": "float64"}}])
+    a[...] = 3
+    store._set("c/0/0", memoryview(b"\x00" * 5))  # corrupt: too short
+    out = np.empty((4, n), dtype="i4")
+    with zarrhpc.config.set(threads=2):
+        with pytest.raises(CorruptChunkError, match="c/0/0"):
+            a.read(Ellipsis, out=out)
+        out[...] = -1
+        time.sleep(0.5)
+    assert (out == -1).all()

@@ -244,7 +244,7 @@ def run_inner_reads(prep, jobs: list[InnerRead]) -> None:
         for pair in pairs:
             _decode_into(prep, *pair)
     else:
-        list(pool.map(lambda pair: _decode_into(prep, *pair), pairs))
+        map_all(pool, lambda pair: _decode_into(prep, *pair), pairs)
 
 
 def _index_value(index, local) -> tuple[int, int] | None:

@@ -7,8 +7,11 @@ hunt found it with failing requests on S3 (tests/reliability/test_late_writes.py
 :func:`map_all` cancels the jobs not started and waits for the running ones before the
 first failure propagates.
 
-Life cycle: called by the write paths (core/_select.py, _shard.py, convert.py) with
-``config.executor()``; holds nothing between calls.
+The read paths use it too: a decode still running after the error would write into the
+caller's ``out=`` buffer after the call returned.
+
+Life cycle: called by the write and read paths (core/_select.py, _shard.py, _read.py,
+convert.py) with ``config.executor()``; holds nothing between calls.
 """
 
 from __future__ import annotations
