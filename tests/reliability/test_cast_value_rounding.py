@@ -119,3 +119,15 @@ def test_stored_bfloat16_chunk_is_nearest_even(tmp_path):
                              compressors=None, fill_value=0)
     a[...] = x
     assert a[...].tolist() == [1.0078125, -1.0078125, 3.0, 1.5 * 2**-8]
+
+
+def test_uint64_to_bfloat16_towards_zero_is_refused_not_rounded_up():
+    """2**64 - 1 is not a bfloat16: its float64 (2**64) compared equal to the cast."""
+    from zarrhpc.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="towards-zero"):
+        convert(np.array([2**64 - 1], dtype="u8"), np.dtype(ml_dtypes.bfloat16), "towards-zero",
+                None, [])
+    got = convert(np.array([2**64 - 1, 5], dtype="u8"), np.dtype("f2"), "towards-zero", "clamp",
+                  [])
+    assert got.astype("f8").tolist() == [float("inf"), 5.0]  # clamped: float16 has infinity

@@ -174,11 +174,15 @@ def convert(x: np.ndarray, dst: np.dtype, rounding: str, out_of_range: str | Non
             raise CorruptChunkError(f"{name}: infinity cannot become {dst}")
         if rounding != "nearest-even":
             exact = ~finite_in | over | (back.astype("f8") == xf.astype("f8"))
-            if _is_int(src) and dst.isbuiltin != 2:  # inexact ints: exact, in Python
-                big = np.flatnonzero(~exact | (xs > 2**53) | (xs < -(2**53)))
-                for i in big:
-                    res[i] = _round_int(int(xs[i]), res[i], rounding)
-                exact[big] = True
+            if _is_int(src):  # float64 does not compare ints above 2**53 exactly
+                big = np.flatnonzero(~over & (~exact | (xs > 2**53) | (xs < -(2**53))))
+                if dst.isbuiltin != 2:  # numpy's floats: rounded by the mode, in Python
+                    for i in big:
+                        res[i] = _round_int(int(xs[i]), res[i], rounding)
+                    exact[big] = True
+                else:
+                    exact[big] = [int(float(r)) == int(v) for r, v in
+                                  zip(res[big].astype("f8"), xs[big])]
             if not np.all(exact):
                 raise UnsupportedError(f"{name}: rounding {rounding!r} to the float type "
                                        f"{dst} is not supported (only nearest-even is)")
@@ -191,8 +195,10 @@ def _round_int(v: int, r0, rounding: str):
     ``rounding``, exactly (Python ints; a float64 comparison is not exact above 2**53)."""
     from fractions import Fraction
 
+    if not np.isfinite(r0):
+        return r0
     x, r = Fraction(v), Fraction(float(r0))
-    if r == x or not np.isfinite(r0):
+    if r == x:
         return r0
     other = np.nextafter(r0, np.array(np.inf if r < x else -np.inf, r0.dtype))
     if not np.isfinite(other):
