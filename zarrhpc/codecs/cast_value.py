@@ -13,9 +13,11 @@ Spec card
   only). NaN and infinities go to a float type that has them, else are an error unless
   mapped.
   Deviation (refused, never approximated): a rounding mode other than ``nearest-even``
-  for a value that a *float* target cannot hold exactly raises
+  for a *float* value that a float target cannot hold exactly raises
   :class:`~zarrhpc.errors.UnsupportedError` (numpy rounds float targets to nearest-even
-  only); integer targets take every mode.
+  only); integer targets, and integers to numpy's float types (rounded exactly in
+  Python), take every mode. ml_dtypes' float targets are rounded once (round to odd on
+  the way through float32, :func:`_to_float`), not twice as their own casts do.
 - ``scale_offset`` (zarr-extensions ``codecs/scale_offset/README.md``): encode
   ``(x - offset) * scale``, decode ``x / scale + offset``, in the array's own type;
   ``offset`` (default 0) and ``scale`` (default 1) in its fill-value JSON form. For
@@ -81,7 +83,7 @@ def _has_float_info(dtype: np.dtype) -> bool:
 
 
 def _finfo(dtype: np.dtype):
-    if dtype.kind == "f":
+    if dtype.kind == "f" and dtype.isbuiltin != 2:  # ml_dtypes' float8_e5m2 has kind "f"
         return np.finfo(dtype)
     import ml_dtypes
     return ml_dtypes.finfo(dtype)
@@ -151,7 +153,7 @@ def convert(x: np.ndarray, dst: np.dtype, rounding: str, out_of_range: str | Non
         res = _out_of_range_ints(r, dst, lo, hi, out_of_range, name)
     else:  # a float target
         with np.errstate(over="ignore", invalid="ignore"):
-            res = xs.astype(dst)
+            res = _to_float(xs, dst)
             back = res.astype(src) if not _is_int(src) else res.astype("f8")
         xf = xs.astype("f8") if _is_int(src) else xs
         info = _finfo(dst)
@@ -172,11 +174,89 @@ def convert(x: np.ndarray, dst: np.dtype, rounding: str, out_of_range: str | Non
             raise CorruptChunkError(f"{name}: infinity cannot become {dst}")
         if rounding != "nearest-even":
             exact = ~finite_in | over | (back.astype("f8") == xf.astype("f8"))
+            if _is_int(src):  # float64 does not compare ints above 2**53 exactly
+                big = np.flatnonzero(~over & (~exact | (xs > 2**53) | (xs < -(2**53))))
+                if dst.isbuiltin != 2:  # numpy's floats: rounded by the mode, in Python
+                    for i in big:
+                        res[i] = _round_int(int(xs[i]), res[i], rounding)
+                    exact[big] = True
+                else:
+                    exact[big] = [int(float(r)) == int(v) for r, v in
+                                  zip(res[big].astype("f8"), xs[big])]
             if not np.all(exact):
                 raise UnsupportedError(f"{name}: rounding {rounding!r} to the float type "
                                        f"{dst} is not supported (only nearest-even is)")
     out[rest] = res
     return out
+
+
+def _round_int(v: int, r0, rounding: str):
+    """The integer ``v`` in the numpy float type of ``r0`` (its nearest value) by
+    ``rounding``, exactly (Python ints; a float64 comparison is not exact above 2**53)."""
+    from fractions import Fraction
+
+    if not np.isfinite(r0):
+        return r0
+    x, r = Fraction(v), Fraction(float(r0))
+    if r == x:
+        return r0
+    other = np.nextafter(r0, np.array(np.inf if r < x else -np.inf, r0.dtype))
+    if not np.isfinite(other):
+        return r0
+    lo, hi = sorted((r0, other), key=float)
+    if rounding == "towards-positive":
+        return hi
+    if rounding == "towards-negative":
+        return lo
+    if rounding == "towards-zero":
+        return lo if v > 0 else hi
+    dlo, dhi = x - Fraction(float(lo)), Fraction(float(hi)) - x
+    if dlo != dhi:
+        return lo if dlo < dhi else hi
+    if rounding == "nearest-away":
+        return hi if v > 0 else lo
+    even = [c for c in (lo, hi) if not int(np.array(c).view(f"u{c.dtype.itemsize}")) & 1]
+    return even[0]
+
+
+def _round_to_odd(x: np.ndarray, exact: np.ndarray, wide: np.dtype) -> np.ndarray:
+    """``x`` rounded to ``wide`` with the last bit set where inexact (round to odd), given
+    ``x``'s nearest value ``exact`` ... see :func:`_to_float`."""
+    r = exact
+    over = np.abs(r.astype("f8")) > np.abs(x.astype("f8"))
+    r = np.where(over, np.nextafter(r, np.zeros((), wide)), r).astype(wide)
+    bits = r.view(f"u{wide.itemsize}")
+    odd = bits | np.ones((), bits.dtype)
+    return np.where(r.astype("f8") != x.astype("f8"), odd, bits).view(wide)
+
+
+def _to_float(xs: np.ndarray, dst: np.dtype) -> np.ndarray:
+    """``xs`` (numeric) as the float type ``dst``, rounded once to nearest-even.
+
+    numpy casts to its own float types directly; ml_dtypes' types (bfloat16, float8...)
+    are reached through float32 (and int64 through float64), which rounds twice
+    (float64 ``1 + 2**-8 + 2**-30`` became bfloat16 1.0, not 1.0078125). Rounding to odd
+    at each wider step first keeps the final nearest-even rounding exact (float32 has more
+    than two bits beyond every ml_dtypes float's precision).
+    """
+    if dst.isbuiltin != 2 or xs.size == 0:  # numpy's own float types
+        return xs.astype(dst)
+    x = xs
+    if _is_int(x.dtype):
+        f = x.astype("f8")
+        big = np.flatnonzero((x > 2**53) | (x < -(2**53))) if x.dtype.itemsize >= 8 else []
+        for i in big:  # exact: Python ints
+            v = int(x[i])
+            g = float(v)
+            if int(g) != v:
+                g = np.nextafter(g, 0.0) if abs(int(g)) > abs(v) else g
+                g = np.array(g).view("u8") | np.uint64(1)
+                g = float(g.view("f8"))
+            f[i] = g
+        x = f
+    if x.dtype.itemsize > 4:
+        x = _round_to_odd(x, x.astype("f4"), np.dtype("f4"))
+    return x.astype(dst)
 
 
 def _has_inf(dtype: np.dtype) -> bool:

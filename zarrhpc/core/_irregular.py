@@ -237,7 +237,7 @@ def set_selection(prep, kind: str, selection, value) -> None:
                       value)
 
 
-def resize_irregular(prep, metadata, new_shape):
+def resize_irregular(prep, metadata, new_shape, written=None):
     """Write and return the new metadata, then erase the chunks wholly outside
     ``new_shape`` (the crash-safe order of core/_resize.py; growing past the declared edges
     adds edges of the last edge's length)."""
@@ -247,6 +247,8 @@ def resize_irregular(prep, metadata, new_shape):
             if any(grid.start(d, k) >= n for d, (k, n) in enumerate(zip(c, shape)))]
     md = metadata.with_shape(shape)
     write_node(prep.store, prep.path, md)
+    if written is not None:  # as core/_resize.py: the handle takes the stored shape
+        written(md)
     if keys:
         prep.store.erase_values(keys)
     return md

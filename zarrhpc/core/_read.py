@@ -20,6 +20,7 @@ import numpy as np
 from zarrhpc import config, errors
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core._stream import fetched_units
+from zarrhpc.core._tasks import map_all
 from zarrhpc.errors import SelectionError, StoreError, status_class
 from zarrhpc.indexing import (
     iter_chunk_projections,
@@ -147,8 +148,8 @@ def _read_python(prep, sel, full: np.ndarray) -> None:
         for job in plan:
             decode_chunk_into(prep, *job)
     else:
-        # list() re-raises the first worker exception here
-        list(pool.map(lambda job: decode_chunk_into(prep, *job), plan))
+        # the first worker exception, once no job still writes into the output
+        map_all(pool, lambda job: decode_chunk_into(prep, *job), plan)
 
 
 def _read_point(prep, engine, idx):

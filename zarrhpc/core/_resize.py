@@ -58,9 +58,14 @@ def outside_chunks(old_shape, new_shape, chunk_shape):
         yield from itertools.product(*ranges)
 
 
-def resize_array(prep, metadata, new_shape):
+def resize_array(prep, metadata, new_shape, written=None):
     """Write and return the new metadata, erasing chunks outside whichever shape is the
-    smaller in the crash-safe order of the module docstring."""
+    smaller in the crash-safe order of the module docstring.
+
+    ``written(metadata)`` is called as soon as the new document is stored: when the erase
+    after it fails, the caller's handle must still take the stored shape (a handle left
+    at the old shape would grow later without erasing the chunks left past the new end,
+    and show their old values again)."""
     shape = _check_shape(new_shape, len(prep.shape))
     chunk_shape = prep.grid.chunk_shape if prep.shape else ()
 
@@ -73,6 +78,8 @@ def resize_array(prep, metadata, new_shape):
     if prep.shape:
         erase(shape, prep.shape)  # stale chunks a killed shrink left where we now grow
     write_node(prep.store, prep.path, md)
+    if written is not None:
+        written(md)
     if prep.shape:
         erase(prep.shape, shape)
     return md

@@ -39,6 +39,7 @@ from zarrhpc.core._shard import (
     _store_shard,
 )
 from zarrhpc.core._shard_index import _InnerRanges, _shard_split, _unique_rows
+from zarrhpc.core._tasks import map_all
 from zarrhpc.errors import CorruptChunkError, StoreError
 
 __all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
@@ -165,7 +166,7 @@ def _run(fn, items) -> None:
         for item in items:
             fn(item)
     else:
-        list(pool.map(fn, items))  # re-raises the first worker exception
+        map_all(pool, fn, items)  # no job outlives a failure (core/_tasks.py)
 
 
 # ------------------------------------------------------------------ native seam

@@ -61,6 +61,7 @@ from zarrhpc.codecs.sharding import EMPTY
 from zarrhpc.core._read import _has_ellipsis, check_out, engine_error, native_target
 from zarrhpc.core._shard_index import _InnerRanges, _shard_split  # noqa: F401 (re-exported)
 from zarrhpc.core._stream import arrived_units
+from zarrhpc.core._tasks import map_all
 from zarrhpc.core._write import UploadQueue, _prepare_value, store_encoded
 from zarrhpc.errors import CorruptChunkError
 from zarrhpc.indexing import (
@@ -243,7 +244,7 @@ def run_inner_reads(prep, jobs: list[InnerRead]) -> None:
         for pair in pairs:
             _decode_into(prep, *pair)
     else:
-        list(pool.map(lambda pair: _decode_into(prep, *pair), pairs))
+        map_all(pool, lambda pair: _decode_into(prep, *pair), pairs)
 
 
 def _index_value(index, local) -> tuple[int, int] | None:
@@ -564,7 +565,8 @@ def _map(pool, fn, items) -> list:
     nbatch = min(len(items), 4 * config.get("threads"))
     size = -(-len(items) // nbatch)
     batches = [items[i:i + size] for i in range(0, len(items), size)]
-    return [r for rs in pool.map(lambda batch: [fn(x) for x in batch], batches) for r in rs]
+    return [r for rs in map_all(pool, lambda batch: [fn(x) for x in batch], batches)
+            for r in rs]
 
 
 def _index_form(layout):

@@ -609,9 +609,12 @@ class Array(ArrayApiMixin, Node):
         """
         self._check_writable()
         resize = resize_irregular if self._irregular else resize_array
-        md = resize(self._prep, self._metadata, new_shape)
-        self._metadata = md
-        self._prepare()
+
+        def written(md) -> None:  # stored: the handle follows even if the erase fails
+            self._metadata = md
+            self._prepare()
+
+        resize(self._prep, self._metadata, new_shape, written)
 
     def append(self, data, axis: int = 0) -> tuple[int, ...]:
         """Grow ``axis`` by ``data``'s extent and store ``data`` there.

@@ -27,6 +27,7 @@ import numpy as np
 
 from zarrhpc import config
 from zarrhpc.core._nodes import resolve_store
+from zarrhpc.core._tasks import map_all
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import write_node
 from zarrhpc.core.group import Group, open_node
@@ -105,7 +106,7 @@ def _move_chunks(src: Array, dst: Array, mode: str, same_store: bool, progress) 
         for item in items:
             one(item)
     else:
-        list(pool.map(one, items))
+        map_all(pool, one, items)  # no job outlives a failure
 
 
 def _with_fresh_keys(md):
