@@ -14,7 +14,6 @@ list only shrinks.
 import importlib.util
 import json
 import pathlib
-import re
 import subprocess
 import sys
 
@@ -56,35 +55,6 @@ KNOWN = {
         "(zarr.json) into it, then raises NotImplementedError (the data-loss report of that "
         "issue); zarrhpc writes nothing and raises GroupNotFoundError",
 }
-_CAUGHT = re.compile(r"<caught (\w+)\|([\w,]+)>")
-
-
-def _error_class(err):
-    return err.split(":")[0] if err else None
-
-
-def _agree(theirs, ours):
-    """``(theirs, ours)`` records agree: the same text once each caught exception of ours
-    is replaced by theirs where ours derives from it; the same class for an uncaught one."""
-    t_text, t_err = theirs
-    o_text, o_err = ours
-    t_caught = _CAUGHT.findall(t_text)
-    o_caught = _CAUGHT.findall(o_text)
-    if len(t_caught) != len(o_caught):
-        return False
-    for (t_name, _), (_, o_mro) in zip(t_caught, o_caught):
-        if t_name not in o_mro.split(","):
-            return False
-    if _CAUGHT.sub("<caught>", t_text) != _CAUGHT.sub("<caught>", o_text):
-        return False
-    if (t_err is None) != (o_err is None):
-        return False
-    if t_err is None:
-        return True
-    t_name = _error_class(t_err).split("|")[0]
-    return t_name in _error_class(o_err).split("|")[1].split(",")
-
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     runs = {}
@@ -110,7 +80,7 @@ def test_corpus_size_and_sources():
 def test_snippet_same_output(outputs, i):
     theirs, ours = outputs["zarr"][i], outputs["zarrhpc"][i]
     source = SNIPPETS[i]["source"]
-    same = _agree(theirs, ours)
+    same = _guide.agree(theirs, ours)
     if source in KNOWN:
         assert not same, f"now the same, remove from KNOWN: {source}"
         return

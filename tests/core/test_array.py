@@ -216,7 +216,7 @@ def test_modes(tmp_path):
     zarrhpc.create_group(tmp_path / "g.zarr")
     with pytest.raises(ArrayNotFoundError, match="nope"):
         zarrhpc.open_array(tmp_path / "g.zarr", path="nope")
-    with pytest.raises(ArrayNotFoundError, match="a group"):
+    with pytest.raises(ArrayNotFoundError, match="Expected 'array'. Got 'group'"):
         zarrhpc.open_array(tmp_path / "g.zarr")
 
 

@@ -638,11 +638,6 @@ class Array(ArrayApiMixin, Node):
         data = np.asarray(data)
         return data if dtype is None else data.astype(dtype, copy=False)
 
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a 0-d array")
-        return self.shape[0]
-
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
 
