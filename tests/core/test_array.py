@@ -178,7 +178,7 @@ def test_read_into_out_buffer(store):
 
 def test_out_of_bounds_and_fancy_index_errors(store):
     a = zarrhpc.create_array(store, shape=(4,), chunks=(2,), dtype="i4")
-    with pytest.raises(IndexError, match="axis 0"):
+    with pytest.raises(IndexError, match="index out of bounds for dimension with length 4"):
         a[4]
     with pytest.raises(IndexError):
         a[0, 0]

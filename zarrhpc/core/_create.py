@@ -103,11 +103,10 @@ def _normalize_shards(shards, chunks, shape, itemsize):
     shard_shape = _normalize_chunks(shards, shape, itemsize)
     inner = _normalize_chunks(chunks, shard_shape if chunks in (None, "auto") else shape,
                               itemsize)
-    for axis, (s, c) in enumerate(zip(shard_shape, inner)):
-        if s % c:
-            raise ValueError(
-                f"shards: the shard shape {shard_shape} must be a multiple of the chunk shape "
-                f"{inner} (axis {axis}: {s} is not a multiple of {c})")
+    if any(s % c for s, c in zip(shard_shape, inner)):  # zarr-python's words
+        raise ValueError(
+            f"The array's `chunk_shape` (got {shard_shape}) needs to be divisible by the "
+            f"shard's inner `chunk_shape` (got {inner}).")
     return shard_shape, inner, index_location
 
 
@@ -221,9 +220,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         dt_v3 = data_type_from_numpy(dtype)
         # variable-length elements: typesize 1 for blosc (as zarr-python resolves it)
         size = 1 if np.dtype(dt_v3.dtype).kind in "OT" else dt_v3.itemsize
-        filters, compressors, serializer = (codec_entries(filters, size),
-                                            codec_entries(compressors, size),
-                                            codec_entries(serializer, size))
+        filters, compressors, serializer = (codec_entries(filters, size, "ArrayArrayCodec"),
+                                            codec_entries(compressors, size, "BytesBytesCodec"),
+                                            codec_entries(serializer, size, "ArrayBytesCodec"))
         if isinstance(serializer, list):
             if len(serializer) != 1:
                 raise ValueError(f"serializer: expected one array->bytes codec, got "
