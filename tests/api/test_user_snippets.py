@@ -33,15 +33,18 @@ _WIDER = "zarrhpc accepts what zarr-python 3.1.6 refuses"
 KNOWN = {
     "https://github.com/NCAS-CMS/cfdm/issues/408":
         f"{_WIDER}: a numpy scalar attribute (np.int32(9)) is stored as its Python value; "
-        "zarr-python raises TypeError (not JSON serializable)",
+        "zarr-python raises TypeError (not JSON serializable). Kept: zarr-python's own "
+        "issues call the refusal a bug (#3478, a regression of 3.1.0) or ask for this "
+        "(#156, open); xarray and netCDF attributes are numpy scalars",
     "https://github.com/zarr-developers/zarr-python/issues/1963#errors":
-        f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there)",
+        f"{_WIDER}: a negative slice step reads as numpy does (NegativeStepError there). "
+        "Kept: numpy's slice semantics are zarrhpc's indexing contract, checked against "
+        "numpy by tests/indexing and the differential harnesses",
     "https://github.com/zarr-developers/zarr-python/issues/104":
         f"{_WIDER}: zarr.load of a group gives its arrays by name (zarr-python: "
-        "NotImplementedError 'loading groups not yet supported')",
-    "https://github.com/zarr-developers/zarr-python/issues/1777":
-        f"{_WIDER}: len(Array) is its first dimension (zarr-python 3.1.6's Array has no "
-        "__len__)",
+        "NotImplementedError 'loading groups not yet supported'). Kept: zarr-python's "
+        "docstring of load documents exactly this (a dict-like of the group's arrays), and "
+        "zarr.save of several arrays writes a group that load must read back",
     "https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#zarr-format-2":
         "a big-endian v2 array (dtype '>u4'): zarrhpc's Array.dtype and reads are in the "
         "machine's byte order (values equal); zarr-python keeps '>u4' for v2 arrays",
