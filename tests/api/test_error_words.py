@@ -245,3 +245,47 @@ def test_zip_duplicate_name_warnings(tmp_path):
     np.testing.assert_array_equal(
         zarrhpc.open_array(zarrhpc.storage.ZipStore(str(tmp_path / "zarrhpc" / "a.zip")),
                            path="x", mode="r")[:], [3, 3, 3, 3, 0, 0])
+
+
+def _numcodecs_warnings(lib):
+    """The ZarrUserWarnings of creating then opening a v3 array with a numcodecs codec."""
+    seen = []
+    for step in ("create", "open"):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            if step == "create":
+                a = lib.create_array({}, shape=(4,), dtype="f8", compressors=[
+                    {"name": "numcodecs.zlib", "configuration": {"level": 4}}])
+            else:
+                lib.open_array(a.store)
+        seen.append((step, sorted({(w.category.__name__, str(w.message)) for w in got
+                                   if "Numcodecs" in str(w.message)})))
+    return seen
+
+
+def test_numcodecs_in_v3_warns_as_zarr_python():
+    """zarr-python warns ``ZarrUserWarning("Numcodecs codecs are not in the Zarr version 3
+    specification...")`` when a v3 array with a ``numcodecs.*`` codec is created and again
+    when it is opened; v2 arrays (numcodecs is their codec set) do not warn."""
+    theirs, ours = _numcodecs_warnings(zarr), _numcodecs_warnings(zarrhpc)
+    assert ours == theirs
+    assert all(len(found) == 1 for _, found in ours)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        import numcodecs
+
+        zarrhpc.create_array({}, shape=(4,), dtype="f8", zarr_format=2,
+                             compressors=numcodecs.Zlib(level=1))
+    assert not [w for w in got if "Numcodecs" in str(w.message)]
+
+
+def test_setting_default_compressor_warns_as_zarr_python():
+    """A zarr-python 2 script's ``zarr.storage.default_compressor = ...`` gets zarr-python
+    3's ZarrDeprecationWarning with its words, and sets nothing."""
+    messages = []
+    for lib in (zarr, zarrhpc):
+        with pytest.warns(lib.errors.ZarrDeprecationWarning) as got:
+            lib.storage.default_compressor = "zstd"
+        messages.append([str(w.message) for w in got])
+        assert getattr(lib.storage, "default_compressor", None) != "zstd"
+    assert messages[0] == messages[1]

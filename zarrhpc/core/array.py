@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import warnings
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -47,7 +48,7 @@ from zarrhpc.core.formats import doc_key, read_node
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError
+from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError, ZarrUserWarning
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -75,6 +76,21 @@ _PREPARED: OrderedDict = OrderedDict()
 _PREPARED_MAX = 256
 
 
+def _numcodecs_in(codecs) -> bool:
+    """Whether a v3 codec chain (JSON, sharding codecs' inner chains included) names a
+    ``numcodecs.*`` codec."""
+    for entry in codecs or ():
+        if not isinstance(entry, dict):
+            continue
+        if str(entry.get("name", "")).startswith("numcodecs."):
+            return True
+        conf = entry.get("configuration") or {}
+        if isinstance(conf, dict) and (_numcodecs_in(conf.get("codecs"))
+                                       or _numcodecs_in(conf.get("index_codecs"))):
+            return True
+    return False
+
+
 def _prepared(metadata, md, doc: str):
     """Codec pipeline and native engine for ``md`` (the ArraySpec of ``metadata``)."""
     key = (id(metadata), doc)
@@ -83,6 +99,11 @@ def _prepared(metadata, md, doc: str):
         return hit[1], hit[2]
     spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
     pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
+    if getattr(metadata, "zarr_format", None) == 3 and _numcodecs_in(md.codecs):
+        # what zarr-python's users see when a v3 array (created or opened) uses them
+        warnings.warn("Numcodecs codecs are not in the Zarr version 3 specification and may "
+                      "not be supported by other zarr implementations.", ZarrUserWarning,
+                      stacklevel=3)
     engine = engine_for(pipeline)
     _PREPARED[key] = (metadata, pipeline, engine)
     if len(_PREPARED) > _PREPARED_MAX:
