@@ -45,9 +45,6 @@ KNOWN = {
         "NotImplementedError 'loading groups not yet supported'). Kept: zarr-python's "
         "docstring of load documents exactly this (a dict-like of the group's arrays), and "
         "zarr.save of several arrays writes a group that load must read back",
-    "https://zarr.readthedocs.io/en/v3.1.6/user-guide/data_types.html#zarr-format-2":
-        "a big-endian v2 array (dtype '>u4'): zarrhpc's Array.dtype and reads are in the "
-        "machine's byte order (values equal); zarr-python keeps '>u4' for v2 arrays",
     "https://zarr.readthedocs.io/en/v3.1.6/user-guide/arrays.html#broadcast-writes":
         "a value of the wrong shape across chunks (z[0] = np.arange(3) for a row of 4, "
         "chunks of 2): zarr-python writes [0, 1, 2, 2] without an error (silently wrong "
