@@ -289,3 +289,12 @@ def test_setting_default_compressor_warns_as_zarr_python():
         messages.append([str(w.message) for w in got])
         assert getattr(lib.storage, "default_compressor", None) != "zstd"
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_create_on_a_read_only_store(tmp_path, overwrite):
+    """``create_array`` on a read-only store: zarr-python's ValueError "Store is read-only
+    but mode is 'a'. Create a writable store or use 'r' mode." (with overwrite too)."""
+    _same_error(lambda lib, where: lib.create_array(
+        lib.storage.MemoryStore(read_only=True), shape=(2,), dtype="i4",
+        overwrite=overwrite), tmp_path)

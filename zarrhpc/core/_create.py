@@ -38,6 +38,7 @@ from zarrhpc.core.formats import empty_group, write_node
 from zarrhpc.errors import (
     BaseZarrError,
     ContainsArrayError,
+    ReadOnlyError,
     UnsupportedError,
     ZarrRuntimeWarning,
     ZarrUserWarning,
@@ -110,6 +111,14 @@ def _normalize_shards(shards, chunks, shape, itemsize):
     return shard_shape, inner, index_location
 
 
+def _check_store_writable(store, mode: str) -> None:
+    """A read-only store given to a creating call: zarr-python's error and words, before
+    anything is read or written."""
+    if store.read_only:
+        raise ReadOnlyError(f"Store is read-only but mode is {mode!r}. Create a writable "
+                            f"store or use 'r' mode.")
+
+
 def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks="auto",
                  shards=None, filters="auto", compressors="auto", serializer="auto",
                  fill_value=DEFAULT_FILL_VALUE, order=None, zarr_format=3, attributes=None,
@@ -159,6 +168,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
     from zarrhpc.core._create_args import codec_entries
 
     store, name = resolve_store_path(store, name, "w", storage_options)
+    _check_store_writable(store, "a")  # zarr-python names mode "a" either way
     cfg = dict(config or {}) if not hasattr(config, "order") else {
         "order": config.order, "write_empty_chunks": config.write_empty_chunks}
     unknown = sorted(set(cfg) - {"order", "write_empty_chunks", "read_missing_chunks"})
