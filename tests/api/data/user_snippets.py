@@ -2637,4 +2637,75 @@ g.create_array('z', shape=(), dtype='bool')
 g['a'].create_array('s', shape=(2,), dtype=str)
 print(g.tree()); print(g['a'].tree()); print(g.tree(level=0)); print(repr(g.tree()))
 """),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.ZipStore:read-only-info", code="""
+import numpy as np, zarr
+s = zarr.storage.ZipStore('a.zip', mode='w')
+a = zarr.create_array(s, name='x', shape=(4, 4), chunks=(2, 2), dtype='f4', dimension_names=('y', 'x'))
+a[:] = 1
+s.close()
+r = zarr.open_array(zarr.storage.ZipStore('a.zip', mode='r'), path='x')
+print(repr(r)); print(r.info); print(r.info_complete()); print(r.read_only, r.metadata.dimension_names)
+g = zarr.open_group(zarr.storage.ZipStore('a.zip', mode='r'), mode='r')
+print(repr(g)); print(g.info); print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.tree:implicit", code="""
+import zarr
+zarr.create_array('d.zarr', name='a/b/c', shape=(2,), dtype='i1')
+g = zarr.open_group('d.zarr', mode='r')
+print(repr(g), g.info, sorted(g.group_keys()), repr(g['a']), repr(g['a/b']))
+print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.consolidate_metadata:v2-info", code="""
+import zarr
+g = zarr.open_group('v.zarr', mode='w', zarr_format=2, attributes={'t': 1})
+g.create_array('x', shape=(3,), dtype='f8', attributes={'units': 'm'})
+g.create_group('s')
+zarr.consolidate_metadata('v.zarr')
+c = zarr.open_group('v.zarr', mode='r')
+print(repr(c)); print(c.info); print(c.info_complete()); print(c.metadata)
+print(c['x'].info); print(c.tree()); print(dict(c['x'].attrs))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.zeros_like:reprs", code="""
+import numpy as np, zarr
+a = zarr.create_array({}, shape=(4, 3), chunks=(2, 3), dtype='i2', fill_value=7)
+for f in (zarr.zeros_like, zarr.ones_like, zarr.empty_like):
+    b = f(a)
+    print(repr(b), b.chunks, b.fill_value, b.dtype, b.info)
+c = zarr.full_like(a, fill_value=3)
+print(c[:], c.fill_value)
+d = zarr.open_like(a, path='q')
+print(repr(d), d.shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.save:printed", code="""
+import numpy as np, zarr
+zarr.save('s.zarr', np.arange(5))
+print(repr(zarr.load('s.zarr')))
+zarr.save_group('g.zarr', a=np.arange(3), b=np.ones(2))
+g = zarr.open_group('g.zarr')
+print(g.tree()); print(g.info)
+zarr.save_array('sa.zarr', np.eye(2), zarr_format=2)
+print(zarr.open_array('sa.zarr').info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.append:printed", code="""
+import numpy as np, zarr
+a = zarr.create_array({}, shape=(5,), chunks=(2,), dtype='u2')
+a[:] = np.arange(5)
+a.append(np.arange(3))
+print(a[:], a.shape, a.info_complete())
+a.resize((3,))
+print(a[:], a.nchunks_initialized, a.nbytes_stored())
+a.update_attributes({'k': [1, 2]})
+print(dict(a.attrs), a.metadata.attributes)
+print(a.get_block_selection(1), a.blocks[0], a.cdata_shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.require_array:reprs", code="""
+import numpy as np, zarr
+g = zarr.group()
+print(repr(g.zeros(name='z', shape=(2,))), repr(g.ones(name='o', shape=(2,), dtype='i1')))
+print(repr(g.full(name='f', shape=(2,), fill_value=3.5)), repr(g.empty(name='e', shape=(2,))))
+print(repr(g.require_group('r')), repr(g.require_groups('r', 's')))
+print(repr(g.create_dataset('ds', shape=(2,), dtype='f4')), repr(g.require_dataset('ds', shape=(2,), dtype='f4')))
+print(repr(g.require_array('ra', shape=(2,), dtype='f4')))
+print(sorted(g.keys()))
+"""),
 ]
