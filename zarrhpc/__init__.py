@@ -12,7 +12,7 @@ with the same names, arguments, defaults and error types.
 np.float32(1.0)
 """
 
-from zarrhpc import api, codecs, config, errors, storage
+from zarrhpc import api, codecs, config, errors, registry, storage
 
 # zarr-python's top-level functions, from the one list (zarrhpc.api.synchronous)
 from zarrhpc.api.synchronous import *  # noqa: F403
@@ -72,6 +72,7 @@ __all__ = [  # and every name of zarrhpc.api.synchronous.__all__ (added below)
     "create_group",
     "errors",
     "print_debug_info",
+    "registry",
     "storage",
 ]
 __all__ += api.synchronous.__all__

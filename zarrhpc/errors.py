@@ -41,6 +41,7 @@ __all__ = [
     "ShapeError",
     "BroadcastError",
     "FillValueRangeError",
+    "DataTypeNotUnderstoodError",
     # zarr-python's names
     "BaseZarrError", "MetadataValidationError", "NodeTypeValidationError", "NotAnArrayError",
     "NotAGroupError",
@@ -172,6 +173,11 @@ class CheckpointError(ZarrhpcError, RuntimeError):
 class FillValueRangeError(MetadataError, OverflowError):
     """An integer fill value outside the range of the integer data type (zarr-python
     raises numpy's ``OverflowError`` for it)."""
+
+
+class DataTypeNotUnderstoodError(MetadataError, TypeError):
+    """A dtype numpy does not understand (``"nope"``): zarr-python passes on numpy's
+    ``TypeError`` ("data type 'nope' not understood")."""
 
 
 # -- zarr-python 3's error names (zarr.errors), mapped onto the classes above ------------

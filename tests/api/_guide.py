@@ -20,22 +20,47 @@ import warnings
 
 DATA = pathlib.Path(__file__).parent / "data" / "zarr_user_guide_3.1.6.json"
 DOCSTRINGS = DATA.with_name("zarr_docstrings_3.1.6.json")
-# blocks that reach the network (public S3 buckets): never run in tests
+# blocks that reach the network (public S3 buckets) or need a GPU: never run in tests
 NETWORK = ("s3://", "S3Store(", "fsspec.filesystem(")
+GPU = ("cupy", "enable_gpu", "GpuMemoryStore")
+# examples of zarr-python's asynchronous API (zarrhpc's API is synchronous)
+ASYNC = re.compile(r"\bawait\b|\basync (for|with|def)\b|zarr\.api\.asynchronous")
+
+
+def docstring_kind(name, blocks):
+    """Why a docstring's examples are not run, or None when they are: ``"private"`` for
+    a private name (``_iter_grid``, ``Store._get_bytes``: not zarr-python's API for users),
+    ``"async"`` for an example of the asynchronous API, ``"network"`` (remote, GPU)."""
+    qual = name.rpartition(":")[2]
+    if any(part.startswith("_") and not part.endswith("__") for part in qual.split(".")):
+        return "private"
+    if any(ASYNC.search(b) for b in blocks):
+        return "async"
+    if not all(_runnable(b) for b in blocks):
+        return "network"
+    return None
+
+
+def _runnable(code):
+    return not any(n in code for n in NETWORK + GPU)
 
 
 def load_sessions():
-    """``{(page, session): [code, ...]}`` for every executed block, in page order, plus
-    ``("docstrings", name)`` for the examples in the docstrings of zarr-python's public
-    functions, Array and Group members (DOCSTRINGS, made by data/extract_docstrings.py)."""
+    """``{(page, session): [code, ...]}`` for every block of zarr-python's docs pages
+    (DATA, made by data/extract_docs.py): the blocks the documentation builder executes,
+    grouped by their session in page order, and every other block as a session of its own
+    (``"#<index on the page>"``); plus ``("docstrings", name)`` for the examples of every
+    docstring under src/zarr/ (DOCSTRINGS) that `docstring_kind` does not leave out."""
     docs = json.loads(DATA.read_text())["docs"]
     sessions = {}
     for page, blocks in docs.items():
-        for block in blocks:
-            if block["exec"] and not any(n in block["code"] for n in NETWORK):
-                sessions.setdefault((page, block["session"]), []).append(block["code"])
+        for i, block in enumerate(blocks):
+            if _runnable(block["code"]):
+                session = block["session"] if block["exec"] else f"#{i}"
+                sessions.setdefault((page, session), []).append(block["code"])
     for name, blocks in json.loads(DOCSTRINGS.read_text())["docs"].items():
-        sessions[("docstrings", name)] = blocks
+        if docstring_kind(name, blocks) is None:
+            sessions[("docstrings", name)] = blocks
     return sessions
 
 
@@ -131,6 +156,35 @@ def normalize(text, workdir):
     return text
 
 
+_CAUGHT = re.compile(r"<caught (\w+)\|([\w,]+)>")
+
+
+def _error_class(err):
+    return err.split(":")[0] if err else None
+
+
+def agree(theirs, ours):
+    """``(theirs, ours)`` records agree: the same text once each caught exception of ours
+    is replaced by theirs where ours derives from it; the same class for an uncaught one."""
+    t_text, t_err = theirs
+    o_text, o_err = ours
+    t_caught = _CAUGHT.findall(t_text)
+    o_caught = _CAUGHT.findall(o_text)
+    if len(t_caught) != len(o_caught):
+        return False
+    for (t_name, _), (_, o_mro) in zip(t_caught, o_caught):
+        if t_name not in o_mro.split(","):
+            return False
+    if _CAUGHT.sub("<caught>", t_text) != _CAUGHT.sub("<caught>", o_text):
+        return False
+    if (t_err is None) != (o_err is None):
+        return False
+    if t_err is None:
+        return True
+    t_name = _error_class(t_err).split("|")[0]
+    return t_name in _error_class(o_err).split("|")[1].split(",")
+
+
 SNIPPETS = pathlib.Path(__file__).parent / "data" / "user_snippets.py"
 
 
@@ -156,7 +210,7 @@ def main(page, session, lib, workdir, out):
     if page == "snippets":
         return run_snippets(lib, workdir, out)
     records = run_session(lib, load_sessions()[(page, session)], workdir,
-                          show=page == "docstrings")
+                          show=page == "docstrings", classes=True)
     texts = [(normalize(text, os.path.realpath(workdir)), err) for text, err in records]
     pathlib.Path(out).write_text(json.dumps(texts))
 

@@ -286,3 +286,24 @@ def test_require_on_the_other_kind():
                 _outcome(lambda lib: g.require_array("y", shape=(1,)), lib))
     theirs, ours = _both(run)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", [">i2", ">u4", ">f8", ">c16", ">M8[s]", "<i4", "u1"])
+def test_v2_byte_order_shown_and_read(tmp_path, dtype):
+    """user-guide/data_types.html#zarr-format-2: a v2 array stored big-endian (``'>u4'``)
+    has that ``dtype`` in zarr-python, and every read returns values in it (equal values,
+    other bytes): the repr, ``dtype``, each selection form, ``np.asarray``, ``out=``
+    buffers and a reopened array agree; machine-order arrays are unchanged."""
+    def run(lib):
+        path = str(tmp_path / f"{lib.__name__}.zarr")
+        a = lib.create_array(path, shape=(6,), chunks=(4,), dtype=dtype, zarr_format=2)
+        a[:] = np.arange(6).astype(np.dtype(dtype).newbyteorder("="))
+        a.vindex[[1]] = np.arange(9, 10).astype(dtype)
+        r = lib.open_array(path, mode="r")
+        reads = [r[:], r[2], r[1:5:2], r.oindex[[0, 3]], r.vindex[[5, 0]],
+                 r.get_mask_selection(np.arange(6) % 2 == 0), r.blocks[1], np.asarray(r),
+                 list(r)[0], r.get_basic_selection(3)]
+        return [repr(r).replace(path, "<path>"), str(r.dtype), str(r.metadata.dtype)] + [
+            (repr(x), str(np.asarray(x).dtype)) for x in reads]
+    theirs, ours = _both(run)
+    assert ours == theirs

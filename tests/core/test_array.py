@@ -178,7 +178,7 @@ def test_read_into_out_buffer(store):
 
 def test_out_of_bounds_and_fancy_index_errors(store):
     a = zarrhpc.create_array(store, shape=(4,), chunks=(2,), dtype="i4")
-    with pytest.raises(IndexError, match="axis 0"):
+    with pytest.raises(IndexError, match="index out of bounds for dimension with length 4"):
         a[4]
     with pytest.raises(IndexError):
         a[0, 0]
@@ -216,7 +216,7 @@ def test_modes(tmp_path):
     zarrhpc.create_group(tmp_path / "g.zarr")
     with pytest.raises(ArrayNotFoundError, match="nope"):
         zarrhpc.open_array(tmp_path / "g.zarr", path="nope")
-    with pytest.raises(ArrayNotFoundError, match="a group"):
+    with pytest.raises(ArrayNotFoundError, match="Expected 'array'. Got 'group'"):
         zarrhpc.open_array(tmp_path / "g.zarr")
 
 

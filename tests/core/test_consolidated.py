@@ -98,5 +98,5 @@ def test_stale_view_is_dropped_when_a_member_is_created(tmp_path):
 
 def test_open_consolidated_without_metadata_fails(tmp_path):
     build(tmp_path / "h.zarr", 2)
-    with pytest.raises(MetadataError, match="no consolidated metadata"):
+    with pytest.raises(MetadataError, match="Consolidated metadata requested with .use_consolidated=True. but not found"):
         zarrhpc.open_consolidated(tmp_path / "h.zarr")

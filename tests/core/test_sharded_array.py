@@ -174,8 +174,9 @@ def test_nchunks_initialized_as_zarr_python():
 
 
 def test_shards_must_be_a_multiple_of_chunks():
-    with pytest.raises(ValueError, match=r"shards: the shard shape \(20, 25\) must be a "
-                                         r"multiple of the chunk shape \(10, 10\) \(axis 1"):
+    with pytest.raises(ValueError, match=r"The array's `chunk_shape` \(got \(20, 25\)\) needs "
+                                         r"to be divisible by the shard's inner `chunk_shape` "
+                                         r"\(got \(10, 10\)\)"):
         zarrhpc.create_array(MemoryStore(), shape=(100, 50), dtype="f4", chunks=(10, 10),
                              shards=(20, 25))
     with pytest.raises(ValueError, match="index_location"):

@@ -38,7 +38,7 @@ def test_a_bad_region_on_one_rank_names_it_everywhere(outcomes):
 
 @pytest.mark.parametrize(("scenario", "error", "text"), [
     ("overlapping_regions", "SelectionError", "rank 0 .* and rank 1 .* overlap"),
-    ("open_missing", "ArrayNotFoundError", "nope/zarr.json: no array"),
+    ("open_missing", "ArrayNotFoundError", "No array found in store .* at path nope"),
     ("memory_store", "UnsupportedError", "MemoryStore is private to one process"),
     ("read_only_write", "ReadOnlyError", "opened read-only"),
 ])

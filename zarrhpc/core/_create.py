@@ -38,6 +38,7 @@ from zarrhpc.core.formats import empty_group, write_node
 from zarrhpc.errors import (
     BaseZarrError,
     ContainsArrayError,
+    ReadOnlyError,
     UnsupportedError,
     ZarrRuntimeWarning,
     ZarrUserWarning,
@@ -102,12 +103,19 @@ def _normalize_shards(shards, chunks, shape, itemsize):
     shard_shape = _normalize_chunks(shards, shape, itemsize)
     inner = _normalize_chunks(chunks, shard_shape if chunks in (None, "auto") else shape,
                               itemsize)
-    for axis, (s, c) in enumerate(zip(shard_shape, inner)):
-        if s % c:
-            raise ValueError(
-                f"shards: the shard shape {shard_shape} must be a multiple of the chunk shape "
-                f"{inner} (axis {axis}: {s} is not a multiple of {c})")
+    if any(s % c for s, c in zip(shard_shape, inner)):  # zarr-python's words
+        raise ValueError(
+            f"The array's `chunk_shape` (got {shard_shape}) needs to be divisible by the "
+            f"shard's inner `chunk_shape` (got {inner}).")
     return shard_shape, inner, index_location
+
+
+def _check_store_writable(store, mode: str) -> None:
+    """A read-only store given to a creating call: zarr-python's error and words, before
+    anything is read or written."""
+    if store.read_only:
+        raise ReadOnlyError(f"Store is read-only but mode is {mode!r}. Create a writable "
+                            f"store or use 'r' mode.")
 
 
 def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks="auto",
@@ -159,6 +167,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
     from zarrhpc.core._create_args import codec_entries
 
     store, name = resolve_store_path(store, name, "w", storage_options)
+    _check_store_writable(store, "a")  # zarr-python names mode "a" either way
     cfg = dict(config or {}) if not hasattr(config, "order") else {
         "order": config.order, "write_empty_chunks": config.write_empty_chunks}
     unknown = sorted(set(cfg) - {"order", "write_empty_chunks", "read_missing_chunks"})
@@ -220,9 +229,9 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
         dt_v3 = data_type_from_numpy(dtype)
         # variable-length elements: typesize 1 for blosc (as zarr-python resolves it)
         size = 1 if np.dtype(dt_v3.dtype).kind in "OT" else dt_v3.itemsize
-        filters, compressors, serializer = (codec_entries(filters, size),
-                                            codec_entries(compressors, size),
-                                            codec_entries(serializer, size))
+        filters, compressors, serializer = (codec_entries(filters, size, "ArrayArrayCodec"),
+                                            codec_entries(compressors, size, "BytesBytesCodec"),
+                                            codec_entries(serializer, size, "ArrayBytesCodec"))
         if isinstance(serializer, list):
             if len(serializer) != 1:
                 raise ValueError(f"serializer: expected one array->bytes codec, got "

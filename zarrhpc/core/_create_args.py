@@ -179,14 +179,19 @@ def _plain(value):
     return value
 
 
-def codec_entries(value, itemsize: int | None = None):
+def codec_entries(value, itemsize: int | None = None, kind: str | None = None):
     """``filters``/``compressors``/``serializer`` in any accepted form -> "auto", None or
-    a list of entries."""
+    a list of entries. ``kind``: zarr-python's class for the role (``BytesBytesCodec``...);
+    given, a codec named by a bare string is refused with its TypeError and words, as
+    zarr-python takes codec objects and dicts only."""
     if value is None or (isinstance(value, str) and value == "auto"):
         return value
-    if isinstance(value, (list, tuple)):
-        return [codec_entry(v, itemsize) for v in value]
-    return [codec_entry(value, itemsize)]
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    for v in values:
+        if kind and isinstance(v, str):
+            article = "an" if kind[0] in "AEIOU" else "a"
+            raise TypeError(f"Expected {article} {kind}. Got {type(v)} instead.")
+    return [codec_entry(v, itemsize) for v in values]
 
 
 def parse_chunk_key_encoding(value, doc: str) -> ChunkKeyEncoding:

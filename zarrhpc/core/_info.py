@@ -38,7 +38,10 @@ def node_url(store, path: str) -> str:
     """``memory://<id>``, ``file://<root>``, ``zip://<file>`` (and the node's path after a
     slash): what zarr-python's ``StorePath`` shows for the same store."""
     name = type(store).__name__
-    if name == "MemoryStore" and hasattr(store, "_data"):
+    if name == "CacheStore" and hasattr(store, "_store"):
+        # zarr-python's CacheStore is a WrapperStore: its URL is the wrapped one's
+        base = f"wrapping-{node_url(store._store, '')}"
+    elif name == "MemoryStore" and hasattr(store, "_data"):
         base = f"memory://{id(store._data)}"
     elif name in ("LocalStore", "ZipStore") and hasattr(store, "_shown"):
         base = str(store)  # the path as given (zarr-python does not make it absolute)

@@ -90,6 +90,14 @@ def _path_store(path, mode: str) -> Store:
     return store
 
 
+def missing_root(store) -> str | None:
+    """zarr-python's error text when ``store`` is a read-only LocalStore whose directory
+    does not exist (its store refuses to open: ``data/x.zarr does not exist``), else None."""
+    if type(store) is LocalStore and store.read_only and not os.path.isdir(store.root):
+        return f"{store._shown} does not exist"
+    return None
+
+
 def resolve_store_path(store, path: str | None = None, mode: str = "r",
                        storage_options: dict | None = None) -> tuple[Store, str]:
     """``(Store, path)`` from zarr-python's ``StoreLike`` and a node path; a StorePath's own

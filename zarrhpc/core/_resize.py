@@ -40,7 +40,8 @@ def _check_shape(new_shape, ndim: int) -> tuple[int, ...]:
             f"new shape {shape}: expected {ndim} dimensions, as the array has "
             "(resize cannot change the number of dimensions)")
     if any(n < 0 for n in shape):
-        raise ShapeError(f"new shape {shape}: sizes must be >= 0")
+        # zarr-python's words
+        raise ShapeError(f"Expected all values to be non-negative. Got {shape} instead.")
     return shape
 
 
@@ -91,11 +92,13 @@ def append_data(shape, data_shape, axis: int):
     if not -ndim <= axis < ndim:
         raise ShapeError(f"axis {axis} is out of range for an array with {ndim} dimensions")
     axis %= ndim
-    if len(data_shape) != ndim or any(
-            d != s for i, (d, s) in enumerate(zip(data_shape, shape)) if i != axis):
+    # zarr-python's words, with the shapes less the appended axis as it shows them
+    kept_data = tuple(d for i, d in enumerate(data_shape) if i != axis)
+    kept = tuple(s for i, s in enumerate(shape) if i != axis)
+    if len(data_shape) != ndim or kept_data != kept:
         raise ShapeError(
             "shape of data to append is not compatible with the array. The shape of the "
-            f"data is ({data_shape})and the shape of the array is ({shape}).All dimensions "
+            f"data is ({kept_data})and the shape of the array is ({kept}).All dimensions "
             "must match except for the dimension being appended.")
     new_shape = tuple(s + (data_shape[i] if i == axis else 0) for i, s in enumerate(shape))
     region = tuple(slice(shape[i], new_shape[i]) if i == axis else slice(None)

@@ -46,12 +46,9 @@ def broadcast_value(prep, value, shape) -> np.ndarray:
     if isinstance(value, np.ndarray) and value.dtype == dtype:
         arr = value
     else:
-        try:
-            arr = np.asarray(value, dtype=dtype)
-        except (ValueError, TypeError) as exc:
-            raise TypeError(
-                f"value of type {type(value).__name__}: not convertible to {dtype}: {exc}"
-            ) from exc
+        # numpy's error as it is (a ValueError for int('abc'), a TypeError for an object
+        # numpy cannot take): what zarr-python's users see
+        arr = np.asarray(value, dtype=dtype)
     try:
         return np.broadcast_to(arr, tuple(shape))
     except ValueError:

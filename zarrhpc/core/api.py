@@ -37,7 +37,7 @@ from zarrhpc.core._create_args import (  # noqa: F401  (re-exported, as above)
     format_of,
     guess_chunks,
 )
-from zarrhpc.core._nodes import meta_key, read_node, resolve_store_path
+from zarrhpc.core._nodes import meta_key, missing_root, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import doc_key
 from zarrhpc.core.group import Group, open_node
@@ -144,8 +144,9 @@ def open(store=None, *, mode=None, zarr_format=None, path=None, storage_options=
             raise cls(_exists_w_minus(path))
         return node
     if mode in ("r", "r+"):
-        raise GroupNotFoundError(f"{meta_key(path)}: no array or group at path {path or '/'!r} "
-                                f"in {store!r}")
+        # zarr-python's words (it tries a group last)
+        raise GroupNotFoundError(missing_root(store) or f"No group found in store "
+                                 f"{StorePath(store, path)!r} at path {path!r}")
     return open_group(store, path=path, mode=mode, zarr_format=zarr_format,
                       attributes=kwargs.get("attributes"),
                       use_consolidated=kwargs.get("use_consolidated"))
@@ -181,11 +182,13 @@ def open_array(store=None, *, zarr_format=None, path="", storage_options=None, m
     if mode == "w-" and md is not None:
         cls = ContainsArrayError if md.node_type == "array" else ContainsGroupError
         raise cls(_exists_w_minus(path))
-    if md is None or md.node_type != "array":
-        what = "a group" if md is not None else "no array"
-        cls = NotAnArrayError if md is not None else ArrayNotFoundError
-        raise cls(f"{doc_key(path, md)}: {what} at path {path or '/'!r} in {store!r}, "
-                  f"expected an array")
+    # zarr-python's words for a missing array and for another node there
+    if md is None:
+        raise ArrayNotFoundError(missing_root(store)
+                                 or f"No array found in store {store} at path {path}")
+    if md.node_type != "array":
+        raise NotAnArrayError(f"Invalid value for 'node_type'. Expected 'array'. "
+                              f"Got {md.node_type!r}.")
     if zarr_format is not None and md.zarr_format != zarr_format:
         raise ArrayNotFoundError(f"{doc_key(path, md)}: the array is Zarr v{md.zarr_format}, "
                                  f"zarr_format={zarr_format} was asked for")
@@ -205,6 +208,7 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
     """
     zarr_format = format_of(zarr_version, zarr_format)
     _check_mode(mode)
+    given = store
     store, path = resolve_store_path(store, path, mode, storage_options)
     path = normalize_path(path)
     node = None if mode == "w" else _try_open(store, path, mode)
@@ -214,13 +218,13 @@ def open_group(store=None, *, mode="a", cache_attrs=None, synchronizer=None, pat
                             zarr_format=zarr_format)
     if mode == "w-":
         raise ContainsGroupError(_exists_w_minus(path))
+    # zarr-python's words (the store as the caller gave it)
     if not exists:
-        raise GroupNotFoundError(f"{meta_key(path)}: no group at path {path or '/'!r} in "
-                                 f"{store!r}")
+        raise GroupNotFoundError(missing_root(store) or
+                                 f"No group found in store {given!r} at path {path!r}")
     node = _open_existing(store, path, mode, use_consolidated, node=node)
     if not isinstance(node, Group):
-        raise NotAGroupError(
-            f"{meta_key(path)}: an array at path {path or '/'!r} in {store!r}, expected a group")
+        raise NotAGroupError(f"An array already exists in store {store} at path {path}.")
     if zarr_format is not None and node.zarr_format != zarr_format:
         raise GroupNotFoundError(f"{meta_key(path)}: the group is Zarr v{node.zarr_format}, "
                                  f"zarr_format={zarr_format} was asked for")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import warnings
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -47,7 +48,7 @@ from zarrhpc.core.formats import doc_key, read_node
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError
+from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError, ZarrUserWarning
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -77,6 +78,21 @@ _PREPARED: OrderedDict = OrderedDict()
 _PREPARED_MAX = 256
 
 
+def _numcodecs_in(codecs) -> bool:
+    """Whether a v3 codec chain (JSON, sharding codecs' inner chains included) names a
+    ``numcodecs.*`` codec."""
+    for entry in codecs or ():
+        if not isinstance(entry, dict):
+            continue
+        if str(entry.get("name", "")).startswith("numcodecs."):
+            return True
+        conf = entry.get("configuration") or {}
+        if isinstance(conf, dict) and (_numcodecs_in(conf.get("codecs"))
+                                       or _numcodecs_in(conf.get("index_codecs"))):
+            return True
+    return False
+
+
 def _prepared(metadata, md, doc: str):
     """Codec pipeline and native engine for ``md`` (the ArraySpec of ``metadata``)."""
     key = (id(metadata), doc)
@@ -85,6 +101,11 @@ def _prepared(metadata, md, doc: str):
         return hit[1], hit[2]
     spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
     pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
+    if getattr(metadata, "zarr_format", None) == 3 and _numcodecs_in(md.codecs):
+        # what zarr-python's users see when a v3 array (created or opened) uses them
+        warnings.warn("Numcodecs codecs are not in the Zarr version 3 specification and may "
+                      "not be supported by other zarr implementations.", ZarrUserWarning,
+                      stacklevel=3)
     engine = engine_for(pipeline)
     _PREPARED[key] = (metadata, pipeline, engine)
     if len(_PREPARED) > _PREPARED_MAX:
@@ -140,6 +161,7 @@ class Array(ArrayApiMixin, Node):
             fill_bytes=md.fill_value.tobytes(), dtype=md.data_type.dtype, shape=md.shape,
             grid=grid, sharding=sharding, write_empty_chunks=self._write_empty_chunks,
             order=self._order)
+        self._swapped = _other_order(self._stored_dtype())
 
     def _evolve(self, **changes) -> None:
         self._prep = replace(self._prep, **changes)
@@ -179,6 +201,8 @@ class Array(ArrayApiMixin, Node):
 
     @property
     def dtype(self) -> np.dtype:
+        if self._swapped is not None:
+            return self._swapped
         return _shown_dtype(self._spec.data_type.dtype)
 
     @property
@@ -278,7 +302,23 @@ class Array(ArrayApiMixin, Node):
         return table  # as zarr-python's: no dimension names row (the same text printed)
 
     # -- data -----------------------------------------------------------------------
+    def _in_stored_order(self, read, out):
+        """``read(out)`` of a v2 array stored in the other byte order (``'>u4'`` here):
+        zarr-python gives values in the stored order, so the machine-order result of the
+        engine is converted (a copy), into ``out`` when given (never read into directly:
+        the engine writes machine-order bytes)."""
+        result = read(None)
+        if out is None:  # (a point read may be a numpy scalar: machine order always)
+            return np.asarray(result).astype(self._swapped)
+        check_out(out, np.shape(result), self._swapped)[...] = result
+        return out
+
     def _read(self, selection, out=None):
+        if self._swapped is not None:
+            return self._in_stored_order(lambda o: self._read_native(selection, o), out)
+        return self._read_native(selection, out)
+
+    def _read_native(self, selection, out=None):
         if self._irregular:
             return get_selection(self._prep, "basic", selection, out)
         if self._prep.sharding is not None:
@@ -300,19 +340,24 @@ class Array(ArrayApiMixin, Node):
         return check_out(out, tuple(shape), self.dtype)
 
     def _get_raw(self, kind: str, selection, out):
+        if self._swapped is not None:
+            return self._in_stored_order(lambda o: self._get_native(kind, selection, o), out)
+        return self._get_native(kind, selection, out)
+
+    def _get_native(self, kind: str, selection, out):
         prep = self._prep
         shape = prep.shape
         if kind == "basic":
-            return self._read(selection, out)
+            return self._read_native(selection, out)
         if self._irregular:
             return get_selection(prep, kind, selection, out)
         if kind == "block":  # an array always (the Ellipsis), as zarr-python
-            return self._read(block_to_basic(selection, shape, prep.grid.chunk_shape)
-                              + (Ellipsis,), out)
+            return self._read_native(block_to_basic(selection, shape, prep.grid.chunk_shape)
+                                     + (Ellipsis,), out)
         if kind == "orthogonal":
             norm = normalize_orthogonal(selection, shape)
             if _is_plain_basic(norm):  # ints and slices: the basic path (an array always)
-                return self._read(norm + (Ellipsis,), out)
+                return self._read_native(norm + (Ellipsis,), out)
             proj = orthogonal_projection(norm, shape, prep.chunks)
             result = self._result(proj.out_shape, out)
             read_orthogonal(prep, proj, result[proj.expand_index])
@@ -656,16 +701,22 @@ class Array(ArrayApiMixin, Node):
         data = np.asarray(data)
         return data if dtype is None else data.astype(dtype, copy=False)
 
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a 0-d array")
-        return self.shape[0]
-
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
 
 
 @functools.lru_cache(maxsize=64)
+def _other_order(stored) -> np.dtype | None:
+    """A v2 stored dtype whose numbers are in the other byte order than the machine's
+    (``'>u4'`` on little-endian), or None: what such an array's ``dtype`` and reads show,
+    as in zarr-python (the engine itself works in machine order)."""
+    if stored is None or stored.fields is not None or stored.kind not in "iufcmM":
+        return None
+    if stored.itemsize == 1 or stored.byteorder in ("=", "|") or stored.isnative:
+        return None
+    return stored
+
+
 def _shown_dtype(dtype: np.dtype) -> np.dtype:
     """``dtype`` as zarr-python's ``Array.dtype`` shows it: a multi-byte number with its
     byte order explicit (``dtype('<f8')``, not ``dtype('float64')``; equal either way)."""

@@ -53,14 +53,14 @@ class ArrayApiMixin:
         zarr-python's ``Array.open``; ArrayNotFoundError if there is none."""
         from zarrhpc import config as settings
         from zarrhpc.core._nodes import resolve_store_path
-        from zarrhpc.core.formats import doc_key, read_node
+        from zarrhpc.core.formats import read_node
         from zarrhpc.errors import ArrayNotFoundError
 
         store, path = resolve_store_path(store, None, "r+")
         md = read_node(store, path)
-        if md is None or md.node_type != "array":
-            raise ArrayNotFoundError(f"{doc_key(path, md)}: no array at path {path or '/'!r} "
-                                     f"in {store!r}")
+        if md is None or md.node_type != "array":  # zarr-python's words
+            raise ArrayNotFoundError(f"A Zarr V3 array metadata document was not found in "
+                                     f"store {store!r} at path {path!r}.")
         return cls(store, path, md, read_only=store.read_only,
                    write_empty_chunks=settings.get("array.write_empty_chunks"),
                    order=settings.get("array.order"))
@@ -217,7 +217,9 @@ class ArrayApiMixin:
     # -- python protocols -----------------------------------------------------------
     def __iter__(self):
         if not self.shape:
-            raise TypeError("iteration over a 0-d array")
+            # zarr-python iterates by a[0], a[1]... (it has no __iter__); a 0-d array's
+            # a[0] is an IndexError, which ends that iteration at once
+            return
         step = self.chunks[0] if self.chunks else 1
         for start in range(0, self.shape[0], max(1, step)):
             block = self[start:min(self.shape[0], start + step)]

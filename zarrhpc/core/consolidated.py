@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
-from zarrhpc.core._nodes import resolve_store_path
+from zarrhpc.core._nodes import missing_root, resolve_store_path
 from zarrhpc.core.formats import parse_members, read_node, write_node
 from zarrhpc.core.group import Group, open_node
 from zarrhpc.errors import GroupNotFoundError, MetadataError, ZarrUserWarning
@@ -120,10 +120,10 @@ def open_consolidated(store=None, path: str | None = None, mode: str = "a",
     path = normalize_path(path or "")
     md = read_node(store, path)
     cons = load_consolidated(store, path, md)
-    if cons is None:
-        raise MetadataError(
-            f"{_key(path, 'zarr.json')}: Consolidated metadata requested with "
-            f"'use_consolidated=True' but not found in {path!r}: no consolidated metadata at "
-            f"{path or '/'!r} (neither .zmetadata nor a consolidated_metadata member); run "
-            f"consolidate_metadata first")
+    if cons is None:  # zarr-python's words
+        missing = missing_root(store)
+        if missing:
+            raise GroupNotFoundError(missing)
+        raise MetadataError(f"Consolidated metadata requested with 'use_consolidated=True' "
+                            f"but not found in {path!r}.")
     return Group(store, path, md, read_only=(mode == "r"), consolidated=cons)

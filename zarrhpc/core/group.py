@@ -149,8 +149,12 @@ class Group(Node):
         return child_path(self._path, rel)
 
     def __getitem__(self, name: str):
-        return open_node(self._store, self._child(name), read_only=self._read_only,
-                         consolidated=self._consolidated)
+        try:
+            return open_node(self._store, self._child(name), read_only=self._read_only,
+                             consolidated=self._consolidated)
+        except NodeNotFoundError:
+            # zarr-python raises KeyError(name): its message is the quoted name
+            raise NodeNotFoundError(repr(name)) from None
 
     def get(self, name: str, default=None):
         try:
@@ -265,9 +269,8 @@ class Group(Node):
         store, path = resolve_store_path(store, None, "r+")
         md = read_node(store, path)
         if md is None or (zarr_format is not None and md.zarr_format != zarr_format):
-            raise GroupNotFoundError(
-                f"{doc_key(path)}: no Zarr v{zarr_format or 3} group at path "
-                f"{path or '/'!r} in {store!r}")
+            # zarr-python's FileNotFoundError names the store path only
+            raise GroupNotFoundError(node_url(store, path))
         node = _node(store, path, md, store.read_only, draft_hierarchy(store, md))
         if not isinstance(node, Group):
             raise NodeTypeValidationError(

@@ -349,7 +349,7 @@ class ArrayV2Metadata(_Delegating):
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class ConsolidatedMetadata:
     """zarr-python's consolidated metadata: ``{child name: metadata}``, one level (a child
     group's own ``consolidated_metadata`` holds its children)."""

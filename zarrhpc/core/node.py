@@ -100,7 +100,9 @@ class Node:
 
     def _check_writable(self) -> None:
         if self._read_only:
-            raise ReadOnlyError(f"{self._kind} {self.name!r}: opened read-only (mode='r')")
+            # zarr-python's words (its store refuses the write)
+            raise ReadOnlyError(
+                "store was opened in read-only mode and does not support writing")
 
     def _empty_metadata(self):
         raise NotImplementedError

@@ -244,7 +244,7 @@ def coordinate_projection(selection: tuple, shape: tuple[int, ...],
         b = np.broadcast_arrays(*arrays)
     except ValueError as exc:
         raise BroadcastError(
-            f"coordinate selection: the index arrays do not broadcast: {exc}") from None
+            str(exc)) from None  # numpy's words, as zarr-python shows them
     out_shape = (b[0].shape if b else ()) or (1,)  # zarr-python: 0-d indices give (1,)
     coords = tuple(np.ascontiguousarray(x).reshape(-1) for x in b)
     return _points(coords, shape, chunk_shape, tuple(out_shape))

@@ -86,20 +86,19 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
     if not isinstance(selection, tuple):
         selection = (selection,)
     n_ellipsis = sum(1 for s in selection if s is Ellipsis)
+    # the messages are zarr-python's words (a user's script may print them)
     if n_ellipsis > 1:
-        raise SelectionError(f"selection {selection!r}: at most one Ellipsis is allowed")
+        raise SelectionError("an index can only have a single ellipsis ('...')")
     if n_ellipsis:
         i = next(k for k, s in enumerate(selection) if s is Ellipsis)
         fill = ndim - (len(selection) - 1)
         if fill < 0:
-            raise SelectionError(
-                f"selection {selection!r}: too many indices for an array with {ndim} dimensions"
-            )
+            raise SelectionError(f"too many indices for array; expected {ndim}, "
+                                 f"got {len(selection) - 1}")
         selection = selection[:i] + (slice(None),) * fill + selection[i + 1:]
     if len(selection) > ndim:
         raise SelectionError(
-            f"selection {selection!r}: too many indices for an array with {ndim} dimensions"
-        )
+            f"too many indices for array; expected {ndim}, got {len(selection)}")
     selection = selection + (slice(None),) * (ndim - len(selection))
 
     dims = []
@@ -107,9 +106,7 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
         idx = _as_index(sel)
         if idx is not None:
             if idx < -n or idx >= n:
-                raise BoundsCheckError(
-                    f"index {idx} is out of bounds for axis {axis} with size {n}"
-                )
+                raise BoundsCheckError(f"index out of bounds for dimension with length {n}")
             if idx < 0:
                 idx += n
             dims.append(DimSelection(idx, 1, 1, True))
@@ -120,17 +117,17 @@ def normalize_basic_selection(selection, shape: tuple[int, ...]) -> BasicSelecti
                         f"axis {axis}: slice {sel!r} must have integer start, stop and step"
                     )
             if sel.step is not None and operator.index(sel.step) == 0:
-                raise ZeroStepError(f"axis {axis}: slice step cannot be zero")
+                raise ZeroStepError("slice step cannot be zero")
             start, stop, step = sel.indices(n)
             count = len(range(start, stop, step))
             if count == 0:
                 start = 0
             dims.append(DimSelection(start, step, count, False))
         else:
-            # zarr-python's text (BasicIndexer), naming the axis too
+            # zarr-python's text (BasicIndexer)
             raise SelectionError(
                 "unsupported selection item for basic indexing; expected integer or slice, "
-                f"got {type(sel)!r} (axis {axis})"
+                f"got {type(sel)!r}"
             )
     return BasicSelection(tuple(dims), tuple(shape))
 

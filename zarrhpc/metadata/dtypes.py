@@ -32,7 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import FillValueRangeError, MetadataError, UnsupportedError
+from zarrhpc.errors import (
+    DataTypeNotUnderstoodError,
+    FillValueRangeError,
+    MetadataError,
+    UnsupportedError,
+)
 from zarrhpc.metadata import dtype_base as _base
 from zarrhpc.metadata import dtypes_cplx as _cx
 from zarrhpc.metadata import dtypes_ext as _ext
@@ -207,7 +212,9 @@ def data_type_from_numpy(dtype_like: Any) -> DataType:
             return _ext.vlen_data_type("string" if dtype_like == "str" else dtype_like)
     try:
         npdt = np.dtype(dtype_like)
-    except (TypeError, ValueError) as exc:
+    except TypeError as exc:  # numpy's words, as zarr-python passes them on
+        raise DataTypeNotUnderstoodError(str(exc)) from None
+    except ValueError as exc:
         raise MetadataError(
             f"dtype: expected a numpy dtype, a numpy type or a Zarr v3 data type name, "
             f"got {dtype_like!r} ({exc})"

@@ -18,6 +18,10 @@ conformance tests every store must pass ship as :class:`zarrhpc.testing.store.St
 
 from __future__ import annotations
 
+import sys
+import types
+import warnings
+
 from zarrhpc.storage.abc import RangeReader, Store
 from zarrhpc.storage.keys import normalize_prefix, validate_key
 from zarrhpc.storage.local import LocalStore
@@ -45,3 +49,24 @@ def __getattr__(name: str):
 
         return FsspecStore
     raise AttributeError(f"module 'zarrhpc.storage' has no attribute {name!r}")
+
+
+class _StorageModule(types.ModuleType):
+    """``zarrhpc.storage`` refuses ``default_compressor`` as zarr-python 3's module does:
+    a zarr-python 2 script setting it gets zarr-python's ZarrDeprecationWarning (and
+    nothing is set: the v2 default compressor is ``zarrhpc.config``'s)."""
+
+    def __setattr__(self, attr: str, value) -> None:
+        if attr == "default_compressor":
+            from zarrhpc.errors import ZarrDeprecationWarning
+
+            warnings.warn(
+                "setting zarr.storage.default_compressor is deprecated, use zarr.config to "
+                "configure array.v2_default_compressor e.g. config.set({'codecs.zstd':"
+                "'numcodecs.Zstd', 'array.v2_default_compressor.numeric': 'zstd'})",
+                ZarrDeprecationWarning, stacklevel=2)
+            return
+        super().__setattr__(attr, value)
+
+
+sys.modules[__name__].__class__ = _StorageModule

@@ -30,9 +30,11 @@ Life cycle of an archive:
   entry and the newest one wins; `ZipStore.erase` drops the entry from the dict. The old
   bytes stay in the file as unreferenced space until the archive is compacted (below).
   zarr-python's ``ZipStore`` (through ``zipfile``) instead keeps both entries in the
-  directory with a "Duplicate name" warning (readers take the last) and refuses deletes;
-  here the directory written always holds exactly one entry per key, so ``zipfile``,
-  zarr-python and tensorstore see only the live values.
+  directory (readers take the last) and refuses deletes; here the directory written
+  always holds exactly one entry per key, so ``zipfile``, zarr-python and tensorstore see
+  only the live values. A write over a live key warns ``UserWarning("Duplicate name:
+  'key'")`` as ``zipfile`` does under zarr-python, so a script shows the same warnings
+  with either library (filter them as zarr-python's users do).
 - **flush / close**: `ZipStore.flush` (and `ZipStore.close` of a writable store) writes
   the central directory and end records after the entries: only then is the file a valid
   zip, and that directory is the archive's commit point.
@@ -68,6 +70,7 @@ import pathlib
 import threading
 import time
 import uuid
+import warnings
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator
@@ -259,7 +262,8 @@ class _Archive:
 
     # -- writing -----------------------------------------------------------------------
 
-    def write(self, key: str, data: memoryview) -> None:
+    def write(self, key: str, data: memoryview) -> bool:
+        """Append ``data`` as the entry ``key``; True when it replaced a live entry."""
         when = zf.dos_datetime(time.localtime())
         entry = zf.entry_for_write(key, zlib.crc32(data), data.nbytes, when)
         if len(entry.raw_name) > 0xFFFF:
@@ -289,6 +293,7 @@ class _Archive:
             self.entries[key] = entry
             self.dirty = True
             self.writes += 1
+        return old is not None
 
     def erase(self, keys: Iterable[str]) -> None:
         with self.lock:
@@ -627,7 +632,10 @@ class ZipStore(Store):
         return out
 
     def _set(self, key: str, data: memoryview) -> None:
-        self._archive.write(key, data)
+        if self._archive.write(key, data):
+            # what a zarr-python user sees when an entry is written again (its ZipStore
+            # appends through zipfile, which warns so); the directory here keeps one
+            warnings.warn(f"Duplicate name: {key!r}", UserWarning, stacklevel=2)
 
     def _erase(self, key: str) -> None:
         self._archive.erase([key])

@@ -683,12 +683,11 @@ def compare_with_zarrhpc(w: Written) -> list[str]:
     if not values_equal(got, w.values):
         problems.append(f"values differ:\nzarrhpc {got!r}\nwriter  {w.values!r}")
     wd = np.dtype(w.dtype) if not hasattr(w.dtype, "to_native_dtype") else w.dtype
-    # simple types read into native byte order (metadata/v2.py), zarr-python keeps the
-    # stored one: compared modulo byte order
-    if np.dtype(a.dtype).kind not in "OT" and np.dtype(wd).kind not in "OT" and \
-            np.dtype(a.dtype) != np.dtype(wd) and (np.dtype(wd).fields is not None or
-                                                  np.dtype(a.dtype) != np.dtype(wd)
-                                                  .newbyteorder("=")):
+    # simple types: zarrhpc's and zarr-python's v2 arrays show the stored byte order,
+    # tensorstore's the machine's: compared modulo byte order
+    ad, wdt = np.dtype(a.dtype), np.dtype(wd)
+    if ad.kind not in "OT" and wdt.kind not in "OT" and ad != wdt and (
+            wdt.fields is not None or ad.newbyteorder("=") != wdt.newbyteorder("=")):
         problems.append(f"dtype {a.dtype} != {wd}")
     if w.check_fill and not _fill_equal(a.fill_value, w.fill_value):
         problems.append(f"fill_value {a.fill_value!r} != {w.fill_value!r}")

@@ -2326,4 +2326,386 @@ s = g.create_group('s', attributes={'x': 1.5})
 print(dict(zarr.open_group('ga.zarr/s').attrs), s.attrs['x'])
 print(g.info)
 """),
+    # ---- printed results for every node kind: reprs, info, info_complete(), tree(), store
+    # reprs and error words, v2/v3, sharded, strings, structured, consolidated, zip (zarr-python
+    # 3.1.6's API reference pages; eighth session) ------------------------------------
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:v3-local", code="""
+import numpy as np, zarr
+a = zarr.create_array(store='a.zarr', shape=(20, 30), chunks=(10, 10), dtype='f4')
+a[:5] = 1
+print(repr(a)); print(a); print(a.info); print(a.info_complete())
+print(a.metadata)
+print(a.compressors, a.filters, a.serializer)
+print(repr(a.store), str(a.store), repr(a.store_path), str(a.store_path))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info:v3-memory", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(4,), dtype='i2', fill_value=3, attributes={'x': 1})
+print(a.info); print(a.info_complete()); print(dict(a.attrs))
+print(a.metadata.to_dict())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:v2-local", code="""
+import numpy as np, zarr
+a = zarr.create_array(store='b.zarr', shape=(20, 30), chunks=(10, 10), dtype='f8', zarr_format=2)
+a[:] = 2
+print(repr(a)); print(a.info); print(a.info_complete())
+print(a.metadata)
+print(a.compressors, a.filters, a.serializer)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:v2-numcodecs", code="""
+import numpy as np, zarr, numcodecs
+a = zarr.create_array(store={}, shape=(100,), chunks=(10,), dtype='i4', zarr_format=2,
+                      compressors=numcodecs.Zlib(level=1), filters=[numcodecs.Delta(dtype='i4')])
+a[:] = np.arange(100)
+print(a.info); print(a.info_complete()); print(a.metadata)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:sharded", code="""
+import numpy as np, zarr
+a = zarr.create_array(store='s.zarr', shape=(64, 64), chunks=(8, 8), shards=(32, 32), dtype='u1')
+a[:40, :40] = 7
+print(repr(a)); print(a.info); print(a.info_complete())
+print(a.metadata)
+print(a.compressors, a.filters, a.serializer)
+print(a.chunks, a.shards, a.nchunks, a.nchunks_initialized, a.nshards if hasattr(a, 'nshards') else '-')
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info:strings-v3", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(3,), dtype=str)
+a[:] = ['a', 'bb', 'ccc']
+print(repr(a)); print(a.info); print(a.info_complete()); print(a.metadata)
+print(a.fill_value, repr(a.fill_value), a.dtype)
+b = zarr.create_array(store={}, shape=(3,), dtype='U4')
+print(repr(b)); print(b.info); print(b.metadata)
+c = zarr.create_array(store={}, shape=(3,), dtype='S4')
+print(repr(c)); print(c.info); print(c.metadata)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info:strings-v2", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(3,), dtype=str, zarr_format=2)
+a[:] = ['a', 'bb', 'ccc']
+print(repr(a)); print(a.info); print(a.info_complete()); print(a.metadata)
+b = zarr.create_array(store={}, shape=(3,), dtype='U4', zarr_format=2)
+print(b.info); print(b.metadata)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info:datetimes", code="""
+import numpy as np, zarr
+for fmt in (2, 3):
+    a = zarr.create_array(store={}, shape=(3,), dtype='M8[s]', zarr_format=fmt)
+    print(repr(a)); print(a.info); print(a.metadata); print(a[:], repr(a.fill_value))
+    b = zarr.create_array(store={}, shape=(3,), dtype='m8[ms]', zarr_format=fmt)
+    print(b.info); print(b.metadata)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info:dtypes", code="""
+import numpy as np, zarr
+for dt in ('bool', 'c8', 'c16', 'f2', 'i1', 'u8', '<i4'):
+    for fmt in (2, 3):
+        a = zarr.create_array(store={}, shape=(2,), dtype=dt, zarr_format=fmt)
+        print(fmt, dt, repr(a), a.dtype, repr(a.fill_value), a.metadata.dtype if fmt == 2 else a.metadata.data_type)
+        print(a.info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.info_complete:v3", code="""
+import numpy as np, zarr
+g = zarr.open_group('g.zarr', mode='w', attributes={'a': 1})
+g.create_group('sub').create_array('x', shape=(3,), dtype='i4')
+g.create_array('y', shape=(2, 2), dtype='f4')
+print(repr(g)); print(g); print(g.info); print(g.info_complete()); print(g.metadata)
+print(g.tree()); print(g.tree(level=1)); print(repr(g['sub']))
+print(repr(g.store), repr(g.store_path))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.info_complete:v2", code="""
+import numpy as np, zarr
+g = zarr.open_group('g2.zarr', mode='w', zarr_format=2)
+g.create_group('sub').create_array('x', shape=(3,), dtype='i4')
+g.create_array('y', shape=(2, 2), dtype='f4')
+print(repr(g)); print(g.info); print(g.info_complete()); print(g.metadata)
+print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.tree:consolidated-v3", code="""
+import numpy as np, zarr
+g = zarr.open_group('c.zarr', mode='w')
+g.create_group('sub').create_array('x', shape=(3,), dtype='i4')
+g.create_array('y', shape=(2, 2), dtype='f4', attributes={'u': 'm'})
+zarr.consolidate_metadata('c.zarr')
+c = zarr.open_consolidated('c.zarr')
+print(repr(c)); print(c.info); print(c.info_complete()); print(c.metadata)
+print(c.tree())
+print(c['sub/x'].info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.tree:consolidated-v2", code="""
+import numpy as np, zarr
+g = zarr.open_group('c2.zarr', mode='w', zarr_format=2)
+g.create_group('sub').create_array('x', shape=(3,), dtype='i4')
+zarr.consolidate_metadata('c2.zarr')
+c = zarr.open_consolidated('c2.zarr', zarr_format=2)
+print(repr(c)); print(c.info); print(c.metadata)
+print(c.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.StorePath:reprs", code="""
+import zarr
+from zarr.storage import MemoryStore, LocalStore, ZipStore, StorePath
+m = MemoryStore(); l = LocalStore('loc'); z = ZipStore('z.zip', mode='w')
+for s in (m, l):
+    print(type(s).__name__, s.read_only, s.supports_writes, s.supports_deletes, s.supports_listing)
+print(repr(l), str(l)); print(repr(z), str(z))
+print(repr(l.with_read_only(True)), l.with_read_only(True).read_only)
+sp = StorePath(l, 'a/b'); print(repr(sp), str(sp), sp.path)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/errors/#zarr.errors.ArrayNotFoundError:missing", code="""
+import zarr
+for f in (lambda: zarr.open_array('missing.zarr', mode='r'),
+          lambda: zarr.open_group('missing.zarr', mode='r'),
+          lambda: zarr.open('missing.zarr', mode='r'),
+          lambda: zarr.open_array(store={}, path='x', mode='r'),
+          lambda: zarr.open_consolidated('missing.zarr', mode='r')):
+    try:
+        f()
+    except Exception as e:
+        caught(e); print(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/errors/#zarr.errors.ContainsArrayError:nodes", code="""
+import zarr
+g = zarr.group(store='n.zarr')
+g.create_array('a', shape=(2,), dtype='i4')
+g.create_group('s')
+for f in (lambda: g['missing'], lambda: g.create_array('a', shape=(2,), dtype='i4'),
+          lambda: g.create_group('a'), lambda: g.create_group('s'),
+          lambda: zarr.open_array('n.zarr', path='s', mode='r'),
+          lambda: zarr.open_group('n.zarr', path='a', mode='r'),
+          lambda: zarr.create_array('n.zarr', name='a', shape=(2,), dtype='i4'),
+          lambda: zarr.create_group('n.zarr'),
+          lambda: g.require_array('a', shape=(3,), dtype='i4'),
+          lambda: g.require_array('a', shape=(2,), dtype='f4'),
+          lambda: g.require_group('a')):
+    try:
+        print(repr(f()))
+    except Exception as e:
+        caught(e); print(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.LocalStore:read-only-writes", code="""
+import numpy as np, zarr
+a = zarr.create_array(store='r.zarr', shape=(4,), dtype='i4')
+r = zarr.open_array('r.zarr', mode='r')
+for f in (lambda: r.__setitem__(0, 1), lambda: r.resize((5,)), lambda: r.attrs.__setitem__('x', 1),
+          lambda: r.append(np.ones(2)), lambda: r.update_attributes({'a': 1})):
+    try:
+        f()
+    except Exception as e:
+        caught(e); print(e)
+g = zarr.open_group('r.zarr', mode='r') if False else None
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/errors/#zarr.errors.BoundsCheckError:selections", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(4, 5), chunks=(2, 2), dtype='i4')
+for sel in (10, (0, 10), (0, 0, 0), 1.5, (slice(0, 2, 0),), 'x', [10], np.array([[True]]),
+            (Ellipsis, Ellipsis), None):
+    try:
+        print(a[sel])
+    except Exception as e:
+        caught(e); print(e)
+for sel in ([[0, 9], [0, 1]], ([0, 1], [0, 1, 2])):
+    try:
+        print(a.vindex[sel])
+    except Exception as e:
+        caught(e); print(e)
+for sel in (([0, 9], [0, 1]), ([1.5],)):
+    try:
+        print(a.oindex[sel])
+    except Exception as e:
+        caught(e); print(e)
+for sel in ((0, 9), (5,)):
+    try:
+        print(a.blocks[sel])
+    except Exception as e:
+        caught(e); print(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.append:errors", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(4, 5), chunks=(2, 2), dtype='i4')
+for sel, v in ((slice(None), 'abc'),):
+    try:
+        a[sel] = v
+        print(a[:])
+    except Exception as e:
+        caught(e); print(e)
+for shape in ((-1, 2),):
+    try:
+        a.resize(shape)
+    except Exception as e:
+        caught(e); print(e)
+try:
+    a.append(np.ones((2, 7)))
+except Exception as e:
+    caught(e); print(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.create_array:errors", code="""
+import numpy as np, zarr
+for kw in (dict(shape=(2,), dtype='nope'),
+           dict(shape=(2,), dtype='i4', compressors='zstd'),
+           dict(shape=(2,), dtype='i4', shards=(3,), chunks=(2,)),
+           dict(shape=(2,), dtype='i4', order='Q')):
+    try:
+        print(repr(zarr.create_array(store={}, **kw)))
+    except Exception as e:
+        caught(e); print(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.nbytes_stored:properties", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(10, 10), chunks=(3, 4), dtype='i8', dimension_names=('y', 'x'))
+a[:] = 1
+print(a.shape, a.chunks, a.cdata_shape, a.nchunks, a.nchunks_initialized, a.nbytes, a.nbytes_stored())
+print(a.ndim, a.size, a.order, a.read_only, a.path, a.name, a.basename, a.fill_value, a.dtype)
+print(a.metadata.dimension_names, a.attrs.asdict(), a.metadata.zarr_format)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.members:listing", code="""
+import numpy as np, zarr
+g = zarr.group()
+g.create_group('b'); g.create_array('a', shape=(1,), dtype='i1'); g['b'].create_array('c', shape=(1,), dtype='i1')
+print(sorted(g.keys()), sorted(g.array_keys()), sorted(g.group_keys()), g.nmembers())
+print(sorted(k for k, _ in g.members(max_depth=None)))
+print([repr(v) for k, v in sorted(g.arrays())], [repr(v) for k, v in sorted(g.groups())])
+print(len(g), 'a' in g, 'b/c' in g, 'zz' in g)
+print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array:len-iter", code="""
+import numpy as np, zarr
+a = zarr.array(np.arange(6).reshape(2, 3))
+print(list(a))
+b = zarr.array(np.arange(3))
+print(list(b))
+try:
+    print(len(b))
+except Exception as e:
+    caught(e); print(e)
+c = zarr.array(np.float64(3.0))
+try:
+    print(list(c))
+except Exception as e:
+    caught(e); print(e)
+print(bool(zarr.zeros((0,))))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:structured", code="""
+import numpy as np, zarr
+dt = np.dtype([('a', 'i4'), ('b', 'f8'), ('c', 'u1')])
+for fmt in (2, 3):
+    a = zarr.create_array(store={}, shape=(3,), dtype=dt, zarr_format=fmt)
+    a[0] = (1, 2.0, b'xy')
+    print(repr(a)); print(a.info); print(a.info_complete()); print(a.metadata); print(a[:])
+    print(repr(a.fill_value), a.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.ZipStore:nodes", code="""
+import numpy as np, zarr
+s = zarr.storage.ZipStore('n.zip', mode='w')
+g = zarr.open_group(s, mode='w')
+a = g.create_array('x', shape=(4,), chunks=(2,), dtype='i4')
+a[:] = 1
+print(repr(g), repr(a), repr(s), str(s))
+print(a.info); print(a.info_complete()); print(g.info); print(g.info_complete()); print(g.tree())
+s.close()
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.metadata:fill-values", code="""
+import numpy as np, zarr
+a = zarr.create_array(store={}, shape=(4,), dtype='f4', zarr_format=2, compressors=None, fill_value=None)
+print(a.info); print(a.metadata); print(repr(a.fill_value)); print(a.compressors, a.filters)
+b = zarr.create_array(store={}, shape=(4,), dtype='f4', compressors=None, fill_value=float('nan'))
+print(b.info); print(b.metadata); print(repr(b.fill_value)); print(b.metadata.to_dict())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.metadata:to-dict", code="""
+import numpy as np, zarr
+g = zarr.group(attributes={'a': 1})
+g.create_group('x', attributes={'b': 2})
+g.create_array('y', shape=(2,), dtype='u2')
+print(g.attrs.asdict(), g['x'].attrs.asdict(), g.metadata.to_dict())
+print(g['y'].metadata.to_dict())
+print(sorted((k, repr(v)) for k, v in g.members()))
+print(g.info_complete())
+print(repr(g.store_path), str(g.store_path))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:sharded-codecs", code="""
+import numpy as np, zarr
+from zarr.codecs import ShardingCodec, BytesCodec, BloscCodec, Crc32cCodec, TransposeCodec
+a = zarr.create_array(store={}, shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype='f8',
+                      compressors=BloscCodec(cname='lz4', clevel=3), filters=[TransposeCodec(order=(1, 0))])
+a[:] = 1
+print(a.info); print(a.info_complete()); print(a.metadata)
+print(a.compressors, a.filters, a.serializer)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.tree:nested", code="""
+import numpy as np, zarr
+g = zarr.group()
+g.create_group('a').create_group('b').create_array('c', shape=(2, 3), dtype='f4')
+g.create_array('z', shape=(), dtype='bool')
+g['a'].create_array('s', shape=(2,), dtype=str)
+print(g.tree()); print(g['a'].tree()); print(g.tree(level=0)); print(repr(g.tree()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.ZipStore:read-only-info", code="""
+import numpy as np, zarr
+s = zarr.storage.ZipStore('a.zip', mode='w')
+a = zarr.create_array(s, name='x', shape=(4, 4), chunks=(2, 2), dtype='f4', dimension_names=('y', 'x'))
+a[:] = 1
+s.close()
+r = zarr.open_array(zarr.storage.ZipStore('a.zip', mode='r'), path='x')
+print(repr(r)); print(r.info); print(r.info_complete()); print(r.read_only, r.metadata.dimension_names)
+g = zarr.open_group(zarr.storage.ZipStore('a.zip', mode='r'), mode='r')
+print(repr(g)); print(g.info); print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.tree:implicit", code="""
+import zarr
+zarr.create_array('d.zarr', name='a/b/c', shape=(2,), dtype='i1')
+g = zarr.open_group('d.zarr', mode='r')
+print(repr(g), g.info, sorted(g.group_keys()), repr(g['a']), repr(g['a/b']))
+print(g.tree())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.consolidate_metadata:v2-info", code="""
+import zarr
+g = zarr.open_group('v.zarr', mode='w', zarr_format=2, attributes={'t': 1})
+g.create_array('x', shape=(3,), dtype='f8', attributes={'units': 'm'})
+g.create_group('s')
+zarr.consolidate_metadata('v.zarr')
+c = zarr.open_group('v.zarr', mode='r')
+print(repr(c)); print(c.info); print(c.info_complete()); print(c.metadata)
+print(c['x'].info); print(c.tree()); print(dict(c['x'].attrs))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.zeros_like:reprs", code="""
+import numpy as np, zarr
+a = zarr.create_array({}, shape=(4, 3), chunks=(2, 3), dtype='i2', fill_value=7)
+for f in (zarr.zeros_like, zarr.ones_like, zarr.empty_like):
+    b = f(a)
+    print(repr(b), b.chunks, b.fill_value, b.dtype, b.info)
+c = zarr.full_like(a, fill_value=3)
+print(c[:], c.fill_value)
+d = zarr.open_like(a, path='q')
+print(repr(d), d.shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/synchronous/#zarr.api.synchronous.save:printed", code="""
+import numpy as np, zarr
+zarr.save('s.zarr', np.arange(5))
+print(repr(zarr.load('s.zarr')))
+zarr.save_group('g.zarr', a=np.arange(3), b=np.ones(2))
+g = zarr.open_group('g.zarr')
+print(g.tree()); print(g.info)
+zarr.save_array('sa.zarr', np.eye(2), zarr_format=2)
+print(zarr.open_array('sa.zarr').info)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.append:printed", code="""
+import numpy as np, zarr
+a = zarr.create_array({}, shape=(5,), chunks=(2,), dtype='u2')
+a[:] = np.arange(5)
+a.append(np.arange(3))
+print(a[:], a.shape, a.info_complete())
+a.resize((3,))
+print(a[:], a.nchunks_initialized, a.nbytes_stored())
+a.update_attributes({'k': [1, 2]})
+print(dict(a.attrs), a.metadata.attributes)
+print(a.get_block_selection(1), a.blocks[0], a.cdata_shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.require_array:reprs", code="""
+import numpy as np, zarr
+g = zarr.group()
+print(repr(g.zeros(name='z', shape=(2,))), repr(g.ones(name='o', shape=(2,), dtype='i1')))
+print(repr(g.full(name='f', shape=(2,), fill_value=3.5)), repr(g.empty(name='e', shape=(2,))))
+print(repr(g.require_group('r')), repr(g.require_groups('r', 's')))
+print(repr(g.create_dataset('ds', shape=(2,), dtype='f4')), repr(g.require_dataset('ds', shape=(2,), dtype='f4')))
+print(repr(g.require_array('ra', shape=(2,), dtype='f4')))
+print(sorted(g.keys()))
+"""),
 ]

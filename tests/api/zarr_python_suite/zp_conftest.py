@@ -113,6 +113,15 @@ class _Proxy(types.ModuleType):
         self.__zp_real__ = real
         self.__path__ = []
 
+    def __setattr__(self, attr, value):
+        # ``zarr.storage.default_compressor = ...``, monkeypatching: on the real module, as
+        # a user's assignment to ``zarrhpc.X`` would be
+        real = self.__dict__.get("__zp_real__")
+        if real is not None and not attr.startswith("__"):
+            setattr(real, attr, value)
+            return
+        super().__setattr__(attr, value)
+
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
