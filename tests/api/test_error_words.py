@@ -180,12 +180,14 @@ def test_bad_creation_arguments(tmp_path, kwargs):
 
 
 def test_len_and_iteration_as_zarr_python():
-    """zarr-python 3.1.6's Array has no ``__len__`` (TypeError) and iterates by ``a[i]``:
-    rows of a 2-d array, 0-d arrays of a 1-d one, nothing for a 0-d array."""
-    for lib in (zarr, zarrhpc):
-        a = lib.array(np.arange(6).reshape(2, 3))
-        with pytest.raises(TypeError, match="object of type 'Array' has no len()"):
-            len(a)
+    """Iteration as zarr-python 3.1.6's ``a[i]``: rows of a 2-d array, 0-d arrays of a 1-d
+    one, nothing for a 0-d array. ``len`` is kept (issue 16; zarr-python 3 has none, 2 had
+    it): the first axis' length, numpy's TypeError for a 0-d array."""
+    with pytest.raises(TypeError, match="object of type 'Array' has no len()"):
+        len(zarr.array(np.arange(6).reshape(2, 3)))
+    assert len(zarrhpc.array(np.arange(6).reshape(2, 3))) == 2
+    with pytest.raises(TypeError, match="unsized"):
+        len(zarrhpc.array(np.float64(3.0)))
     outs = []
     for lib in (zarr, zarrhpc):
         outs.append([repr(list(lib.array(np.arange(6).reshape(2, 3)))),

@@ -50,6 +50,12 @@ KNOWN = {
         "chunks of 2): zarr-python writes [0, 1, 2, 2] without an error (silently wrong "
         "data); zarrhpc raises BroadcastError (a ValueError, as zarr-python raises within "
         "one chunk)",
+    "https://github.com/zarr-developers/zarr-python/issues/1777":
+        f"{_WIDER}: len(a) is the first axis' length, as numpy and zarr-python 2 (zarr-python "
+        "3 has no __len__: TypeError). Kept: issue 16 lists __len__ among the Array protocols, "
+        "and zarr-python 2 code calls it",
+    "https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array:len-iter":
+        f"{_WIDER}: len(a) (as issues/1777 above); iteration and truthiness agree",
     "https://github.com/zarr-developers/zarr-python/issues/3061":
         "zarr.load of a directory holding no Zarr node: zarr-python writes a group "
         "(zarr.json) into it, then raises NotImplementedError (the data-loss report of that "

@@ -215,6 +215,18 @@ class ArrayApiMixin:
         return self._info_table(stored=self.nbytes_stored(), initialized=initialized)
 
     # -- python protocols -----------------------------------------------------------
+    def __len__(self) -> int:
+        """The length of the first axis, as numpy and zarr-python 2 (issue 16 asks for it;
+        zarr-python 3 has no ``__len__``, so there ``len(a)`` is a TypeError)."""
+        if not self.shape:
+            raise TypeError("len() of unsized object")  # numpy's words for a 0-d array
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        """Always true, as zarr-python 3's Array (no ``__len__`` there): code testing
+        ``if array:`` for "not None" keeps working on a length-0 array."""
+        return True
+
     def __iter__(self):
         if not self.shape:
             # zarr-python iterates by a[0], a[1]... (it has no __iter__); a 0-d array's
