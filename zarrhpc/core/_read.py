@@ -29,7 +29,7 @@ from zarrhpc.indexing import (
 )
 
 __all__ = ["check_out", "decode_chunk_into", "engine_error", "native_target", "raise_engine_error",
-           "read_element", "read_selection"]
+           "read_box", "read_element", "read_selection"]
 
 
 
@@ -176,6 +176,17 @@ def read_element(prep, selection):
     return prep.engine.read_element(selection, prep.shape, prep.dtype, *target)
 
 
+def read_box(prep, selection):
+    """A small box ``a[slices and ints]`` whose first entry is a slice (W4's block read),
+    by the engine's lean read from the array's directory; None for anything it does not
+    take (the general path then reads it: a large box, a step, a missing target...)."""
+    target = prep.box_target
+    if target is None:
+        return None
+    return prep.engine.read_small(selection, prep.shape, prep.dtype, *target,
+                                  nthreads=config.get("threads"))
+
+
 def read_selection(prep, selection, out=None):
     """``prep[selection]`` as numpy returns it (a scalar for an all-integer index)."""
     engine = prep.engine
@@ -192,14 +203,10 @@ def read_selection(prep, selection, out=None):
                 value = _read_point(prep, engine, idx)
                 if value is not None:
                     return value
-        if prep.order == "C":
-            # a small box (ints and step-1 slices) from a directory: planned natively
-            target = prep.native_target()
-            if target is not None:
-                value = engine.read_small(selection, prep.shape, prep.dtype, *target,
-                                          nthreads=config.get("threads"))
-                if value is not None:
-                    return value
+        # a small box (ints and step-1 slices) from a directory: planned natively
+        value = read_box(prep, selection)
+        if value is not None:
+            return value
     sel = normalize_basic_selection(selection, prep.shape)
     dtype = prep.dtype
     if out is None:

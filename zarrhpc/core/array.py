@@ -30,7 +30,7 @@ from zarrhpc.codecs.native import engine_for
 from zarrhpc.core._info import array_info, dtype_text, node_url
 from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._prepared import Prepared
-from zarrhpc.core._read import check_out, read_element, read_selection
+from zarrhpc.core._read import check_out, read_box, read_element, read_selection
 from zarrhpc.core._resize import append_data, resize_array
 from zarrhpc.core._select import (
     read_mask,
@@ -389,9 +389,19 @@ class Array(ArrayApiMixin, Node):
         self._set_raw(kind, selection, value)
 
     def __getitem__(self, selection):
-        if (type(selection) is tuple and selection and type(selection[0]) is int) or (
-                type(selection) is int):
-            value = read_element(self._prep, selection)  # zarr-python's 0-d ndarray
+        # the shortest paths first: one element (zarr-python's 0-d ndarray), a small box
+        if type(selection) is tuple and selection:
+            first = type(selection[0])
+            if first is int:
+                value = read_element(self._prep, selection)
+                if value is not None:
+                    return value
+            elif first is slice:
+                value = read_box(self._prep, selection)
+                if value is not None:
+                    return value  # (ndim > 0: zarr-python's type already)
+        elif type(selection) is int:
+            value = read_element(self._prep, selection)
             if value is not None:
                 return value
         if _is_plain_basic(selection):
