@@ -417,19 +417,12 @@ cdef class Engine(_EngineBase):
         Python codecs must decode or any failure; the general path then reads it or
         raises the right error.
         """
-        cdef int nd = self.ndim, d
-        cdef int64_t c_npieces[64]
-        cdef int64_t c_off[64]
+        cdef int nd = self.ndim, d, rc
         cdef int64_t c_chunk[64]
         cdef int64_t c_first[64]
-        cdef int64_t c_count[64]
-        cdef int64_t c_out[64]
-        cdef int64_t c_step[64]
-        cdef int64_t c_strides[64]
         cdef int64_t i, n, cs
         cdef uint8_t status = 0
         cdef zh_job_t job
-        cdef int rc
         cdef const int64_t *cshape = _p(self.chunk_shape)
         if type(selection) is not tuple:
             selection = (selection,)
@@ -446,14 +439,8 @@ cdef class Engine(_EngineBase):
             if i < 0 or i >= n:
                 return None
             cs = cshape[d]
-            c_npieces[d] = 1
-            c_off[d] = d
             c_chunk[d] = i // cs
             c_first[d] = i - c_chunk[d] * cs
-            c_count[d] = 1
-            c_out[d] = 0
-            c_step[d] = 1
-            c_strides[d] = 0
         cdef cnp.ndarray out
         # PyArray_EMPTY knows the type number only (see read_small)
         if (not isinstance(dtype, np.dtype) or dtype.kind not in "biufc"
@@ -463,21 +450,6 @@ cdef class Engine(_EngineBase):
             out = cnp.PyArray_EMPTY(0, NULL, dtype.num, 0)
         if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
             return None
-        self._fill_common(&job)
-        job.npieces = c_npieces
-        job.piece_off = c_off
-        job.p_chunk = c_chunk
-        job.p_first = c_first
-        job.p_count = c_count
-        job.p_out = c_out
-        job.step = c_step
-        job.buf = <char *> cnp.PyArray_DATA(out)
-        job.buf_strides = c_strides
-        job.partial_ok = 1
-        job.direct_ok = 0
-        job.task_status = &status
-        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
-        with nogil:
-            rc = zh_read_run(&job, 1)
-        del keep
+        rc = self._read_one(&job, out, c_chunk, c_first, &status, path_prefix, root_len,
+                            key_kind, sep, None)
         return out if rc == 0 and job.err_code == 0 and status == ZH_TASK_DONE else None
