@@ -1,4 +1,5 @@
-/* zarrhpc's own writer of c-blosc1 chunks for lz4 and lz4hc.  See zh_blosc1.h.
+/* zarrhpc's own writer of c-blosc1 chunks for lz4 and lz4hc, and a reader of a byte
+ * range of such chunks (non-split lz4 blocks).  See zh_blosc1.h.
  *
  * Why: c-blosc1 (numcodecs) splits each block into `typesize` streams for lz4 and
  * refuses split blocks under 64 KiB, and only a process-wide switch (which would change
@@ -25,6 +26,7 @@
 #include "zh_blosc1.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,7 @@ int LZ4_sizeofState(void);
 int LZ4_compress_HC_extStateHC(void *state, const char *src, char *dst, int srcSize,
                                int dstCapacity, int compressionLevel);
 int LZ4_sizeofStateHC(void);
+int LZ4_decompress_safe(const char *src, char *dst, int compressedSize, int dstCapacity);
 int32_t blosc2_shuffle(int32_t typesize, int32_t blocksize, const void *src, void *dest);
 int32_t blosc2_bitshuffle(int32_t typesize, int32_t blocksize, const void *src, void *dest);
 
@@ -177,4 +180,105 @@ int64_t zh_blosc1_encode(const char *cname, int clevel, int shuffle, int typesiz
     if (pos >= limit) return store_memcpyed(d, src, n);
     put_le32(d + 12, (uint32_t)pos);
     return (int64_t)pos;
+}
+
+/* ---------------------------------------------------------------- reading a range */
+
+static int64_t get_le32(const unsigned char *p) {
+    return (int64_t)((uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+                     ((uint32_t)p[3] << 24));
+}
+
+/* Un-shuffle elements [ea, eb) of a byte-shuffled block of P elements of ts bytes into
+ * out (element ea first): byte j of element e lies at blk[j * P + e]. */
+static void gather_unshuffle(char *out, const char *blk, int64_t P, int ts, int64_t ea,
+                             int64_t eb) {
+    if (ts == 4) {
+        const char *b0 = blk + ea, *b1 = b0 + P, *b2 = b1 + P, *b3 = b2 + P;
+        for (int64_t e = 0; e < eb - ea; e++) {
+            out[4 * e] = b0[e];
+            out[4 * e + 1] = b1[e];
+            out[4 * e + 2] = b2[e];
+            out[4 * e + 3] = b3[e];
+        }
+        return;
+    }
+    if (ts == 8) {
+        for (int64_t e = ea; e < eb; e++) {
+            char *o = out + 8 * (e - ea);
+            for (int j = 0; j < 8; j++) o[j] = blk[j * P + e];
+        }
+        return;
+    }
+    for (int64_t e = ea; e < eb; e++)
+        for (int j = 0; j < ts; j++) out[(e - ea) * ts + j] = blk[j * P + e];
+}
+
+int zh_blosc1_decode_range(const char *src, size_t n, int64_t expect, int64_t lo, int64_t hi,
+                           char *dst, char *tmp, int64_t tmp_cap) {
+    const unsigned char *h = (const unsigned char *)src;
+    if (n < HEADER || n > (size_t)INT32_MAX || lo < 0 || hi > expect || lo >= hi) return 1;
+    int flags = h[2], ts = h[3];
+    int64_t nbytes = get_le32(h + 4), bs = get_le32(h + 8), cbytes = get_le32(h + 12);
+    /* only the form zh_blosc1_encode writes: lz4 (lz4hc writes the same), one stream
+     * per block (the don't-split flag, or one-byte elements), byte shuffle or none */
+    if (h[0] == 0 || h[0] > 4 || (flags >> 5) != LZ4_FORMAT ||
+        (flags & (F_MEMCPYED | F_BITSHUFFLE | 0x08)) != 0 ||
+        (!(flags & F_DONT_SPLIT) && ts != 1))
+        return 1;
+    if (ts < 1 || nbytes != expect || nbytes % ts != 0 || bs <= 0 || bs % ts != 0 ||
+        bs > tmp_cap || cbytes < HEADER || cbytes > (int64_t)n)
+        return 1;
+    int64_t nblocks = (nbytes + bs - 1) / bs;
+    int64_t table_end = HEADER + 4 * nblocks;
+    if (table_end > cbytes) return -1;
+    int shuffled = (flags & F_SHUFFLE) && ts > 1;
+    for (int64_t k = lo / bs; k <= (hi - 1) / bs; k++) {
+        int64_t first = k * bs;
+        int64_t bsz = nbytes - first < bs ? nbytes - first : bs;
+        int64_t off = get_le32(h + HEADER + 4 * k);
+        if (off < table_end || off + 4 > cbytes) return -1;
+        int64_t cs = (int32_t)get_le32(h + off); /* signed: blosc2's special runs are < 0 */
+        if (cs <= 0 || cs > cbytes - off - 4) return -1;
+        const char *blk = src + off + 4;
+        if (cs != bsz) { /* a stored block (cs == bsz) is its bytes as they are */
+            /* the whole block: a truncated or damaged stream fails as it does in blosc */
+            if (LZ4_decompress_safe(blk, tmp, (int)cs, (int)bsz) != bsz) return -1;
+            blk = tmp;
+        }
+        int64_t a = (lo > first ? lo : first) - first;
+        int64_t b = (hi < first + bsz ? hi : first + bsz) - first;
+        if (!shuffled) {
+            memcpy(dst + first + a, blk + a, (size_t)(b - a));
+        } else {
+            int64_t ea = a / ts, eb = (b + ts - 1) / ts;
+            gather_unshuffle(dst + first + ea * ts, blk, bsz / ts, ts, ea, eb);
+        }
+    }
+    return 0;
+}
+
+int zh_blosc1_runs(const char *src, size_t n, int64_t lo, int64_t hi, const uint8_t *keep,
+                   char *err, size_t errlen) {
+    const unsigned char *h = (const unsigned char *)src;
+    if (n < HEADER) return 0;
+    int flags = h[2], ts = h[3];
+    if ((flags & 0x05) == 0x05 || (flags & F_MEMCPYED) || (!(flags & F_DONT_SPLIT) && ts != 1))
+        return 0; /* blosc2's own format (runs are valid there), or not one stream a block */
+    int64_t nbytes = get_le32(h + 4), bs = get_le32(h + 8), cbytes = get_le32(h + 12);
+    if (nbytes <= 0 || bs <= 0 || cbytes > (int64_t)n || lo < 0 || hi > nbytes || lo >= hi)
+        return 0;
+    int64_t nblocks = (nbytes + bs - 1) / bs, table_end = HEADER + 4 * nblocks;
+    if (table_end > cbytes) return 0;
+    for (int64_t k = lo / bs; k <= (hi - 1) / bs; k++) {
+        if (keep && !keep[k]) continue;
+        int64_t off = get_le32(h + HEADER + 4 * k);
+        if (off < table_end || off + 4 > cbytes) continue; /* blosc refuses it itself */
+        if ((int32_t)get_le32(h + off) < 0) {
+            snprintf(err, errlen, "blosc: block %lld: a stream of negative size (c-blosc2's "
+                     "run of one value, not in c-blosc1 chunks)", (long long)k);
+            return 1;
+        }
+    }
+    return 0;
 }

@@ -19,4 +19,25 @@ int zh_blosc1_handles(const char *cname, int clevel);
 int64_t zh_blosc1_encode(const char *cname, int clevel, int shuffle, int typesize,
                          int64_t block_bytes, const void *src, size_t n, void *dst, size_t cap);
 
+/* Decode bytes [lo, hi) of the c-blosc1 chunk src[0:n] (decoded size `expect`) into
+ * dst + lo, when the chunk has the form zh_blosc1_encode writes (lz4, one stream per
+ * block, byte shuffle or none): each block holding them is decompressed whole into tmp
+ * (tmp_cap bytes, at least the block size) and only the wanted elements are un-shuffled
+ * into place (whole elements: bytes of dst around the range may be written too, with
+ * their decoded values).  No block is read past the header's compressed size (callers
+ * of sparse reads set it to the end of what they read).  Returns 0 when done, 1 when
+ * the chunk is not of that form and -1 when it is damaged: in both cases nothing is
+ * promised about dst and the caller decodes the range the general way (which names the
+ * error). */
+int zh_blosc1_decode_range(const char *src, size_t n, int64_t expect, int64_t lo, int64_t hi,
+                           char *dst, char *tmp, int64_t tmp_cap);
+
+/* 1 (message in err) when a c-blosc1 chunk (16-byte header) of one stream per block has a
+ * block holding decoded bytes [lo, hi) (and kept: keep[k], when keep is not NULL) whose
+ * stream size is negative.  c-blosc2 reads such a block as a run of one byte value (its
+ * own format's form) where c-blosc1 refuses the chunk: a damaged c-blosc1 chunk read as
+ * other values.  0 otherwise (other damage is blosc's to find). */
+int zh_blosc1_runs(const char *src, size_t n, int64_t lo, int64_t hi, const uint8_t *keep,
+                   char *err, size_t errlen);
+
 #endif

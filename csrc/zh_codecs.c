@@ -108,7 +108,6 @@ char *zh_scratch(zh_wctx *w, int which, size_t n) {
     return w->buf[which];
 }
 
-
 /* The calling thread's blosc decoder context.  A context that failed, or that decoded a
  * chunk in the blosc2 (extended header) format, keeps state that makes later c-blosc1
  * chunks decode to wrong bytes without an error (seen with c-blosc2 2.x), so such a
@@ -509,6 +508,7 @@ int zh_decode_bytes(zh_wctx *w, const zh_bb *steps, int nsteps, const char *src,
             if (expect > 0) {
                 int fit = blosc_decode_fit(cur);
                 if (fit == BLOSC_FIT_C1) return ZH_FALLBACK; /* the Python codec's */
+                if (zh_blosc1_runs(cur, n, 0, expect, NULL, err, errlen)) return ZH_ERR_CORRUPT;
                 blosc2_context *bd = blosc_dctx(w);
                 if (!bd) return ZH_ERR_NOMEM;
                 int r = blosc2_decompress_ctx(bd, cur, (int32_t)n, dst, (int32_t)expect);
@@ -609,6 +609,7 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
     if ((flags & 0x05) == 0x05 || (flags & 0x08)) return ZH_FALLBACK;
     int fit = blosc_decode_fit(src);
     if (fit == BLOSC_FIT_C1) return ZH_FALLBACK; /* the whole-chunk decode hands it on */
+    if (zh_blosc1_runs(src, n, lo, hi, NULL, err, errlen)) return ZH_ERR_CORRUPT;
     int64_t start = lo / ts, end = (hi + ts - 1) / ts;
     char *dst = zh_scratch(w, 1, (size_t)((end - start) * ts));
     if (!dst) return ZH_ERR_NOMEM;
@@ -660,6 +661,7 @@ int zh_blosc_blocks(zh_wctx *w, const char *src, size_t n, int64_t expect,
     if (ts <= 0 || block <= 0 || block % ts != 0 || (nbytes + (int64_t)block - 1) / block != nblocks)
         return ZH_FALLBACK;
     if (blosc_decode_fit(src) == BLOSC_FIT_C1) return ZH_FALLBACK;
+    if (zh_blosc1_runs(src, n, 0, expect, keep, err, errlen)) return ZH_ERR_CORRUPT;
     /* (c-blosc2 takes the mask as bool: true = skip this block) */
     bool *skip = (bool *)malloc((size_t)nblocks * sizeof(bool));
     if (!skip) return ZH_ERR_NOMEM;

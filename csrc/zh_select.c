@@ -1,6 +1,7 @@
 /* Point and orthogonal reads of the native engine.  See zh_select.h. */
 #define _GNU_SOURCE
 #include "zh_select.h"
+#include "zh_blosc1.h"
 #include "zh_job.h"
 
 #include <errno.h>
@@ -376,11 +377,18 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
             rv = VIEW_FAILED;
             goto done;
         }
+        /* our own writer's form decodes here (zh_blosc1.h: no blosc context, only the
+         * wanted elements un-shuffled, straight into dst); any other goes to c-blosc2.
+         * Scratch 2: zh_blosc_range's buffer (1) may move when it grows. */
+        char *tmp = zh_scratch(w, 2, (size_t)bs);
         for (int64_t i = 0; i < nr; i++) {
             const char *b;
             /* this range's blocks decode from the bytes read around them and nothing else
              * (src is our scratch buffer when ends is set) */
             if (ends && ends[i] > 0) zh_blosc_set_cbytes((char *)src, ends[i]);
+            if (tmp && zh_blosc1_decode_range(src, (size_t)n, dsize, rg[i].lo, rg[i].hi, dst,
+                                              tmp, bs) == 0)
+                continue;
             int rc = zh_blosc_range(w, src, (size_t)n, dsize, rg[i].lo, rg[i].hi, &b, msg,
                                     sizeof(msg));
             if (rc == ZH_ERR_NOMEM) {

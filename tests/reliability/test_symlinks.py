@@ -36,6 +36,24 @@ def test_link_to_a_file_outside_is_refused(tmp_path, outside):
     assert bytes(store.get("a/x")) == b"1"
 
 
+def test_link_at_the_root_to_a_file_outside_is_refused(tmp_path, outside):
+    """Keys in the root's own directory skip the directory check (the root is inside by
+    definition): the key's last part must still never be followed out."""
+    root = tmp_path / "store"
+    store = LocalStore(root)
+    store.set("x", b"1")
+    os.symlink(outside / "secret", root / "link")
+    with pytest.raises(StoreError, match="symbolic link"):
+        store.get("link")
+    with pytest.raises(StoreError, match="symbolic link"):
+        store.get_partial_values([("link", 0, 4)])
+    with pytest.raises(StoreError, match="symbolic link"):
+        store.exists("link")
+    store.set("link", b"new")  # replaces the link, never writes through it
+    assert (outside / "secret").read_bytes() == b"top secret" * 1000
+    assert bytes(store.get("link")) == b"new"
+
+
 def test_link_to_a_directory_outside_is_refused(tmp_path, outside):
     root = tmp_path / "store"
     store = LocalStore(root)

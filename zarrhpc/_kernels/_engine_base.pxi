@@ -272,39 +272,50 @@ cdef class _EngineBase:
         sources and return value as :meth:`read` (``source``: that chunk's bytes or None).
         """
         cdef int d, nd = self.ndim
-        cdef int64_t c_npieces[64]
-        cdef int64_t c_off[64]
         cdef int64_t c_chunk[64]
         cdef int64_t c_first[64]
-        cdef int64_t c_count[64]
-        cdef int64_t c_out[64]
-        cdef int64_t c_step[64]
-        cdef int64_t c_strides[64]
         cdef uint8_t status = 0
         cdef zh_job_t job
-        cdef bytes prefix_b
-        cdef Py_buffer view
-        cdef const char *ptr = NULL
-        cdef int64_t length = 0
-        cdef int rc
         if nd > 64 or len(coords) != nd or len(within) != nd:
             raise ValueError("engine: read_point: coords and within need one entry per dimension")
         if cnp.PyArray_NDIM(out) != 0 or not cnp.PyArray_ISWRITEABLE(out):
             raise ValueError("engine: read_point: out must be a writable 0-d array")
         for d in range(nd):
-            c_npieces[d] = 1
-            c_off[d] = d
             c_chunk[d] = coords[d]
             c_first[d] = within[d]
+        self._read_one(&job, out, c_chunk, c_first, &status, path_prefix, root_len, key_kind,
+                       sep, source)
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef int _read_one(self, zh_job_t *job, cnp.ndarray out, const int64_t *chunk,
+                       const int64_t *first, uint8_t *status, path_prefix, int64_t root_len,
+                       int key_kind, str sep, source) except -2:
+        """Run the one-task job reading element ``first`` of chunk ``chunk`` into the 0-d
+        ``out`` (from the directory at ``path_prefix``, else from ``source``, that chunk's
+        bytes or None): read_point's and read_element's shared part. Returns zh_read_run's
+        code; the outcome is in ``*status`` and ``job``."""
+        cdef int d, nd = self.ndim, rc
+        cdef int64_t c_npieces[64]
+        cdef int64_t c_off[64]
+        cdef int64_t c_count[64]
+        cdef int64_t c_out[64]
+        cdef int64_t c_step[64]
+        cdef int64_t c_strides[64]
+        cdef Py_buffer view
+        cdef const char *ptr = NULL
+        cdef int64_t length = 0
+        for d in range(nd):
+            c_npieces[d] = 1
+            c_off[d] = d
             c_count[d] = 1
             c_out[d] = 0
             c_step[d] = 1
             c_strides[d] = 0
-        self._fill_common(&job)
+        self._fill_common(job)
         job.npieces = c_npieces
         job.piece_off = c_off
-        job.p_chunk = c_chunk
-        job.p_first = c_first
+        job.p_chunk = chunk
+        job.p_first = first
         job.p_count = c_count
         job.p_out = c_out
         job.step = c_step
@@ -312,27 +323,28 @@ cdef class _EngineBase:
         job.buf_strides = c_strides
         job.partial_ok = 1
         job.direct_ok = 0
-        job.task_status = &status
+        job.task_status = status
         if path_prefix is not None:
-            target = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
+            target = self._store_target(job, path_prefix, root_len, key_kind, sep, None, 0)
             with nogil:
-                rc = zh_read_run(&job, 1)
-        else:
-            job.mem_ptr = &ptr
-            job.mem_len = &length
-            if source is None:
-                with nogil:
-                    rc = zh_read_run(&job, 1)
-            else:
-                PyObject_GetBuffer(source, &view, PyBUF_SIMPLE)
-                try:
-                    ptr = <const char *> view.buf if view.len else <const char *> ""
-                    length = view.len
-                    with nogil:
-                        rc = zh_read_run(&job, 1)
-                finally:
-                    PyBuffer_Release(&view)
-        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+                rc = zh_read_run(job, 1)
+            del target
+            return rc
+        job.mem_ptr = &ptr
+        job.mem_len = &length
+        if source is None:
+            with nogil:
+                rc = zh_read_run(job, 1)
+            return rc
+        PyObject_GetBuffer(source, &view, PyBUF_SIMPLE)
+        try:
+            ptr = <const char *> view.buf if view.len else <const char *> ""
+            length = view.len
+            with nogil:
+                rc = zh_read_run(job, 1)
+        finally:
+            PyBuffer_Release(&view)
+        return rc
 
     cdef object _store_target(self, zh_job_t *job, path_prefix, int64_t root_len,
                               int key_kind, str sep, sources, Py_ssize_t ntasks):

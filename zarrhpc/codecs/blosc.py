@@ -222,6 +222,9 @@ def _decode_fit(header: memoryview) -> str | None:
     if special or flags & 0x02 or nbytes <= 0 or bs <= 0:
         return "c2"
     block = min(bs, nbytes)  # c-blosc2 clamps the block to the chunk
+    if not extended and (flags & 0x10 or ts == 1) and _negative_stream(header, nbytes, bs):
+        return ("a block stream of negative size (c-blosc2's run of one value, not in "
+                "c-blosc1 chunks): the chunk is damaged")
     if not flags & 0x10 and not vlblocks and ts > 1 and block % ts:
         return (f"blocks of {block} bytes split into {ts} streams (typesize {ts}): no whole "
                 f"elements, the header is damaged")
@@ -232,6 +235,21 @@ def _decode_fit(header: memoryview) -> str | None:
     if any(b % ts and (b // ts) % 8 == 0 for b in (block, nbytes % block)):
         return "c1"
     return "c2"
+
+
+def _negative_stream(data: memoryview, nbytes: int, bs: int) -> bool:
+    """Whether a block of a one-stream-per-block c-blosc1 chunk starts with a negative
+    stream size: c-blosc2 decodes it as a run of one byte value (its own format's form),
+    c-blosc1 refuses it (csrc/zh_blosc1.c ``zh_blosc1_runs``, the engine's check)."""
+    nblocks = -(-nbytes // bs)
+    end = _HEADER + 4 * nblocks
+    if end > data.nbytes:
+        return False  # c-blosc2 refuses the chunk itself
+    starts = np.frombuffer(data[_HEADER:end], dtype="<u4").astype(np.int64)
+    starts = starts[(starts >= end) & (starts + 4 <= data.nbytes)]
+    raw = np.frombuffer(data, dtype=np.uint8)
+    sizes = raw[starts[:, None] + np.arange(4)].copy().view("<i4")
+    return bool((sizes < 0).any())
 
 
 def _c2_into(data: memoryview, out: np.ndarray) -> None:

@@ -57,6 +57,12 @@ class Prepared:
         object.__setattr__(self, "chunks", chunks)
         object.__setattr__(self, "byte_kernels", byte_kernels_ok(self.dtype))
         object.__setattr__(self, "_target", self._native_target())
+        # a[i, j, ...] read by the engine from the directory in one call (core/_read.py)
+        object.__setattr__(self, "element_target", self._target if (
+            self.engine is not None and self.sharding is None) else None)
+        # a[slices...] of a C-order array: the engine's lean small read (core/_read.py)
+        object.__setattr__(self, "box_target",
+                           self.element_target if self.order == "C" else None)
         object.__setattr__(self, "shard_keys", {})
 
     # set in __post_init__:
@@ -65,6 +71,10 @@ class Prepared:
     #: elements are plain bytes: kernels may copy and fill them
     byte_kernels: bool = field(init=False)
     _target: object = field(init=False, repr=False)
+    #: native_target() when single elements take the engine's shortest path, else None
+    element_target: object = field(init=False, repr=False)
+    #: element_target for a C-order array (small boxes take the lean read), else None
+    box_target: object = field(init=False, repr=False)
     #: shard coords -> store key, for point reads of sharded arrays (core/_shard.py)
     shard_keys: dict = field(init=False, repr=False)
 

@@ -30,7 +30,7 @@ from zarrhpc.indexing import (
 )
 
 __all__ = ["check_out", "decode_chunk_into", "engine_error", "native_target", "raise_engine_error",
-           "read_selection"]
+           "read_box", "read_element", "read_selection"]
 
 
 
@@ -153,22 +153,39 @@ def _read_python(prep, sel, full: np.ndarray) -> None:
 
 
 def _read_point(prep, engine, idx):
-    """One element: the shortest path (one task, no plan)."""
+    """One element of a store the engine does not open itself: the chunk's bytes handed
+    over, one task, no plan (from a directory: `read_element`)."""
     chunks = prep.chunks
     coords = [i // c for i, c in zip(idx, chunks)]
     within = [i - k * c for i, k, c in zip(idx, coords, chunks)]
     out = np.empty((), dtype=prep.dtype)
-    target = native_target(prep)
-    if target is not None:
-        prefix, root_len, kind, sep = target
-        status, _, code, _msg = engine.read_point(out, coords, within, prefix, root_len, kind, sep)
-    else:
-        key = prep.chunk_key(coords)
-        status, _, code, _msg = engine.read_point(out, coords, within,
-                                                  source=prep.store.get(key))
+    status, _, code, _msg = engine.read_point(out, coords, within,
+                                              source=prep.store.get(prep.chunk_key(coords)))
     if code or status == FALLBACK:
         return None  # the general path decodes in Python or raises the error
     return out[()]
+
+
+def read_element(prep, selection):
+    """``a[i, j, ...]`` (an int per dimension) as zarr-python returns it, a 0-d ndarray,
+    by one engine call on the array's directory; None when the caller must take the
+    general path (another selection, a store the engine does not open, a sharded array,
+    an index out of range, a chunk for the Python codecs, any error)."""
+    target = prep.element_target
+    if target is None:
+        return None
+    return prep.engine.read_element(selection, prep.shape, prep.dtype, *target)
+
+
+def read_box(prep, selection):
+    """A small box ``a[slices and ints]`` whose first entry is a slice (W4's block read),
+    by the engine's lean read from the array's directory; None for anything it does not
+    take (the general path then reads it: a large box, a step, a missing target...)."""
+    target = prep.box_target
+    if target is None:
+        return None
+    return prep.engine.read_small(selection, prep.shape, prep.dtype, *target,
+                                  nthreads=config.get("threads"))
 
 
 def read_selection(prep, selection, out=None):
@@ -179,17 +196,18 @@ def read_selection(prep, selection, out=None):
         boxy = type(selection) is tuple and selection and type(selection[0]) is slice
         idx = point_index(selection, prep.shape) if prep.shape and not boxy else None
         if idx is not None:
-            value = _read_point(prep, engine, idx)
-            if value is not None:
-                return value
-        if prep.order == "C":
-            # a small box (ints and step-1 slices) from a directory: planned natively
-            target = prep.native_target()
-            if target is not None:
-                value = engine.read_small(selection, prep.shape, prep.dtype, *target,
-                                          nthreads=config.get("threads"))
+            if prep.element_target is not None:
+                value = read_element(prep, idx)
+                if value is not None:
+                    return value[()]
+            else:
+                value = _read_point(prep, engine, idx)
                 if value is not None:
                     return value
+        # a small box (ints and step-1 slices) from a directory: planned natively
+        value = read_box(prep, selection)
+        if value is not None:
+            return value
     sel = normalize_basic_selection(selection, prep.shape)
     dtype = prep.dtype
     if out is None:
