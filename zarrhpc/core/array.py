@@ -162,6 +162,9 @@ class Array(ArrayApiMixin, Node):
             grid=grid, sharding=sharding, write_empty_chunks=self._write_empty_chunks,
             order=self._order)
         self._swapped = _other_order(self._stored_dtype())
+        # a[int...] / a[slices...] straight to the engine: not when results are converted
+        # after the read (stored byte order shown, zarrs' optional type as masked arrays)
+        self._lean = self._swapped is None and not _is_optional(md.data_type)
 
     def _evolve(self, **changes) -> None:
         self._prep = replace(self._prep, **changes)
@@ -308,8 +311,9 @@ class Array(ArrayApiMixin, Node):
         engine is converted (a copy), into ``out`` when given (never read into directly:
         the engine writes machine-order bytes)."""
         result = read(None)
-        if out is None:  # (a point read may be a numpy scalar: machine order always)
-            return np.asarray(result).astype(self._swapped)
+        if out is None:  # a numpy scalar stays one (numpy scalars are in machine order)
+            converted = np.asarray(result).astype(self._swapped)
+            return converted if isinstance(result, np.ndarray) else converted[()]
         check_out(out, np.shape(result), self._swapped)[...] = result
         return out
 
@@ -448,7 +452,9 @@ class Array(ArrayApiMixin, Node):
 
     def __getitem__(self, selection):
         # the shortest paths first: one element (zarr-python's 0-d ndarray), a small box
-        if type(selection) is tuple and selection:
+        if not self._lean:
+            pass
+        elif type(selection) is tuple and selection:
             first = type(selection[0])
             if first is int:
                 value = read_element(self._prep, selection)
@@ -510,9 +516,9 @@ class Array(ArrayApiMixin, Node):
             return result[()] if basic else result
         if basic:
             return result
-        if isinstance(result, _NUMERIC_SCALARS):
+        if isinstance(result, _NUMERIC_SCALARS) and self._swapped is None:
             return result.__array__()  # a 0-d array of the scalar's own dtype
-        shown = np.empty((), dtype=self._prep.dtype)  # strings keep their length
+        shown = np.empty((), dtype=self.dtype)  # strings keep their length; stored order
         shown[()] = result
         return shown
 
