@@ -128,8 +128,9 @@ def read_stable(fd: int, key: str, large: int, offset: int = 0,
     there yet. The file's size and change times are compared before and after; a read
     that overlapped a change is tried again (three times), then refused with a
     `StoreError` naming the key. ``writes``, when given, is a callable counting this
-    process's own appends to the file (a `ZipStore` archive): a change made by those
-    only needs the bytes read to still be in the file.
+    process's own appends to the file (a `ZipStore` archive), None while one is being
+    written: a change those may have made only needs the bytes read to still be in the
+    file (appends never touch bytes already there).
     """
     for _ in range(3):
         mark = writes() if writes else None
@@ -140,8 +141,12 @@ def read_stable(fd: int, key: str, large: int, offset: int = 0,
         else:
             data = _read_small(fd, n, key, offset)
         after = _stamp(os.fstat(fd))
-        if after == before or (writes and writes() != mark and after[0] >= offset + n):
+        if after == before:
             return data
+        if writes and after[0] >= offset + n:
+            now = writes()
+            if now is None or mark is None or now != mark:  # our own appends, maybe
+                return data
     raise StoreError(f"{key!r}: the file keeps changing while being read: rewritten in "
                      f"place by another program?")
 

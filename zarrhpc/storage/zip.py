@@ -156,6 +156,7 @@ class _Archive:
         self.recovered = False  # opened from the last complete directory of a torn file
         self.last_dir = 0  # bytes of the directory and end records at self.end, if any
         self.writes = 0  # appends begun here (reads tell them from foreign changes)
+        self.appending = 0  # entries being written now (their bytes still arriving)
         flags = {"r": os.O_RDONLY, "a": os.O_RDWR | os.O_CREAT,
                  "w": os.O_RDWR | os.O_CREAT | os.O_TRUNC,
                  "x": os.O_RDWR | os.O_CREAT | os.O_EXCL}[mode]
@@ -243,7 +244,7 @@ class _Archive:
         n = entry.compressed_size
         try:
             return _local.read_stable(self.fd, entry.name, _LARGE, start, n,
-                                      lambda: self.writes)
+                                      lambda: None if self.appending else self.writes)
         except OSError as exc:
             raise _os_error(f"{self.path}: entry {entry.name!r}: cannot read", exc) from exc
 
@@ -275,6 +276,7 @@ class _Archive:
             entry.offset = self.end
             self.end += total
             self.writes += 1
+            self.appending += 1
             self.dead += self.last_dir  # the directory before it is left behind, unused
             self.last_dir = 0
         entry.data_start = entry.offset + len(header)
@@ -282,11 +284,13 @@ class _Archive:
             _pwrite_all(self.fd, [header, data], entry.offset)
         except BaseException as exc:
             with self.lock:
+                self.appending -= 1
                 self.dead += total  # reserved, never published: the old value stays
             if isinstance(exc, OSError):
                 raise _os_error(f"{self.path}: entry {key!r}: cannot write", exc) from exc
             raise
         with self.lock:
+            self.appending -= 1
             old = self.entries.get(key)
             if old is not None:
                 self.dead += old.span()
