@@ -87,3 +87,23 @@ def test_allowed_exceptions_read_as_missing():
         strict.get("odd")
     lenient = FsspecStore(fs, path=root, allowed_exceptions=(FileNotFoundError, LookupError))
     assert lenient.get("odd") is None
+
+
+def test_from_url_takes_a_local_path_as_zarr_python(tmp_path):
+    """``FsspecStore.from_url(pathlib.Path)`` (dask's sharding tests call it so): fsspec's
+    local file system at that directory, in the files zarr-python's store writes. As
+    zarr-python's, it makes no directories (fsspec's auto_mkdir is off): the root exists
+    and the keys are flat here (v2 keys)."""
+    import numpy as np
+
+    import zarrhpc
+
+    zarr = pytest.importorskip("zarr")
+    (tmp_path / "ours").mkdir()
+    ours = FsspecStore.from_url(tmp_path / "ours")
+    assert ours.url == (tmp_path / "ours").as_uri()
+    a = zarrhpc.create_array(ours, shape=(6,), chunks=(4,), dtype="i4", zarr_format=2)
+    a[...] = np.arange(6)
+    assert (tmp_path / "ours" / ".zarray").is_file() and (tmp_path / "ours" / "1").is_file()
+    theirs = zarr.storage.FsspecStore.from_url(str(tmp_path / "ours"), read_only=True)
+    np.testing.assert_array_equal(zarr.open_array(theirs, mode="r")[...], np.arange(6))

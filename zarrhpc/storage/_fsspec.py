@@ -25,6 +25,7 @@ HTTP(S) through fsspec is read-only.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 import urllib.parse
@@ -142,8 +143,8 @@ class FsspecStore(RemoteStore):
 
         Parameters
         ----------
-        url : str
-            Any URL fsspec understands.
+        url : str or os.PathLike
+            Any URL fsspec understands, or a local path.
         storage_options : dict, optional
             Passed to fsspec (zarrhpc's store settings may be given here too).
         read_only : bool, default False
@@ -153,6 +154,10 @@ class FsspecStore(RemoteStore):
         -------
         FsspecStore
         """
+        if isinstance(url, os.PathLike):  # a local pathlib.Path, as fsspec.url_to_fs takes
+            url = os.fspath(url)
+        if "://" not in url and "::" not in url:  # a local path: fsspec's local file system
+            url = "file://" + os.path.abspath(url)
         options = dict(storage_options or {})
         given = {name: options.pop(name) for name in SETTINGS if name in options}
         return cls(url, read_only, allowed_exceptions=allowed_exceptions,
