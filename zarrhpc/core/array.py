@@ -452,20 +452,14 @@ class Array(ArrayApiMixin, Node):
 
     def __getitem__(self, selection):
         # the shortest paths first: one element (zarr-python's 0-d ndarray), a small box
-        if not self._lean:
-            pass
-        elif type(selection) is tuple and selection:
-            first = type(selection[0])
+        if self._lean:
+            boxed = type(selection) is tuple and selection
+            first = type(selection[0]) if boxed else type(selection)
+            value = None
             if first is int:
                 value = read_element(self._prep, selection)
-                if value is not None:
-                    return value
-            elif first is slice:
-                value = read_box(self._prep, selection)
-                if value is not None:
-                    return value  # (ndim > 0: zarr-python's type already)
-        elif type(selection) is int:
-            value = read_element(self._prep, selection)
+            elif first is slice and boxed:
+                value = read_box(self._prep, selection)  # (ndim > 0: zarr-python's type)
             if value is not None:
                 return value
         if _is_plain_basic(selection):
