@@ -26,7 +26,6 @@ HTTP(S) through fsspec is read-only.
 from __future__ import annotations
 
 import os
-import random
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
@@ -39,6 +38,7 @@ from zarrhpc.storage._remotebase import (
     ObjectChanged,
     RemoteStore,
     _RemoteReader,
+    backoff,
 )
 from zarrhpc.storage.abc import RangeReader
 
@@ -205,8 +205,7 @@ class FsspecStore(RemoteStore):
 
     def _call(self, action: str, key: str, fn: Callable[[], Any]) -> Any:
         """``fn()``, retrying transient errors for up to ``retry_timeout`` seconds."""
-        deadline = time.monotonic() + self.settings["retry_timeout"]
-        delay = 0.05
+        pauses = backoff(self.settings["retry_timeout"])
         while True:
             try:
                 return fn()
@@ -215,12 +214,12 @@ class FsspecStore(RemoteStore):
             except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
                 raise FileNotFoundError(str(exc)) from None
             except Exception as exc:
-                if not is_transient(exc) or time.monotonic() + delay > deadline:
+                pause = next(pauses, None) if is_transient(exc) else None
+                if pause is None:
                     cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
                     raise cls(f"{self.url_of(key)}: {action} failed: "
                               f"{type(exc).__name__}: {exc}") from None
-                time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 5.0)
+                time.sleep(pause)
 
     # -- primitives --------------------------------------------------------------------
 

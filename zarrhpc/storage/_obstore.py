@@ -31,7 +31,6 @@ import datetime
 import ipaddress
 import json
 import os
-import random
 import threading
 import time
 import urllib.parse
@@ -40,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
-from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore
+from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore, backoff
 
 __all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "OptionsNotUnderstood", "is_loopback",
            "translate_options"]
@@ -331,8 +330,7 @@ class ObstoreStore(RemoteStore):
             url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
-        deadline = time.monotonic() + self.settings["retry_timeout"]
-        delay = 0.05
+        pauses = backoff(self.settings["retry_timeout"])
         while True:
             try:
                 with urllib.request.urlopen(urllib.request.Request(url, method="DELETE"),
@@ -346,10 +344,10 @@ class ObstoreStore(RemoteStore):
                 transient = exc.code >= 500 and exc.code != 501
             except OSError as exc:  # refused, reset, timed out
                 failure, transient = exc, True
-            if not transient or time.monotonic() + delay > deadline:
+            pause = next(pauses, None) if transient else None
+            if pause is None:
                 raise self._error("DELETE", key, failure)
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 5.0)
+            time.sleep(pause)
 
     def _require_listing(self, prefix: str) -> None:
         if self.kind == "http":

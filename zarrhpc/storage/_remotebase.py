@@ -75,6 +75,7 @@ from __future__ import annotations
 import copy
 import os
 import queue
+import random
 import threading
 import time
 import weakref
@@ -87,7 +88,21 @@ from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage._ranges import coalesce, split
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
-__all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "store_settings"]
+__all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "backoff", "store_settings"]
+
+def backoff(retry_timeout: float) -> Iterator[float]:
+    """The pauses between tries of a call that failed transiently: jittered, doubling from
+    50 ms to 5 s; it ends once the next pause would pass ``retry_timeout`` seconds from
+    now (the first try), so the caller then raises."""
+    deadline = time.monotonic() + retry_timeout
+
+    def pauses() -> Iterator[float]:
+        delay = 0.05
+        while time.monotonic() + delay <= deadline:
+            yield delay * (0.5 + random.random())
+            delay = min(delay * 2, 5.0)
+    return pauses()
+
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
