@@ -244,9 +244,30 @@ def _normalize_chunks(chunks, shape: tuple[int, ...], itemsize: int) -> tuple[in
     return tuple(out)
 
 
+class _Absent:
+    """`ABSENT`'s type: a true value (the node is created whatever the check), its repr
+    names it."""
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+# ``overwrite=ABSENT`` (internal callers only): the caller has just listed the parent's
+# prefix and found nothing there, and created the parent group itself, so `_prepare_path`
+# neither reads the node's documents nor lists its prefix to erase it. xarray's
+# ``to_zarr(mode="w-")`` makes that one emptiness check (zarr-python's ``is_empty`` for
+# mode "w-") instead of one listing per new variable.
+ABSENT = _Absent()
+
+
 def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> None:
     """Make room for a new node at ``path`` and explicit groups at its ancestors (v2
-    requires a ``.zgroup`` at every ancestor; v3 writes them too).
+    requires a ``.zgroup`` at every ancestor; v3 writes them too). ``overwrite`` is
+    `ABSENT` when the caller knows the parent group exists and holds nothing at ``path``:
+    nothing is read, listed or erased.
 
     Round trips count on an object store, so the documents are read in batches
     (`_NodeDocs`): the ancestors' ``zarr.json`` and, unless ``overwrite``, all three
@@ -256,6 +277,8 @@ def _prepare_path(store, path: str, overwrite: bool, zarr_format: int = 3) -> No
     lists), after the ancestors were checked, so a refused create erases nothing. The
     missing ancestors' groups go up with one `Store.set_values`.
     """
+    if overwrite is ABSENT:
+        return
     parts = path.split("/") if path else []
     parents = ["/".join(parts[:i]) for i in range(len(parts))]
     docs = _NodeDocs(store, parents, [] if overwrite else [path])

@@ -88,10 +88,12 @@ def zarr_attrs(attrs) -> dict:
 
 
 def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
-                    write_empty_chunks, safe_chunks=True, align_chunks=False):
+                    write_empty_chunks, safe_chunks=True, align_chunks=False,
+                    overwrite=True):
     """Create the array of the encoded variable ``var`` in ``root`` (fill value, attributes,
     dimension names and encoding as xarray's zarr backend sets them); return ``(data,
-    array)``, the data rechunked onto the Zarr grid with ``align_chunks``."""
+    array)``, the data rechunked onto the Zarr grid with ``align_chunks``. ``overwrite``:
+    as ``create_array`` (``ABSENT`` when the caller found the group's prefix empty)."""
     attrs = dict(var.attrs)
     if mask_with_fill:
         fill_value = attrs.pop("_FillValue", None)
@@ -132,7 +134,7 @@ def create_variable(root, name, var, fmt, mask_with_fill, check_encoding,
         dtype = str
     arr = root.create_array(name, shape=var.shape, dtype=dtype, chunks=chunks,
                             fill_value=fill_value, attributes=attrs, config=config or None,
-                            overwrite=True, **enc)
+                            overwrite=overwrite, **enc)
     return var.data, arr
 
 

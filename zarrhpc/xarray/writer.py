@@ -35,6 +35,7 @@ from xarray.backends.writers import _validate_dataset_names
 from xarray.backends.zarr import _choose_default_mode, encode_zarr_variable
 
 import zarrhpc
+from zarrhpc.core._create_args import ABSENT
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
 from zarrhpc.xarray._foreign import as_zarrhpc_store
 from zarrhpc.xarray._incremental import write_incremental
@@ -137,12 +138,16 @@ def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
         from zarrhpc.core._nodes import resolve_store_path
 
         target, path = resolve_store_path(store, group, "w", storage_options)
+        # zarr-python's check for mode "w-" (nothing below the path): one listing; then
+        # no new variable needs a look-up or an erase of its own (``ABSENT``)
+        fresh = next(iter(target.list_prefix(f"{path}/" if path else "")), None) is None
         try:
             root = zarrhpc.create_group(target, path=path, zarr_format=zarr_format)
         except (ContainsArrayError, ContainsGroupError) as exc:
             raise type(exc)(f"to_zarr: a node already exists at {path or '/'!r} in "
                             f"{target!r} (mode='w-'; use mode='w' to replace it)") from exc
     else:
+        fresh = False
         root = zarrhpc.open_group(store, path=group, mode="w", zarr_format=zarr_format,
                                   storage_options=storage_options, use_consolidated=False)
     fmt = root.zarr_format
@@ -159,7 +164,7 @@ def _prepare(ds, store, *, mode, group, encoding, consolidated, zarr_format,
         var = encode_zarr_variable(var, name=name, zarr_format=fmt)
         data, arr = create_variable(root, _encode_variable_name(name), var, fmt, use_zarr_fill_value_as_mask,
                                     name in check, write_empty_chunks, safe_chunks,
-                                    align_chunks)
+                                    align_chunks, overwrite=ABSENT if fresh else True)
         pending.append((data, arr, None))
     return root, pending, consolidated
 
