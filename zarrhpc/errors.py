@@ -42,6 +42,8 @@ __all__ = [
     "BroadcastError",
     "FillValueRangeError",
     "DataTypeNotUnderstoodError",
+    "AmbiguousDataTypeError",
+    "UnsupportedArgumentError",
     # zarr-python's names
     "BaseZarrError", "MetadataValidationError", "NodeTypeValidationError", "NotAnArrayError",
     "NotAGroupError",
@@ -217,6 +219,17 @@ class ChunkNotFoundError(BaseZarrError):
 
 class DataTypeValidationError(ZarrhpcError, ValueError):
     """A data type that cannot be used (zarr-python's name)."""
+
+
+class UnsupportedArgumentError(UnsupportedError, ValueError):
+    """An argument that cannot be used in this form or for this format, where zarr-python
+    raises ValueError (a v2 array given a non-'v2' chunk key encoding, ...)."""
+
+
+class AmbiguousDataTypeError(UnsupportedArgumentError):
+    """A numpy object dtype with nothing saying what its elements are (no object codec,
+    not ``dtype=str``): zarr-python raises ValueError ("Zarr data type resolution from
+    object failed")."""
 
 
 class ZarrFutureWarning(FutureWarning):

@@ -307,3 +307,79 @@ def test_v2_byte_order_shown_and_read(tmp_path, dtype):
             (repr(x), str(np.asarray(x).dtype)) for x in reads]
     theirs, ours = _both(run)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+@pytest.mark.parametrize("dtype", ["u1", "i4", "i8"])
+@pytest.mark.parametrize("fill", [22.5, 22.7, -0.5, np.float32(3.9), 1e300, float("inf"),
+                                  float("nan")])
+def test_fractional_fill_value_for_integers(fmt, dtype, fill):
+    """github.com/zarr-developers/zarr-python/pull/2216: a float fill value of an integer
+    array is truncated towards zero (22.5 -> 22, as numpy's cast); inf and values out of
+    range raise OverflowError, NaN ValueError (zarrhpc was refusing 22.5 for v3)."""
+    def make(lib):
+        a = lib.create_array({}, shape=(2,), dtype=dtype, fill_value=fill, zarr_format=fmt)
+        return a.fill_value, a[:].tolist()
+
+    outs = []
+    for lib in LIBS:
+        try:
+            outs.append(make(lib))
+        except (OverflowError, ValueError) as e:
+            outs.append(OverflowError if isinstance(e, OverflowError) else ValueError)
+    theirs, ours = outs
+    if isinstance(theirs, tuple):
+        assert ours == theirs and type(ours[0]) is type(theirs[0])
+    else:
+        assert ours is theirs or (isinstance(ours, type) and issubclass(ours, theirs))
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+@pytest.mark.parametrize("dtype", [object, "O"])
+def test_object_dtype_without_codec_is_a_value_error(fmt, dtype):
+    """github.com/pipefunc/pipefunc/pull/523: ``dtype=object`` with nothing saying what the
+    elements are: zarr-python raises ValueError (zarrhpc: NotImplementedError only)."""
+    for lib in LIBS:
+        with pytest.raises(ValueError):
+            lib.create_array({}, shape=(2,), dtype=dtype, zarr_format=fmt)
+    with pytest.raises(zarrhpc.errors.UnsupportedError):  # still what zarrhpc said before
+        zarrhpc.create_array({}, shape=(2,), dtype=dtype, zarr_format=fmt)
+
+
+_V2_CKE = {"name": "v2", "separator": "/"}
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.create(shape=(4,), chunks=(2,), zarr_format=2, store={},
+                           chunk_key_encoding=_V2_CKE),
+    lambda lib: lib.zeros((4,), zarr_format=2, chunk_key_encoding=_V2_CKE),
+    lambda lib: lib.create_array({}, shape=(4,), dtype="i1", zarr_format=2,
+                                 chunk_key_encoding={"name": "default", "separator": "/"}),
+], ids=["create", "zeros", "create_array-default-name"])
+def test_v2_chunk_key_encoding_refused_as_zarr_python(call):
+    """github.com/zarr-developers/zarr-python/issues/1334: ``create`` (and ``zeros``...)
+    take v2's ``dimension_separator``, not ``chunk_key_encoding`` (ValueError with its
+    words); ``create_array`` takes only the 'v2' encoding for v2 (a ValueError too)."""
+    theirs, ours = [_outcome(call, lib) for lib in LIBS]
+    assert theirs.startswith("ValueError: ")
+    with pytest.raises(ValueError) as info:
+        call(zarrhpc)
+    assert theirs.removeprefix("ValueError: ").rstrip(".") in str(info.value)
+    # create_array keeps taking the v2 encoding itself
+    a = zarrhpc.create_array({}, shape=(4,), chunks=(2,), dtype="i1", zarr_format=2,
+                             chunk_key_encoding=_V2_CKE)
+    assert a.metadata.dimension_separator == "/"
+
+
+def test_abc_store_is_every_store(tmp_path):
+    """github.com/zarr-developers/zarr-python/pull/636: ``zarr.abc.store.Store`` is the
+    base class of the stores users build, under ``import zarrhpc as zarr`` too."""
+    import zarrhpc.abc.store
+
+    for store in (zarrhpc.storage.MemoryStore(), zarrhpc.storage.LocalStore(tmp_path),
+                  zarrhpc.storage.ZipStore(tmp_path / "a.zip", mode="w")):
+        assert isinstance(store, zarrhpc.abc.store.Store)
+        assert isinstance(zarrhpc.create_array(store, shape=(1,), dtype="i1").store,
+                          zarrhpc.abc.store.Store)
+    assert not isinstance({}, zarrhpc.abc.store.Store)
+    assert zarrhpc.abc.store.Store is zarrhpc.storage.Store

@@ -429,6 +429,9 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
                                  f"Use {use} instead.")
     elif fmt == 2 and dimension_names is not None:
         raise ValueError("dimension_names cannot be used for arrays with zarr_format 2.")
+    elif fmt == 2 and chunk_key_encoding is not None:  # create() takes v2's own argument
+        raise ValueError("chunk_key_encoding cannot be used for arrays with zarr_format 2. "
+                         "Use dimension_separator instead.")
     elif fmt == 2 and _v3_codec(compressor):
         raise ValueError("Cannot use a BytesBytesCodec as a compressor for zarr v2 arrays. "
                          "Use a numcodecs codec directly instead.")

@@ -18,7 +18,7 @@ from zarrhpc.core._nodes import resolve_store
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.formats import write_node
-from zarrhpc.errors import UnsupportedError
+from zarrhpc.errors import UnsupportedArgumentError, UnsupportedError
 from zarrhpc.metadata import ChunkKeyEncoding
 from zarrhpc.metadata.v2 import array_v2_from_user, normalize_path_v2
 
@@ -40,10 +40,12 @@ def _separator(chunk_key_encoding) -> str:
                               "configuration": {"separator": chunk_key_encoding["separator"]}}
     if not isinstance(chunk_key_encoding, ChunkKeyEncoding):
         chunk_key_encoding = ChunkKeyEncoding.from_json(chunk_key_encoding, "create_array")
-    if chunk_key_encoding.name != "v2":
-        raise UnsupportedError(
+    if chunk_key_encoding.name != "v2":  # zarr-python's words (a ValueError there)
+        raise UnsupportedArgumentError(
             f"chunk_key_encoding: Zarr v2 arrays use the 'v2' encoding, got "
-            f"{chunk_key_encoding.name!r}"
+            f"{chunk_key_encoding.name!r}. Invalid chunk key encoding. For Zarr format 2 "
+            f"arrays, the `name` field of the chunk key encoding must be 'v2'. Got `name` = "
+            f"{chunk_key_encoding.name} instead."
         )
     return chunk_key_encoding.separator
 

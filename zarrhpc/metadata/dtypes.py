@@ -516,7 +516,8 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
         ``None`` (zero, ``False`` or zero bytes); a Python or numpy scalar or 0-d array;
         a float JSON form (``"NaN"``, ``"Infinity"``, ``"0x7fc00000"``); ``[re, im]`` or a
         Python complex for complex types; ``bytes`` or a list of byte values for raw types.
-        Integral floats are accepted for integer types; values out of range are refused.
+        Finite floats are truncated towards zero for integer types (as zarr-python);
+        values out of range are refused.
     doc : str, optional
         Prefix of error messages (the caller, or the document being built).
 
@@ -563,8 +564,10 @@ def fill_value_from_user(dt: DataType, value: Any, doc: str = "create_array") ->
         if isinstance(value, (bool, int, np.integer, np.bool_)):
             ivalue = int(value)
         elif isinstance(value, (float, np.floating)) and math.isfinite(value):
-            if float(value).is_integer():
-                ivalue = int(value)
+            # truncated towards zero, as zarr-python (and numpy's cast) take 22.5 -> 22
+            ivalue = int(value)
+        elif isinstance(value, (float, np.floating)) and math.isinf(value):
+            ivalue = math.inf  # out of every range: OverflowError, as zarr-python's int()
         if ivalue is None or not lo <= ivalue <= hi:
             # an integer out of range: OverflowError too, as zarr-python (numpy) raises
             cls = MetadataError if ivalue is None else FillValueRangeError

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import AmbiguousDataTypeError, MetadataError, UnsupportedError
 from zarrhpc.metadata.dtype_base import EXTENSION_NAMES, DataType, _show
 from zarrhpc.metadata.loose import loose_int
 
@@ -122,7 +122,7 @@ def ext_data_type_from_numpy(npdt: np.dtype):
     if kind == "S" and npdt.itemsize == 0:  # dtype=bytes
         return vlen_data_type("variable_length_bytes")
     if kind == "O":
-        raise UnsupportedError(
+        raise AmbiguousDataTypeError(
             "dtype: object arrays need to say what they hold: use dtype=str for strings "
             "(Zarr v3 'string') or dtype=bytes (v3 'variable_length_bytes'); in Zarr v2 "
             "pass an object_codec (numcodecs.VLenUTF8(), VLenBytes(), VLenArray(dtype))")

@@ -51,7 +51,12 @@ from zarrhpc.codec_forms import (
     v2_entry,
     v2_out_dtype,
 )
-from zarrhpc.errors import MetadataError, UnsupportedError
+from zarrhpc.errors import (
+    AmbiguousDataTypeError,
+    FillValueRangeError,
+    MetadataError,
+    UnsupportedError,
+)
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
@@ -231,7 +236,7 @@ def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -
     if npdt.kind == "O":
         name = object_type(filters)
         if name is None:
-            raise UnsupportedError(
+            raise AmbiguousDataTypeError(
                 f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
                 f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}"
                 f" (creating one: pass object_codec=numcodecs.VLenUTF8(), or dtype=str)")
@@ -763,8 +768,10 @@ def array_v2_from_user(shape, chunks, dtype, fill_value, order, filters, compres
             else:
                 fill = np.array(fill_value, dtype=dt.dtype)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise MetadataError(f"{doc}: fill_value: cannot convert {fill_value!r} to "
-                                f"{npdt}: {exc}") from None
+            # out of range: an OverflowError too, as zarr-python (numpy) raises it
+            cls = FillValueRangeError if isinstance(exc, OverflowError) else MetadataError
+            raise cls(f"{doc}: fill_value: cannot convert {fill_value!r} to "
+                      f"{npdt}: {exc}") from None
         if fill.shape != ():
             raise MetadataError(f"{doc}: fill_value: expected a scalar, got shape {fill.shape}")
     md = ArrayMetadataV2(

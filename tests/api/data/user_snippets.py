@@ -2708,4 +2708,802 @@ print(repr(g.create_dataset('ds', shape=(2,), dtype='f4')), repr(g.require_datas
 print(repr(g.require_array('ra', shape=(2,), dtype='f4')))
 print(sorted(g.keys()))
 """),
+    # ---- zarr-python issues/PRs and downstream ports to zarr 3, ninth session ----------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2631", code="""
+import numpy as np
+import zarr
+group = zarr.open('test-group.zarr')
+arr = np.arange(25, dtype='f8').reshape(5, 5)
+ds = group.create_dataset('random', data=arr, shape=(5, 5))
+print(type(ds).__name__, ds.shape, ds.dtype, ds.chunks)
+np.testing.assert_equal(arr, np.asarray(ds))
+print(np.asarray(ds)[4])
+print(sorted(group.array_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2491", code="""
+import zarr
+try:
+    zarr.open_array(store='non-existent-store', mode='r+')
+except Exception as e:
+    caught(e)
+import os
+print(os.path.exists('non-existent-store'))
+try:
+    zarr.open_group(store='non-existent-group', mode='r+')
+except Exception as e:
+    caught(e)
+print(os.path.exists('non-existent-group'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2949", code="""
+import zarr
+import zarr.storage
+store = zarr.storage.MemoryStore()
+zarr.create((100,), store=store, zarr_format=2, path='a')
+try:
+    arr = zarr.open_array(store=store, path='a', zarr_format=2, mode='r')
+    print(arr.read_only)
+except Exception as e:
+    caught(e)
+ro = zarr.storage.MemoryStore(store._store_dict, read_only=True)
+arr = zarr.open_array(store=ro, path='a', zarr_format=2, mode='r')
+print(arr.read_only, arr.shape, arr.metadata.zarr_format)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1976", code="""
+import zarr
+z = zarr.open(store='example-v3.zarr', mode='w', shape=())
+z[...] = 2
+print(z[...], type(z[...]).__name__, z.shape, z.chunks, z.nchunks)
+z2 = zarr.open(store='example-v2.zarr', mode='w', shape=(), zarr_format=2)
+z2[...] = 3
+print(z2[...], z2[()], zarr.open_array('example-v2.zarr', mode='r')[...])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2867", code="""
+import zarr
+z = zarr.create(10, store='data.zarr', overwrite=True)
+z.attrs['a'] = []
+z.attrs['b'] = 3
+print(dict(z.attrs))
+z.update_attributes({'a': [3, 4], 'c': 4})
+print(dict(z.attrs))
+print(dict(zarr.open_array('data.zarr', mode='r').attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3503", code="""
+import numpy as np
+import zarr
+z = zarr.zeros(shape=(10000, 10000), chunks=(1000, 1000))
+print(z.shape)
+z.resize((20000, 10000))
+print(z.shape)
+z.resize((30000, 1000))
+print(z.shape, z.nchunks)
+try:
+    z.resize(5, 5)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3536", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store={}, shape=(4, 4), chunks=(2, 2), dtype='i4')
+z[:] = np.arange(16).reshape(4, 4)
+z.resize((6, 6))
+print(z.shape)
+print(z[:])
+z.resize((3, 3))
+print(z[:])
+z.resize((5, 5))
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3447", code="""
+import json, os
+import zarr
+os.makedirs('legacy.zarr/s0')
+with open('legacy.zarr/s0/.zarray', 'w') as f:
+    json.dump({'zarr_format': 2, 'shape': [4, 4], 'chunks': [2, 2], 'dtype': '|u1',
+               'compressor': None, 'fill_value': 0.0, 'order': 'C', 'filters': None}, f)
+with open('legacy.zarr/.zgroup', 'w') as f:
+    json.dump({'zarr_format': 2}, f)
+try:
+    z = zarr.open_array(store='legacy.zarr', path='s0', mode='r')
+    print(z.dtype, z.fill_value, z[:])
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2216", code="""
+import zarr
+for fv in (22.5, 22.0, -1, 256, 'x', None, True):
+    try:
+        a = zarr.create(shape=(2, 2), dtype='uint8', fill_value=fv)
+        print(repr(fv), '->', repr(a.fill_value), a[0, 0])
+    except Exception as e:
+        print(repr(fv), end=' ')
+        caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2020", code="""
+import numpy as np
+import zarr
+for dt, fv in (('f4', 1), ('i8', 3.0), ('bool', 1), ('c8', 1 + 2j), ('f8', 'NaN'),
+               ('f4', float('inf')), ('M8[s]', 0), ('m8[ms]', 5)):
+    try:
+        a = zarr.create_array({}, shape=(2,), dtype=dt, fill_value=fv)
+        print(dt, repr(a.fill_value), a[:], a.metadata.to_dict()['fill_value'])
+    except Exception as e:
+        print(dt, end=' ')
+        caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3068", code="""
+import zarr
+store = zarr.storage.LocalStore('data.zarr')
+zarr.create_array(store, name='x', shape=(3,), dtype='i2', fill_value=1)
+try:
+    a = zarr.open_array(store, path='x', mode='r')
+    print(a.read_only)
+except Exception as e:
+    caught(e)
+b = zarr.open_array(zarr.storage.LocalStore('data.zarr', read_only=True), path='x', mode='r')
+print(b.read_only, b[:])
+c = zarr.open_array('data.zarr', path='x', mode='r')
+print(c.read_only, c.store.read_only)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2921", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.group(store=store, zarr_format=3)
+root.create_group('foo')
+zarr.consolidate_metadata(store, path='foo')
+root.create_group('foo/bar/spam')
+zarr.consolidate_metadata(store)
+root = zarr.open_consolidated(store, zarr_format=3)
+print(sorted(k for k, _ in root.members(max_depth=100)))
+print(root.metadata.consolidated_metadata is not None)
+print(sorted(root.metadata.consolidated_metadata.metadata))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2206", code="""
+import zarr
+z = zarr.open('tmp.zarr', mode='w')
+z.create_array('a', shape=(2,), dtype='i1')
+try:
+    g = zarr.consolidate_metadata(z)
+    print(type(g).__name__)
+except Exception as e:
+    caught(e)
+g = zarr.consolidate_metadata(z.store)
+print(type(g).__name__, sorted(g.metadata.consolidated_metadata.metadata))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2018", code="""
+import numpy as np
+import zarr
+store = zarr.storage.MemoryStore()
+arr = zarr.create_array(store=store, shape=(100, 100), chunks=(1, 100), shards=(20, 100),
+                        dtype='f8')
+arr[:] = np.ones((100, 100))
+arr = zarr.open_array(store=store)
+print(arr[0].shape, arr[1].shape, arr[99].sum(), arr[:].sum())
+print(arr.chunks, arr.shards, arr.nchunks, arr.nshards if hasattr(arr, 'nshards') else '')
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3479", code="""
+import numpy as np
+import zarr
+na = np.arange(400.0).reshape(20, 20)
+store = zarr.storage.MemoryStore()
+root = zarr.group(store)
+za_no_shard = root.create_array('noshard', data=na, chunks=(10, 10), fill_value=np.nan,
+                                overwrite=True)
+za_shard = root.create_array('shard', data=na, chunks=(10, 10), shards=(20, 10),
+                             fill_value=np.nan, overwrite=True)
+print(np.isnan(za_no_shard[:]).sum(), np.isnan(za_shard[:]).sum())
+print(np.array_equal(za_shard[:], na), za_shard.shards, za_shard.chunks)
+print(sorted(k for k in store._store_dict if k.startswith('shard/')))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2644", code="""
+import zarr
+a = zarr.create_array(store={}, shape=(100, 100), chunks=(10, 10), shards=(50, 50),
+                      dtype='uint8')
+a[:] = 3
+a[5, 5] = 9
+print(a.info)
+print(a[5, 4:7], a.shards)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2323", code="""
+import zarr
+for dt in (str, 'str', 'string'):
+    try:
+        a = zarr.create(shape=(3,), dtype=dt, store={})
+        a[:] = ['a', 'bb', 'ccc']
+        print(repr(dt), a.dtype, a[:], repr(a.fill_value))
+    except Exception as e:
+        caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2268#fixed-length-utf32", code="""
+import zarr
+store = {}
+data = ['this', 'is', 'a', '1d', 'string']
+arr = zarr.array(shape=(5,), store=store, zarr_format=2, data=data)
+print(arr.dtype, arr[:], arr.metadata.to_dict()['dtype'], repr(arr.fill_value))
+arr3 = zarr.array(data=data, store={}, zarr_format=3)
+print(arr3.dtype, arr3[:], arr3.metadata.to_dict()['data_type'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/135", code="""
+import numpy as np
+import zarr
+a = zarr.create_array({}, shape=(3,), dtype='S4')
+a[:] = [b'ab', b'cdef', b'g']
+print(a.dtype, a[:], repr(a.fill_value))
+u = zarr.create_array({}, shape=(2,), dtype='U3')
+u[:] = ['xy', 'z']
+print(u.dtype, u[:], repr(u.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2036", code="""
+import numpy as np
+import zarr
+g = zarr.group(store={})
+s = g.create_array('s', shape=(4,), dtype=str, chunks=(2,))
+s[:2] = ['hello', 'world']
+print(s[:], s.dtype, s.serializer if hasattr(s, 'serializer') else '')
+b = g.create_array('b', shape=(3,), dtype=bytes, chunks=(2,))
+b[:] = [b'x', b'yy', b'']
+print(b[:], b.dtype)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2699", code="""
+import zarr
+try:
+    from zarr.storage import DirectoryStore
+except Exception as e:
+    caught(e)
+from zarr.storage import LocalStore
+store = LocalStore('dir.zarr')
+root = zarr.group(store=store)
+a = root.create_array('a', shape=(4,), chunks=(2,), dtype='i8')
+a[:] = [1, 2, 3, 4]
+print(sorted(p.name for p in __import__('pathlib').Path('dir.zarr').rglob('*') if p.is_file()))
+print(store.root.name, store.read_only, repr(store))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2359", code="""
+import zarr
+store = zarr.storage.LocalStore('test-92')
+group = zarr.open_group(store=store, mode='w', zarr_format=3)
+group.create_array('A', shape=(1,), dtype='f8')
+group.create_array('B', shape=(1,), dtype='f8')
+print(sorted(k for k, _ in group.members()))
+store2 = zarr.storage.LocalStore('test-92')
+group = zarr.open_group(store=store2, mode='a', zarr_format=3)
+print(sorted(k for k, _ in group.members()))
+group = zarr.open_group(store=store2, mode='w', zarr_format=3)
+print(sorted(k for k, _ in group.members()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2720", code="""
+import zarr
+try:
+    from zarr.storage import init_group
+except Exception as e:
+    caught(e)
+store = zarr.storage.MemoryStore()
+g = zarr.create_group(store=store, path='sub', attributes={'k': 1})
+print(g.path, g.name, dict(g.attrs))
+root = zarr.open_group(store, mode='r')
+print(sorted(root.group_keys()), root['sub'].attrs['k'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1039", code="""
+import zarr
+root = zarr.open_group('store_or_path.zarr', mode='w')
+arr = root.create_array('foo/bar', shape=(2, 2), dtype='i4')
+arr[:] = 7
+g = zarr.open_group('store_or_path.zarr', mode='r')
+print(g['foo/bar'][:], g['foo']['bar'].path, g['foo'].path)
+print(zarr.open('store_or_path.zarr', mode='r', path='foo/bar')[1])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2883", code="""
+import tempfile
+import zarr
+with tempfile.TemporaryDirectory() as d:
+    store = zarr.storage.LocalStore(d)
+    z = zarr.create_array(store=store, shape=(3,), dtype='u2')
+    z[:] = [5, 6, 7]
+    print(z[:], zarr.open_array(d, mode='r')[2])
+mem = zarr.storage.MemoryStore()
+z = zarr.create_array(store=mem, shape=(2,), dtype='u2', fill_value=9)
+print(z[:], sorted(mem._store_dict))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2596", code="""
+import numpy as np
+import zarr
+z = zarr.create_array(store='data/example.zarr', shape=(10,), chunks=(5,), dtype='f4',
+                      compressors=zarr.codecs.BloscCodec(cname='zstd', clevel=3,
+                                                         shuffle='bitshuffle'))
+z[:] = np.linspace(0, 1, 10)
+print(z.compressors)
+print(z.metadata.to_dict()['codecs'])
+z2 = zarr.create_array(store='data/v2.zarr', shape=(10,), chunks=(5,), dtype='f4',
+                       zarr_format=2)
+print(z2.compressors, z2.metadata.to_dict()['compressor'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1968#mask-assign", code="""
+import numpy as np
+import zarr
+data = np.arange(9, dtype='uint16').reshape(3, 3)
+z = zarr.create_array(store={}, shape=data.shape, chunks=data.shape, dtype=data.dtype)
+z[:] = data
+mask = np.tile([True, False, True], (3, 1))
+print(z[mask])
+z[mask] = 42
+print(z[:])
+print(z[[True, False, True], [True, False, True]])
+z[[True, False, True], [True, False, True]] = 10
+print(z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1490#numpy-mask-v3", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(6).reshape((3, 2)))
+print(z[[True, False, True], :])
+print(z[np.array([True, False, True]), :])
+print(z.oindex[np.array([True, False, True]), [1]])
+print(z.vindex[np.array([[True, False], [False, True], [True, True]])])
+"""),
+    dict(source="https://github.com/SpatialPathology/InSituPy/issues/384", code="""
+import numpy as np
+import zarr
+root = zarr.open_group('data.zarr', mode='w')
+root.create_array('images/he', data=np.arange(12, dtype='u1').reshape(3, 4), chunks=(2, 2))
+root.attrs['version'] = '1.0'
+store = zarr.storage.LocalStore('data.zarr', read_only=True)
+t = zarr.open_group(store=store, mode='r')
+print(t.attrs['version'], t['images/he'][:], t['images/he'].read_only)
+with zarr.storage.ZipStore('data.zarr.zip', mode='w') as zs:
+    zarr.group(store=zs).create_array('x', data=np.arange(3))
+zs = zarr.storage.ZipStore('data.zarr.zip', mode='r')
+print(zarr.open_group(store=zs, mode='r')['x'][:])
+zs.close()
+"""),
+    dict(source="https://github.com/ome/ome-zarr-py/pull/404", code="""
+import zarr
+store = zarr.storage.LocalStore('img.zarr', read_only=False)
+root = zarr.open_group(store=store, path='/', mode='w', zarr_format=2)
+root.create_array('0', shape=(2, 2), dtype='u1')
+root.attrs['multiscales'] = [{'version': '0.4', 'datasets': [{'path': '0'}]}]
+again = zarr.open_group(store=store, path='/', mode='a')
+print(again.metadata.zarr_format, sorted(again.array_keys()), again.attrs['multiscales'])
+wiped = zarr.open_group(store=store, path='/', mode='w', zarr_format=2)
+print(sorted(wiped.array_keys()), dict(wiped.attrs))
+"""),
+    dict(source="https://github.com/pipefunc/pipefunc/pull/523", code="""
+import numpy as np
+import zarr
+store = zarr.storage.MemoryStore()
+try:
+    arr = zarr.create_array(store, name='/array', shape=(2, 3), dtype=object)
+    print(arr.dtype)
+except Exception as e:
+    caught(e)
+arr = zarr.create_array(store, name='array', shape=(2, 3), dtype='f8', fill_value=np.nan,
+                        chunks=(1, 3))
+arr[0, 1] = 2.5
+print(arr[:], arr.path)
+"""),
+    dict(source="https://github.com/kreshuklab/panseg/pull/423", code="""
+import numpy as np
+import zarr
+f = zarr.open_group('out.zarr', mode='a')
+data = np.arange(24, dtype='float32').reshape(2, 3, 4)
+if 'raw' in f:
+    del f['raw']
+ds = f.create_array('raw', shape=data.shape, dtype=data.dtype, chunks=(1, 3, 4),
+                    overwrite=True)
+ds[...] = data
+print(ds.shape, ds.chunks, ds[1, 2])
+ds2 = f.create_array('raw', shape=(2,), dtype='i1', overwrite=True)
+print(ds2.shape, 'raw' in f, sorted(f.array_keys()))
+"""),
+    dict(source="https://github.com/ScrollPrize/villa/issues/1448", code="""
+import zarr
+root = zarr.open_group('st.zarr', mode='w')
+print(hasattr(root, 'create_dataset'), hasattr(root, 'require_dataset'),
+      hasattr(zarr, 'DirectoryStore'))
+a = root.require_array('structure_tensor', shape=(4, 4), dtype='f4', chunks=(2, 2))
+b = root.require_array('structure_tensor', shape=(4, 4), dtype='f4')
+print(a.shape, b.chunks, a.path == b.path)
+try:
+    root.require_array('structure_tensor', shape=(5, 4), dtype='f4')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/carbonplan/ocr/pull/51", code="""
+import zarr
+g = zarr.open_group('keep.zarr', mode='w')
+g.create_array('a', shape=(2,), dtype='i1')[:] = [1, 2]
+g.create_array('b', shape=(2,), dtype='i1')[:] = [3, 4]
+g2 = zarr.open_group('keep.zarr', mode='a')
+print(sorted(g2.array_keys()), g2['a'][:], g2['b'][:])
+a = zarr.open('keep.zarr', mode='a', path='a')
+print(type(a).__name__, a[:])
+"""),
+    dict(source="https://github.com/dask/dask/pull/11539", code="""
+import zarr
+z = zarr.create_array('src.zarr', shape=(4,), chunks=(2,), dtype='i2')
+z[:] = [1, 2, 3, 4]
+r = zarr.open_array('src.zarr', mode='r')
+print(r.read_only, r[:])
+ro = zarr.open_array(zarr.storage.LocalStore('src.zarr', read_only=True))
+print(ro.read_only)
+try:
+    ro[0] = 5
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/live-image-tracking-tools/geff/issues/417", code="""
+import numpy as np
+import zarr
+g = zarr.open_group('g.geff', mode='w')
+props = g.require_group('nodes').require_group('props')
+vals = props.create_array('t', data=np.array([0, 1, 1, 2], 'i8'), chunks=(2,))
+props.create_array('missing', data=np.array([False, True, False, False]))
+print(sorted(props.group_keys()), sorted(props.array_keys()))
+print(g['nodes/props/t'][:], g['nodes/props/missing'].dtype)
+print(sorted(k for k, _ in g.members(max_depth=None)))
+"""),
+    # ---- hierarchies, copies, empty chunks (ninth session) -----------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2026#group-info", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+g = zarr.open_group(store, mode='w', attributes={'title': 't'})
+a = g.create_array('a', shape=(3, 4), chunks=(2, 2), dtype='f4')
+print(repr(g).replace(str(id(store._store_dict)), 'ID'))
+print(repr(a).replace(str(id(store._store_dict)), 'ID'))
+print(repr(store).replace(str(id(store._store_dict)), 'ID'))
+print(g.info)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/260", code="""
+import zarr
+root = zarr.group()
+root.create_array('x', shape=(1,), dtype='i1')
+sub = root.create_group('sub')
+sub.create_array('y', shape=(2,), dtype='i1')
+sub.create_group('deeper').create_array('z', shape=(3,), dtype='i1')
+print(sorted(root.array_keys()))
+print(sorted(k for k, v in root.members(max_depth=None) if isinstance(v, zarr.Array)))
+print(sorted(k for k, v in root.members(max_depth=1)))
+print(root.nmembers(), root.nmembers(max_depth=None))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/371", code="""
+import zarr
+print(zarr.tree(zarr.group(zarr.storage.MemoryStore())))
+g = zarr.group(zarr.storage.MemoryStore())
+g.create_group('a').create_array('b', shape=(2, 3), dtype='i2')
+print(zarr.tree(g))
+print(g.tree(expand=True))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1753", code="""
+import zarr
+g = zarr.open_group('kids.zarr', mode='w')
+for name in ('c', 'a', 'b'):
+    g.create_group(name)
+g.create_array('arr', shape=(1,), dtype='u1')
+print(sorted(g.keys()), len(g), 'a' in g, 'zz' in g)
+print(sorted(name for name in g))
+print(sorted(k for k, _ in g.items()))
+print(type(g['a']).__name__, type(g['arr']).__name__)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/217", code="""
+import numpy as np
+import zarr
+src = zarr.group(store=zarr.storage.MemoryStore())
+src.create_array('foo/bar/baz', data=np.arange(10), chunks=(5,))
+src['foo'].attrs['k'] = 'v'
+dest = zarr.group(store=zarr.storage.MemoryStore())
+try:
+    r = zarr.copy_all(src, dest)
+    print(r)
+    print(dest.tree())
+except Exception as e:
+    caught(e)
+try:
+    r = zarr.copy(src['foo/bar/baz'], dest, name='b2')
+    print(r)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/hdmf-dev/hdmf-zarr/pull/325", code="""
+import itertools
+import numpy as np
+import zarr
+src_g = zarr.open_group('src.zarr', mode='w')
+source = src_g.create_array('data', data=np.arange(35, dtype='i2').reshape(5, 7),
+                            chunks=(2, 3), fill_value=-1)
+dest_group = zarr.open_group('dst.zarr', mode='w')
+kwargs = dict(name='data', shape=source.shape, chunks=source.chunks, dtype=source.dtype)
+if hasattr(source, 'compressors') and source.compressors:
+    kwargs['compressors'] = list(source.compressors)
+if hasattr(source, 'filters') and source.filters:
+    kwargs['filters'] = list(source.filters)
+kwargs['fill_value'] = source.fill_value
+dest = dest_group.create_array(**kwargs)
+for i, j in itertools.product(range(0, 5, 2), range(0, 7, 3)):
+    dest[i:i + 2, j:j + 3] = source[i:i + 2, j:j + 3]
+print(np.array_equal(dest[:], source[:]), dest.fill_value, dest.compressors)
+"""),
+    dict(source="https://github.com/copick/copick/issues/369", code="""
+import numpy as np
+import zarr
+g = zarr.open_group('seg.zarr', mode='w', zarr_format=2)
+g.create_array('0', data=np.ones((4, 4), 'u1'), chunks=(2, 2))
+g.create_array('1', data=np.zeros((2, 2), 'u1'), chunks=(2, 2))
+r = zarr.open_group('seg.zarr', mode='r')
+print(r.metadata.zarr_format, sorted(r.array_keys()))
+print([k for k in sorted(r.array_keys())], r['0'][:].sum(), r['1'].shape)
+print(r['0'].metadata.to_dict()['compressor'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2696", code="""
+import zarr
+def run():
+    store = zarr.storage.MemoryStore()
+    a = zarr.empty(store=store, shape=(3,), chunks=(1000,), dtype=int, zarr_format=2)
+    a[:] = 1
+    return store._store_dict['0'].to_bytes()
+b1, b2 = run(), run()
+print(b1 == b2)
+import numcodecs
+raw = numcodecs.get_codec({'id': 'zstd'}).decode(b1)
+print(len(raw), bytes(raw[:24]))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3136", code="""
+import numpy as np
+import zarr
+zarr_store = zarr.storage.LocalStore('test_zarr_store')
+arr = zarr.create_array(zarr_store, name='arr', shape=(5, 16, 16), dtype=np.uint16,
+                        chunks=(1, 8, 8))
+arr[0, :, :] = np.zeros((16, 16), dtype=np.uint16)
+arr[1, :8, :8] = 3
+arr[1, :8, :8] = 0
+print(arr.nchunks_initialized, arr[1].sum(), arr.nbytes_stored() > 0)
+"""),
+    dict(source="https://github.com/pymmcore-plus/ome-writers/pull/56", code="""
+import numpy as np
+import zarr
+print(zarr.config.get('array.write_empty_chunks'))
+a = zarr.create_array({}, shape=(4, 4), chunks=(2, 2), dtype='u2',
+                      config={'write_empty_chunks': True})
+a[:] = 0
+print(a.nchunks_initialized, a.config.write_empty_chunks if hasattr(a, 'config') else '')
+with zarr.config.set({'array.write_empty_chunks': True}):
+    b = zarr.create_array({}, shape=(4,), chunks=(2,), dtype='u2')
+    b[:] = 0
+print(b.nchunks_initialized)
+"""),
+    # ---- fill values, v2 layouts, stores as users inspect them (ninth session) ---------------
+    dict(source="https://github.com/napari/napari/pull/7215", code="""
+import os
+import zarr
+zarr_dir = 'data.zarr'
+z = zarr.open(store=zarr_dir, mode='w')
+z.zeros(name='1d', shape=(3,), chunks=(3,), dtype='float32')
+z.create_array('2d', shape=(2, 2), dtype='u1')
+image_path = os.path.join(zarr_dir, '1d')
+a = zarr.open(image_path, mode='r')
+print(type(a).__name__, a.ndim, a.shape, a.dtype)
+print(sorted(os.listdir(zarr_dir)))
+"""),
+    dict(source="https://github.com/napari/napari/pull/8943", code="""
+import numpy as np
+import zarr
+data = np.random.default_rng(0).integers(0, 255, (4, 8, 8), dtype='u1')
+root = zarr.open_group('multi.zarr', mode='w')
+for level in range(3):
+    d = data[:, ::2 ** level, ::2 ** level]
+    root.create_array(str(level), shape=d.shape, chunks=(1,) + d.shape[1:], dtype=d.dtype)[:] = d
+print([root[str(i)].shape for i in range(3)])
+print(np.array_equal(root['2'][:], data[:, ::4, ::4]), root['1'].chunks)
+"""),
+    dict(source="https://github.com/ome/ome-zarr-py/issues/470", code="""
+import zarr
+root = zarr.open_group('img.ome.zarr', mode='w', zarr_format=3)
+root.attrs['ome'] = {'version': '0.5', 'multiscales': [{'datasets': [{'path': '0'}]}]}
+root.create_array('0', shape=(2, 16, 16), chunks=(1, 16, 16), shards=(2, 16, 16),
+                  dtype='u2', dimension_names=['c', 'y', 'x'])
+r = zarr.open_group('img.ome.zarr', mode='r')
+print(r.metadata.zarr_format, r.attrs['ome']['version'], r['0'].metadata.dimension_names)
+print(r['0'].shards, r['0'].chunks, r['0'].info)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2271", code="""
+import zarr
+try:
+    zarr.open_array(store=zarr.storage.MemoryStore(), shape=(4,), zarr_format=2,
+                    fill_value=None)
+except Exception as e:
+    caught(e)
+arr = zarr.open(store=zarr.storage.MemoryStore(), mode='w', shape=(4,), zarr_format=2,
+                fill_value=None)
+print(arr.metadata.fill_value, arr.fill_value, arr[:])
+arr2 = zarr.create_array({}, shape=(2,), dtype='i4', zarr_format=2, fill_value=None)
+print(arr2.metadata.fill_value, arr2[:], arr2.metadata.to_dict()['fill_value'])
+arr3 = zarr.create_array({}, shape=(2,), dtype='i4', fill_value=None)
+print(arr3.metadata.fill_value, arr3.metadata.to_dict()['fill_value'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/49", code="""
+import zarr
+for f in (zarr.zeros, zarr.empty, zarr.ones):
+    z = f((5,), chunks=(4,), dtype='i4')
+    z[4] = 7
+    print(f.__name__, z[:], z.fill_value)
+z = zarr.create((5,), chunks=(4,), dtype='f8')
+print(z.fill_value, z[:])
+z = zarr.full((2,), fill_value=None, dtype='f4')
+print(z.fill_value, z[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2274", code="""
+import json
+import zarr
+store = zarr.storage.MemoryStore()
+arr = zarr.create(shape=(3,), dtype='i2', store=store, zarr_format=2, fill_value=None)
+print(json.loads(store._store_dict['.zarray'].to_bytes())['fill_value'])
+arr[1] = 5
+print(arr[:])
+arr = zarr.create(shape=(3,), dtype='f4', store=store, zarr_format=2, overwrite=True)
+print(json.loads(store._store_dict['.zarray'].to_bytes())['fill_value'], arr[:])
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/5475", code="""
+import numpy as np
+import zarr
+store = zarr.storage.LocalStore('zarr-xarray-example.zarr')
+root = zarr.group(store=store, overwrite=True)
+arr = root.create_array(name='arr', data=np.array([0, 1, 2, 3, 4]))
+arr.attrs['_ARRAY_DIMENSIONS'] = ['phony_dim_0']
+zarr.consolidate_metadata(store)
+root = zarr.open('zarr-xarray-example.zarr')
+print(root['arr'].fill_value, root['arr'].dtype, root['arr'][:])
+print(dict(root['arr'].attrs))
+"""),
+    dict(source="https://github.com/sgkit-dev/bio2zarr/issues/320", code="""
+import numpy as np
+import zarr
+g = zarr.open_group('vcf.zarr', mode='w', zarr_format=2)
+a = g.create_array('call_genotype', shape=(4, 3), chunks=(2, 3), dtype='i1', fill_value=-1)
+b = g.create_array('variant_position', shape=(4,), chunks=(2,), dtype='i4', fill_value=None)
+a[:2] = 0
+print(a[:], a.fill_value, b.fill_value, b.metadata.fill_value)
+print(zarr.open_group('vcf.zarr', mode='r')['call_genotype'].fill_value)
+"""),
+    dict(source="https://github.com/girder/large_image/pull/1840", code="""
+import numpy as np
+import zarr
+root = zarr.open_group('tiles.zarr', mode='w')
+arr = root.create_array('0', shape=(2, 5, 5), chunks=(1, 4, 4), dtype='u1', fill_value=0,
+                        zarr_format=None) if False else root.create_array(
+    '0', shape=(2, 5, 5), chunks=(1, 4, 4), dtype='u1', fill_value=0)
+arr[0, :3, :3] = 9
+print(arr[0], arr[1].max(), arr.nchunks_initialized)
+"""),
+    dict(source="https://github.com/TGSAI/mdio-python/pull/630", code="""
+import numpy as np
+import zarr
+dt = np.dtype([('cdp_x', 'f4'), ('cdp_y', 'f4'), ('inline', 'i4')])
+g = zarr.open_group('mdio.zarr', mode='w')
+hdr = g.create_array('headers', shape=(3,), chunks=(2,), dtype=dt,
+                     fill_value=np.zeros((), dt)[()])
+hdr[1] = (1.5, 2.5, 7)
+print(hdr[:], hdr.dtype, hdr.fill_value)
+print(zarr.open_array('mdio.zarr', path='headers', mode='r')[1])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2507", code="""
+import zarr
+arr = zarr.create(store=zarr.storage.MemoryStore(), path='a', shape=(3, 4, 5),
+                  chunks=(2, 2, 2))
+print(arr.metadata.encode_chunk_key((0, 0, 0)), arr.metadata.encode_chunk_key((1, 2, 3)))
+arr[0, 0, 0] = 1
+print('a/' + arr.metadata.encode_chunk_key((0, 0, 0)) in arr.store._store_dict,
+      'a/' + arr.metadata.encode_chunk_key((1, 1, 1)) in arr.store._store_dict)
+print(arr.nchunks_initialized, arr.nchunks)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/37", code="""
+import zarr
+store = dict()
+g1 = zarr.group(store=store, zarr_format=2)
+print(sorted(store.keys()) if store else sorted(g1.store._store_dict))
+g2 = g1.create_group('foo')
+d1 = g1.create_array('bar', shape=(20, 20), chunks=(10, 10), dtype='f8')
+print(sorted(g1.store._store_dict), g2.path, d1.path, d1.chunks)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/23", code="""
+import zarr
+data = {}
+x = zarr.create_array(data, shape=(1000,), chunks=(100,), dtype='f8', zarr_format=2)
+x[:] = 1
+s = x.store._store_dict if hasattr(x.store, '_store_dict') else data
+print(sorted(s)[:4], len(s))
+print(x.nchunks_initialized, x[999])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/359", code="""
+import numpy as np
+import zarr
+store = zarr.storage.MemoryStore()
+z = zarr.create_array(store, shape=(4,), chunks=(2,), dtype='i4', compressors=None)
+z[:] = [1, 2, 3, 4]
+v = store._store_dict['c/0']
+print(bytes(v.to_bytes()), np.frombuffer(v.to_bytes(), '<i4'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/636", code="""
+import zarr
+ms = zarr.storage.MemoryStore()
+print(isinstance(ms, zarr.abc.store.Store), ms.read_only, ms.supports_writes,
+      ms.supports_deletes, ms.supports_listing)
+z = zarr.create_array(ms, shape=(2,), dtype='u1')
+print(len(ms._store_dict), 'zarr.json' in ms._store_dict)
+print(isinstance(z.store, zarr.abc.store.Store), isinstance({}, zarr.abc.store.Store))
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/pull/836", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+a = zarr.create_array(store, name='scalar', shape=(), dtype='f8', fill_value=1.5)
+a[()] = 3.25
+print(sorted(k for k in store._store_dict if k.startswith('scalar/')))
+print(a[()], a.nchunks, a.cdata_shape, a.chunks)
+b = zarr.create_array(store, name='scalar2', shape=(), dtype='i4', zarr_format=2)
+b[...] = 4
+print(sorted(k for k in store._store_dict if k.startswith('scalar2/')), b[...])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1334", code="""
+import os
+import zarr
+try:
+    zarr.zeros((10, 10), chunks=(5, 5), store='tmp', zarr_format=2,
+               chunk_key_encoding={'name': 'v2', 'separator': '/'})
+except Exception as e:
+    caught(e)
+z = zarr.zeros((10, 10), chunks=(5, 5), store='tmp', zarr_format=2, dimension_separator='/')
+z[:] = 1
+print(sorted(os.path.relpath(os.path.join(r, f), 'tmp')
+             for r, _, fs in os.walk('tmp') for f in fs))
+print(zarr.open_array('tmp', mode='r')[9, 9], z.metadata.dimension_separator)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/769", code="""
+import os
+import zarr
+g = zarr.open_group('test.zarr', mode='a', zarr_format=2)
+try:
+    ds = g.create_array('test', shape=(4, 4, 4), chunks=(2, 2, 2), dtype='f8',
+                        chunk_key_encoding={'name': 'v2', 'separator': '/'})
+    ds[:] = 1
+    print(sorted(os.listdir('test.zarr/test'))[:3])
+except Exception as e:
+    caught(e)
+z = zarr.create(shape=(4,), chunks=(2,), store='nested.zarr', zarr_format=2,
+                dimension_separator='/')
+z[:] = 2
+print(z.metadata.dimension_separator, sorted(os.listdir('nested.zarr')))
+"""),
+    dict(source="https://github.com/Huber-group-EMBL/Rarr/issues/2", code="""
+import json
+import os
+import numpy as np
+import zarr
+z = zarr.create_array('new.zarr', shape=(10, 5), chunks=(2, 5), dtype='i4', zarr_format=2)
+z[:] = np.arange(50).reshape(10, 5)
+print(sorted(os.listdir('new.zarr')))
+print(json.load(open('new.zarr/.zarray')).get('dimension_separator'))
+z = zarr.create_array('new3.zarr', shape=(10, 5), chunks=(2, 5), dtype='i4')
+z[:] = 1
+print(sorted(os.listdir('new3.zarr/c')), sorted(os.listdir('new3.zarr/c/0')))
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/issues/1069", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+a = zarr.create(shape=(4, 4), chunks=(2, 2), dtype='int8', store=store, zarr_format=3,
+                path='air', dimension_names=('x', 'y'),
+                chunk_key_encoding={'name': 'default', 'configuration': {'separator': '.'}})
+a[:] = 1
+print(sorted(k for k in store._store_dict if k.startswith('air/c')))
+b = zarr.open_array(store, path='air', mode='r')
+print(b[:].sum(), b.metadata.chunk_key_encoding.separator, b.metadata.dimension_names)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/101", code="""
+import numpy as np
+import zarr
+arr = np.arange(24).reshape(4, 6)
+zarr.save('data/example.zarr', arr)
+back = zarr.load('data/example.zarr')
+print(type(back).__name__, back.dtype, np.array_equal(back, arr))
+z = zarr.open_array('data/example.zarr', mode='r')
+print(z.chunks, z.shape, z[3, 5])
+zarr.save_array('data/other.zarr', arr[:2])
+print(zarr.open_array('data/other.zarr').shape)
+"""),
 ]
