@@ -29,6 +29,9 @@ __all__ = [
     "UnsupportedError",
     "StoreError",
     "StorePermissionError",
+    "StoreFileNotFoundError",
+    "StoreFileExistsError",
+    "store_os_error",
     "InvalidKeyError",
     "ReadOnlyError",
     "KernelError",
@@ -144,6 +147,31 @@ class StoreError(ZarrhpcError, OSError):
 class StorePermissionError(StoreError, PermissionError):
     """A remote store refused a request: no credentials, or not allowed (HTTP 401/403;
     a PermissionError, as zarr-python's fsspec stores raise)."""
+
+
+class StoreFileNotFoundError(StoreError, FileNotFoundError):
+    """A store's file is missing (a ZipStore opened for reading): FileNotFoundError, as
+    zarr-python's stores raise it."""
+
+
+class StoreFileExistsError(StoreError, FileExistsError):
+    """A store's file exists where it must not (a ZipStore in mode "x"): FileExistsError,
+    as zarr-python's stores raise it."""
+
+
+def store_os_error(what: str, exc: OSError) -> StoreError:
+    """A StoreError for a failed file operation, of the subclass that derives from the
+    builtin Python raises for ``exc``'s errno (FileNotFoundError, FileExistsError,
+    PermissionError), with its errno, strerror and filename."""
+    import errno as _errno
+
+    cls = {_errno.ENOENT: StoreFileNotFoundError, _errno.EEXIST: StoreFileExistsError,
+           _errno.EACCES: StorePermissionError, _errno.EPERM: StorePermissionError,
+           }.get(exc.errno, StoreError)
+    detail = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else exc
+    err = cls(f"{what}: {detail}")
+    err.errno, err.strerror, err.filename = exc.errno, exc.strerror, exc.filename
+    return err
 
 
 class InvalidKeyError(ZarrhpcError, ValueError):

@@ -383,3 +383,35 @@ def test_abc_store_is_every_store(tmp_path):
                           zarrhpc.abc.store.Store)
     assert not isinstance({}, zarrhpc.abc.store.Store)
     assert zarrhpc.abc.store.Store is zarrhpc.storage.Store
+
+
+def test_v2_metadata_chunk_grid():
+    """zarr-python 3.1.6's suite (test_resize_growing_skips_chunk_enumeration[zarr2]): v2
+    array metadata has ``chunk_grid`` (a RegularChunkGrid of the chunks), as v3's."""
+    def grid(lib):
+        g = lib.create(shape=(10, 7), chunks=(5, 5), dtype="i4", store={},
+                       zarr_format=2).metadata.chunk_grid
+        return repr(g), list(g.all_chunk_coords((10, 7))), g.to_dict()
+
+    theirs, ours = _both(grid)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize(("mode", "name", "builtin"), [
+    ("x", "exists.zip", FileExistsError), ("r", "missing.zip", FileNotFoundError)])
+def test_zipstore_open_errors_are_the_builtin(tmp_path, monkeypatch, mode, name, builtin):
+    """github.com/zarr-developers/zarr-python/issues/1057: a ZipStore in mode "x" on an
+    existing file raises FileExistsError, in mode "r" on a missing one FileNotFoundError
+    (zarr-python's come from zipfile, when the store is first used)."""
+    monkeypatch.chdir(tmp_path)
+    with zarrhpc.storage.ZipStore("exists.zip", mode="w") as s:
+        zarrhpc.create_array(s, shape=(1,), dtype="i1")
+    for lib in LIBS:
+        with pytest.raises(builtin):
+            store = lib.storage.ZipStore(name, mode=mode)
+            if mode == "r":
+                lib.open_group(store, mode="r")
+            else:
+                lib.create_array(store, name="a", shape=(1,), dtype="i1")
+    with pytest.raises(zarrhpc.errors.StoreError, match=name):
+        zarrhpc.storage.ZipStore(name, mode=mode)

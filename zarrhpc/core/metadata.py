@@ -343,6 +343,11 @@ class ArrayV2Metadata(_Delegating):
         """v2 arrays are never sharded."""
         return None
 
+    @property
+    def chunk_grid(self) -> RegularChunkGrid:
+        """The regular grid of ``chunks``, as zarr-python's v2 metadata has it too."""
+        return RegularChunkGrid(tuple(self.chunks))
+
 
 # ---------------------------------------------------------------------------------------
 # groups and consolidated metadata

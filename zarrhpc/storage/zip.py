@@ -76,7 +76,13 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from zarrhpc.errors import InvalidKeyError, ReadOnlyError, StoreError, UnsupportedError
+from zarrhpc.errors import (
+    InvalidKeyError,
+    ReadOnlyError,
+    StoreError,
+    UnsupportedError,
+    store_os_error,
+)
 from zarrhpc.storage import _zipformat as zf
 from zarrhpc.storage import local as _local
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, ValueReader, resolve_range
@@ -94,10 +100,7 @@ _ARCHIVES_LOCK = threading.Lock()
 
 
 def _os_error(what: str, exc: OSError) -> StoreError:
-    detail = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno and exc.strerror else exc
-    err = StoreError(f"{what}: {detail}")
-    err.errno, err.strerror, err.filename = exc.errno, exc.strerror, exc.filename
-    return err
+    return store_os_error(what, exc)  # FileNotFoundError/FileExistsError as zarr-python
 
 
 def _pwrite_all(fd: int, buffers: list, offset: int) -> None:

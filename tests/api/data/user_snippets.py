@@ -3506,4 +3506,173 @@ print(z.chunks, z.shape, z[3, 5])
 zarr.save_array('data/other.zarr', arr[:2])
 print(zarr.open_array('data/other.zarr').shape)
 """),
+    # ---- filters, memory order, structured fields, scalars, zip modes (ninth session) --------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3256", code="""
+import numpy as np
+import numcodecs
+import zarr
+data = np.arange(100, dtype='i8')
+z = zarr.create_array({}, shape=data.shape, chunks=(50,), dtype='i8', zarr_format=2,
+                      filters=[numcodecs.Delta(dtype='i8', astype='i2')])
+z[:] = data
+print(z[:10], z.filters, z.metadata.to_dict()['filters'])
+z2 = zarr.create_array({}, shape=data.shape, chunks=(50,), dtype='i8', zarr_format=2,
+                       filters=[numcodecs.Delta(dtype='i8')])
+z2[:] = data
+print(np.array_equal(z2[:], data))
+"""),
+    dict(source="https://github.com/zarr-developers/numcodecs/issues/663", code="""
+import numpy as np
+import zarr
+from numcodecs.zarr3 import Delta
+store = zarr.storage.MemoryStore()
+array = zarr.create_array(store=store, shape=(100,), chunks=(100,), dtype='i8',
+                          filters=[Delta(dtype='i8')], compressors=None)
+array[:] = np.arange(100)
+print(array[:5], array[-1])
+print(array.filters)
+print([c['name'] for c in array.metadata.to_dict()['codecs']])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2408", code="""
+import numpy as np
+import zarr
+a = np.arange(10000, dtype='i4').reshape(100, 100).T
+f = zarr.array(a, chunks=(10, 10), order='F')
+print(f.order, f.metadata.zarr_format, np.array_equal(f[:], a))
+f2 = zarr.array(a, chunks=(10, 10), order='F', zarr_format=2)
+print(f2.order, f2.metadata.order, f2[:].flags['F_CONTIGUOUS'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3112", code="""
+import numpy as np
+import zarr
+for fmt in (2, 3):
+    z = zarr.create_array({}, shape=(4, 3), chunks=(2, 3), dtype='i2', zarr_format=fmt,
+                          config={'order': 'F'})
+    z[:] = np.arange(12).reshape(4, 3)
+    out = z[:]
+    print(fmt, z.order, out.flags['C_CONTIGUOUS'], out.flags['F_CONTIGUOUS'], out[3])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3072", code="""
+import zarr
+group = zarr.group('column-major-example.zarr')
+array = group.create_array(name='example', shape=(8, 8), dtype='float32', order='F',
+                           dimension_names=('row', 'col'))
+array[:] = 1
+group = zarr.open_group('column-major-example.zarr/', mode='r')
+array = group['example']
+print(array[:].flags['F_CONTIGUOUS'], array[:].flags['C_CONTIGUOUS'], array.order)
+print(array.metadata.dimension_names)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2675", code="""
+import json
+import numpy as np
+import zarr
+array = zarr.create_array('test_F.zarr', overwrite=True, zarr_format=2, shape=[4, 4],
+                          chunks=[2, 2], dtype=np.float32, fill_value=0.0, order='F',
+                          compressors=None)
+array[:] = np.arange(16, dtype='f4').reshape(4, 4)
+meta = json.load(open('test_F.zarr/.zarray'))
+print(meta['order'], meta['compressor'])
+print(np.frombuffer(open('test_F.zarr/0.1', 'rb').read(), '<f4'))
+print(zarr.open_array('test_F.zarr', mode='r')[:2, 2:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/42", code="""
+import numpy as np
+import numcodecs
+import zarr
+data = np.arange(10, dtype='f8') / 3
+z = zarr.create_array({}, shape=data.shape, dtype='f8', zarr_format=2,
+                      filters=[numcodecs.Quantize(digits=2, dtype='f8')])
+z[:] = data
+print(z[:3], z.filters)
+b = zarr.create_array({}, shape=(10,), dtype=bool, zarr_format=2,
+                      filters=[numcodecs.PackBits()])
+b[:] = np.arange(10) % 3 == 0
+print(b[:], b.metadata.to_dict()['filters'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/39", code="""
+import numpy as np
+import numcodecs
+import zarr
+data = np.linspace(1000, 1001, 10, dtype='f8')
+z = zarr.create_array({}, shape=data.shape, dtype='f8', zarr_format=2,
+                      filters=[numcodecs.FixedScaleOffset(offset=1000, scale=10, dtype='f8',
+                                                         astype='u1')])
+z[:] = data
+print(z[:], z.filters[0].get_config())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3983", code="""
+import numpy as np
+import zarr
+arr = np.array([('abc', 1), ('de', 2), ('f', 3)], dtype=[('A', '<U8'), ('B', '<i4')])
+for fmt in (2, 3):
+    z = zarr.create_array({}, shape=arr.shape, dtype=arr.dtype, zarr_format=fmt)
+    z[:] = arr
+    try:
+        print(fmt, z['B'])
+    except Exception as e:
+        caught(e)
+    try:
+        print(fmt, z.get_basic_selection(slice(None), fields='A'))
+    except Exception as e:
+        caught(e)
+    print(fmt, z[1], z[:]['B'])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2134", code="""
+import numpy as np
+import zarr
+dt = [('time', 'M8[s]'), ('value', 'f4')]
+data = np.array([('2020-01-01', 1.5), ('2021-06-01', -2.0)], dtype=dt)
+for fmt in (3,):
+    try:
+        z = zarr.create_array({}, shape=(2,), dtype=data.dtype, zarr_format=fmt)
+        z[:] = data
+        print(fmt, z[:], z.fill_value)
+    except Exception as e:
+        caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/112", code="""
+import numpy as np
+import zarr
+dt = np.dtype([('foo', 'i4'), ('bar', 'f8')])
+z = zarr.create_array({}, shape=(6,), chunks=(4,), dtype=dt, zarr_format=2)
+z[:] = np.array([(i, i / 2) for i in range(6)], dtype=dt)
+print(z[:5]['foo'], z[1]['bar'])
+print(z.oindex[[0, 5]], z.vindex[[4]])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2436", code="""
+import numpy as np
+import zarr
+arr = zarr.array(1.5)
+print(arr[...], arr.shape, arr.ndim, arr.size, arr.nchunks)
+print(arr[()], type(arr[()]).__name__)
+arr[...] = 2.5
+print(np.asarray(arr), arr.info)
+b = zarr.array(np.float32(3), zarr_format=2)
+print(b[...], b.dtype)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1057", code="""
+import zarr
+with zarr.storage.ZipStore('x.zip', mode='x') as s:
+    zarr.create_array(s, shape=(2,), dtype='i1')[:] = [1, 2]
+try:
+    s = zarr.storage.ZipStore('x.zip', mode='x')
+    zarr.create_array(s, name='again', shape=(2,), dtype='i1')
+except Exception as e:
+    caught(e)
+try:
+    s = zarr.storage.ZipStore('missing.zip', mode='r')
+    zarr.open_group(s, mode='r')
+except Exception as e:
+    caught(e)
+with zarr.storage.ZipStore('x.zip', mode='w') as s:
+    zarr.create_array(s, name='b', shape=(1,), dtype='i1')
+with zarr.storage.ZipStore('x.zip', mode='r') as s:
+    g = zarr.open_group(s, mode='r')
+    print(sorted(g.array_keys()))
+with zarr.storage.ZipStore('x.zip', mode='a') as s:
+    zarr.create_array(s, name='c', shape=(1,), dtype='i1')
+with zarr.storage.ZipStore('x.zip', mode='r') as s:
+    print(sorted(zarr.open_group(s, mode='r').array_keys()))
+"""),
 ]
