@@ -3675,4 +3675,391 @@ with zarr.storage.ZipStore('x.zip', mode='a') as s:
 with zarr.storage.ZipStore('x.zip', mode='r') as s:
     print(sorted(zarr.open_group(s, mode='r').array_keys()))
 """),
+    # ---- consolidated metadata, attributes, fancy indexing (ninth session) -------------------
+    dict(source="https://github.com/scverse/spatialdata/pull/1184", code="""
+import zarr
+root = zarr.open_group('bug.zarr', mode='w')
+handle = root.require_group('t')
+other = zarr.open_group('bug.zarr', mode='a')['t']
+other.attrs['encoding-type'] = 'anndata'
+other.attrs['encoding-version'] = '0.1.0'
+handle.attrs['region'] = 'r'
+print(sorted(zarr.open_group('bug.zarr', mode='r')['t'].attrs))
+print(sorted(root['t'].attrs))
+"""),
+    dict(source="https://github.com/scverse/anndata/pull/1726", code="""
+import numpy as np
+import zarr
+for fmt in (2, 3):
+    f = zarr.open_group(f'ad{fmt}.zarr', mode='w', zarr_format=fmt)
+    a = f.create_array('s', shape=(), dtype=str)
+    a[...] = np.array('hello')
+    a.attrs.update({'encoding-type': 'string', 'encoding-version': '0.2.0'})
+    back = zarr.open_group(f'ad{fmt}.zarr', mode='r')['s']
+    print(fmt, back[()], back.dtype, dict(back.attrs))
+"""),
+    dict(source="https://github.com/fmicompbio/ez_zarr/pull/26", code="""
+import numpy as np
+import zarr
+img = zarr.open_group('plate.zarr', mode='w')
+for well in ('B/03', 'C/04'):
+    g = img.require_group(well)
+    g.attrs['well'] = {'images': [{'path': '0'}]}
+    g.require_group('0').create_array('0', data=np.zeros((2, 4, 4), 'u2'), chunks=(1, 4, 4))
+print(sorted(k for k, _ in img.groups()))
+print(sorted(img['B'].group_keys()), img['B/03/0/0'].shape, dict(img['C/04'].attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2113", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.group(store)
+root.create_group('a').create_array('x', shape=(2,), dtype='i1')
+root.create_array('y', shape=(3,), dtype='f4')
+zarr.consolidate_metadata(store)
+g = zarr.open_consolidated(store)
+print(sorted(g.metadata.consolidated_metadata.metadata))
+print(sorted(g.array_keys()), sorted(g.group_keys()), g['a/x'].shape)
+print(g.metadata.consolidated_metadata.kind, g.metadata.consolidated_metadata.must_understand)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3967", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.group(store, zarr_format=2)
+root.create_group('leaf')
+root.create_group('mid').create_group('inner')
+zarr.consolidate_metadata(store)
+g = zarr.open_consolidated(store, zarr_format=2)
+print(g['leaf'].metadata.consolidated_metadata is not None)
+print(sorted(k for k, _ in g.members(max_depth=None)))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2820", code="""
+import zarr
+root = zarr.open('example.zarr', mode='w')
+group_a = root.create_group('a')
+group_a.create_array('A', shape=(8, 16), dtype='float64', chunks=(4, 16))
+group_c = root.create_group('c')
+group_c.create_array('w', shape=(8,), dtype='float64')
+group_d = group_c.create_group('d')
+group_d.create_array('G', shape=(8, 16), dtype='float64', chunks=(4, 16))
+zarr.consolidate_metadata('example.zarr')
+try:
+    sub = zarr.open_consolidated('example.zarr', mode='r', path='c')
+    print(type(sub).__name__, sub.path)
+except Exception as e:
+    caught(e)
+full = zarr.open_consolidated('example.zarr', mode='r')
+print(sorted(k for k, _ in full['c'].members(max_depth=None)))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2754", code="""
+import json, os
+import zarr
+os.makedirs('v2.zarr/x')
+json.dump({'zarr_format': 2}, open('v2.zarr/.zgroup', 'w'))
+json.dump({'zarr_format': 2, 'shape': [2], 'chunks': [2], 'dtype': '<i2',
+           'compressor': None, 'fill_value': 7, 'order': 'C', 'filters': None},
+          open('v2.zarr/x/.zarray', 'w'))
+json.dump({'zarr_consolidated_format': 1, 'metadata': {
+    '.zgroup': {'zarr_format': 2},
+    'x/.zarray': json.load(open('v2.zarr/x/.zarray'))}}, open('v2.zarr/.zmetadata', 'w'))
+g = zarr.open_consolidated('v2.zarr', mode='r')
+print(dict(g.attrs), sorted(g.array_keys()), g['x'][:], dict(g['x'].attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/268", code="""
+import zarr
+base_store = zarr.storage.MemoryStore()
+g = zarr.group(base_store, zarr_format=2)
+g.create_array('arr', shape=(4,), dtype='i4')[:] = [1, 2, 3, 4]
+zarr.consolidate_metadata(base_store)
+root = zarr.open_consolidated(base_store)
+root['arr'][0] = 9
+print(root['arr'][:], root.read_only if hasattr(root, 'read_only') else '')
+root.create_array('new', shape=(1,), dtype='i1')
+print(sorted(zarr.open_consolidated(base_store).array_keys()))
+zarr.consolidate_metadata(base_store)
+print(sorted(zarr.open_consolidated(base_store).array_keys()))
+"""),
+    dict(source="https://github.com/czbiohub-sf/iohub/issues/435", code="""
+import zarr
+root = zarr.open_group('store.zarr', mode='w')
+root.create_group('0').create_group('0').create_array('img', shape=(2, 2), dtype='u1')
+with __import__('warnings').catch_warnings():
+    __import__('warnings').simplefilter('ignore')
+    zarr.consolidate_metadata('store.zarr')
+import json
+doc = json.load(open('store.zarr/zarr.json'))
+print(doc['consolidated_metadata']['kind'], sorted(doc['consolidated_metadata']['metadata']))
+print(zarr.open_group('store.zarr', mode='r', use_consolidated=True)['0/0/img'].shape)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1029", code="""
+import numpy as np
+import zarr
+rows = [3, 4]
+a = np.arange(20).reshape((10, 2))
+z = zarr.array(a, chunks=(3, 2))
+print(z[rows])
+print(z[[0, 1], [1, 0]])
+print(z[np.array(rows)], z.oindex[rows, 1])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/725", code="""
+import numpy as np
+import zarr
+z = zarr.zeros((6, 6), chunks=(4, 4), dtype='i4')
+z[[1, 2, 3], [1, 2, 3]] = 1
+print(z[:4, :4])
+print(z[[1, 2], [1, 2]], z.vindex[[1, 2, 3], [1, 2, 3]])
+z[np.array([[0, 5], [5, 0]]), np.array([[0, 5], [0, 5]])] = 7
+print(z[np.array([[0, 5], [5, 0]]), np.array([[0, 5], [0, 5]])])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/657", code="""
+import zarr
+array = zarr.zeros((20, 20))
+array.vindex[[1, 2, 3], [1, 2, 3]] = 1
+print(array.vindex[[1, 2, 3], [1, 2, 3]])
+array.oindex[[0, 19], :] = 2
+print(array.oindex[[0, 19], [0, 1]], array[:, 0].sum())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1333", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(60).reshape(3, 4, 5), chunks=(2, 2, 2))
+print(z[1, [0, 3], 2:4])
+print(z[:, 1, [4, 0]])
+z[0, [1, 2], :] = -1
+print(z[0])
+try:
+    print(z[[0, 1], [0, 1], [0, 1]])
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2486", code="""
+import numpy as np
+import zarr
+shape = (4, 4, 4)
+arr = zarr.create(shape, store=zarr.storage.MemoryStore(), chunks=(2, 2, 2), dtype=np.int16,
+                  fill_value=32767)
+arr[:] = np.arange(64).reshape(shape)
+index_tuple = (np.array([1, 2]), np.array([1, 2]), slice(None))
+print(np.arange(64).reshape(shape)[index_tuple])
+try:
+    print(arr[index_tuple])
+except Exception as e:
+    caught(e)
+print(arr.oindex[np.array([1, 2]), np.array([1, 2]), 0])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/77", code="""
+import numpy as np
+import zarr
+a = np.arange(2000).reshape(1000, 2)
+z = zarr.array(a, chunks=(50, 2))
+print(z[[5, 2, 3]])
+print(z[:][[5, 2, 3]], z.get_coordinate_selection(([5, 2], [1, 0])))
+print(z.get_orthogonal_selection(([999, 0], slice(None))))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2903", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+for z in (zarr.create_array(store, name='a', shape=(10,), dtype='f8'),
+          zarr.create_group(store, path='g')):
+    z.update_attributes({'a': [3, 4], 'c': 4})
+    del z.attrs['a']
+    print('c' in z.attrs, 'a' in z.attrs, dict(z.attrs))
+    print(dict(zarr.open(store, path=z.path, mode='r').attrs))
+    try:
+        del z.attrs['missing']
+    except Exception as e:
+        caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/121", code="""
+import zarr
+g = zarr.group(store=zarr.storage.MemoryStore(), attributes={'title': 'x'})
+s = g.create_group('sub', attributes={'level': 1})
+a = g.create_array('arr', shape=(2,), dtype='i1', attributes={'units': 'm'})
+print(dict(g.attrs), dict(s.attrs), dict(a.attrs))
+b = zarr.create_array({}, shape=(2,), dtype='i1', attributes={'k': [1, {'n': None}]})
+print(b.attrs['k'], b.metadata.attributes)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/200", code="""
+import json, os
+import zarr
+z = zarr.create_array('arr2.zarr', shape=(2,), dtype='i1', zarr_format=2)
+g = zarr.open_group('grp2.zarr', mode='w', zarr_format=2)
+print(sorted(os.listdir('arr2.zarr')), sorted(os.listdir('grp2.zarr')))
+z.attrs['k'] = 1
+g.attrs['m'] = 'x'
+print(sorted(os.listdir('arr2.zarr')), json.load(open('arr2.zarr/.zattrs')))
+print(sorted(os.listdir('grp2.zarr')), json.load(open('grp2.zarr/.zattrs')))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2221", code="""
+import zarr
+z = zarr.create_array({}, shape=(1,), dtype='u1')
+z.attrs.put({'a': 1, 'b': [1, 2]})
+print(z.attrs.asdict(), type(z.attrs.asdict()).__name__)
+z.attrs.put({'c': 3})
+print(z.attrs.asdict(), len(z.attrs), list(z.attrs), z.attrs.get('zz', 'default'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/4059", code="""
+import zarr
+init_dict = {'foo': 'bar'}
+user_attrs = dict(init_dict)
+g = zarr.group(attributes=user_attrs)
+g.attrs['new_key'] = 'new_value'
+print(user_attrs == init_dict, dict(g.attrs))
+arr_attrs = {'x': 1}
+a = zarr.create_array({}, shape=(1,), dtype='i1', attributes=arr_attrs)
+a.attrs['y'] = 2
+print(arr_attrs, dict(a.attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/710", code="""
+import zarr
+foo = zarr.open_group('foo.zarr')
+if 'bla' in foo.attrs:
+    print('after loading:', foo.attrs['bla']['foo'])
+foo.attrs['bla'] = {'foo': 13}
+print('after initialize:', foo.attrs['bla']['foo'])
+foo.attrs['bla']['foo'] = 42
+print('after update:', foo.attrs['bla']['foo'])
+print('reopened:', zarr.open_group('foo.zarr').attrs['bla']['foo'])
+"""),
+    # ---- zarr-python 2's tutorial as users port it, and a v3 migration page (ninth session) ---
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#creating-an-array", code="""
+import numpy as np
+import zarr
+z = zarr.zeros((100, 100), chunks=(10, 10), dtype='i4')
+z[:] = 42
+z[0, :] = np.arange(100)
+z[:, 0] = np.arange(100)
+print(z[0, 0], z[-1, -1], z[0, :5], z[:5, 0])
+print(z[:3, :3])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#persistent-arrays", code="""
+import numpy as np
+import zarr
+z1 = zarr.open('data/example.zarr', mode='w', shape=(100, 100), chunks=(10, 10), dtype='i4')
+z1[:] = 42
+z1[0, :] = np.arange(100)
+z1[:, 0] = np.arange(100)
+z2 = zarr.open('data/example.zarr', mode='r')
+print(np.all(z1[:] == z2[:]), z2.shape, z2.chunks, z2.dtype)
+z3 = zarr.open('data/example.zarr', mode='r+')
+z3[5, 5] = -1
+print(zarr.open('data/example.zarr', mode='r')[4:6, 4:6])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#resizing-and-appending", code="""
+import numpy as np
+import zarr
+z = zarr.zeros(shape=(100, 100), chunks=(10, 10))
+z[:] = 1
+z.resize((200, 100))
+print(z.shape, z[150, 0], z[50, 0])
+a = np.arange(1000, dtype='i4').reshape(100, 10)
+z = zarr.array(a, chunks=(10, 10))
+print(z.shape)
+print(z.append(a), z.shape)
+print(z.append(np.vstack([a, a]), axis=1), z.shape)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#user-attributes", code="""
+import zarr
+root = zarr.group()
+root.attrs['foo'] = 'bar'
+z = root.zeros(name='zzz', shape=(100, 100))
+z.attrs['baz'] = 42
+z.attrs['qux'] = [1, 4, 7, 12]
+print(sorted(root.attrs), 'foo' in root.attrs, root.attrs['foo'])
+print(sorted(z.attrs), z.attrs['baz'], z.attrs['qux'])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#groups", code="""
+import zarr
+root = zarr.group()
+foo = root.create_group('foo')
+bar = foo.create_group('bar')
+z1 = bar.zeros(name='baz', shape=(100, 100), chunks=(10, 10), dtype='i4')
+print(type(z1).__name__, z1.shape, z1.name, z1.basename)
+print(root['foo'].path, root['foo/bar'].name, root['foo/bar/baz'].shape)
+print(root.tree())
+root2 = zarr.open_group('data/group.zarr', mode='w')
+z = root2.zeros(name='foo/bar/baz', shape=(10, 10), chunks=(5, 5), dtype='i4')
+print(sorted(k for k, _ in zarr.open_group('data/group.zarr', mode='r').members(max_depth=None)))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#orthogonal-indexing", code="""
+import numpy as np
+import zarr
+a = np.arange(15).reshape(3, 5)
+z = zarr.array(a, chunks=(2, 2))
+print(z.get_orthogonal_selection(([0, 2], slice(None))))
+print(z.get_orthogonal_selection((slice(None), [1, 3])))
+print(z.get_orthogonal_selection(([0, 2], [1, 3])))
+sel = np.array([True, False, True])
+print(z.oindex[sel, [1, 3]])
+z.oindex[[0, 2], :] = [[-1, -2, -3, -4, -5], [-6, -7, -8, -9, -10]]
+z.oindex[:, [1, 3]] = 99
+print(z[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#coordinate-and-mask-indexing", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.arange(15).reshape(3, 5), chunks=(2, 2))
+print(z.get_coordinate_selection(([0, 2], [1, 3])))
+z.set_coordinate_selection(([0, 2], [1, 3]), [-1, -2])
+print(z[:])
+sel = np.zeros_like(z, dtype=bool)
+sel[0, 1] = True
+sel[2, 3] = True
+print(z.get_mask_selection(sel))
+z.set_mask_selection(sel, [7, 8])
+print(z.vindex[sel], z[:])
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#structured-arrays", code="""
+import numpy as np
+import zarr
+a = np.array([(b'aaa', 1, 4.2), (b'bbb', 2, 8.4), (b'ccc', 3, 12.6)],
+             dtype=[('foo', 'S3'), ('bar', 'i4'), ('baz', 'f8')])
+z = zarr.array(a)
+print(z[0], z[-1])
+print(z[:], z.dtype)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#datetimes-and-timedeltas", code="""
+import numpy as np
+import zarr
+z = zarr.array(np.array(['2007-07-13', '2006-01-13', '2010-08-13'], dtype='M8[D]'))
+print(z[:], z[0], z.dtype)
+z[0] = np.datetime64('1999-12-31')
+print(z[:])
+t = zarr.array(np.array([1, 2, 3], dtype='m8[s]'))
+print(t[:], t.fill_value)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#copying-migrating-data", code="""
+import numpy as np
+import zarr
+source = zarr.group()
+source.create_array('foo/bar/baz', data=np.arange(100), chunks=(50,))
+source['foo'].attrs['k'] = 'v'
+dest = zarr.open_group('data/example2.zarr', mode='w')
+try:
+    zarr.copy_all(source, dest)
+    print(dest.tree(), dict(dest['foo'].attrs))
+except Exception as e:
+    caught(e)
+zarr.save_group('data/saved.zarr', foo=np.arange(3), bar=np.ones(2))
+print(sorted(zarr.open_group('data/saved.zarr', mode='r').array_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v2.7.1/tutorial.html#chunk-memory-layout", code="""
+import numpy as np
+import zarr
+a = np.arange(100000000 // 10000, dtype='i4').reshape(100, 100).T
+c = zarr.array(a, chunks=(10, 10), zarr_format=2)
+f = zarr.array(a, chunks=(10, 10), order='F', zarr_format=2)
+print(c.order, f.order, np.array_equal(c[:], f[:]), c.metadata.order, f.metadata.order)
+"""),
+    dict(source="https://contextqmd.com/libraries/claude-scientific-skills/versions/2.46.0/pages/skills/zarr-python/references/v3_migration", code="""
+import zarr
+from zarr.storage import LocalStore, MemoryStore, ZipStore
+z = zarr.create_array(store='data.zarr', shape=(100, 100), chunks=(10, 10), dtype='f4',
+                      zarr_format=2)
+print(z.metadata.zarr_format, z.compressors, z.serializer)
+z3 = zarr.create_array(store=MemoryStore(), shape=(4,), dtype='f4',
+                       compressors=zarr.codecs.GzipCodec(level=5))
+print(z3.compressors, z3.serializer)
+z4 = zarr.create_array(store=MemoryStore(), shape=(4,), dtype='f4', compressors=None)
+print(z4.compressors, z4.metadata.to_dict()['codecs'])
+"""),
 ]
