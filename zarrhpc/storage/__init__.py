@@ -28,11 +28,15 @@ from zarrhpc.storage.local import LocalStore
 from zarrhpc.storage.memory import MemoryStore
 from zarrhpc.storage.n5 import N5Store
 from zarrhpc.storage.path import StorePath
+from zarrhpc.storage.wrapper import LoggingStore, WrapperStore
 from zarrhpc.storage.zip import ZipStore
+
+# zarr-python's name for what every store argument accepts (a type, for annotations)
+StoreLike = Store | StorePath | str | dict
 
 __all__ = [
     "Store", "RangeReader", "LocalStore", "MemoryStore", "ZipStore", "StorePath", "ObjectStore",
-    "FsspecStore", "N5Store",
+    "FsspecStore", "N5Store", "LoggingStore", "WrapperStore", "StoreLike",
     "validate_key", "normalize_prefix",
 ]
 

@@ -4062,4 +4062,60 @@ print(z3.compressors, z3.serializer)
 z4 = zarr.create_array(store=MemoryStore(), shape=(4,), dtype='f4', compressors=None)
 print(z4.compressors, z4.metadata.to_dict()['codecs'])
 """),
+    # ---- obstore, fsspec memory, memory:// URLs, wrapper stores (ninth session) --------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3136#object-store-memory", code="""
+import numpy as np
+import zarr
+from obstore.store import MemoryStore as ObsMemory
+from zarr.storage import ObjectStore
+store = ObjectStore(ObsMemory())
+arr = zarr.create_array(store, name='arr', shape=(4, 8), dtype=np.uint16, chunks=(2, 4))
+arr[0, :] = np.arange(8)
+arr[1, :] = 0
+print(arr[:2], arr.nchunks_initialized, store.read_only)
+g = zarr.open_group(store, mode='r')
+print(sorted(g.array_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3136#object-store-local", code="""
+import numpy as np
+import zarr
+from obstore.store import LocalStore as ObsLocal
+import os
+os.makedirs('obs_root', exist_ok=True)
+store = zarr.storage.ObjectStore(ObsLocal('obs_root'))
+arr = zarr.create_array(store, name='arr', shape=(5, 16), dtype=np.uint16, chunks=(1, 8))
+arr[0, :] = np.zeros(16, dtype=np.uint16)
+arr[1, :] = 5
+print(arr[1, :3], sorted(os.listdir('obs_root/arr')), arr.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2359#fsspec-memory", code="""
+import zarr
+store = zarr.storage.FsspecStore.from_url('memory://bucket/test.zarr')
+group = zarr.open_group(store=store, mode='w', zarr_format=3)
+group.create_array('A', shape=(1,), dtype='f8')
+group.create_array('B', shape=(2,), dtype='f8')[:] = [1, 2]
+print(sorted(k for k, _ in group.members()))
+again = zarr.open_group(zarr.storage.FsspecStore.from_url('memory://bucket/test.zarr'),
+                        mode='r')
+print(again['B'][:], store.read_only)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2883#memory-url", code="""
+import zarr
+z = zarr.open_array('memory://pm/a.zarr', mode='w', shape=(3,), dtype='i2')
+z[:] = [4, 5, 6]
+print(zarr.open_array('memory://pm/a.zarr', mode='r')[:])
+z2 = zarr.open('memory://pm/a.zarr', mode='a')
+print(type(z2).__name__, z2.shape)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2631#logging-store", code="""
+import logging
+import zarr
+from zarr.storage import LoggingStore, MemoryStore, WrapperStore
+store = LoggingStore(MemoryStore(), log_handler=logging.NullHandler())
+z = zarr.create_array(store, shape=(4,), chunks=(2,), dtype='i1')
+z[:] = 1
+print(z[:], type(store).__name__, store.read_only, store.counter['set'])
+print(sorted(k for k in store._store._store_dict), isinstance(store, WrapperStore))
+print(zarr.open_array(store, mode='r')[1:3], repr(store.with_read_only(True).read_only))
+"""),
 ]
