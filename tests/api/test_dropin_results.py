@@ -415,3 +415,26 @@ def test_zipstore_open_errors_are_the_builtin(tmp_path, monkeypatch, mode, name,
                 lib.create_array(store, name="a", shape=(1,), dtype="i1")
     with pytest.raises(zarrhpc.errors.StoreError, match=name):
         zarrhpc.storage.ZipStore(name, mode=mode)
+
+
+def test_codec_enums_as_zarr_python():
+    """github.com/zarr-developers/zarr-python/pull/3417: ``zarr.codecs.Endian`` and
+    ``ShardingCodecIndexLocation`` exist and the codecs take them (ours or zarr-python's
+    members) as they take the strings; the stored JSON holds the strings."""
+    def make(lib):
+        a = lib.create_array({}, shape=(3,), dtype="i2",
+                             serializer=lib.codecs.BytesCodec(endian=lib.codecs.Endian.big))
+        a[:] = [1, 2, 258]
+        s = lib.create_array({}, shape=(4,), dtype="u1", serializer=lib.codecs.ShardingCodec(
+            chunk_shape=(2,), index_location=lib.codecs.ShardingCodecIndexLocation.start))
+        s[:] = [1, 2, 3, 4]
+        return (repr(a.serializer), a[:].tolist(), a.metadata.to_dict()["codecs"][0],
+                s[:].tolist(), s.metadata.to_dict()["codecs"][0]["configuration"]
+                ["index_location"])
+
+    theirs, ours = _both(make)
+    assert ours == theirs
+    assert repr(zarrhpc.codecs.BytesCodec(endian=zarr.codecs.Endian.big)) == \
+        "BytesCodec(endian=<Endian.big: 'big'>)"
+    with pytest.raises(ValueError, match="endian"):
+        zarrhpc.codecs.BytesCodec(endian="middle")

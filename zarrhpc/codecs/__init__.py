@@ -29,7 +29,7 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.codecs.bitround import BitroundCodec
 from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
-from zarrhpc.codecs.bytes import BytesCodec
+from zarrhpc.codecs.bytes import BytesCodec, Endian
 from zarrhpc.codecs.cast_value import CastValueCodec, ScaleOffsetCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gzip import GzipCodec
@@ -51,7 +51,7 @@ from zarrhpc.codecs.registry import (
     registered_names,
 )
 from zarrhpc.codecs.reshape import ReshapeCodec
-from zarrhpc.codecs.sharding import ShardingCodec
+from zarrhpc.codecs.sharding import ShardingCodec, ShardingCodecIndexLocation
 from zarrhpc.codecs.squeeze import SqueezeCodec
 from zarrhpc.codecs.transpose import TransposeCodec
 from zarrhpc.codecs.vlen import (
@@ -101,6 +101,7 @@ __all__ = [
     "Bytes",
     "BytesCodec",
     "BytesToBytesCodec",
+    "Endian",
     "ChunkSpec",
     "Codec",
     "CodecPipeline",
@@ -109,6 +110,7 @@ __all__ = [
     "Gzip",
     "Sharding",
     "ShardingCodec",
+    "ShardingCodecIndexLocation",
     "GzipCodec",
     "Transpose",
     "VLenArrayCodec",

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, ClassVar
 
 import numpy as np
@@ -504,7 +505,10 @@ def get_choice(
 
 
 def check_choice(value: Any, choices: tuple[str, ...], doc: str, field: str, key: str) -> str:
-    """Validate that ``value`` is one of the strings ``choices``."""
+    """Validate that ``value`` is one of the strings ``choices`` (or an enum member whose
+    value is: zarr-python's ``Endian.big``, ``ShardingCodecIndexLocation.start``...)."""
+    if isinstance(value, Enum) and isinstance(value.value, str):
+        value = value.value
     if isinstance(value, str) and value in choices:
         return value
     raise config_error(doc, field, key, "one of " + ", ".join(repr(c) for c in choices), value)

@@ -23,6 +23,7 @@ swap (see :func:`~zarrhpc.codecs.abc.swap_size`).
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,6 +43,13 @@ from zarrhpc.errors import CodecError, CorruptChunkError
 __all__ = ["BytesCodec", "struct_has_byte_order"]
 
 _ENDIANS = ("little", "big")
+
+
+class Endian(Enum):
+    """zarr-python's byte-order enum (``BytesCodec(endian=Endian.big)``; strings work too)."""
+
+    big = "big"
+    little = "little"
 _NATIVE = sys.byteorder
 
 

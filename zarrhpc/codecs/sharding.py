@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import Any, ClassVar
 
 import numpy as np
@@ -65,6 +66,13 @@ _LOCATIONS = ("start", "end")
 _UNSET = object()
 _CHECKED_MAX = 256  # checked indexes remembered per layout
 _KEYS = {"chunk_shape", "codecs", "index_codecs", "index_location"}
+
+
+class ShardingCodecIndexLocation(Enum):
+    """zarr-python's shard-index position enum (``index_location=``; strings work too)."""
+
+    start = "start"
+    end = "end"
 
 
 def is_fill_chunk(chunk: np.ndarray, fill_bytes: bytes) -> bool:

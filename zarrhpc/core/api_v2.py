@@ -18,7 +18,7 @@ from zarrhpc.core._nodes import resolve_store
 from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.formats import write_node
-from zarrhpc.errors import UnsupportedArgumentError, UnsupportedError
+from zarrhpc.errors import AmbiguousDataTypeError, UnsupportedArgumentError, UnsupportedError
 from zarrhpc.metadata import ChunkKeyEncoding
 from zarrhpc.metadata.v2 import array_v2_from_user, normalize_path_v2
 
@@ -109,11 +109,18 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
             raise ValueError(
                 f"dimension_names: {len(dimension_names)} names for {len(shape)} dimensions")
         attributes["_ARRAY_DIMENSIONS"] = list(dimension_names)
-    md = array_v2_from_user(
-        shape, chunk_shape, dtype, fill_value, order,
-        [codec_to_v2(f, f"filters[{i}]") for i, f in enumerate(filters)],
-        codec_to_v2(compressors[0], "compressors[0]") if compressors else None,
-        _separator(chunk_key_encoding), attributes, doc)
+    try:
+        md = array_v2_from_user(
+            shape, chunk_shape, dtype, fill_value, order,
+            [codec_to_v2(f, f"filters[{i}]") for i, f in enumerate(filters)],
+            codec_to_v2(compressors[0], "compressors[0]") if compressors else None,
+            _separator(chunk_key_encoding), attributes, doc)
+    except UnsupportedError as exc:
+        if np.dtype(dtype).kind != "O" or "object codec" not in str(exc):
+            raise
+        # creating an object array with nothing saying what it holds: zarr-python's
+        # ValueError (a stored '|O' .zarray without its codec stays UnsupportedError)
+        raise AmbiguousDataTypeError(str(exc)) from None
     arr = Array(store, path, md, write_empty_chunks=write_empty_chunks,
                 order=config_order or order)
     prepare_path(store, path, overwrite, 2)  # after the codec chain is known to work

@@ -24,30 +24,17 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, make_dataclass, replace
-from enum import Enum
 from typing import Any
 
 from zarrhpc.codecs.blosc import BloscCname, BloscShuffle
+from zarrhpc.codecs.bytes import Endian
 from zarrhpc.codecs.registry import parse_codec
+from zarrhpc.codecs.sharding import ShardingCodecIndexLocation
 from zarrhpc.core.dtype import from_data_type
 
 __all__ = ["ArrayV2Metadata", "ArrayV3Metadata", "ConsolidatedMetadata",
            "DefaultChunkKeyEncoding", "Endian", "GroupMetadata", "RegularChunkGrid",
            "ShardingCodecIndexLocation", "V2ChunkKeyEncoding", "codec_view", "node_metadata"]
-
-
-class Endian(Enum):
-    """zarr-python's byte-order enum (``BytesCodec.endian``)."""
-
-    big = "big"
-    little = "little"
-
-
-class ShardingCodecIndexLocation(Enum):
-    """zarr-python's shard-index position enum."""
-
-    start = "start"
-    end = "end"
 
 
 def _tuples(value: Any) -> Any:

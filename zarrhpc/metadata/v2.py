@@ -51,12 +51,7 @@ from zarrhpc.codec_forms import (
     v2_entry,
     v2_out_dtype,
 )
-from zarrhpc.errors import (
-    AmbiguousDataTypeError,
-    FillValueRangeError,
-    MetadataError,
-    UnsupportedError,
-)
+from zarrhpc.errors import FillValueRangeError, MetadataError, UnsupportedError
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
@@ -236,7 +231,7 @@ def _data_type(npdt: np.dtype, filters: list | None = None, doc: str = ZARRAY) -
     if npdt.kind == "O":
         name = object_type(filters)
         if name is None:
-            raise AmbiguousDataTypeError(
+            raise UnsupportedError(
                 f"{doc}: dtype: an object array ('|O') needs an object codec as its first "
                 f"filter (vlen-utf8, vlen-bytes, vlen-array, ...), got filters {_show(filters)}"
                 f" (creating one: pass object_codec=numcodecs.VLenUTF8(), or dtype=str)")

@@ -4118,4 +4118,20 @@ print(z[:], type(store).__name__, store.read_only, store.counter['set'])
 print(sorted(k for k in store._store._store_dict), isinstance(store, WrapperStore))
 print(zarr.open_array(store, mode='r')[1:3], repr(store.with_read_only(True).read_only))
 """),
+    # ---- codec enums (ninth session) ---------------------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3417", code="""
+import numpy as np
+import zarr
+from zarr.codecs import BytesCodec, Endian, ShardingCodec, ShardingCodecIndexLocation
+a = zarr.create_array({}, shape=(4,), chunks=(4,), dtype='i2',
+                      serializer=BytesCodec(endian=Endian.big))
+a[:] = [1, 2, 3, 256]
+print(a.serializer, a[:], a.dtype)
+print(a.metadata.to_dict()['codecs'][0])
+b = zarr.create_array({}, shape=(8,), dtype='u1',
+                      serializer=ShardingCodec(chunk_shape=(2,),
+                                               index_location=ShardingCodecIndexLocation.start))
+b[:] = np.arange(8)
+print(b[:], b.metadata.to_dict()['codecs'][0]['configuration']['index_location'])
+"""),
 ]
