@@ -21,7 +21,14 @@ from zarrhpc.core import Array, Group, create_group
 from zarrhpc.core.convert import convert
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
-__version__ = "0.1.0"
+# zarrhpc's own release (as pyproject.toml says) and the zarr-python API it is a drop-in
+# for. ``__version__`` joins them as a PEP 440 version with a local label, so that code
+# written for zarr-python that branches on ``zarr.__version__`` (``Version(...) >=
+# Version("3.0.8")``, ``.major >= 3``, ``startswith("3")``: common in downstream
+# projects) takes its zarr-python 3 path under ``import zarrhpc as zarr``.
+ZARRHPC_VERSION = "0.1.0"
+ZARR_PYTHON_API = "3.1.6"
+__version__ = f"{ZARR_PYTHON_API}+zarrhpc.{ZARRHPC_VERSION}"
 
 
 def print_debug_info() -> None:

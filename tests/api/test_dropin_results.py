@@ -438,3 +438,20 @@ def test_codec_enums_as_zarr_python():
         "BytesCodec(endian=<Endian.big: 'big'>)"
     with pytest.raises(ValueError, match="endian"):
         zarrhpc.codecs.BytesCodec(endian="middle")
+
+
+def test_version_checks_take_the_zarr_python_3_path():
+    """Downstream code branches on ``zarr.__version__`` (cfdm: ``Version(zarr.__version__)
+    < Version("3.0.8")`` raises; dask's tests pick ``DirectoryStore`` below 3): under
+    ``import zarrhpc as zarr`` it must read as the zarr-python API zarrhpc implements, with
+    zarrhpc's own release in the local label."""
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    ours = Version(zarrhpc.__version__)
+    assert ours.public == zarrhpc.ZARR_PYTHON_API == Version(zarr.__version__).public
+    assert ours.local == f"zarrhpc.{zarrhpc.ZARRHPC_VERSION}"
+    assert zarrhpc.ZARRHPC_VERSION == version("zarrhpc")  # pyproject's, one release
+    assert ours.major >= 3 and ours >= Version("3.0.8") and zarrhpc.__version__[0] == "3"
+    assert not ours < Version("3.1.0")

@@ -4134,4 +4134,18 @@ b = zarr.create_array({}, shape=(8,), dtype='u1',
 b[:] = np.arange(8)
 print(b[:], b.metadata.to_dict()['codecs'][0]['configuration']['index_location'])
 """),
+    # ---- version checks in downstream code (ninth session) -----------------------------------
+    dict(source="https://github.com/NCAS-CMS/cfdm/blob/main/cfdm/__init__.py#zarr-version", code="""
+from packaging.version import Version
+import zarr
+_minimum_vn = '3.0.8'
+if Version(zarr.__version__) < Version(_minimum_vn):
+    raise ValueError(f'Bad zarr version: requires zarr>={_minimum_vn}')
+print(Version(zarr.__version__).major >= 3, Version(zarr.__version__) > Version('3.0.0.a0'))
+if Version(zarr.__version__) < Version('3.0.0.a0'):
+    store = zarr.storage.DirectoryStore('d.zarr')
+else:
+    store = zarr.storage.LocalStore('d.zarr')
+print(type(store).__name__, str(zarr.__version__).startswith('3'))
+"""),
 ]
