@@ -455,3 +455,27 @@ def test_version_checks_take_the_zarr_python_3_path():
     assert zarrhpc.ZARRHPC_VERSION == version("zarrhpc")  # pyproject's, one release
     assert ours.major >= 3 and ours >= Version("3.0.8") and zarrhpc.__version__[0] == "3"
     assert not ours < Version("3.1.0")
+
+
+@pytest.mark.parametrize("fmt", [2, 3])
+def test_chunk_key_encoding_objects(fmt):
+    """Downstream code passes zarr-python's encoding objects (``from
+    zarr.core.chunk_key_encodings import V2ChunkKeyEncoding``): the same classes exist
+    under zarrhpc, and both libraries' objects are taken by both formats' create paths."""
+    import zarrhpc.core.chunk_grids
+    import zarrhpc.core.chunk_key_encodings as ours
+
+    cls = "V2ChunkKeyEncoding" if fmt == 2 else "DefaultChunkKeyEncoding"
+
+    def make(lib, objects):
+        a = lib.create_array({}, shape=(4, 4), chunks=(2, 2), dtype="i1", zarr_format=fmt,
+                             chunk_key_encoding=getattr(objects, cls)(separator="/"))
+        a[:] = 1
+        return sorted(a.store._store_dict), a.metadata.to_dict().get(
+            "chunk_key_encoding", a.metadata.to_dict().get("dimension_separator"))
+
+    theirs = make(zarr, zarr.core.chunk_key_encodings)
+    assert make(zarrhpc, ours) == theirs
+    assert make(zarrhpc, zarr.core.chunk_key_encodings) == theirs
+    grid = zarrhpc.core.chunk_grids.RegularChunkGrid(chunk_shape=(2, 2))
+    assert list(grid.all_chunk_coords((3, 4))) == [(0, 0), (0, 1), (1, 0), (1, 1)]

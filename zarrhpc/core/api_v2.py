@@ -19,7 +19,6 @@ from zarrhpc.core.array import Array
 from zarrhpc.core.attributes import json_attributes
 from zarrhpc.core.formats import write_node
 from zarrhpc.errors import AmbiguousDataTypeError, UnsupportedArgumentError, UnsupportedError
-from zarrhpc.metadata import ChunkKeyEncoding
 from zarrhpc.metadata.v2 import array_v2_from_user, normalize_path_v2
 
 __all__ = ["codec_to_v2", "create_array_v2"]
@@ -38,8 +37,11 @@ def _separator(chunk_key_encoding) -> str:
     if isinstance(chunk_key_encoding, dict) and "separator" in chunk_key_encoding:
         chunk_key_encoding = {"name": chunk_key_encoding.get("name", "v2"),
                               "configuration": {"separator": chunk_key_encoding["separator"]}}
-    if not isinstance(chunk_key_encoding, ChunkKeyEncoding):
-        chunk_key_encoding = ChunkKeyEncoding.from_json(chunk_key_encoding, "create_array")
+    # every other form as create_array takes it for v3 (zarr-python's V2ChunkKeyEncoding
+    # objects, ours, tuples, JSON)
+    from zarrhpc.core._create_args import parse_chunk_key_encoding
+
+    chunk_key_encoding = parse_chunk_key_encoding(chunk_key_encoding, "create_array")
     if chunk_key_encoding.name != "v2":  # zarr-python's words (a ValueError there)
         raise UnsupportedArgumentError(
             f"chunk_key_encoding: Zarr v2 arrays use the 'v2' encoding, got "
