@@ -4148,4 +4148,37 @@ else:
     store = zarr.storage.LocalStore('d.zarr')
 print(type(store).__name__, str(zarr.__version__).startswith('3'))
 """),
+    # ---- hierarchies from metadata objects, StorePath, info_complete (ninth session) ---------
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/user-guide/groups.html#batch-group-creation:metadata-objects", code="""
+import zarr
+from zarr.core.group import GroupMetadata
+root = zarr.group(store=zarr.storage.MemoryStore(), attributes={'title': 'src'})
+root.create_array('a/x', shape=(4,), chunks=(2,), dtype='i2', fill_value=3)
+root['a'].attrs['k'] = 1
+nodes = {'': root.metadata} | {k: v.metadata for k, v in root.members(max_depth=None)}
+new_nodes = dict(zarr.create_hierarchy(store=zarr.storage.MemoryStore(), nodes=nodes))
+print(sorted(new_nodes), dict(new_nodes[''].attrs), dict(new_nodes['a'].attrs))
+print(new_nodes['a/x'].shape, new_nodes['a/x'][:], new_nodes['a/x'].fill_value)
+meta = {'g': GroupMetadata(zarr_format=3, attributes={'z': 2})}
+made = dict(zarr.create_hierarchy(store=zarr.storage.MemoryStore(), nodes=meta))
+print(sorted(made), dict(made['g'].attrs), type(made['g']).__name__)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/storage/#zarr.storage.StorePath:usage", code="""
+import zarr
+from zarr.storage import StorePath, MemoryStore
+sp = StorePath(MemoryStore(), 'grp/arr')
+a = zarr.create_array(sp, shape=(3,), dtype='f4', fill_value=1.5)
+print(a.path, a.name, a[:])
+print(str(sp).split('/')[-2:], sp.path)
+b = zarr.open_array(StorePath(sp.store, 'grp/arr'), mode='r')
+print(b[:], sorted(zarr.open_group(sp.store, mode='r').group_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.Array.info_complete:usage", code="""
+import numpy as np
+import zarr
+a = zarr.create_array({}, shape=(20, 20), chunks=(10, 10), dtype='i4', compressors=None)
+a[:10, :10] = np.arange(100).reshape(10, 10)
+print(a.info_complete())
+print(a.nbytes_stored(), a.nchunks_initialized)
+"""),
 ]
