@@ -4181,4 +4181,30 @@ a[:10, :10] = np.arange(100).reshape(10, 10)
 print(a.info_complete())
 print(a.nbytes_stored(), a.nchunks_initialized)
 """),
+    # ---- the errors of common mistakes (ninth session) ---------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/776#common-mistakes", code="""
+import numpy as np
+import zarr
+z = zarr.create_array('a.zarr', shape=(4, 4), chunks=(2, 2), dtype='i4')
+for label, call in [
+    ('missing array r', lambda: zarr.open_array('nope.zarr', mode='r')),
+    ('missing group r', lambda: zarr.open_group('nope.zarr', mode='r')),
+    ('consolidated missing', lambda: zarr.open_consolidated('a.zarr')),
+    ('group on array', lambda: zarr.open_group('a.zarr', mode='r')),
+    ('bad dtype', lambda: zarr.create_array({}, shape=(1,), dtype='foo')),
+    ('chunks rank', lambda: zarr.create_array({}, shape=(4, 4), chunks=(2,), dtype='i1')),
+    ('negative shape', lambda: zarr.create_array({}, shape=(-1,), dtype='i1')),
+    ('index oob', lambda: z[5, 0]),
+    ('too many idx', lambda: z[0, 0, 0]),
+    ('append rank', lambda: z.append(np.ones((2,)))),
+    ('float index', lambda: z[1.5]),
+    ('str index', lambda: z['x']),
+]:
+    try:
+        call()
+        print(label, 'no error')
+    except Exception as e:
+        print(label, end=' ')
+        caught(e)
+"""),
 ]
