@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError
+from zarrhpc.metadata.as_written import as_written
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import (
     DataType,
@@ -350,10 +351,34 @@ class _NodeDocument:
         """The documents to rewrite when only the attributes changed."""
         return self.documents()
 
+    def to_dict(self) -> dict:
+        """The document as a JSON-ready dict: zarrhpc's canonical form (zarr-python's
+        member order) for a node created here; for a node read from a store, every member
+        this object did not change as that document spelled it
+        (:mod:`zarrhpc.metadata.as_written`).
+
+        Returns
+        -------
+        dict
+            A fresh object; changing it does not change ``self``.
+        """
+        source = self.source
+        if source is None:
+            return self._canonical_dict()
+        return as_written(self._canonical_dict(), source, self._source_canonical())
+
+    def _source_canonical(self) -> dict | None:
+        """The canonical form of the document this object was read from (None: created
+        here, or that document no longer parses on its own)."""
+        try:
+            return type(self)._from_dict(copy.deepcopy(self.source), "zarr.json")._canonical_dict()
+        except MetadataError:  # pragma: no cover - it parsed when it was read
+            return None
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_dict() == other.to_dict()
+        return self._canonical_dict() == other._canonical_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -402,6 +427,8 @@ class ArrayMetadataV3(_NodeDocument):
     storage_transformers: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     chunk_grid: RectilinearGrid | None = None  # an irregular rectilinear grid, else None
+    #: the document as read (None: created here); see :meth:`to_dict`
+    source: dict | None = field(default=None, repr=False)
 
     zarr_format = 3
     node_type = "array"
@@ -529,18 +556,13 @@ class ArrayMetadataV3(_NodeDocument):
             storage_transformers=storage_transformers,
             extra=extra,
             chunk_grid=grid,
+            source=d,
         )
 
     # -- writing ------------------------------------------------------------------------
 
-    def to_dict(self) -> dict:
-        """The document as a JSON-ready dict, members in zarr-python's order.
-
-        Returns
-        -------
-        dict
-            A fresh object; changing it does not change ``self``.
-        """
+    def _canonical_dict(self) -> dict:
+        """The document in zarrhpc's form, members in zarr-python's order (fresh)."""
         out: dict[str, Any] = {
             "shape": list(self.shape),
             "data_type": self.data_type.to_json(),
@@ -585,8 +607,19 @@ class ArrayMetadataV3(_NodeDocument):
         return self.chunk_key_encoding.encode(coords)
 
     def with_shape(self, shape: tuple[int, ...]) -> ArrayMetadataV3:
-        """A copy with a new ``shape`` (same number of dimensions)."""
-        return replace(self, shape=tuple(shape))
+        """A copy with a new ``shape`` (same number of dimensions).
+
+        A ``zarrs.regular_bounded`` grid that was regular at the old shape (read as
+        ``regular``) stays bounded: at a shape it does not divide, its last chunks are cut.
+        """
+        shape = tuple(shape)
+        entry = (self.source or {}).get("chunk_grid")
+        if self.chunk_grid is None and isinstance(entry, dict) and entry.get(
+                "name") == "zarrs.regular_bounded" and self.chunk_shape:
+            grid = RegularBoundedGrid(self.chunk_shape, self.shape).covering(shape)
+            if grid.regular_chunk_shape(shape) is None:
+                return replace(self, shape=shape, chunk_grid=grid)
+        return replace(self, shape=shape)
 
     def to_spec(self):
         """The internal :class:`~zarrhpc.metadata.spec.ArraySpec` (the codecs as given)."""
@@ -625,6 +658,8 @@ class GroupMetadataV3(_NodeDocument):
 
     attributes: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    #: the document as read (None: created here); see :meth:`to_dict`
+    source: dict | None = field(default=None, repr=False)
 
     zarr_format = 3
     node_type = "group"
@@ -665,15 +700,10 @@ class GroupMetadataV3(_NodeDocument):
     def _from_dict(cls, d: dict, doc: str) -> GroupMetadataV3:
         attributes = _check_attributes(_or(d.get("attributes"), {}), doc)  # null: absent
         extra = _check_extra({k: v for k, v in d.items() if k not in _GROUP_KEYS}, _GROUP_KEYS, doc)
-        return cls(attributes=attributes, extra=extra)
+        return cls(attributes=attributes, extra=extra, source=d)
 
-    def to_dict(self) -> dict:
-        """The document as a JSON-ready dict, members in zarr-python's order.
-
-        Returns
-        -------
-        dict
-        """
+    def _canonical_dict(self) -> dict:
+        """The document in zarrhpc's form, members in zarr-python's order (fresh)."""
         out: dict[str, Any] = {"attributes": copy.deepcopy(self.attributes), "zarr_format": 3}
         # zarr-python writes consolidated_metadata between zarr_format and node_type.
         if "consolidated_metadata" in self.extra:

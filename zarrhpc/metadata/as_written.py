@@ -1,0 +1,82 @@
+"""Writing a document back in the form its writer gave it, changed only where it changed.
+
+Other implementations spell the same metadata in many ways: a ``zarrs.regular_bounded``
+grid that happens to be regular, ``fill_value: 0`` for ``0.0``, ``"filters": []`` for
+``null``, a v2 ``.zarray`` without ``dimension_separator``, members in their own order,
+``"attributes": null``, codec configurations with members zarrhpc does not name. zarrhpc
+reads each into one validated object; writing that object back in zarrhpc's (zarr-python's)
+canonical form after an attribute update, resize, append or consolidation would rename
+grids and respell values that other readers (the writer's own, first) read as they were.
+
+Life cycle: a metadata object read from a store keeps the parsed document (``source``); a
+change (``dataclasses.replace``) carries it over. When the object is written,
+:func:`as_written` compares, member by member, the canonical form of the object with the
+canonical form of the source document (what zarrhpc would have written for it unchanged):
+
+- a member whose canonical form is unchanged is written as the source spelled it;
+- a member that changed is written in the canonical form;
+- a member the source lacked is left out while it still has the value its absence meant
+  (the canonical default), written when it changed;
+- a source member zarrhpc does not write (ignored v2 members) is kept; one that zarrhpc
+  writes but the change removed is dropped;
+- members keep the source's order, new ones follow in canonical order.
+
+Members are compared as strict JSON text (``1`` is not ``true``, ``1`` is not ``1.0`` and
+key order counts), so a value that changed is never hidden behind one that compares equal
+in Python. Objects created by zarrhpc have no source and are written canonically,
+byte for byte as zarr-python writes them. Pure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+__all__ = ["as_written"]
+
+
+def _text(value: Any) -> str | object:
+    """Strict JSON text of ``value``; a value that is not JSON (a numpy scalar in new
+    attributes) equals nothing, so it is written and refused there with the member named."""
+    try:
+        return json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        return object()
+
+
+def as_written(canonical: dict, source: dict | None, source_canonical: dict | None) -> dict:
+    """The document to write: ``canonical`` with every unchanged member as ``source`` has it.
+
+    Parameters
+    ----------
+    canonical : dict
+        The object's document in zarrhpc's canonical form (what changed is here).
+    source : dict or None
+        The document as read (None: the object was created here; ``canonical`` is
+        returned).
+    source_canonical : dict or None
+        The canonical form of the object ``source`` was read into.
+
+    Returns
+    -------
+    dict
+        A fresh document (nothing shared with the arguments).
+    """
+    if source is None or source_canonical is None:
+        return canonical
+    out: dict[str, Any] = {}
+    for key, value in source.items():
+        if key in canonical:
+            same = key in source_canonical and _text(canonical[key]) == _text(
+                source_canonical[key])
+            out[key] = copy.deepcopy(value) if same else canonical[key]
+        elif key not in source_canonical:
+            out[key] = copy.deepcopy(value)  # a member zarrhpc reads past and never writes
+    for key, value in canonical.items():
+        if key in source:
+            continue
+        if key in source_canonical and _text(value) == _text(source_canonical[key]):
+            continue  # absent in the source, and still the value absence meant
+        out[key] = value
+    return out
