@@ -13,7 +13,8 @@ change (``dataclasses.replace``) carries it over. When the object is written,
 :func:`as_written` compares, member by member, the canonical form of the object with the
 canonical form of the source document (what zarrhpc would have written for it unchanged):
 
-- a member whose canonical form is unchanged is written as the source spelled it;
+- a member whose canonical form is unchanged is written as the source spelled it, unless
+  that spelling is not strict JSON (zarrita's ``"fill_value": NaN``: then ``"NaN"``);
 - a member that changed is written in the canonical form;
 - a member the source lacked is left out while it still has the value its absence meant
   (the canonical default), written when it changed;
@@ -45,6 +46,15 @@ def _text(value: Any) -> str | object:
         return object()
 
 
+def _strict(value: Any) -> bool:
+    """Whether ``value`` is strict JSON (no ``NaN`` literal, as zarrita wrote fill values)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def as_written(canonical: dict, source: dict | None, source_canonical: dict | None) -> dict:
     """The document to write: ``canonical`` with every unchanged member as ``source`` has it.
 
@@ -69,7 +79,7 @@ def as_written(canonical: dict, source: dict | None, source_canonical: dict | No
     for key, value in source.items():
         if key in canonical:
             same = key in source_canonical and _text(canonical[key]) == _text(
-                source_canonical[key])
+                source_canonical[key]) and _strict(value)
             out[key] = copy.deepcopy(value) if same else canonical[key]
         elif key not in source_canonical:
             out[key] = copy.deepcopy(value)  # a member zarrhpc reads past and never writes
