@@ -8,6 +8,12 @@ Two steps, two environments::
     /tmp/zarrista/bin/python cross_read.py zarrista /tmp/xr   # zarrs reads every v3 store
     /usr/bin/python3 cross_read.py gdal /tmp/xr       # GDAL (python3-gdal) reads the v2 ones
 
+Metadata rewrites (an attribute added, the first axis grown by one) read by the writer::
+
+    .venv/bin/python cross_read.py rewrite-metadata /tmp/rm zarrista-0.1.0.tar.xz
+    /tmp/zarrista/bin/python cross_read.py zarrista-rewritten /tmp/rm
+    (likewise netcdf4-*.tar.xz with netcdf-rewritten, gdal-3.6.2.tar.xz with gdal-rewritten)
+
 Write-back into another writer's stores (its metadata, zarrhpc's chunks)::
 
     .venv/bin/python cross_read.py rewrite /tmp/rw netcdf4-1.7.5.1.post1.tar.xz
@@ -148,6 +154,69 @@ def rewrite(root: Path, archive: str) -> None:
     print(len(done), "arrays rewritten in", root)
 
 
+def rewrite_metadata(root: Path, archive: str) -> None:
+    """Unpack ``archive`` into ``root``; on every recorded array (zip and draft stores left
+    out) add an attribute, then (but on NCZarr, whose dimensions several variables share)
+    grow the first axis by one; the values zarrhpc then reads go to ``<name>.npy`` and the
+    arrays to ``root/rewritten.json``, for the ``*-rewritten`` readers (the writer's own)."""
+    import tarfile
+
+    import zarrhpc
+
+    with tarfile.open(Path(__file__).parent / archive, "r:xz") as tf:
+        tf.extractall(root, filter="data")
+    manifest = json.loads((root / "manifest.json").read_text())
+    done, seen = {}, set()
+    for name, entry in manifest["arrays"].items():
+        store = root / entry["store"]
+        if (entry["store"], entry["path"]) in seen or entry.get("masked") or store.is_file() or (
+                store / "meta").is_dir():
+            continue
+        seen.add((entry["store"], entry["path"]))
+        try:
+            a = zarrhpc.open_array(str(store), path=entry["path"], mode="r+")
+            a.attrs["zarrhpc_rewrite"] = 1
+            if a.ndim and not archive.startswith("netcdf4"):
+                a.resize((a.shape[0] + 1, *a.shape[1:]))
+            if (store / ".zmetadata").is_file() or "consolidated_metadata" in json.loads(
+                    (store / "zarr.json").read_text() if (store / "zarr.json").is_file() else "{}"):
+                zarrhpc.consolidate_metadata(str(store))  # as the writer's readers read it
+            new = np.asarray(a[...])
+            if entry.get("ml_dtype"):
+                new = new.view(f"u{new.dtype.itemsize}")
+                (root / f"{name}.ml").write_text(entry["ml_dtype"])
+            np.save(root / f"{name}.npy", new if new.dtype.kind not in "OT" else
+                    new.astype(object), allow_pickle=True)
+            done[name] = entry
+        except Exception as exc:
+            print("SKIP", name, type(exc).__name__, exc)
+    (root / "rewritten.json").write_text(json.dumps(done))
+    print(len(done), "arrays rewritten in", root)
+
+
+def read_gdal_rewritten(root: Path) -> None:
+    from osgeo import gdal
+
+    gdal.UseExceptions()
+    results = []
+    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
+        want = np.load(root / f"{name}.npy", allow_pickle=True)
+        try:
+            group = gdal.OpenEx(str(root / entry["store"]), gdal.OF_MULTIDIM_RASTER).GetRootGroup()
+            *parents, leaf = entry["path"].split("/")
+            for part in parents:
+                group = group.OpenGroup(part)
+            arr = group.OpenMDArray(leaf)
+            got = arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
+                arr.Read(), dtype=object).reshape(want.shape)
+            same = _same(got, want)
+            results.append((name, "ok" if same else "DIFF", "" if same else
+                            f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
+        except Exception as exc:
+            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+    _report(results)
+
+
 def read_netcdf_rewritten(root: Path) -> None:
     import netCDF4
 
@@ -182,6 +251,13 @@ def read_zarrista_rewritten(root: Path) -> None:
                 got = t.to_numpy()
             except TypeError:
                 got = np.frombuffer(bytes(t.buffer()), dtype=want.dtype).reshape(want.shape)
+            ml = root / f"{name}.ml"
+            if ml.exists():  # compared by value (bits outside a sub-byte type do not count)
+                import ml_dtypes
+
+                mdt = np.dtype(getattr(ml_dtypes, ml.read_text()))
+                got = np.ascontiguousarray(got).view(want.dtype).view(mdt).astype("f8")
+                want = want.view(mdt).astype("f8")
             results.append((name, "ok" if _same(got, want) else "DIFF", ""))
         except Exception as exc:
             results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
@@ -285,7 +361,9 @@ if __name__ == "__main__":
     step, where = sys.argv[1], Path(sys.argv[2])
     if step == "rewrite":
         rewrite(where, sys.argv[3])
+    elif step == "rewrite-metadata":
+        rewrite_metadata(where, sys.argv[3])
     else:
         {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista, "gdal": read_gdal,
-         "netcdf-rewritten": read_netcdf_rewritten,
+         "netcdf-rewritten": read_netcdf_rewritten, "gdal-rewritten": read_gdal_rewritten,
          "zarrista-rewritten": read_zarrista_rewritten}[step](where)
