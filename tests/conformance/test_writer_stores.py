@@ -293,6 +293,36 @@ def test_rewrites_keep_what_the_writer_wrote(unpacked, tmp_path, writer, store):
                 assert np.array_equal(np.asarray(ours).view("u1"), np.asarray(theirs).view("u1"))
             else:
                 assert values_equal(ours, theirs), f"zarrhpc\n{ours!r}\nzarr-python\n{theirs!r}"
+    _check_consolidation(copy)
+
+
+def _check_consolidation(copy: Path) -> None:
+    """Consolidating the rewritten store keeps every document as it is on disk: each entry
+    of ``.zmetadata`` (v2) or each array of the root's ``consolidated_metadata`` (v3) equals
+    the node's own document, and the root document changes only there."""
+    root_json = copy / "zarr.json"
+    v3 = root_json.is_file() and "consolidated_metadata" in json.loads(root_json.read_bytes())
+    if not v3 and not (copy / ".zmetadata").is_file():
+        return
+    before = json.loads(root_json.read_bytes()) if v3 else None
+    zarrhpc.consolidate_metadata(str(copy))
+    if not v3:
+        entries = json.loads((copy / ".zmetadata").read_bytes())["metadata"]
+        assert entries, "nothing consolidated"
+        for key, doc in entries.items():  # keys sorted, as zarr-python 2 writes .zmetadata
+            if key.endswith(".zattrs") and not (copy / key).is_file():
+                assert doc == {}, key  # a node without .zattrs: its attributes, none
+                continue
+            on_disk = json.loads((copy / key).read_bytes())
+            assert json.dumps(doc, sort_keys=True) == json.dumps(on_disk, sort_keys=True), key
+        return
+    after = json.loads(root_json.read_bytes())
+    _assert_only(before, after, {"consolidated_metadata": after["consolidated_metadata"]},
+                 "root zarr.json")
+    for path, doc in after["consolidated_metadata"]["metadata"].items():
+        if doc.get("node_type") == "array":
+            on_disk = json.loads((copy / path / "zarr.json").read_bytes())
+            assert json.dumps(doc) == json.dumps(on_disk), path
 
 
 def _zarr_python_read(store: Path, path: str):
