@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import zarrhpc
-from zarrhpc.testing.corpus import zarr_python_reads_struct
 from zarrhpc.testing.peers import random_data, same_bits
 from zarrhpc.testing.peers_v2 import (
     V2_NUMERIC,
