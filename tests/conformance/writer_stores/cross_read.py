@@ -12,7 +12,8 @@ Metadata rewrites (an attribute added, the first axis grown by one) read by the 
 
     .venv/bin/python cross_read.py rewrite-metadata /tmp/rm zarrista-0.1.0.tar.xz
     /tmp/zarrista/bin/python cross_read.py zarrista-rewritten /tmp/rm
-    (likewise netcdf4-*.tar.xz with netcdf-rewritten, gdal-3.6.2.tar.xz with gdal-rewritten)
+    (likewise netcdf4-*.tar.xz with netcdf-rewritten, gdal-3.6.2.tar.xz with gdal-rewritten,
+    z5py-3.0.2.tar.xz with z5py-rewritten)
 
 Write-back into another writer's stores (its metadata, zarrhpc's chunks)::
 
@@ -217,6 +218,20 @@ def read_gdal_rewritten(root: Path) -> None:
     _report(results)
 
 
+def read_z5py_rewritten(root: Path) -> None:
+    import z5py
+
+    results = []
+    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
+        want = np.load(root / f"{name}.npy", allow_pickle=True)
+        try:
+            got = z5py.File(str(root / entry["store"]), mode="r")[entry["path"]][...]
+            results.append((name, "ok" if _same(got, want) else "DIFF", ""))
+        except Exception as exc:
+            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+    _report(results)
+
+
 def read_netcdf_rewritten(root: Path) -> None:
     import netCDF4
 
@@ -366,4 +381,5 @@ if __name__ == "__main__":
     else:
         {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista, "gdal": read_gdal,
          "netcdf-rewritten": read_netcdf_rewritten, "gdal-rewritten": read_gdal_rewritten,
+         "z5py-rewritten": read_z5py_rewritten,
          "zarrista-rewritten": read_zarrista_rewritten}[step](where)
