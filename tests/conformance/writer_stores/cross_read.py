@@ -195,21 +195,27 @@ def rewrite_metadata(root: Path, archive: str) -> None:
     print(len(done), "arrays rewritten in", root)
 
 
-def read_gdal_rewritten(root: Path) -> None:
+def _gdal_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
+    """GDAL's multidimensional read of the array at ``path`` (group/.../name) of ``store``."""
     from osgeo import gdal
 
     gdal.UseExceptions()
+    group = gdal.OpenEx(str(store), gdal.OF_MULTIDIM_RASTER).GetRootGroup()
+    *parents, leaf = path.split("/")
+    for part in parents:
+        group = group.OpenGroup(part)
+    arr = group.OpenMDArray(leaf)
+    return arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
+        arr.Read(), dtype=object).reshape(want.shape)
+
+
+def _read_rewritten(root: Path, read) -> None:
+    """Each array of ``rewritten.json`` read with ``read(store, path, want)``, compared."""
     results = []
     for name, entry in json.loads((root / "rewritten.json").read_text()).items():
         want = np.load(root / f"{name}.npy", allow_pickle=True)
         try:
-            group = gdal.OpenEx(str(root / entry["store"]), gdal.OF_MULTIDIM_RASTER).GetRootGroup()
-            *parents, leaf = entry["path"].split("/")
-            for part in parents:
-                group = group.OpenGroup(part)
-            arr = group.OpenMDArray(leaf)
-            got = arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
-                arr.Read(), dtype=object).reshape(want.shape)
+            got = read(root / entry["store"], entry["path"], want)
             same = _same(got, want)
             results.append((name, "ok" if same else "DIFF", "" if same else
                             f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
@@ -218,18 +224,14 @@ def read_gdal_rewritten(root: Path) -> None:
     _report(results)
 
 
+def read_gdal_rewritten(root: Path) -> None:
+    _read_rewritten(root, _gdal_read)
+
+
 def read_z5py_rewritten(root: Path) -> None:
     import z5py
 
-    results = []
-    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            got = z5py.File(str(root / entry["store"]), mode="r")[entry["path"]][...]
-            results.append((name, "ok" if _same(got, want) else "DIFF", ""))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
-    _report(results)
+    _read_rewritten(root, lambda store, path, want: z5py.File(str(store), mode="r")[path][...])
 
 
 def read_netcdf_rewritten(root: Path) -> None:
@@ -322,17 +324,12 @@ def read_netcdf(root: Path) -> None:
 
 def read_gdal(root: Path) -> None:
     """GDAL 3.6 reads Zarr v2 (its v3 is the 2022 draft): every v2 store."""
-    from osgeo import gdal
-
-    gdal.UseExceptions()
     results = []
     for p in sorted(root.glob("v2-*.zarr")):
         name = p.name[:-5]
         want = np.load(root / f"{name}.npy", allow_pickle=True)
         try:
-            arr = gdal.OpenEx(str(p), gdal.OF_MULTIDIM_RASTER).GetRootGroup().OpenMDArray("var")
-            got = arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
-                arr.Read(), dtype=object).reshape(want.shape)
+            got = _gdal_read(p, "var", want)
             same = _same(got, want)
             results.append((name, "ok" if same else "DIFF", "" if same else
                             f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
