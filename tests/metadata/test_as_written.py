@@ -103,3 +103,25 @@ def test_absent_members_stay_absent_until_they_change():
     assert as_written({"a": 2, "b": []}, {"a": 1.0, "q": 5}, {"a": 1, "b": []}) == {
         "a": 2, "q": 5}
     assert as_written({"a": 1}, None, None) == {"a": 1}
+
+
+@pytest.mark.parametrize(("spec", "after"), [
+    ([4, 3], [4, 3]),                                   # integers reach any shape: kept
+    ([[4, 4, 4], [3, 3, 3]], [[4, 4, 4], [3, 3, 3]]),  # listed edges still reach it: kept
+    ([[[4, 2]], 3], [[[4, 3]], [[3, 3]]]),              # they do not: edges that do
+])
+def test_regular_rectilinear_grid_after_growth_still_covers_the_shape(tmp_path, spec, after):
+    """A regular grid written as rectilinear edges is kept as written while it reaches the
+    new shape; edges that stop short would make the document invalid, so they grow."""
+    doc = {**V3, "chunk_grid": {"name": "rectilinear", "configuration": {
+        "kind": "inline", "chunk_shapes": spec}}, "shape": [8, 6]}
+    a = zarrhpc.open_array(_store(tmp_path, doc), mode="r+")
+    a[...] = np.arange(48, dtype="f4").reshape(8, 6)
+    a.resize((10, 7))
+    assert _doc(tmp_path)["chunk_grid"]["configuration"]["chunk_shapes"] == after
+    b = zarrhpc.open_array(str(tmp_path), mode="r+")
+    b[8:, :] = 7
+    want = np.zeros((10, 7), "f4")
+    want[:8, :6] = np.arange(48).reshape(8, 6)
+    want[8:] = 7
+    np.testing.assert_array_equal(zarrhpc.open_array(str(tmp_path))[...], want)

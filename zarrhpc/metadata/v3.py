@@ -611,14 +611,25 @@ class ArrayMetadataV3(_NodeDocument):
 
         A ``zarrs.regular_bounded`` grid that was regular at the old shape (read as
         ``regular``) stays bounded: at a shape it does not divide, its last chunks are cut.
+        A regular ``rectilinear`` grid whose listed edges no longer reach the shape gets
+        edges that do.
         """
         shape = tuple(shape)
         entry = (self.source or {}).get("chunk_grid")
-        if self.chunk_grid is None and isinstance(entry, dict) and entry.get(
-                "name") == "zarrs.regular_bounded" and self.chunk_shape:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if self.chunk_grid is None and name == "zarrs.regular_bounded" and self.chunk_shape:
             grid = RegularBoundedGrid(self.chunk_shape, self.shape).covering(shape)
             if grid.regular_chunk_shape(shape) is None:
                 return replace(self, shape=shape, chunk_grid=grid)
+        if self.chunk_grid is None and name == "rectilinear":
+            # a regular grid written as rectilinear edges: kept while its edges still reach
+            # the shape, else the edges that do (written in place of the document's)
+            conf = entry.get("configuration")
+            try:
+                RectilinearGrid.from_json(conf, shape, "chunk_grid")
+            except MetadataError:
+                grid = RectilinearGrid.from_json(conf, self.shape, "chunk_grid")
+                return replace(self, shape=shape, chunk_grid=grid.covering(shape))
         return replace(self, shape=shape)
 
     def to_spec(self):
