@@ -13,7 +13,8 @@ Metadata rewrites (an attribute added, the first axis grown by one) read by the 
     .venv/bin/python cross_read.py rewrite-metadata /tmp/rm zarrista-0.1.0.tar.xz
     /tmp/zarrista/bin/python cross_read.py zarrista-rewritten /tmp/rm
     (likewise netcdf4-*.tar.xz with netcdf-rewritten, gdal-3.6.2.tar.xz with gdal-rewritten,
-    z5py-3.0.2.tar.xz with z5py-rewritten)
+    z5py-3.0.2.tar.xz with z5py-rewritten, ../zarr2_stores/zarr-2.18.7.tar.xz with
+    zarr-rewritten under that zarr release)
 
 Write-back into another writer's stores (its metadata, zarrhpc's chunks)::
 
@@ -164,11 +165,15 @@ def rewrite_metadata(root: Path, archive: str) -> None:
 
     import zarrhpc
 
-    with tarfile.open(Path(__file__).parent / archive, "r:xz") as tf:
+    here = Path(__file__).parent
+    path = here / archive if (here / archive).exists() else here.parent / "zarr2_stores" / archive
+    with tarfile.open(path, "r:xz") as tf:
         tf.extractall(root, filter="data")
     manifest = json.loads((root / "manifest.json").read_text())
     done, seen = {}, set()
-    for name, entry in manifest["arrays"].items():
+    arrays = manifest.get("arrays") or {  # zarr2_stores/: the array stores of its manifest
+        k: v for k, v in manifest["stores"].items() if v.get("members") is None}
+    for name, entry in arrays.items():
         store = root / entry["store"]
         if (entry["store"], entry["path"]) in seen or entry.get("masked") or store.is_file() or (
                 store / "meta").is_dir():
@@ -226,6 +231,14 @@ def _read_rewritten(root: Path, read) -> None:
 
 def read_gdal_rewritten(root: Path) -> None:
     _read_rewritten(root, _gdal_read)
+
+
+def read_zarr_rewritten(root: Path) -> None:
+    """zarr-python (2.x for zarr2_stores/, any release) reads the rewritten arrays."""
+    import zarr
+
+    _read_rewritten(root, lambda store, path, want: zarr.open_array(str(store), path=path,
+                                                                    mode="r")[...])
 
 
 def read_z5py_rewritten(root: Path) -> None:
@@ -378,5 +391,5 @@ if __name__ == "__main__":
     else:
         {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista, "gdal": read_gdal,
          "netcdf-rewritten": read_netcdf_rewritten, "gdal-rewritten": read_gdal_rewritten,
-         "z5py-rewritten": read_z5py_rewritten,
+         "z5py-rewritten": read_z5py_rewritten, "zarr-rewritten": read_zarr_rewritten,
          "zarrista-rewritten": read_zarrista_rewritten}[step](where)
