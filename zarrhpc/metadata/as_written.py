@@ -34,7 +34,25 @@ import copy
 import json
 from typing import Any
 
-__all__ = ["as_written"]
+from zarrhpc.errors import MetadataError
+
+__all__ = ["Document", "as_written", "written_form"]
+
+
+class Document(dict):
+    """A document as read: the plain dict, plus its canonical form once computed (the
+    object read and every changed copy of it share one ``Document``, so a run of attribute
+    updates parses the original once)."""
+
+    __slots__ = ("_canonical",)
+
+    def canonical(self, make) -> dict | None:
+        """``make()`` (the canonical form of this document), computed on first use."""
+        try:
+            return self._canonical
+        except AttributeError:
+            self._canonical = make()
+            return self._canonical
 
 
 def _text(value: Any) -> str | object:
@@ -53,6 +71,23 @@ def _strict(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def written_form(canonical: dict, source: dict | None, reparse) -> dict:
+    """:func:`as_written` of an object's ``canonical`` form and its ``source``;
+    ``reparse(plain dict)`` gives the canonical form of a source document (cached on a
+    :class:`Document`)."""
+    if source is None:
+        return canonical
+
+    def make():
+        try:
+            return reparse(copy.deepcopy(dict(source)))
+        except MetadataError:  # pragma: no cover - it parsed when it was read
+            return None
+
+    before = source.canonical(make) if isinstance(source, Document) else make()
+    return as_written(canonical, source, before)
 
 
 def as_written(canonical: dict, source: dict | None, source_canonical: dict | None) -> dict:

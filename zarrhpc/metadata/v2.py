@@ -52,7 +52,7 @@ from zarrhpc.codec_forms import (
     v2_out_dtype,
 )
 from zarrhpc.errors import MetadataError, UnsupportedError
-from zarrhpc.metadata.as_written import as_written
+from zarrhpc.metadata.as_written import Document, written_form
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
@@ -514,13 +514,8 @@ class _DocumentV2:
         """The ``.zarray`` / ``.zgroup`` document: zarr-python's form for a node created
         here; for one read from a store, every member this object did not change as that
         document spelled it (:mod:`zarrhpc.metadata.as_written`)."""
-        if self.source is None:
-            return self._canonical_dict()
-        try:
-            before = type(self).from_json(self.source)._canonical_dict()
-        except MetadataError:  # pragma: no cover - it parsed when it was read
-            before = None
-        return as_written(self._canonical_dict(), self.source, before)
+        return written_form(self._canonical_dict(), self.source,
+                            lambda d: type(self).from_json(d)._canonical_dict())
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -696,7 +691,7 @@ class ArrayMetadataV2(_DocumentV2):
             compressor=d.get("compressor"),
             dimension_separator=separator,
             separator_given=d.get("dimension_separator") is not None,
-            attributes=_attributes(zattrs, attrs_doc), source=d,
+            attributes=_attributes(zattrs, attrs_doc), source=Document(d),
         )
 
 
@@ -725,7 +720,8 @@ class GroupMetadataV2(_DocumentV2):
         """Parse ``.zgroup`` and the optional ``.zattrs``."""
         d = _load(zgroup, doc)
         _check_format(d, doc)
-        return cls(attributes=_attributes(zattrs, doc[: -len(ZGROUP)] + ZATTRS), source=d)
+        return cls(attributes=_attributes(zattrs, doc[: -len(ZGROUP)] + ZATTRS),
+                   source=Document(d))
 
 
 def parse_array_v2(zarray: Any, zattrs: Any = None, doc: str = ZARRAY) -> ArrayMetadataV2:

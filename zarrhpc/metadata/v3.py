@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError
-from zarrhpc.metadata.as_written import as_written
+from zarrhpc.metadata.as_written import Document, written_form
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import (
     DataType,
@@ -362,18 +362,8 @@ class _NodeDocument:
         dict
             A fresh object; changing it does not change ``self``.
         """
-        source = self.source
-        if source is None:
-            return self._canonical_dict()
-        return as_written(self._canonical_dict(), source, self._source_canonical())
-
-    def _source_canonical(self) -> dict | None:
-        """The canonical form of the document this object was read from (None: created
-        here, or that document no longer parses on its own)."""
-        try:
-            return type(self)._from_dict(copy.deepcopy(self.source), "zarr.json")._canonical_dict()
-        except MetadataError:  # pragma: no cover - it parsed when it was read
-            return None
+        return written_form(self._canonical_dict(), self.source, lambda d: type(
+            self)._from_dict(d, "zarr.json")._canonical_dict())
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -556,7 +546,7 @@ class ArrayMetadataV3(_NodeDocument):
             storage_transformers=storage_transformers,
             extra=extra,
             chunk_grid=grid,
-            source=d,
+            source=Document(d),
         )
 
     # -- writing ------------------------------------------------------------------------
@@ -711,7 +701,7 @@ class GroupMetadataV3(_NodeDocument):
     def _from_dict(cls, d: dict, doc: str) -> GroupMetadataV3:
         attributes = _check_attributes(_or(d.get("attributes"), {}), doc)  # null: absent
         extra = _check_extra({k: v for k, v in d.items() if k not in _GROUP_KEYS}, _GROUP_KEYS, doc)
-        return cls(attributes=attributes, extra=extra, source=d)
+        return cls(attributes=attributes, extra=extra, source=Document(d))
 
     def _canonical_dict(self) -> dict:
         """The document in zarrhpc's form, members in zarr-python's order (fresh)."""
