@@ -2,7 +2,8 @@
 
 The writers (libnetcdf's NCZarr through netCDF4, zarrs through zarrista, zarrita,
 ome-zarr-py, ngff-zarr, anndata, zarr-python with imagecodecs' codecs, z5 (C++) through
-z5py: Zarr v2, v3 with shards, N5) ran once in
+z5py: Zarr v2, v3 with shards, N5; zarrista-bounded: shards rewritten in place, with dead
+bytes and inner chunks out of grid order) ran once in
 throw-away environments (writer_stores/gen_*.py); their stores and reads are committed as
 writer_stores/<writer>-<version>.tar.xz, so the suite needs none of them. Each recorded
 array is compared with what the writer read, and with zarr-python 3 wherever zarr-python
