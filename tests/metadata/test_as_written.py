@@ -125,3 +125,15 @@ def test_regular_rectilinear_grid_after_growth_still_covers_the_shape(tmp_path, 
     want[:8, :6] = np.arange(48).reshape(8, 6)
     want[8:] = 7
     np.testing.assert_array_equal(zarrhpc.open_array(str(tmp_path))[...], want)
+
+
+def test_a_new_member_takes_its_canonical_place():
+    """consolidated_metadata goes between zarr_format and node_type, as zarr-python puts it,
+    also into a document written in another order (then after its canonical predecessor)."""
+    canon = {"attributes": {}, "zarr_format": 3, "consolidated_metadata": {"k": 1},
+             "node_type": "group"}
+    before = {"attributes": {}, "zarr_format": 3, "node_type": "group"}
+    assert list(as_written(canon, before, before)) == list(canon)
+    other = {"node_type": "group", "zarr_format": 3}
+    assert list(as_written(canon, other, before)) == ["node_type", "zarr_format",
+                                                      "consolidated_metadata"]

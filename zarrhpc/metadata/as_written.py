@@ -20,7 +20,8 @@ canonical form of the source document (what zarrhpc would have written for it un
   (the canonical default), written when it changed;
 - a source member zarrhpc does not write (ignored v2 members) is kept; one that zarrhpc
   writes but the change removed is dropped;
-- members keep the source's order, new ones follow in canonical order.
+- members keep the source's order; a new one goes after the last member that precedes it in
+  the canonical order.
 
 Members are compared as strict JSON text (``1`` is not ``true``, ``1`` is not ``1.0`` and
 key order counts), so a value that changed is never hidden behind one that compares equal
@@ -118,10 +119,16 @@ def as_written(canonical: dict, source: dict | None, source_canonical: dict | No
             out[key] = copy.deepcopy(value) if same else canonical[key]
         elif key not in source_canonical:
             out[key] = copy.deepcopy(value)  # a member zarrhpc reads past and never writes
+    items = list(out.items())
+    order = list(canonical)
     for key, value in canonical.items():
         if key in source:
             continue
         if key in source_canonical and _text(value) == _text(source_canonical[key]):
             continue  # absent in the source, and still the value absence meant
-        out[key] = value
-    return out
+        # after the last member that comes before it in the canonical order (zarr-python
+        # writes consolidated_metadata between zarr_format and node_type)
+        before = set(order[:order.index(key)])
+        at = max((i + 1 for i, (k, _) in enumerate(items) if k in before), default=0)
+        items.insert(at, (key, value))
+    return dict(items)
