@@ -214,18 +214,23 @@ def _gdal_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
         arr.Read(), dtype=object).reshape(want.shape)
 
 
+def _result(name: str, want: np.ndarray, read, *args) -> tuple:
+    """``(name, ok|DIFF|ERROR, detail)`` of ``read(*args)`` against ``want``."""
+    try:
+        got = read(*args)
+        same = _same(got, want)
+        return (name, "ok" if same else "DIFF", "" if same else
+                f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}")
+    except Exception as exc:
+        return (name, "ERROR", f"{type(exc).__name__}: {exc}")
+
+
 def _read_rewritten(root: Path, read) -> None:
     """Each array of ``rewritten.json`` read with ``read(store, path, want)``, compared."""
     results = []
     for name, entry in json.loads((root / "rewritten.json").read_text()).items():
         want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            got = read(root / entry["store"], entry["path"], want)
-            same = _same(got, want)
-            results.append((name, "ok" if same else "DIFF", "" if same else
-                            f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+        results.append(_result(name, want, read, root / entry["store"], entry["path"], want))
     _report(results)
 
 
@@ -341,13 +346,7 @@ def read_gdal(root: Path) -> None:
     for p in sorted(root.glob("v2-*.zarr")):
         name = p.name[:-5]
         want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            got = _gdal_read(p, "var", want)
-            same = _same(got, want)
-            results.append((name, "ok" if same else "DIFF", "" if same else
-                            f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+        results.append(_result(name, want, _gdal_read, p, "var", want))
     _report(results)
 
 
