@@ -147,11 +147,19 @@ def rewrite(root: Path, archive: str) -> None:
             new = np.asarray(a[...])
             new = new[tuple(slice(None, None, -1) for _ in new.shape)].copy()
             a[...] = new
-            np.save(root / f"{name}.npy", new if new.dtype.kind not in "OT" else
-                    new.astype(object), allow_pickle=True)
+            _save(root, name, new)
             done[name] = entry
         except Exception as exc:
             print("SKIP", name, type(exc).__name__, exc)
+    _done(root, done)
+
+
+def _save(root: Path, name: str, values: np.ndarray) -> None:
+    np.save(root / f"{name}.npy", values if values.dtype.kind not in "OT" else
+            values.astype(object), allow_pickle=True)
+
+
+def _done(root: Path, done: dict) -> None:
     (root / "rewritten.json").write_text(json.dumps(done))
     print(len(done), "arrays rewritten in", root)
 
@@ -191,13 +199,11 @@ def rewrite_metadata(root: Path, archive: str) -> None:
             if entry.get("ml_dtype"):
                 new = new.view(f"u{new.dtype.itemsize}")
                 (root / f"{name}.ml").write_text(entry["ml_dtype"])
-            np.save(root / f"{name}.npy", new if new.dtype.kind not in "OT" else
-                    new.astype(object), allow_pickle=True)
+            _save(root, name, new)
             done[name] = entry
         except Exception as exc:
             print("SKIP", name, type(exc).__name__, exc)
-    (root / "rewritten.json").write_text(json.dumps(done))
-    print(len(done), "arrays rewritten in", root)
+    _done(root, done)
 
 
 def _gdal_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
