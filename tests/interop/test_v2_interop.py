@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import zarrhpc
-from zarrhpc.testing.corpus import zarr_python_reads_struct
 from zarrhpc.testing.peers import random_data, same_bits
 from zarrhpc.testing.peers_v2 import (
     V2_NUMERIC,
@@ -304,13 +303,11 @@ def test_v3_extension_types_with_zarr_python(tmp_path, dtype):
     meta = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
     assert meta["data_type"] == a.metadata.data_type.to_json(zarr_format=3)
     struct = stored.dtype.fields is not None
-    if struct:  # zarr-extensions "struct" (never the legacy "structured" zarr-python 3.1 wrote)
-        assert meta["data_type"]["name"] == "struct" and isinstance(meta["fill_value"], dict)
+    if struct:  # zarr-python 3.1's "structured" (fields as pairs, base64 fill), by default
+        assert meta["data_type"]["name"] == "structured" and isinstance(meta["fill_value"], str)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # zarr-python warns that these types are unstable
-        got = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[...] if (
-            not struct or zarr_python_reads_struct()) else zarrhpc.open_array(
-            tmp_path / "a.zarr")[...]
+        got = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")[...]
         z = zarr.create_array(str(tmp_path / "z.zarr"), shape=SHAPE, chunks=CHUNKS,
                               dtype=native.dtype, fill_value=None)
         z[...] = native

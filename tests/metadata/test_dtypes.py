@@ -201,14 +201,13 @@ def test_variable_length_types(given, name, kind):
                     "configuration": {"unit": "ns", "scale_factor": 1}}),
         (">m8[10s]", {"name": "numpy.timedelta64",
                       "configuration": {"unit": "s", "scale_factor": 10}}),
-        (np.dtype([("a", ">i4"), ("b", "f8")]), {"name": "struct", "configuration": {
-            "fields": [{"name": "a", "data_type": "int32"},
-                       {"name": "b", "data_type": "float64"}]}}),
+        (np.dtype([("a", ">i4"), ("b", "f8")]), {"name": "structured", "configuration": {
+            "fields": [["a", "int32"], ["b", "float64"]]}}),
     ],
 )
 def test_data_type_from_numpy_extension_types(given, json):
-    """Types beyond the core get zarr-python 3.1's names (structured types: zarr-extensions'
-    struct), and parse back to the same type."""
+    """Types beyond the core get zarr-python 3.1's names (structured types its legacy
+    ``structured``, see dtypes_ext), and parse back to the same type."""
     t = data_type_from_numpy(given)
     assert t.to_json() == json
     assert parse_data_type(json, DOC) == t

@@ -98,11 +98,14 @@ def test_struct_fields_follow_the_bytes_endian(tmp_path, endian):
 
 
 def test_struct_written_as_the_extension_says(tmp_path):
-    """``create_array`` with a numpy structured type writes zarr-extensions struct: field
-    objects, one fill value per field, the bytes codec's endian named (multi-byte fields),
-    never the legacy "structured"; a struct of 1-byte fields needs no endian."""
+    """``create_array`` with ``zarrhpc.dtype.Struct`` writes zarr-extensions struct: field
+    objects, one fill value per field, the bytes codec's endian named (multi-byte fields);
+    a struct of 1-byte fields needs no endian."""
+    import zarrhpc.dtype
+
     dt = np.dtype([("a", "<i2"), ("b", [("x", "u1"), ("t", "<M8[s]")])])
-    zarrhpc.create_array(str(tmp_path / "a.zarr"), shape=(2,), dtype=dt, compressors=None,
+    zarrhpc.create_array(str(tmp_path / "a.zarr"), shape=(2,), compressors=None,
+                         dtype=zarrhpc.dtype.Struct.from_native_dtype(dt),
                          fill_value=np.array((5, (2, "NaT")), dtype=dt))
     doc = json.loads((tmp_path / "a.zarr" / "zarr.json").read_text())
     assert doc["data_type"] == {"name": "struct", "configuration": {"fields": [
@@ -117,3 +120,89 @@ def test_struct_written_as_the_extension_says(tmp_path):
                          compressors=None)
     doc = json.loads((tmp_path / "b.zarr" / "zarr.json").read_text())
     assert doc["codecs"] == [{"name": "bytes"}]
+
+
+# -- struct vs structured: the decision of metadata/dtypes_ext.py ---------------------------
+
+PAIR = np.dtype([("a", "<i4"), ("b", "<f8")])
+
+
+def test_numpy_structured_types_are_written_as_zarr_python_3_1_writes(tmp_path):
+    """The default is zarr-python 3.1's ``structured`` (pairs, base64 fill), byte for byte
+    its document, and zarr-python 3.1 reads the values."""
+    import warnings
+
+    import zarr
+
+    fill = np.array((1, 2.5), PAIR)
+    data = np.array([(i, i / 3) for i in range(5)], PAIR)
+    a = zarrhpc.create_array(str(tmp_path / "h"), shape=(5,), chunks=(2,), dtype=PAIR,
+                             fill_value=fill, compressors=None)
+    a[:4] = data[:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = zarr.create_array(str(tmp_path / "z"), shape=(5,), chunks=(2,), dtype=PAIR,
+                              fill_value=fill[()], compressors=None)
+        got = zarr.open_array(str(tmp_path / "h"), mode="r")[...]
+    ours = json.loads((tmp_path / "h" / "zarr.json").read_text())
+    theirs = json.loads((tmp_path / "z" / "zarr.json").read_text())
+    assert ours["data_type"] == theirs["data_type"] == {
+        "name": "structured", "configuration": {"fields": [["a", "int32"], ["b", "float64"]]}}
+    assert ours["fill_value"] == theirs["fill_value"] == "AQAAAAAAAAAAAARA"
+    assert got.tobytes() == np.concatenate([data[:4], fill[None]]).tobytes()
+    del z
+
+
+@pytest.mark.parametrize("name", ["struct", "structured"])
+@pytest.mark.parametrize("fill_form", ["fields", "base64"])
+def test_both_names_read_with_either_fill_form_and_keep_their_name(tmp_path, name, fill_form):
+    """Either name, either fill form (zarr-python 3.2 reads base64 for struct too) reads to
+    the same type and fill; an attribute update and a resize keep the name and the form."""
+    fields = ([{"name": "a", "data_type": "int32"}, {"name": "b", "data_type": "float64"}]
+              if name == "struct" else [["a", "int32"], ["b", "float64"]])
+    fill = {"a": 1, "b": 2.5} if fill_form == "fields" else "AQAAAAAAAAAAAARA"
+    doc = {"zarr_format": 3, "node_type": "array", "shape": [3], "data_type": {
+        "name": name, "configuration": {"fields": fields}},
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": fill,
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}
+    (tmp_path / "zarr.json").write_text(json.dumps(doc))
+    a = zarrhpc.open_array(str(tmp_path), mode="r+")
+    assert a.dtype == PAIR and a[...].tobytes() == np.array([(1, 2.5)] * 3, PAIR).tobytes()
+    a.attrs["k"] = 1
+    a.resize((4,))
+    after = json.loads((tmp_path / "zarr.json").read_text())
+    assert after["data_type"] == doc["data_type"] and after["fill_value"] == fill
+    assert after["shape"] == [4] and after["attributes"] == {"k": 1}
+
+
+def test_struct_on_request_and_kept(tmp_path):
+    """``zarrhpc.dtype.Struct`` writes ``struct`` (values per field); zarrhpc reads it back
+    as a Struct and keeps it through a rewrite; zarr-python 3.1 refuses it, later releases
+    read it (checked where installed)."""
+    import warnings
+
+    import zarr
+
+    import zarrhpc.dtype
+    from zarrhpc.testing.corpus import zarr_python_reads_struct
+
+    data = np.array([(i, -i / 4) for i in range(4)], PAIR)
+    a = zarrhpc.create_array(str(tmp_path), shape=(4,), chunks=(3,),
+                             dtype=zarrhpc.dtype.Struct.from_native_dtype(PAIR),
+                             fill_value=np.array((7, 0.5), PAIR))
+    a[...] = data
+    doc = json.loads((tmp_path / "zarr.json").read_text())
+    assert doc["data_type"]["name"] == "struct" and doc["fill_value"] == {"a": 7, "b": 0.5}
+    b = zarrhpc.open_array(str(tmp_path), mode="r+")
+    assert type(b.metadata.data_type).__name__ == "Struct"
+    b.attrs["x"] = 1
+    assert json.loads((tmp_path / "zarr.json").read_text())["data_type"] == doc["data_type"]
+    assert zarrhpc.open_array(str(tmp_path))[...].tobytes() == data.tobytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if zarr_python_reads_struct():
+            assert zarr.open_array(str(tmp_path), mode="r")[...].tobytes() == data.tobytes()
+        else:
+            with pytest.raises(ValueError, match="struct"):
+                zarr.open_array(str(tmp_path), mode="r")

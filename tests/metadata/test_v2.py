@@ -1,5 +1,6 @@
 """Zarr v2 documents: dtypes, fill values, the v3-shaped codec chain, errors."""
 
+import dataclasses
 import json
 import math
 
@@ -35,6 +36,10 @@ def test_spec_example_parses_and_round_trips():
     back = json.loads(md.to_bytes())
     assert back["fill_value"] == "NaN" and back["dtype"] == "<f8"
     assert back["filters"] == d["filters"] and back["compressor"] == d["compressor"]
+    # written back as read (members, order, the absent separator), see as_written
+    assert back == d and list(back) == list(d)
+    # created here: zarr-python's members and order
+    back = json.loads(dataclasses.replace(md, source=None).to_bytes())
     assert list(back) == ["shape", "chunks", "dtype", "fill_value", "order", "filters",
                           "dimension_separator", "compressor", "zarr_format"]
     # the equivalent v3 chain: the filter, bytes in the filter's output order, blosc with
@@ -242,4 +247,6 @@ def test_read_liberally_as_zarr_python():
            "order": "C", "dimension_separator": None, "extra": {"writer": "x"}}
     md = ArrayMetadataV2.from_json(doc)
     assert md.compressor is None and md.filters is None and md.dimension_separator == "."
-    assert "extra" not in md.to_dict()
+    # kept as read when written back (as_written); zarr-python's form drops them
+    assert md.to_dict() == doc
+    assert "extra" not in dataclasses.replace(md, source=None).to_dict()

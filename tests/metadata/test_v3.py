@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import warnings
 
@@ -163,9 +164,14 @@ def test_parse_from_dict_does_not_alias_input():
 def test_optional_members_absent():
     m = ArrayMetadataV3.from_json(array_doc(attributes=DELETE, storage_transformers=DELETE), DOC)
     assert m.attributes == {} and m.storage_transformers == []
-    # defaults are written out, as zarr-python does
+    # left out when written back (as the document had them); written out on a new node,
+    # as zarr-python does
     out = json.loads(m.to_bytes())
+    assert "attributes" not in out and "storage_transformers" not in out
+    out = json.loads(dataclasses.replace(m, source=None).to_bytes())
     assert out["attributes"] == {} and out["storage_transformers"] == []
+    out = json.loads(m.with_attributes({"a": 1}).to_bytes())  # changed: written
+    assert out["attributes"] == {"a": 1} and "storage_transformers" not in out
 
 
 def test_zero_dim_and_zero_length():
@@ -194,6 +200,9 @@ def test_short_hand_extension_names_kept_as_given():
     )
     assert m.codecs == codecs
     out = json.loads(m.to_bytes())
+    assert out["codecs"] == codecs
+    assert out["data_type"] == {"name": "int16"} and out["chunk_key_encoding"] == "v2"
+    out = json.loads(dataclasses.replace(m, source=None).to_bytes())  # created here
     assert out["codecs"] == codecs
     assert out["data_type"] == "int16"  # core data types are written as plain strings
     assert out["chunk_key_encoding"] == {"name": "v2", "configuration": {"separator": "."}}
@@ -511,8 +520,9 @@ def test_node_type_mismatch():
 def test_group_parse_and_write():
     g = GroupMetadataV3.from_json(b'{"zarr_format": 3, "node_type": "group"}', DOC)
     assert g.attributes == {} and g.extra == {}
-    assert g.to_bytes() == b'{\n  "attributes": {},\n  "zarr_format": 3,\n  "node_type": "group"\n}'
-    assert GroupMetadataV3().to_bytes() == g.to_bytes()
+    assert g.to_bytes() == b'{\n  "zarr_format": 3,\n  "node_type": "group"\n}'  # as read
+    assert GroupMetadataV3().to_bytes() == (
+        b'{\n  "attributes": {},\n  "zarr_format": 3,\n  "node_type": "group"\n}')
     assert isinstance(parse_metadata_v3(g.to_bytes(), DOC), GroupMetadataV3)
 
 
@@ -562,7 +572,8 @@ def test_group_consolidated_metadata_order():
 
 def test_member_order_and_format():
     m = ArrayMetadataV3.from_json(enc(array_doc(dimension_names=["y", "x"])), DOC)
-    out = m.to_bytes()
+    assert list(json.loads(m.to_bytes())) == list(array_doc(dimension_names=["y", "x"]))
+    out = dataclasses.replace(m, source=None).to_bytes()  # a node created here
     assert list(json.loads(out)) == [
         "shape",
         "data_type",
@@ -808,9 +819,10 @@ def test_zarr_python_reads_what_we_write(tmp_path):
 
 
 def test_null_dimension_names_and_consolidated_metadata_read_as_absent():
-    # zarr-python accepts both; they are written back as absent
+    # zarr-python accepts both; they are written back as read (as_written)
     md = ArrayMetadataV3.from_json(array_doc(dimension_names=None), "a/zarr.json")
-    assert md.dimension_names is None and "dimension_names" not in md.to_dict()
+    assert md.dimension_names is None and md.to_dict()["dimension_names"] is None
+    assert "dimension_names" not in dataclasses.replace(md, source=None).to_dict()
     g = GroupMetadataV3.from_json(
         {"zarr_format": 3, "node_type": "group", "consolidated_metadata": None}, "zarr.json")
-    assert "consolidated_metadata" not in g.to_dict()
+    assert g.to_dict()["consolidated_metadata"] is None

@@ -32,6 +32,7 @@ from zarrhpc.codecs.blosc import BloscCname, BloscCodec, BloscShuffle
 from zarrhpc.codecs.bytes import BytesCodec, Endian
 from zarrhpc.codecs.cast_value import CastValueCodec, ScaleOffsetCodec
 from zarrhpc.codecs.crc32c import Crc32cCodec
+from zarrhpc.codecs.gdeflate import GDeflateCodec
 from zarrhpc.codecs.gzip import GzipCodec
 from zarrhpc.codecs.n5 import N5DefaultCodec, N5Lz4Codec
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
@@ -69,7 +70,7 @@ for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
              PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
              ZfpCodec, ZfpyCodec, N5DefaultCodec, N5Lz4Codec, ReshapeCodec, CastValueCodec,
-             ScaleOffsetCodec, OptionalCodec, *numcodecs_codec_classes()):
+             ScaleOffsetCodec, OptionalCodec, GDeflateCodec, *numcodecs_codec_classes()):
     register_codec(_cls)
 del _cls
 

@@ -28,7 +28,8 @@ Spec card
   ``04 22 4D 18``: the Rust n5 crate and pyn5 write it; decoded with the ``lz4`` package,
   ``zarrhpc[n5]``, never past the chunk's size) or numcodecs' LZ4 (a little-endian
   ``int32`` decoded size, then one LZ4 block), which zarr-python 2's ``N5Store`` wrote
-  under the same N5 type.
+  under the same N5 type, or (when that size is not the chunk's) a bare LZ4 block, as z5
+  and z5py write it, decoded to exactly the chunk's size.
 """
 
 from __future__ import annotations
@@ -248,14 +249,23 @@ class N5Lz4Codec(BytesToBytesCodec):
 
     @staticmethod
     def _numcodecs(view: memoryview, decoded_size: int | None, decompress) -> bytes:
-        if len(view) < 4:
+        if len(view) < 4 and decoded_size is None:
             raise CorruptChunkError(f"n5.lz4: {len(view)} bytes, neither lz4-java frames nor "
                                     "numcodecs' LZ4")
-        (size,) = struct.unpack("<i", view[:4])
-        if size < 0 or (decoded_size is not None and size != decoded_size):
+        (size,) = struct.unpack("<i", bytes(view[:4]).ljust(4, b"\xff"))
+        if decoded_size is not None and size != decoded_size:
+            # no size prefix: a bare LZ4 block of the chunk's size (z5, z5py)
+            data = struct.pack("<i", decoded_size) + bytes(view)
+        elif size < 0 or decoded_size is None and size > 64 * len(view) + 64:
             raise CorruptChunkError(f"n5.lz4: numcodecs' LZ4 block of {size} bytes, expected "
                                     f"{decoded_size}")
+        else:
+            data = bytes(view)
         try:
-            return bytes(decompress(bytes(view)))
+            out = bytes(decompress(data))
         except (RuntimeError, ValueError) as exc:
             raise CorruptChunkError(f"n5.lz4: {exc}") from None
+        if decoded_size is not None and len(out) != decoded_size:
+            raise CorruptChunkError(f"n5.lz4: expected {decoded_size} decoded bytes, got "
+                                    f"{len(out)}")
+        return out

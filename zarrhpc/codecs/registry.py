@@ -93,12 +93,9 @@ def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
                       bytes_level=cls.kind == "bytes_to_bytes")
 
 
-#: codecs other writers use that zarrhpc knows and cannot run, with the reason
-_GDEFLATE = ("zarrs' NVIDIA GDeflate compression has no Python implementation and no "
-             "published format beyond its source; rewrite the array with another compressor "
-             "(zarrs reads and writes both)")
-UNSUPPORTED = {"zarrs.gdeflate": _GDEFLATE,
-               "https://codec.zarrs.dev/bytes_to_bytes/gdeflate": _GDEFLATE}
+#: codecs other writers use that zarrhpc knows and cannot run, with the reason (none now:
+#: zarrs' gdeflate, the last, runs through NVIDIA's CPU library, codecs/gdeflate.py)
+UNSUPPORTED: dict[str, str] = {}
 
 #: zarrs (Rust) named its experimental codecs by URI before zarr-extensions registered
 #: names: ``https://codec.zarrs.dev/<kind>/<id>`` (e.g. ``.../bytes_to_bytes/bz2``)

@@ -457,10 +457,14 @@ def fill_value_to_json(dt: DataType, value: Any) -> Any:
         return _opt.optional_fill_to_json(dt, arr, fill_value_to_json)
     if _cx.is_complex_pair(dt):
         return _cx.pair_fill_to_json(dt, arr, _pair_part(dt), fill_value_to_json)
-    if dt.name == "structured":  # zarr-extensions struct: one value per field (MUST)
-        return {n: fill_value_to_json(data_type_from_numpy(dt.dtype.fields[n][0]
-                                                           .newbyteorder("=")), arr[n])
-                for n in dt.dtype.names}
+    if dt.name == "struct":  # zarr-extensions struct: one value per field (MUST)
+        out = {}
+        for n in dt.dtype.names:
+            fdt = data_type_from_numpy(dt.dtype.fields[n][0].newbyteorder("="))
+            if fdt.name == "structured":  # a nested struct: values per field too
+                fdt = DataType("struct", fdt.dtype)
+            out[n] = fill_value_to_json(fdt, arr[n])
+        return out
     if dt.is_extension:
         return _ext.ext_fill_to_json(dt, arr)
     if _ml.is_ml(dt):

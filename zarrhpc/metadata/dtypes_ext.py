@@ -17,7 +17,18 @@ numpy                         v3 ``data_type``                         v3 ``fill
 ``m8[<k><unit>]``             ``numpy.timedelta64``                    integer
 structured                    ``structured`` ``{"fields": [[name,       base64 string
                               data_type], ...]}``
+structured, as ``struct``     ``struct`` ``{"fields": [{"name": n,      ``{field: value}``
+                              "data_type": t}, ...]}``
 ============================  =======================================  =====================
+
+``struct`` vs ``structured`` (decision): zarr-extensions registers ``struct`` (field
+objects, a fill value per field) and calls ``structured`` its legacy alias. zarr-python
+3.1 (3.1.6 is the newest release installable here) reads and writes only ``structured``
+with a base64 fill; zarr-python 3.2+ reads both and writes ``struct``; zarrs reads both.
+zarrhpc reads both (fill values in either form), keeps the name a store has when it writes
+the array back, and creates ``structured`` (what every zarr-python 3 reads) unless asked
+for ``struct``: ``create_array(dtype=zarrhpc.dtype.Struct.from_native_dtype(dt))`` (as
+zarr-python 3.2's ``zarr.dtype.Struct``), or a ``DataType("struct", ...)``.
 
 Byte order: v3 stores multi-byte elements in the ``bytes`` codec's ``endian``; a structured
 type has no single byte order, and zarr-python reads its fields as little-endian, so the
@@ -44,6 +55,7 @@ from zarrhpc.metadata.loose import loose_int
 
 __all__ = [
     "EXTENSION_NAMES",
+    "STRUCT_NAMES",
     "VLEN_NAMES",
     "ext_data_type_from_numpy",
     "ext_fill_from_user",
@@ -55,6 +67,9 @@ __all__ = [
     "vlen_data_type",
     "vlen_fill",
 ]
+
+#: the names of structured types: zarr-python 3.1's, and zarr-extensions' (module docstring)
+STRUCT_NAMES = ("structured", "struct")
 
 #: variable-length types: the name zarrhpc writes, and every name it reads for it
 VLEN_NAMES = {"string": "string", "variable_length_utf8": "string",
@@ -184,11 +199,19 @@ def ext_to_json(dt, data_type_from_numpy) -> dict | str:
         unit, count = np.datetime_data(npdt)
         return {"name": dt.name, "configuration": {"unit": unit, "scale_factor": count}}
     _check_v3_structured(npdt, "data_type")
-    # zarr-extensions "struct" (field objects); "structured" is its read-only legacy alias
-    # ("MUST NOT write"), which zarr-python 3.1 wrote and zarr-python 3.2 reads
-    fields = [{"name": n, "data_type": data_type_from_numpy(npdt.fields[n][0]).to_json()}
-              for n in npdt.names]
-    return {"name": "struct", "configuration": {"fields": fields}}
+    return _struct_json(dt.name, npdt, data_type_from_numpy)
+
+
+def _struct_json(name: str, npdt: np.dtype, data_type_from_numpy) -> dict:
+    """``structured``: ``[name, data_type]`` pairs (zarr-python 3.1); ``struct``: field
+    objects (zarr-extensions), nested structured fields in the same form."""
+    fields = []
+    for n in npdt.names:
+        fdt = npdt.fields[n][0]
+        ftype = (_struct_json(name, fdt, data_type_from_numpy) if fdt.fields is not None
+                 else data_type_from_numpy(fdt).to_json())
+        fields.append({"name": n, "data_type": ftype} if name == "struct" else [n, ftype])
+    return {"name": name, "configuration": {"fields": fields}}
 
 
 def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
@@ -266,8 +289,8 @@ def parse_ext_data_type(name: str, conf: Any, doc: str, parse_data_type):
             raise MetadataError(f"{doc}: {field}.fields[{i}]: a variable-length type "
                                 f"({fdt.name}) cannot be a field")
         formats.append(little(fdt.dtype))
-    # "struct" and its legacy alias "structured" are one type (written as "struct")
-    return _make("structured", np.dtype({"names": names, "formats": formats}))
+    # "struct" and its legacy alias "structured" are one type; the name read is kept
+    return _make(name, np.dtype({"names": names, "formats": formats}))
 
 
 # ---------------------------------------------------------------------------------------
@@ -310,7 +333,7 @@ def parse_ext_fill_value(dt, obj: Any, doc: str, parse_fill_value,
                 f"got {_show(obj)}"
             )
         return np.array(obj, dtype="i8").view(dt.dtype).reshape(())
-    if name == "structured" and isinstance(obj, dict):
+    if name in STRUCT_NAMES and isinstance(obj, dict):  # either form, for either name
         return _struct_fill(dt, obj, doc, parse_fill_value, data_type_from_numpy)
     if not isinstance(obj, str):
         raise MetadataError(f"{doc}: fill_value: expected a string for {name}, got {_show(obj)}")
@@ -360,11 +383,11 @@ def ext_fill_from_user(dt, value: Any, doc: str) -> np.ndarray:
             raise TypeError("a float is not a bytes value")
         if dt.name in ("numpy.datetime64", "numpy.timedelta64") and isinstance(value, int):
             return np.array(value, dtype="i8").view(dt.dtype).reshape(())
-        if dt.name in ("raw_bytes", "structured") and isinstance(value, (bytes, bytearray)):
+        if dt.name in ("raw_bytes", *STRUCT_NAMES) and isinstance(value, (bytes, bytearray)):
             if len(value) != dt.itemsize:
                 raise ValueError(f"{len(value)} bytes for an itemsize of {dt.itemsize}")
             return np.frombuffer(bytes(value), dtype=dt.dtype).reshape(()).copy()
-        if dt.name == "structured" and isinstance(value, np.void):
+        if dt.name in STRUCT_NAMES and isinstance(value, np.void):
             return np.array(value.tobytes() if value.dtype.itemsize == dt.itemsize
                             and value.dtype.names is None else value, dtype=dt.dtype)
         out = np.array(value, dtype=dt.dtype)

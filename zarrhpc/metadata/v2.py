@@ -52,6 +52,7 @@ from zarrhpc.codec_forms import (
     v2_out_dtype,
 )
 from zarrhpc.errors import FillValueRangeError, MetadataError, UnsupportedError
+from zarrhpc.metadata.as_written import Document, written_form
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import DataType, _show, data_type_from_numpy
 from zarrhpc.metadata.dtypes_ext import little, vlen_data_type, vlen_fill
@@ -509,10 +510,18 @@ class _DocumentV2:
         """The documents to rewrite when only the attributes changed: ``.zattrs``."""
         return {ZATTRS: _dumps(self.attributes, ZATTRS)}
 
+    def to_dict(self) -> dict:
+        """The ``.zarray`` / ``.zgroup`` document: zarr-python's form for a node created
+        here; for one read from a store, every member this object did not change as that
+        document spelled it (:mod:`zarrhpc.metadata.as_written`)."""
+        return written_form(self._canonical_dict(), self.source,
+                            lambda d: type(self).from_json(d)._canonical_dict())
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.documents() == other.documents()
+        return (self._canonical_dict(), self.attributes) == (other._canonical_dict(),
+                                                             other.attributes)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -547,6 +556,8 @@ class ArrayMetadataV2(_DocumentV2):
     #: whether ``.zarray`` names the separator (old nested stores do not: see
     #: :meth:`guess_separator`)
     separator_given: bool = True
+    #: ``.zarray`` as read (None: created here); see :meth:`to_dict`
+    source: dict | None = field(default=None, repr=False)
 
     node_type = "array"
 
@@ -622,7 +633,7 @@ class ArrayMetadataV2(_DocumentV2):
         """A copy with a new ``shape`` (same number of dimensions)."""
         return replace(self, shape=tuple(shape))
 
-    def to_dict(self) -> dict:
+    def _canonical_dict(self) -> dict:
         """The ``.zarray`` document, members in zarr-python's order."""
         return {
             "shape": list(self.shape),
@@ -680,7 +691,7 @@ class ArrayMetadataV2(_DocumentV2):
             compressor=d.get("compressor"),
             dimension_separator=separator,
             separator_given=d.get("dimension_separator") is not None,
-            attributes=_attributes(zattrs, attrs_doc),
+            attributes=_attributes(zattrs, attrs_doc), source=Document(d),
         )
 
 
@@ -689,14 +700,15 @@ class GroupMetadataV2(_DocumentV2):
     """A v2 group: ``.zgroup`` plus the ``.zattrs`` attributes."""
 
     attributes: dict = field(default_factory=dict)
+    source: dict | None = field(default=None, repr=False)  #: ``.zgroup`` as read
 
     node_type = "group"
 
     def to_bytes(self) -> bytes:
         """The ``.zgroup`` document."""
-        return _dumps({"zarr_format": 2}, ZGROUP)
+        return _dumps(self.to_dict(), ZGROUP)
 
-    def to_dict(self) -> dict:
+    def _canonical_dict(self) -> dict:
         return {"zarr_format": 2}
 
     def documents(self) -> dict[str, bytes]:
@@ -708,7 +720,8 @@ class GroupMetadataV2(_DocumentV2):
         """Parse ``.zgroup`` and the optional ``.zattrs``."""
         d = _load(zgroup, doc)
         _check_format(d, doc)
-        return cls(attributes=_attributes(zattrs, doc[: -len(ZGROUP)] + ZATTRS))
+        return cls(attributes=_attributes(zattrs, doc[: -len(ZGROUP)] + ZATTRS),
+                   source=Document(d))
 
 
 def parse_array_v2(zarray: Any, zattrs: Any = None, doc: str = ZARRAY) -> ArrayMetadataV2:

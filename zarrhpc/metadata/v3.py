@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from zarrhpc.errors import MetadataError
+from zarrhpc.metadata.as_written import Document, written_form
 from zarrhpc.metadata.chunk_keys import ChunkKeyEncoding
 from zarrhpc.metadata.dtypes import (
     DataType,
@@ -350,10 +351,24 @@ class _NodeDocument:
         """The documents to rewrite when only the attributes changed."""
         return self.documents()
 
+    def to_dict(self) -> dict:
+        """The document as a JSON-ready dict: zarrhpc's canonical form (zarr-python's
+        member order) for a node created here; for a node read from a store, every member
+        this object did not change as that document spelled it
+        (:mod:`zarrhpc.metadata.as_written`).
+
+        Returns
+        -------
+        dict
+            A fresh object; changing it does not change ``self``.
+        """
+        return written_form(self._canonical_dict(), self.source, lambda d: type(
+            self)._from_dict(d, "zarr.json")._canonical_dict())
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.to_dict() == other.to_dict()
+        return self._canonical_dict() == other._canonical_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -402,6 +417,8 @@ class ArrayMetadataV3(_NodeDocument):
     storage_transformers: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     chunk_grid: RectilinearGrid | None = None  # an irregular rectilinear grid, else None
+    #: the document as read (None: created here); see :meth:`to_dict`
+    source: dict | None = field(default=None, repr=False)
 
     zarr_format = 3
     node_type = "array"
@@ -529,18 +546,13 @@ class ArrayMetadataV3(_NodeDocument):
             storage_transformers=storage_transformers,
             extra=extra,
             chunk_grid=grid,
+            source=Document(d),
         )
 
     # -- writing ------------------------------------------------------------------------
 
-    def to_dict(self) -> dict:
-        """The document as a JSON-ready dict, members in zarr-python's order.
-
-        Returns
-        -------
-        dict
-            A fresh object; changing it does not change ``self``.
-        """
+    def _canonical_dict(self) -> dict:
+        """The document in zarrhpc's form, members in zarr-python's order (fresh)."""
         out: dict[str, Any] = {
             "shape": list(self.shape),
             "data_type": self.data_type.to_json(),
@@ -585,8 +597,30 @@ class ArrayMetadataV3(_NodeDocument):
         return self.chunk_key_encoding.encode(coords)
 
     def with_shape(self, shape: tuple[int, ...]) -> ArrayMetadataV3:
-        """A copy with a new ``shape`` (same number of dimensions)."""
-        return replace(self, shape=tuple(shape))
+        """A copy with a new ``shape`` (same number of dimensions).
+
+        A ``zarrs.regular_bounded`` grid that was regular at the old shape (read as
+        ``regular``) stays bounded: at a shape it does not divide, its last chunks are cut.
+        A regular ``rectilinear`` grid whose listed edges no longer reach the shape gets
+        edges that do.
+        """
+        shape = tuple(shape)
+        entry = (self.source or {}).get("chunk_grid")
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if self.chunk_grid is None and name == "zarrs.regular_bounded" and self.chunk_shape:
+            grid = RegularBoundedGrid(self.chunk_shape, self.shape).covering(shape)
+            if grid.regular_chunk_shape(shape) is None:
+                return replace(self, shape=shape, chunk_grid=grid)
+        if self.chunk_grid is None and name == "rectilinear":
+            # a regular grid written as rectilinear edges: kept while its edges still reach
+            # the shape, else the edges that do (written in place of the document's)
+            conf = entry.get("configuration")
+            try:
+                RectilinearGrid.from_json(conf, shape, "chunk_grid")
+            except MetadataError:
+                grid = RectilinearGrid.from_json(conf, self.shape, "chunk_grid")
+                return replace(self, shape=shape, chunk_grid=grid.covering(shape))
+        return replace(self, shape=shape)
 
     def to_spec(self):
         """The internal :class:`~zarrhpc.metadata.spec.ArraySpec` (the codecs as given)."""
@@ -625,6 +659,8 @@ class GroupMetadataV3(_NodeDocument):
 
     attributes: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    #: the document as read (None: created here); see :meth:`to_dict`
+    source: dict | None = field(default=None, repr=False)
 
     zarr_format = 3
     node_type = "group"
@@ -665,15 +701,10 @@ class GroupMetadataV3(_NodeDocument):
     def _from_dict(cls, d: dict, doc: str) -> GroupMetadataV3:
         attributes = _check_attributes(_or(d.get("attributes"), {}), doc)  # null: absent
         extra = _check_extra({k: v for k, v in d.items() if k not in _GROUP_KEYS}, _GROUP_KEYS, doc)
-        return cls(attributes=attributes, extra=extra)
+        return cls(attributes=attributes, extra=extra, source=Document(d))
 
-    def to_dict(self) -> dict:
-        """The document as a JSON-ready dict, members in zarr-python's order.
-
-        Returns
-        -------
-        dict
-        """
+    def _canonical_dict(self) -> dict:
+        """The document in zarrhpc's form, members in zarr-python's order (fresh)."""
         out: dict[str, Any] = {"attributes": copy.deepcopy(self.attributes), "zarr_format": 3}
         # zarr-python writes consolidated_metadata between zarr_format and node_type.
         if "consolidated_metadata" in self.extra:

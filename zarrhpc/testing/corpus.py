@@ -764,8 +764,8 @@ def rewrite_with_zarrhpc(w: Written, root: str) -> list[str]:
 
 def zarr_python_reads_struct() -> bool:
     """Whether the installed zarr-python reads the zarr-extensions ``struct`` data type
-    zarrhpc writes for numpy structured types in v3 (zarr-python 3.1 reads only its legacy
-    ``structured``; later versions both)."""
+    (zarrhpc writes it for ``zarrhpc.dtype.Struct``; zarr-python 3.1 reads only its legacy
+    ``structured``, 3.2+ both)."""
     from zarr.core.dtype import get_data_type_from_json
 
     try:

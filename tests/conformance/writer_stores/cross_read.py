@@ -8,6 +8,14 @@ Two steps, two environments::
     /tmp/zarrista/bin/python cross_read.py zarrista /tmp/xr   # zarrs reads every v3 store
     /usr/bin/python3 cross_read.py gdal /tmp/xr       # GDAL (python3-gdal) reads the v2 ones
 
+Metadata rewrites (an attribute added, the first axis grown by one) read by the writer::
+
+    .venv/bin/python cross_read.py rewrite-metadata /tmp/rm zarrista-0.1.0.tar.xz
+    /tmp/zarrista/bin/python cross_read.py zarrista-rewritten /tmp/rm
+    (likewise netcdf4-*.tar.xz with netcdf-rewritten, gdal-3.6.2.tar.xz with gdal-rewritten,
+    z5py-3.0.2.tar.xz with z5py-rewritten, ../zarr2_stores/zarr-2.18.7.tar.xz with
+    zarr-rewritten under that zarr release)
+
 Write-back into another writer's stores (its metadata, zarrhpc's chunks)::
 
     .venv/bin/python cross_read.py rewrite /tmp/rw netcdf4-1.7.5.1.post1.tar.xz
@@ -139,13 +147,115 @@ def rewrite(root: Path, archive: str) -> None:
             new = np.asarray(a[...])
             new = new[tuple(slice(None, None, -1) for _ in new.shape)].copy()
             a[...] = new
-            np.save(root / f"{name}.npy", new if new.dtype.kind not in "OT" else
-                    new.astype(object), allow_pickle=True)
+            _save(root, name, new)
             done[name] = entry
         except Exception as exc:
             print("SKIP", name, type(exc).__name__, exc)
+    _done(root, done)
+
+
+def _save(root: Path, name: str, values: np.ndarray) -> None:
+    np.save(root / f"{name}.npy", values if values.dtype.kind not in "OT" else
+            values.astype(object), allow_pickle=True)
+
+
+def _done(root: Path, done: dict) -> None:
     (root / "rewritten.json").write_text(json.dumps(done))
     print(len(done), "arrays rewritten in", root)
+
+
+def rewrite_metadata(root: Path, archive: str) -> None:
+    """Unpack ``archive`` into ``root``; on every recorded array (zip and draft stores left
+    out) add an attribute, then (but on NCZarr, whose dimensions several variables share)
+    grow the first axis by one; the values zarrhpc then reads go to ``<name>.npy`` and the
+    arrays to ``root/rewritten.json``, for the ``*-rewritten`` readers (the writer's own)."""
+    import tarfile
+
+    import zarrhpc
+
+    here = Path(__file__).parent
+    path = here / archive if (here / archive).exists() else here.parent / "zarr2_stores" / archive
+    with tarfile.open(path, "r:xz") as tf:
+        tf.extractall(root, filter="data")
+    manifest = json.loads((root / "manifest.json").read_text())
+    done, seen = {}, set()
+    arrays = manifest.get("arrays") or {  # zarr2_stores/: the array stores of its manifest
+        k: v for k, v in manifest["stores"].items() if v.get("members") is None}
+    for name, entry in arrays.items():
+        store = root / entry["store"]
+        if (entry["store"], entry["path"]) in seen or entry.get("masked") or store.is_file() or (
+                store / "meta").is_dir():
+            continue
+        seen.add((entry["store"], entry["path"]))
+        try:
+            a = zarrhpc.open_array(str(store), path=entry["path"], mode="r+")
+            a.attrs["zarrhpc_rewrite"] = 1
+            if a.ndim and not archive.startswith("netcdf4"):
+                a.resize((a.shape[0] + 1, *a.shape[1:]))
+            if (store / ".zmetadata").is_file() or "consolidated_metadata" in json.loads(
+                    (store / "zarr.json").read_text() if (store / "zarr.json").is_file() else "{}"):
+                zarrhpc.consolidate_metadata(str(store))  # as the writer's readers read it
+            new = np.asarray(a[...])
+            if entry.get("ml_dtype"):
+                new = new.view(f"u{new.dtype.itemsize}")
+                (root / f"{name}.ml").write_text(entry["ml_dtype"])
+            _save(root, name, new)
+            done[name] = entry
+        except Exception as exc:
+            print("SKIP", name, type(exc).__name__, exc)
+    _done(root, done)
+
+
+def _gdal_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
+    """GDAL's multidimensional read of the array at ``path`` (group/.../name) of ``store``."""
+    from osgeo import gdal
+
+    gdal.UseExceptions()
+    group = gdal.OpenEx(str(store), gdal.OF_MULTIDIM_RASTER).GetRootGroup()
+    *parents, leaf = path.split("/")
+    for part in parents:
+        group = group.OpenGroup(part)
+    arr = group.OpenMDArray(leaf)
+    return arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
+        arr.Read(), dtype=object).reshape(want.shape)
+
+
+def _result(name: str, want: np.ndarray, read, *args) -> tuple:
+    """``(name, ok|DIFF|ERROR, detail)`` of ``read(*args)`` against ``want``."""
+    try:
+        got = read(*args)
+        same = _same(got, want)
+        return (name, "ok" if same else "DIFF", "" if same else
+                f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}")
+    except Exception as exc:
+        return (name, "ERROR", f"{type(exc).__name__}: {exc}")
+
+
+def _read_rewritten(root: Path, read) -> None:
+    """Each array of ``rewritten.json`` read with ``read(store, path, want)``, compared."""
+    results = []
+    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
+        want = np.load(root / f"{name}.npy", allow_pickle=True)
+        results.append(_result(name, want, read, root / entry["store"], entry["path"], want))
+    _report(results)
+
+
+def read_gdal_rewritten(root: Path) -> None:
+    _read_rewritten(root, _gdal_read)
+
+
+def read_zarr_rewritten(root: Path) -> None:
+    """zarr-python (2.x for zarr2_stores/, any release) reads the rewritten arrays."""
+    import zarr
+
+    _read_rewritten(root, lambda store, path, want: zarr.open_array(str(store), path=path,
+                                                                    mode="r")[...])
+
+
+def read_z5py_rewritten(root: Path) -> None:
+    import z5py
+
+    _read_rewritten(root, lambda store, path, want: z5py.File(str(store), mode="r")[path][...])
 
 
 def read_netcdf_rewritten(root: Path) -> None:
@@ -182,6 +292,13 @@ def read_zarrista_rewritten(root: Path) -> None:
                 got = t.to_numpy()
             except TypeError:
                 got = np.frombuffer(bytes(t.buffer()), dtype=want.dtype).reshape(want.shape)
+            ml = root / f"{name}.ml"
+            if ml.exists():  # compared by value (bits outside a sub-byte type do not count)
+                import ml_dtypes
+
+                mdt = np.dtype(getattr(ml_dtypes, ml.read_text()))
+                got = np.ascontiguousarray(got).view(want.dtype).view(mdt).astype("f8")
+                want = want.view(mdt).astype("f8")
             results.append((name, "ok" if _same(got, want) else "DIFF", ""))
         except Exception as exc:
             results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
@@ -231,22 +348,11 @@ def read_netcdf(root: Path) -> None:
 
 def read_gdal(root: Path) -> None:
     """GDAL 3.6 reads Zarr v2 (its v3 is the 2022 draft): every v2 store."""
-    from osgeo import gdal
-
-    gdal.UseExceptions()
     results = []
     for p in sorted(root.glob("v2-*.zarr")):
         name = p.name[:-5]
         want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            arr = gdal.OpenEx(str(p), gdal.OF_MULTIDIM_RASTER).GetRootGroup().OpenMDArray("var")
-            got = arr.ReadAsArray() if want.dtype.kind not in "SUO" else np.array(
-                arr.Read(), dtype=object).reshape(want.shape)
-            same = _same(got, want)
-            results.append((name, "ok" if same else "DIFF", "" if same else
-                            f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}"))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
+        results.append(_result(name, want, _gdal_read, p, "var", want))
     _report(results)
 
 
@@ -285,7 +391,10 @@ if __name__ == "__main__":
     step, where = sys.argv[1], Path(sys.argv[2])
     if step == "rewrite":
         rewrite(where, sys.argv[3])
+    elif step == "rewrite-metadata":
+        rewrite_metadata(where, sys.argv[3])
     else:
         {"write": write, "netcdf": read_netcdf, "zarrista": read_zarrista, "gdal": read_gdal,
-         "netcdf-rewritten": read_netcdf_rewritten,
+         "netcdf-rewritten": read_netcdf_rewritten, "gdal-rewritten": read_gdal_rewritten,
+         "z5py-rewritten": read_z5py_rewritten, "zarr-rewritten": read_zarr_rewritten,
          "zarrista-rewritten": read_zarrista_rewritten}[step](where)

@@ -30,6 +30,7 @@ from zarrhpc.core.dtype._types import (
     FixedLengthUTF32,
     NullTerminatedBytes,
     RawBytes,
+    Struct,
     Structured,
     TimeDelta64,
     VariableLengthBytes,
@@ -39,7 +40,7 @@ from zarrhpc.errors import DataTypeValidationError
 
 __all__ = [
     "Bool", "DataTypeRegistry", "DataTypeValidationError", "DateTime64", "FixedLengthUTF32",
-    "HasEndianness", "HasItemSize", "NullTerminatedBytes", "RawBytes", "Structured",
+    "HasEndianness", "HasItemSize", "NullTerminatedBytes", "RawBytes", "Struct", "Structured",
     "TimeDelta64", "VariableLengthBytes", "VariableLengthUTF8", "ZDType", "as_dtype_like",
     "data_type_registry", "get_data_type_from_json", "get_data_type_from_native_dtype",
     "parse_data_type", "parse_dtype",
@@ -187,4 +188,6 @@ def from_data_type(dt, byte_order: np.dtype | None = None) -> ZDType:
         return VariableLengthUTF8()
     if dt.name == "variable_length_bytes":
         return VariableLengthBytes()
+    if dt.name == "struct":
+        return Struct.from_native_dtype(dt.dtype)
     return get_data_type_from_native_dtype(byte_order if byte_order is not None else dt.dtype)

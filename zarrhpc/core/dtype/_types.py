@@ -34,7 +34,7 @@ from zarrhpc.metadata.dtypes_cplx import COMPLEX_PAIR_NAMES, complex_pair_of, co
 from zarrhpc.metadata.dtypes_ext import little
 
 __all__ = ["COMPLEX_PAIRS", "NUMERIC", "Bool", "DateTime64", "FixedLengthUTF32", "NullTerminatedBytes",
-           "RawBytes", "Structured", "TimeDelta64", "VariableLengthBytes",
+           "RawBytes", "Struct", "Structured", "TimeDelta64", "VariableLengthBytes",
            "VariableLengthUTF8", "class_name"]
 
 _ORDER = {"little": "<", "big": ">"}
@@ -449,6 +449,12 @@ class Structured(ZDType, HasItemSize):
     fields: tuple
 
     @classmethod
+    def _v3_names(cls) -> tuple[str, ...]:
+        # Struct is not in the registry (zarr-python 3.1's has no such entry): this class
+        # reads both names and hands out a Struct for "struct"
+        return ("structured", "struct")
+
+    @classmethod
     def _check_native_dtype(cls, dtype: Any) -> bool:
         return isinstance(dtype, np.dtype) and dtype.fields is not None and (
             complex_pair_of(dtype) is None)
@@ -465,6 +471,8 @@ class Structured(ZDType, HasItemSize):
 
     @classmethod
     def _from_json_native(cls, native: np.dtype, data: Any):
+        if isinstance(data, dict) and data.get("name") == "struct":
+            return Struct.from_native_dtype(native)
         return cls.from_native_dtype(native)
 
     def to_native_dtype(self) -> np.dtype:
@@ -483,4 +491,22 @@ class Structured(ZDType, HasItemSize):
         if isinstance(data, int):
             return np.array(data).astype(native)[()]
         return np.array(tuple(data), dtype=native)[()]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Struct(Structured):
+    """A structured type in zarr-extensions' ``struct`` form (zarr-python 3.2's
+    ``zarr.dtype.Struct``): ``{"name": "struct", "configuration": {"fields": [{"name",
+    "data_type"}, ...]}}`` and a fill value per field. :class:`Structured` (what numpy
+    structured dtypes become) writes zarr-python 3.1's ``structured``, which every
+    zarr-python 3 reads; ``struct`` needs zarr-python 3.2+ (see
+    :mod:`zarrhpc.metadata.dtypes_ext`)."""
+
+    _zarr_v3_name: ClassVar[str] = "struct"
+
+    def _data_type(self):
+        return _dtypes.DataType("struct", super()._data_type().dtype)
+
+    def _dtype_like(self) -> Any:
+        return self._data_type()  # create_array keeps the name (np.dtype() reads it too)
 
