@@ -52,7 +52,7 @@ def test_persistent_errors_name_url_and_key(s3_url, s3_options, proxy, backend):
         with pytest.raises(StoreError, match=re.escape(f"{s3_url}/a/k")):
             store.set("a/k", b"new")
     finally:
-        proxy._faults.clear()
+        proxy.clear_faults()
     assert bytes(store.get("a/k")) == b"old"  # the failed PUT changed nothing
 
 
@@ -66,7 +66,7 @@ def test_failed_multipart_upload_leaves_no_partial_object(s3_url, s3_options, pr
         with pytest.raises(StoreError, match=re.escape(f"{s3_url}/big")):
             store.set("big", big)
     finally:
-        proxy._faults.clear()
+        proxy.clear_faults()
     assert any("uploads" in path for _, path, _ in proxy.log)  # it was a multipart upload
     assert bytes(store.get("big")) == b"old"
     assert set(store.list()) == {"big"}

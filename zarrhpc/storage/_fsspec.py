@@ -16,9 +16,12 @@ no error (tests/reliability/test_reader_versions.py). On s3fs the range GET carr
 the version (`_version`: ETag, generation, modification time) is asked again after the
 range was read and compared (one more HEAD per range request; an object replaced twice,
 ending with the version the reader opened, goes unseen). A file system whose ``info``
-tells no version is read unchecked. Transient errors (5xx, timeouts,
-dropped connections) are retried with exponential backoff for at most ``retry_timeout``
-seconds per call, over whatever retries the file system makes itself.
+tells no version is read unchecked. On s3fs every GET is one request (`_s3_get`: its own
+whole-object read sends a HEAD first). Transient errors (5xx, timeouts, dropped
+connections, cut answers) are retried with exponential backoff, no try starting later
+than ``retry_timeout`` seconds after the first; on an async file system (s3fs, gcsfs,
+adlfs, HTTP) each try -- with whatever retries the file system makes inside it -- is
+cancelled after ``request_timeout`` seconds.
 
 HTTP(S) through fsspec is read-only.
 """
@@ -46,7 +49,12 @@ __all__ = ["ALLOWED_EXCEPTIONS", "FsspecStore", "is_transient"]
 
 _TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
                     "ServiceUnavailable", "RequestTimeout", "Server disconnected",
-                    "Connection reset", "timed out", "Timeout")
+                    "Connection reset", "timed out", "Timeout",
+                    # an answer cut short (aiohttp, botocore, http.client)
+                    "payload is not completed", "ContentLengthError", "IncompleteRead",
+                    "ResponseStreamingError", "ServerDisconnected", "ConnectionClosed",
+                    "Connection closed", "ClientOSError", "EndpointConnectionError",
+                    "Connection was closed")
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -120,6 +128,7 @@ class FsspecStore(RemoteStore):
         self.storage_options.pop("asynchronous", None)  # zarr-python's; ours are sync calls
         if filesystem is not None:
             self.fs, self.root = filesystem, root.rstrip("/")
+            self._kinds()
             return
         options = dict(self.storage_options)
         if scheme in ("s3", "s3a"):  # s3fs takes the region inside client_kwargs
@@ -134,6 +143,13 @@ class FsspecStore(RemoteStore):
         except Exception as exc:
             raise ValueError(f"{url}: fsspec could not open it: {exc}") from None
         self.root = root.rstrip("/")
+        self._kinds()
+
+    def _kinds(self) -> None:
+        # an async file system takes a timeout per call (`_call`); s3fs is read with
+        # one GET per object (`_s3_get`)
+        self._async = bool(getattr(self.fs, "async_impl", False))
+        self._s3 = self._async and hasattr(self.fs, "_call_s3") and hasattr(self.fs, "loop")
 
     @classmethod
     def from_url(cls, url: str, storage_options: dict | None = None, read_only: bool = False,
@@ -203,12 +219,20 @@ class FsspecStore(RemoteStore):
     def _path(self, key: str) -> str:
         return f"{self.root}/{key}" if key else self.root
 
-    def _call(self, action: str, key: str, fn: Callable[[], Any]) -> Any:
-        """``fn()``, retrying transient errors for up to ``retry_timeout`` seconds."""
+    def _call(self, action: str, key: str, fn: Callable[..., Any]) -> Any:
+        """``fn(**kw)``, retrying transient errors for up to ``retry_timeout`` seconds.
+
+        On an async file system ``kw`` is ``{"timeout": request_timeout}``, which fsspec's
+        blocking wrappers (and `fsspec.asyn.sync`) take as the time after which the call
+        is cancelled: one try -- with every retry the file system makes inside it (s3fs
+        and botocore retry a dropped connection for minutes) -- ends within it.
+        """
         pauses = backoff(self.settings["retry_timeout"])
+        limit = self.settings["request_timeout"]
+        kw = {"timeout": limit} if self._async else {}
         while True:
             try:
-                return fn()
+                return fn(**kw)
             except (FileNotFoundError, ObjectChanged):
                 raise
             except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
@@ -217,8 +241,10 @@ class FsspecStore(RemoteStore):
                 pause = next(pauses, None) if is_transient(exc) else None
                 if pause is None:
                     cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
-                    raise cls(f"{self.url_of(key)}: {action} failed: "
-                              f"{type(exc).__name__}: {exc}") from None
+                    why = (f"no answer within request_timeout={limit} s"
+                           if isinstance(exc, TimeoutError) and not str(exc)
+                           else f"{type(exc).__name__}: {exc}")
+                    raise cls(f"{self.url_of(key)}: {action} failed: {why}") from None
                 time.sleep(pause)
 
     # -- primitives --------------------------------------------------------------------
@@ -229,7 +255,7 @@ class FsspecStore(RemoteStore):
         size = None
         try:
             if suffix is not None or (start is not None and self.is_http):
-                size = self._call("HEAD", key, lambda: self.fs.size(path))
+                size = self._call("HEAD", key, lambda **kw: self.fs.size(path, **kw))
                 if size is None:
                     raise StoreError(f"{self.url_of(key)}: the server does not tell its size")
                 if suffix is not None:
@@ -238,17 +264,19 @@ class FsspecStore(RemoteStore):
                     stop = size if stop is None else min(stop, size)
                 if start >= stop:
                     return Fetched(b"", size, None)
-            if etag is not None and hasattr(self.fs, "_call_s3"):
-                data = self._call("GET", key, lambda: self._s3_get(key, path, start, stop, etag))
+            if self._s3:
+                data = self._call("GET", key,
+                                  lambda **kw: self._s3_get(key, path, start, stop, etag, **kw))
             elif start is None:
-                data = self._call("GET", key, lambda: self.fs.cat_file(path))
+                data = self._call("GET", key, lambda **kw: self.fs.cat_file(path, **kw))
             else:
-                data = self._call("GET", key, lambda: self.fs.cat_file(path, start=start, end=stop))
-            if etag is not None and not hasattr(self.fs, "_call_s3"):
+                data = self._call("GET", key, lambda **kw: self.fs.cat_file(
+                    path, start=start, end=stop, **kw))
+            if etag is not None and not self._s3:
                 # no conditional read: the bytes are this version's if it is still there
                 # (asked of the server, not of a listing cached before another writer)
                 self._invalidate(path)
-                info = self._call("HEAD", key, lambda: self.fs.info(path))
+                info = self._call("HEAD", key, lambda **kw: self.fs.info(path, **kw))
                 if _version(info) != etag:
                     raise ObjectChanged(key)
         except FileNotFoundError:
@@ -260,12 +288,21 @@ class FsspecStore(RemoteStore):
         return Fetched(data, size, None)
 
     def _s3_get(self, key: str, path: str, start: int | None, stop: int | None,
-                etag: str) -> bytes:
-        """A GET of ``path`` (a range when ``start`` is given) sent with ``If-Match``."""
+                etag: str | None, timeout: float | None = None) -> bytes:
+        """A GET of ``path`` on s3fs (a range when ``start`` is given), sent with
+        ``If-Match`` when ``etag`` is given; cancelled after ``timeout`` seconds.
+
+        One request: s3fs's own whole-object read asks the size first (a HEAD, to split
+        a large object into concurrent ranges), which doubles the requests of reading
+        chunks; a missing key answers this GET with 404 as well."""
         from fsspec.asyn import sync
 
-        bucket, obj, _ = self.fs.split_path(path)
-        kw = {"Bucket": bucket, "Key": obj, "IfMatch": etag}
+        bucket, obj, vers = self.fs.split_path(path)
+        kw = {"Bucket": bucket, "Key": obj}
+        if etag is not None:
+            kw["IfMatch"] = etag
+        if vers:
+            kw["VersionId"] = vers
         if start is not None:
             kw["Range"] = f"bytes={start}-{'' if stop is None else stop - 1}"
 
@@ -277,7 +314,7 @@ class FsspecStore(RemoteStore):
                 resp["Body"].close()
 
         try:
-            return sync(self.fs.loop, get)
+            return sync(self.fs.loop, get, timeout=timeout)
         except OSError as exc:
             cause = getattr(exc.__cause__, "response", None) or {}
             if cause.get("Error", {}).get("Code") in ("PreconditionFailed", "412"):
@@ -292,7 +329,7 @@ class FsspecStore(RemoteStore):
         path = self._path(key)
         self._invalidate(path)  # size and version from the server, not a cached listing
         try:
-            info = self._call("HEAD", key, lambda: self.fs.info(path))
+            info = self._call("HEAD", key, lambda **kw: self.fs.info(path, **kw))
         except FileNotFoundError:
             return None
         if info.get("type") == "directory":
@@ -303,7 +340,7 @@ class FsspecStore(RemoteStore):
         path = self._path(key)
         # one PUT (or a multipart upload completed as a whole): never a partial object
         try:
-            self._call("PUT", key, lambda: self.fs.pipe_file(path, bytes(data)))
+            self._call("PUT", key, lambda **kw: self.fs.pipe_file(path, bytes(data), **kw))
         except FileNotFoundError as exc:  # no such bucket or container
             raise StoreError(f"{self.url_of(key)}: PUT failed: {exc}") from None
         self._invalidate()
@@ -312,9 +349,9 @@ class FsspecStore(RemoteStore):
         paths = [self._path(k) for k in keys]
         try:
             if len(paths) == 1:
-                self._call("DELETE", keys[0], lambda: self.fs.rm_file(paths[0]))
+                self._call("DELETE", keys[0], lambda **kw: self.fs.rm_file(paths[0], **kw))
             else:
-                self._call("DELETE", keys[0], lambda: self.fs.rm(paths))
+                self._call("DELETE", keys[0], lambda **kw: self.fs.rm(paths, **kw))
         except FileNotFoundError:
             if len(paths) > 1:  # some were missing: delete the rest one by one
                 for key in keys:
@@ -335,7 +372,8 @@ class FsspecStore(RemoteStore):
         self._invalidate()
         base = self._path(prefix.rstrip("/"))
         try:
-            found = self._call("LIST", prefix, lambda: self.fs.find(base, withdirs=False))
+            found = self._call("LIST", prefix,
+                               lambda **kw: self.fs.find(base, withdirs=False, **kw))
         except FileNotFoundError:
             return iter(())
         n = len(self.root) + 1 if self.root else 0
@@ -349,7 +387,7 @@ class FsspecStore(RemoteStore):
         self._invalidate()
         base = self._path(prefix.rstrip("/"))
         try:
-            found = self._call("LIST", prefix, lambda: self.fs.ls(base, detail=True))
+            found = self._call("LIST", prefix, lambda **kw: self.fs.ls(base, detail=True, **kw))
         except FileNotFoundError:
             return []
         names = []

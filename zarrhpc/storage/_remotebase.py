@@ -59,8 +59,13 @@ encoded (the write path's `zarrhpc.core._write.UploadQueue` keeps at most
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 64, or the environment variable
 ``ZARRHPC_REMOTE_CONCURRENCY``; enough that a 64-chunk request or write is in flight at
-once, so one request's latency is paid about once), ``retry_timeout`` (seconds spent retrying transient errors
--- 5xx, timeouts, dropped connections -- of one request, default 30), ``coalesce_gap``
+once, so one request's latency is paid about once), ``retry_timeout`` (seconds spent
+retrying transient errors -- 5xx, timeouts, dropped connections, cut answers -- of one
+request: no try starts later than this after the first; default 30; 0: no retries),
+``request_timeout`` (seconds one try may take, connection, answer and body included,
+default 30: obstore's own default; fsspec's async file systems have each try cancelled
+after it), so that a request that keeps failing ends within ``retry_timeout +
+request_timeout`` (plus one backoff pause, at most 5 s) on either backend, ``coalesce_gap``
 (default 1 MiB), ``coalesce_max`` (default 16 MiB), ``coalesce_rate`` (bytes per second,
 default 100 MiB/s, see above), ``tail_bytes`` (default 64 KiB),
 ``cache_bytes`` (default 64 MiB; 0 turns the tail cache off), ``readahead`` (bytes a shard
@@ -108,6 +113,7 @@ def backoff(retry_timeout: float) -> Iterator[float]:
 SETTINGS = {
     "concurrency": None,  # None: ZARRHPC_REMOTE_CONCURRENCY or 64
     "retry_timeout": 30.0,
+    "request_timeout": 30.0,
     "coalesce_gap": 1 << 20,
     "coalesce_max": 16 << 20,
     "coalesce_rate": 100 << 20,
@@ -133,13 +139,17 @@ def store_settings(options: dict[str, Any]) -> dict[str, Any]:
                 raise ValueError(
                     f"ZARRHPC_REMOTE_CONCURRENCY: expected a positive integer, got {raw!r}"
                 ) from None
-        if name == "retry_timeout":
+        if name in ("retry_timeout", "request_timeout"):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+            ok = ok and (value > 0 or name == "retry_timeout")
         else:
             ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
             ok = ok and (value >= 1 or name in _MAY_BE_ZERO)
         if not ok:
             least = 0 if name in _MAY_BE_ZERO else 1
+            if name == "request_timeout":
+                raise ValueError(f"remote store setting {name}: expected a number of "
+                                 f"seconds > 0, got {value!r}")
             raise ValueError(f"remote store setting {name}: expected a number >= {least}, "
                              f"got {value!r}")
         out[name] = value
@@ -404,8 +414,8 @@ class RemoteStore(Store):
     read_only : bool
         Refuse writes with `ReadOnlyError`.
     **settings
-        ``concurrency``, ``retry_timeout``, ``coalesce_gap``, ``coalesce_max``,
-        ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``, ``readahead``.
+        ``concurrency``, ``retry_timeout``, ``request_timeout``, ``coalesce_gap``,
+        ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``, ``readahead``.
     """
 
     def __init__(self, url: str, *, read_only: bool = False, **settings: Any) -> None:
