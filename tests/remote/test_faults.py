@@ -130,3 +130,25 @@ def test_multi_object_delete_501_falls_back_503_retries(s3, s3_url):
             store.erase_values(keys)
             assert dict(proxy.counts) == expected, proxy.log
             assert all(store.get(k) is None for k in keys)
+
+
+def test_delete_fallback_goes_through_the_clients_proxy(s3, s3_url):
+    """The one-DELETE-per-key fallback (a server refusing multi-object delete) is sent as
+    the obstore client sends its own requests: through its ``proxy_url``. Chain: client
+    -> forward proxy -> the endpoint (refusing POST ?delete with 501) -> moto."""
+    from zarrhpc.testing.servers import CountingProxy
+
+    with CountingProxy(s3.endpoint) as endpoint, CountingProxy(endpoint.endpoint) as forward:
+        options = dict(s3.storage_options(endpoint.endpoint),
+                       client_options={"proxy_url": forward.endpoint})
+        store = open_url(s3_url, storage_options=options)
+        keys = [f"viaproxy/k{i}" for i in range(3)]
+        store.set_values([(k, memoryview(b"x")) for k in keys])
+        assert forward.forwarded == 3  # the client's PUTs came through the proxy
+        endpoint.fail_next(10**6, 501, when=lambda kind, path: kind == "POST")
+        forward.reset()
+        store.erase_values(keys)
+        assert forward.counts["DELETE"] == 3 and forward.forwarded == forward.total, \
+            forward.log
+        assert endpoint.counts["DELETE"] == 3
+        assert all(store.get(k) is None for k in keys)

@@ -344,8 +344,10 @@ class ObstoreStore(RemoteStore):
 
     def _delete_signed(self, key: str) -> None:
         """One ``DELETE`` of ``key`` (obstore has no call that sends one): a URL signed by
-        the client for that method, sent with urllib; transient failures retried for up
-        to ``retry_timeout`` seconds. A missing key is no error."""
+        the client for that method, sent with urllib the way the client sends its own
+        requests (`_opener`: its proxy, proxy exclusions, CA certificate and certificate
+        checks; its ``request_timeout``); transient failures retried for up to
+        ``retry_timeout`` seconds. A missing key is no error."""
         import urllib.error
         import urllib.request
 
@@ -355,11 +357,12 @@ class ObstoreStore(RemoteStore):
             url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
+        opener = _opener(getattr(self._obs, "client_options", None) or {}, url)
         pauses = backoff(self.settings["retry_timeout"])
         while True:
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, method="DELETE"),
-                                            timeout=60) as resp:
+                with opener.open(urllib.request.Request(url, method="DELETE"),
+                                 timeout=self.settings["request_timeout"]) as resp:
                     resp.read()
                 return
             except urllib.error.HTTPError as exc:
@@ -426,6 +429,38 @@ def _cut(got: Fetched | None, start: int | None, stop: int | None,
     else:
         a, b = min(start or 0, n), n if stop is None else min(stop, n)
     return Fetched(view[a:b], n, got.etag)
+
+
+def _opener(client_options: dict, url: str) -> Any:
+    """A urllib opener sending ``url`` as an obstore client with ``client_options``
+    sends its requests: through its ``proxy_url`` (unless the host is in
+    ``proxy_excludes``; without one, the environment's proxies, as the client), trusting
+    ``proxy_ca_certificate`` too, and checking no certificate when
+    ``allow_invalid_certificates`` is set."""
+    import ssl
+    import urllib.request
+
+    def flag(name: str) -> bool:
+        return str(client_options.get(name, "")).lower() in ("true", "1", "yes", "on")
+
+    handlers: list = []
+    proxy = client_options.get("proxy_url")
+    if proxy:
+        host = (urllib.parse.urlsplit(url).hostname or "").lower()
+        excludes = [h.strip().lower().lstrip(".")
+                    for h in str(client_options.get("proxy_excludes") or "").split(",")]
+        excluded = any(h and (host == h or host.endswith("." + h)) for h in excludes)
+        handlers.append(urllib.request.ProxyHandler(
+            {} if excluded else {"http": str(proxy), "https": str(proxy)}))
+    context = ssl.create_default_context()
+    ca = client_options.get("proxy_ca_certificate")
+    if ca:
+        context.load_verify_locations(cadata=str(ca))
+    if flag("allow_invalid_certificates"):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    handlers.append(urllib.request.HTTPSHandler(context=context))
+    return urllib.request.build_opener(*handlers)
 
 
 def _is_501(exc: BaseException) -> bool:

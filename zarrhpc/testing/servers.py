@@ -413,6 +413,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def _forward(self) -> None:
         owner = self.owner
+        if "://" in self.path.split("?", 1)[0]:
+            # absolute form: the proxy was named as a client's forward proxy; counted
+            # (``owner.forwarded``) and sent on to the upstream like any other
+            parts = urllib.parse.urlsplit(self.path)
+            self.path = urllib.parse.urlunsplit(("", "", parts.path, parts.query, ""))
+            with owner._lock:
+                owner.forwarded += 1
         body = self._body()
         kind = request_kind(self.command, self.path)
         signed = self.headers.get("x-amz-content-sha256")
@@ -550,6 +557,7 @@ class CountingProxy(_Served):
         self.max_in_flight = 0  # the most at once since the last reset
         self.log: list[tuple[str, str, str | None]] = []
         self.conditional = 0  # requests carrying If-Match
+        self.forwarded = 0  # requests sent to it as a forward proxy (absolute URLs)
         # PUTs by how their body is signed (x-amz-content-sha256): "unsigned"
         # (UNSIGNED-PAYLOAD or a streaming trailer) or "sha256" (the body's hash)
         self.payloads: Counter = Counter()
@@ -571,6 +579,7 @@ class CountingProxy(_Served):
             self.counts.clear()
             self.log.clear()
             self.conditional = 0
+            self.forwarded = 0
             self.payloads.clear()
             self.max_in_flight = self.in_flight
 
