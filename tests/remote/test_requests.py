@@ -299,3 +299,24 @@ def test_gap_grows_with_what_a_request_costs(sharded, s3_url, s3_options, proxy,
     np.testing.assert_array_equal(a[sel], sharded[sel])
     opening = 2 if backend == "fsspec" else 0  # no tail cache: HEAD and index again
     assert proxy.total == opening + (16 if rate == 0 else 1), proxy.log
+
+
+def test_gap_of_a_timed_object_from_64_kib():
+    """The gap merged over follows what a request to the object cost: from 64 KiB on a
+    fast server (exact runs of inner chunks, not megabytes between them) to
+    ``coalesce_max``; ``coalesce_gap`` where nothing was timed, and as the floor when it
+    is below 64 KiB; ``coalesce_rate=0``: always ``coalesce_gap``."""
+    store = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True})
+    assert store.coalesce_gap(None) == 1 << 20
+    assert store.coalesce_gap(0.0002) == 64 << 10  # loopback: 0.2 ms
+    assert store.coalesce_gap(0.005) == int(0.005 * (100 << 20))
+    assert store.coalesce_gap(10.0) == 16 << 20
+    small = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
+        "coalesce_gap": 1000})
+    assert small.coalesce_gap(0.0002) == 1000
+    fixed = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
+        "coalesce_rate": 0})
+    assert fixed.coalesce_gap(0.05) == 1 << 20

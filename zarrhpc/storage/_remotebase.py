@@ -17,11 +17,15 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   fetches every request concurrently and splits the answers back.
 - The gap a shard reader merges over grows with what a request to that object costs:
   opening the reader times its one small request (the *probe*: the tail read, kept with
-  the cached index), and a gap of ``probe x coalesce_rate`` bytes (at least
-  ``coalesce_gap``, at most ``coalesce_max``) is fetched rather than paying another
-  request. ``coalesce_rate`` (default 100 MiB/s, about one S3 stream; 0: the fixed gap)
-  is what an extra byte is taken to cost. On a fast server (loopback, a file server) the
-  probe is well under a millisecond and the gap stays ``coalesce_gap``; where a request
+  the cached index), and a gap of ``probe x coalesce_rate`` bytes (at least 64 KiB or
+  ``coalesce_gap`` if smaller, at most ``coalesce_max``) is fetched rather than paying
+  another request; ``coalesce_gap`` is the gap where nothing was timed.
+  ``coalesce_rate`` (default 100 MiB/s, about one S3 stream; 0: the fixed gap
+  ``coalesce_gap``) is what an extra byte is taken to cost. On a fast server (loopback,
+  a file server) the probe is well under a millisecond and the gap 64 KiB: the inner
+  chunks of a sub-volume come in a request per run of adjacent ones, all in flight
+  together, with no bytes between them (localbucket, 128^3 of a 256^3 shard: 16
+  requests of 6.3 MiB instead of 4 of 11 MiB, ~5 % less client CPU); where a request
   costs tens of milliseconds (an object store's first byte, or moto, which reads the
   whole object to answer any range of it: 67 ms for 128 KiB of a 53 MiB shard) the
   inner chunks of a sub-volume come in one or two requests instead of four. A reader
@@ -122,6 +126,10 @@ SETTINGS = {
     "readahead": 4 << 20,
 }
 
+
+#: The least gap merged over once a request to the object was timed (`coalesce_gap`):
+#: below it, splitting a span costs more per request than the bytes saved.
+_PROBED_MIN_GAP = 64 << 10
 
 _MAY_BE_ZERO = ("retry_timeout", "cache_bytes", "coalesce_gap", "coalesce_rate", "readahead")
 
@@ -614,7 +622,7 @@ class RemoteStore(Store):
         if probe is None or not self.settings["coalesce_rate"]:
             return gap
         cost = int(probe * self.settings["coalesce_rate"])
-        return max(gap, min(cost, self.settings["coalesce_max"]))
+        return max(min(gap, _PROBED_MIN_GAP), min(cost, self.settings["coalesce_max"]))
 
     def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
         """`open_reader` of several keys at once, concurrently (one request each at most:
