@@ -315,7 +315,8 @@ def test_gap_of_a_timed_object_from_64_kib():
     small = open_url("s3://any-bucket/root", storage_options={
         "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
         "coalesce_gap": 1000})
-    assert small.coalesce_gap(0.0002) == 1000
+    assert small.coalesce_gap(0.000001) == 1000
+    assert small.coalesce_gap(0.0002) == int(0.0002 * (100 << 20))
     fixed = open_url("s3://any-bucket/root", storage_options={
         "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
         "coalesce_rate": 0})
