@@ -177,6 +177,7 @@ class ObstoreStore(RemoteStore):
         super().__init__(url, read_only=read_only or kind == "http", **settings)
         self.kind = kind
         self.storage_options = dict(storage_options or {})
+        self._delete_opener: Any = None  # `_delete_signed`'s, made on its first use
         self._obs = _make_client(kind, parts, self.storage_options,
                                  self.settings["retry_timeout"],
                                  self.settings["request_timeout"])
@@ -357,7 +358,10 @@ class ObstoreStore(RemoteStore):
             url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
-        opener = _opener(getattr(self._obs, "client_options", None) or {}, url)
+        opener = self._delete_opener
+        if opener is None:
+            opener = self._delete_opener = _opener(
+                getattr(self._obs, "client_options", None) or {}, url)
         pauses = backoff(self.settings["retry_timeout"])
         while True:
             try:
@@ -436,31 +440,45 @@ def _opener(client_options: dict, url: str) -> Any:
     sends its requests: through its ``proxy_url`` (unless the host is in
     ``proxy_excludes``; without one, the environment's proxies, as the client), trusting
     ``proxy_ca_certificate`` too, and checking no certificate when
-    ``allow_invalid_certificates`` is set."""
+    ``allow_invalid_certificates`` is set. Made once per such set (`_OPENERS`: a TLS
+    context loads the system's CA certificates, milliseconds each time)."""
     import ssl
     import urllib.request
 
     def flag(name: str) -> bool:
         return str(client_options.get(name, "")).lower() in ("true", "1", "yes", "on")
 
-    handlers: list = []
     proxy = client_options.get("proxy_url")
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
     if proxy:
-        host = (urllib.parse.urlsplit(url).hostname or "").lower()
         excludes = [h.strip().lower().lstrip(".")
                     for h in str(client_options.get("proxy_excludes") or "").split(",")]
-        excluded = any(h and (host == h or host.endswith("." + h)) for h in excludes)
-        handlers.append(urllib.request.ProxyHandler(
-            {} if excluded else {"http": str(proxy), "https": str(proxy)}))
-    context = ssl.create_default_context()
+        if any(h and (host == h or host.endswith("." + h)) for h in excludes):
+            proxy = None
     ca = client_options.get("proxy_ca_certificate")
+    insecure = flag("allow_invalid_certificates")
+    key = (str(proxy) if proxy else None, str(ca) if ca else None, insecure)
+    with _CLIENTS_LOCK:
+        opener = _OPENERS.get(key)
+    if opener is not None:
+        return opener
+    handlers: list = []
+    if proxy:
+        handlers.append(urllib.request.ProxyHandler({"http": str(proxy), "https": str(proxy)}))
+    context = ssl.create_default_context()
     if ca:
         context.load_verify_locations(cadata=str(ca))
-    if flag("allow_invalid_certificates"):
+    if insecure:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
     handlers.append(urllib.request.HTTPSHandler(context=context))
-    return urllib.request.build_opener(*handlers)
+    opener = urllib.request.build_opener(*handlers)
+    with _CLIENTS_LOCK:
+        return _OPENERS.setdefault(key, opener)
+
+
+#: `_opener`'s openers by (proxy, CA certificate, certificate checks off).
+_OPENERS: dict[tuple, Any] = {}
 
 
 def _is_501(exc: BaseException) -> bool:
