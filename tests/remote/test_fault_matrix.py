@@ -84,7 +84,7 @@ def _expected(op):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_fault_never_ending_is_bounded_and_named(s3_url, s3_options, proxy, backend, fault,
                                                  op):
-    _prepare(_store(s3_url, s3_options, backend))
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
     call, named = _run(op, s3_url, s3_options, backend)
     kinds = _KINDS[op]
     proxy.stall = BOUND + 5
@@ -130,7 +130,7 @@ def _check_effect(op, url, options, backend):
 @pytest.mark.parametrize("fault", FAULTS, ids=str)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_fault_burst_is_retried(s3_url, s3_options, proxy, backend, fault, op):
-    _prepare(_store(s3_url, s3_options, backend))
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
     call, _ = _run(op, s3_url, s3_options, backend, retry_timeout=30)
     kinds = _KINDS[op]
     proxy.stall = 5 * REQUEST_TIMEOUT  # each stalled try is cut by request_timeout
@@ -165,7 +165,7 @@ def test_partial_write_under_cut_answers(s3_url, s3_options, proxy, backend, fau
     forever give a StoreError naming the object, never a decode error of the cut bytes
     (a CorruptChunkError was seen with fsspec under dropped connections)."""
     expected = np.arange(32 * 32, dtype="i4").reshape(32, 32)
-    _array(_store(s3_url, s3_options, backend), sharded)
+    _array(open_url(s3_url, storage_options=dict(s3_options, backend=backend)), sharded)
     a = zarrhpc.open_array(_store(s3_url, s3_options, backend, retry_timeout=30), path="w",
                            mode="r+")
     proxy.stall = 5 * REQUEST_TIMEOUT
@@ -188,3 +188,25 @@ def test_partial_write_under_cut_answers(s3_url, s3_options, proxy, backend, fau
     assert time.monotonic() - t0 < BOUND
     np.testing.assert_array_equal(zarrhpc.open_array(_store(s3_url, s3_options, backend),
                                                      path="w")[...], expected)
+
+
+def test_fsspec_method_without_timeout_still_works(s3_url, s3_options, proxy):
+    """A file system overriding a blocking method itself (not through fsspec's wrapper,
+    which takes ``timeout``) is called without one; its answers are the same."""
+    s3fs = pytest.importorskip("s3fs")
+
+    class Plain(s3fs.S3FileSystem):
+        def info(self, path):  # a plain method, taking no timeout
+            return s3fs.S3FileSystem.info(self, path)
+
+    store = open_url(s3_url, storage_options=dict(s3_options, backend="fsspec"))
+    store.set("obj", PAYLOAD)
+    fs = Plain(key=s3_options["key"], secret=s3_options["secret"], skip_instance_cache=True,
+               client_kwargs={"endpoint_url": s3_options["endpoint_url"],
+                              "region_name": "us-east-1"})
+    from zarrhpc.storage.remote import FsspecStore
+
+    plain = FsspecStore(fs, path=s3_url[len("s3://"):])
+    assert plain.getsize("obj") == len(PAYLOAD)
+    assert plain.getsize("missing") is None
+    assert bytes(plain.get("obj")) == PAYLOAD

@@ -237,6 +237,13 @@ class FsspecStore(RemoteStore):
                 raise
             except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
                 raise FileNotFoundError(str(exc)) from None
+            except TypeError as exc:
+                if not kw or "timeout" not in str(exc):
+                    raise StoreError(f"{self.url_of(key)}: {action} failed: "
+                                     f"{type(exc).__name__}: {exc}") from None
+                # a method the file system defines itself, not through fsspec's
+                # blocking wrapper: it takes no timeout (its tries are not cut)
+                kw = {}
             except Exception as exc:
                 pause = next(pauses, None) if is_transient(exc) else None
                 if pause is None:
