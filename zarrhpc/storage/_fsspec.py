@@ -6,8 +6,11 @@ FsspecStore passes them); keys map to ``root/key``. Pickles by reference: URL, o
 mode and settings. The file system's listing cache is bypassed (another writer's keys
 must show up).
 
-fsspec gives no ETag in a uniform way, so this backend keeps no tail cache: a shard reader
-asks the object's size and version (one HEAD: ``fs.info``) and then reads ranges. Every
+On s3fs every read is one GET of ours (`_fetch_s3`), its answer telling the object's size
+and ETag: a shard opens with one suffix GET (size, version and index together) and the tail
+cache keeps indexes as with obstore (`zarrhpc.storage._remotebase`). Other file systems
+give no ETag in a uniform way, so there the store keeps no tail cache: a shard reader asks
+the object's size and version (one HEAD: ``fs.info``) and then reads ranges. Every
 range a reader reads must come from the version it opened, or the read fails with
 `StoreError` ("replaced by another writer"), as the obstore backend's If-Match reads do:
 an index from one version of a shard and inner chunks from another gave wrong values with
@@ -16,8 +19,8 @@ no error (tests/reliability/test_reader_versions.py). On s3fs the range GET carr
 the version (`_version`: ETag, generation, modification time) is asked again after the
 range was read and compared (one more HEAD per range request; an object replaced twice,
 ending with the version the reader opened, goes unseen). A file system whose ``info``
-tells no version is read unchecked. On s3fs every GET is one request (`_s3_get`: its own
-whole-object read sends a HEAD first). Transient errors (5xx, timeouts, dropped
+tells no version is read unchecked. s3fs's own whole-object read would send a HEAD
+before each GET. Transient errors (5xx, timeouts, dropped
 connections, cut answers) are retried with exponential backoff, no try starting later
 than ``retry_timeout`` seconds after the first; on an async file system (s3fs, gcsfs,
 adlfs, HTTP) each try -- with whatever retries the file system makes inside it -- is
@@ -40,8 +43,11 @@ from zarrhpc.storage._remotebase import (
     Fetched,
     ObjectChanged,
     RemoteStore,
+    _register_cache,
     _RemoteReader,
+    _TailCache,
     backoff,
+    store_settings,
 )
 from zarrhpc.storage.abc import RangeReader
 
@@ -122,8 +128,10 @@ class FsspecStore(RemoteStore):
             raise UnsupportedError(f"{url}: no store serves {scheme}:// URLs (fsspec knows "
                                    "no such protocol)")
         self.is_http = scheme in ("http", "https")
-        settings.pop("cache_bytes", None)  # no ETags, so no tail cache
+        # the tail cache needs ETags: s3fs's answers tell them (`_kinds`), others' not
+        cache_bytes = settings.pop("cache_bytes", SETTINGS["cache_bytes"])
         super().__init__(url, read_only=read_only or self.is_http, cache_bytes=0, **settings)
+        self._cache_wanted = cache_bytes
         self.storage_options = dict(storage_options or {})
         self.storage_options.pop("asynchronous", None)  # zarr-python's; ours are sync calls
         if filesystem is not None:
@@ -150,6 +158,11 @@ class FsspecStore(RemoteStore):
         # one GET per object (`_s3_get`)
         self._async = bool(getattr(self.fs, "async_impl", False))
         self._s3 = self._async and hasattr(self.fs, "_call_s3") and hasattr(self.fs, "loop")
+        if self._s3 and self._cache_wanted:
+            store_settings({"cache_bytes": self._cache_wanted})  # checked as any setting
+            self.settings["cache_bytes"] = self._cache_wanted
+            self._cache = _TailCache(self._cache_wanted)
+            _register_cache(self._cache, self.url)
 
     @classmethod
     def from_url(cls, url: str, storage_options: dict | None = None, read_only: bool = False,
@@ -207,7 +220,7 @@ class FsspecStore(RemoteStore):
         return self.root
 
     def __reduce__(self) -> Any:
-        settings = {k: v for k, v in self.settings.items() if k != "cache_bytes"}
+        settings = dict(self.settings, cache_bytes=self._cache_wanted)
         return (_rebuild, (self.url, self.storage_options, self._read_only, settings))
 
     def _check_writable(self, key: str, action: str) -> None:
@@ -260,6 +273,8 @@ class FsspecStore(RemoteStore):
                suffix: int | None = None, etag: str | None = None) -> Fetched | None:
         path = self._path(key)
         size = None
+        if self._s3:
+            return self._fetch_s3(key, path, start, stop, suffix, etag)
         try:
             if suffix is not None or (start is not None and self.is_http):
                 size = self._call("HEAD", key, lambda **kw: self.fs.size(path, **kw))
@@ -271,15 +286,12 @@ class FsspecStore(RemoteStore):
                     stop = size if stop is None else min(stop, size)
                 if start >= stop:
                     return Fetched(b"", size, None)
-            if self._s3:
-                data = self._call("GET", key,
-                                  lambda **kw: self._s3_get(key, path, start, stop, etag, **kw))
-            elif start is None:
+            if start is None:
                 data = self._call("GET", key, lambda **kw: self.fs.cat_file(path, **kw))
             else:
                 data = self._call("GET", key, lambda **kw: self.fs.cat_file(
                     path, start=start, end=stop, **kw))
-            if etag is not None and not self._s3:
+            if etag is not None:
                 # no conditional read: the bytes are this version's if it is still there
                 # (asked of the server, not of a listing cached before another writer)
                 self._invalidate(path)
@@ -294,13 +306,48 @@ class FsspecStore(RemoteStore):
             raise
         return Fetched(data, size, None)
 
-    def _s3_get(self, key: str, path: str, start: int | None, stop: int | None,
-                etag: str | None, timeout: float | None = None) -> bytes:
-        """A GET of ``path`` on s3fs (a range when ``start`` is given), sent with
-        ``If-Match`` when ``etag`` is given; cancelled after ``timeout`` seconds.
+    def _fetch_s3(self, key: str, path: str, start: int | None, stop: int | None,
+                  suffix: int | None, etag: str | None) -> Fetched | None:
+        """`_fetch` on s3fs: one GET, whatever is asked (a suffix too: ``Range:
+        bytes=-N``), its answer telling the object's size and ETag (so a shard opens
+        with one request, its index and version with it, as with obstore)."""
+        if suffix is not None:
+            rng = f"bytes=-{suffix}"
+        elif start is not None:
+            if stop is not None and stop <= start:
+                return Fetched(b"", None, None)
+            rng = f"bytes={start}-{'' if stop is None else stop - 1}"
+        else:
+            rng = None
+        try:
+            data, size, served, whole = self._call(
+                "GET", key, lambda **kw: self._s3_get(key, path, rng, etag, **kw))
+        except FileNotFoundError:
+            return None
+        except StoreError as exc:
+            if not any(w in str(exc) for w in ("416", "InvalidRange", "not satisfiable")):
+                raise
+            if suffix is None:  # a range past the end
+                return Fetched(b"", None, None)
+            head = self._head(key)  # a suffix of an empty object
+            return None if head is None else Fetched(b"", head[0], head[1])
+        if whole and rng is not None:  # the server ignored the Range: cut it here
+            view = memoryview(data)
+            n = view.nbytes
+            if suffix is not None:
+                data = view[max(n - suffix, 0):]
+            else:
+                data = view[min(start, n):n if stop is None else min(stop, n)]
+        return Fetched(data, size, served)
+
+    def _s3_get(self, key: str, path: str, rng: str | None, etag: str | None,
+                timeout: float | None = None) -> tuple[bytes, int | None, str | None, bool]:
+        """A GET of ``path`` on s3fs (``Range: rng`` when given), sent with ``If-Match``
+        when ``etag`` is given; cancelled after ``timeout`` seconds. Returns the body, the
+        object's size, its ETag and whether the body is the whole object.
 
         One request: s3fs's own whole-object read asks the size first (a HEAD, to split
-        a large object into concurrent ranges), which doubles the requests of reading
+        a large object into concurrent ranges), which doubled the requests of reading
         chunks; a missing key answers this GET with 404 as well."""
         from fsspec.asyn import sync
 
@@ -310,15 +357,20 @@ class FsspecStore(RemoteStore):
             kw["IfMatch"] = etag
         if vers:
             kw["VersionId"] = vers
-        if start is not None:
-            kw["Range"] = f"bytes={start}-{'' if stop is None else stop - 1}"
+        if rng is not None:
+            kw["Range"] = rng
 
-        async def get() -> bytes:
+        async def get() -> tuple[bytes, int | None, str | None, bool]:
             resp = await self.fs._call_s3("get_object", **kw)
             try:
-                return await resp["Body"].read()
+                body = await resp["Body"].read()
             finally:
                 resp["Body"].close()
+            content_range = resp.get("ContentRange") or ""  # "bytes 0-99/1234"
+            total = content_range.rpartition("/")[2]
+            if total.isdigit():
+                return body, int(total), resp.get("ETag"), False
+            return body, len(body), resp.get("ETag"), True
 
         try:
             return sync(self.fs.loop, get, timeout=timeout)
@@ -329,6 +381,8 @@ class FsspecStore(RemoteStore):
             raise
 
     def _open_reader(self, key: str) -> RangeReader | None:
+        if self._s3:  # one suffix GET: size, ETag and the index (RemoteStore's)
+            return super()._open_reader(key)
         head = self._head(key)  # no ETag to gain from a suffix read: size and version
         return None if head is None else _RemoteReader(self, key, head[0], head[1])
 
