@@ -34,10 +34,10 @@ def _session_proxy(s3):
 def proxy(_session_proxy):
     """The counting proxy in front of the S3 server, reset (no counts, faults or delay)."""
     _session_proxy.reset()
-    _session_proxy._faults.clear()
+    _session_proxy.clear_faults()
     _session_proxy.delay = 0.0
     yield _session_proxy
-    _session_proxy._faults.clear()
+    _session_proxy.clear_faults()
     _session_proxy.delay = 0.0
 
 

@@ -52,7 +52,7 @@ def test_persistent_errors_name_url_and_key(s3_url, s3_options, proxy, backend):
         with pytest.raises(StoreError, match=re.escape(f"{s3_url}/a/k")):
             store.set("a/k", b"new")
     finally:
-        proxy._faults.clear()
+        proxy.clear_faults()
     assert bytes(store.get("a/k")) == b"old"  # the failed PUT changed nothing
 
 
@@ -66,7 +66,7 @@ def test_failed_multipart_upload_leaves_no_partial_object(s3_url, s3_options, pr
         with pytest.raises(StoreError, match=re.escape(f"{s3_url}/big")):
             store.set("big", big)
     finally:
-        proxy._faults.clear()
+        proxy.clear_faults()
     assert any("uploads" in path for _, path, _ in proxy.log)  # it was a multipart upload
     assert bytes(store.get("big")) == b"old"
     assert set(store.list()) == {"big"}
@@ -130,3 +130,25 @@ def test_multi_object_delete_501_falls_back_503_retries(s3, s3_url):
             store.erase_values(keys)
             assert dict(proxy.counts) == expected, proxy.log
             assert all(store.get(k) is None for k in keys)
+
+
+def test_delete_fallback_goes_through_the_clients_proxy(s3, s3_url):
+    """The one-DELETE-per-key fallback (a server refusing multi-object delete) is sent as
+    the obstore client sends its own requests: through its ``proxy_url``. Chain: client
+    -> forward proxy -> the endpoint (refusing POST ?delete with 501) -> moto."""
+    from zarrhpc.testing.servers import CountingProxy
+
+    with CountingProxy(s3.endpoint) as endpoint, CountingProxy(endpoint.endpoint) as forward:
+        options = dict(s3.storage_options(endpoint.endpoint),
+                       client_options={"proxy_url": forward.endpoint})
+        store = open_url(s3_url, storage_options=options)
+        keys = [f"viaproxy/k{i}" for i in range(3)]
+        store.set_values([(k, memoryview(b"x")) for k in keys])
+        assert forward.forwarded == 3  # the client's PUTs came through the proxy
+        endpoint.fail_next(10**6, 501, when=lambda kind, path: kind == "POST")
+        forward.reset()
+        store.erase_values(keys)
+        assert forward.counts["DELETE"] == 3 and forward.forwarded == forward.total, \
+            forward.log
+        assert endpoint.counts["DELETE"] == 3
+        assert all(store.get(k) is None for k in keys)

@@ -100,3 +100,40 @@ def test_loopback_servers_send_small_answers_at_once():
 
     assert _FileHandler.disable_nagle_algorithm is True
     assert _ProxyHandler.disable_nagle_algorithm is True
+
+
+@pytest.mark.parametrize("fault", [503, "reset", "truncate", "stall"], ids=str)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_http_faults_bounded_and_retried(served, backend, fault):
+    """A plain web server's faults as S3's (tests/remote/test_fault_matrix.py): a burst
+    is retried to the exact bytes; a fault that never ends gives a StoreError naming the
+    URL within retry_timeout + request_timeout (with margin), a cut body never data."""
+    import time
+
+    from zarrhpc.errors import StoreError
+
+    proxy, _, _ = served
+    data = bytes(range(100))
+    store = open_url(proxy.endpoint + "/", storage_options={
+        "backend": backend, "retry_timeout": 30, "request_timeout": 1.0})
+    proxy.stall = 5.0
+    proxy.fail_next(2, fault, when=lambda kind, path: kind == "GET")
+    try:
+        assert bytes(store.get("blob")) == data
+        assert [bytes(b) for b in store.get_partial_values([("blob", 10, 5)])] == [data[10:15]]
+    finally:
+        proxy.clear_faults()
+    store = open_url(proxy.endpoint + "/", storage_options={
+        "backend": backend, "retry_timeout": 0.6, "request_timeout": 1.0})
+    store.getsize("blob")  # the client's first connection made before the faults
+    proxy.fail_next(10**9, fault, when=lambda kind, path: kind == "GET")
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(StoreError, match="blob"):
+            got = store.get_partial_values([("blob", 10, 5)])
+            pytest.fail(f"no error: {got!r}, {proxy.log[-4:]!r}, {proxy._faults!r}")
+        with pytest.raises(StoreError, match=f"{proxy.endpoint}.*blob"):
+            store.get("blob")
+    finally:
+        proxy.clear_faults()
+    assert time.monotonic() - t0 < 2 * (0.6 + 1.0 + 3.0)

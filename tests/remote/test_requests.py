@@ -42,8 +42,10 @@ def _inner_ranges(store, layout_key="sh/c/0/0/0", n=512):
     return size, index
 
 
-def test_single_element_two_requests_then_one(sharded, s3_url, s3_options, proxy):
-    store = open_url(s3_url, storage_options=s3_options)
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_single_element_two_requests_then_one(sharded, s3_url, s3_options, proxy, backend):
+    # fsspec on s3fs: the shard opened with one suffix GET too (no HEAD), index cached
+    store = open_url(s3_url, storage_options=dict(s3_options, backend=backend))
     a = zarrhpc.open_array(store, path="sh")
     proxy.reset()
     assert a[1, 2, 3] == sharded[1, 2, 3]
@@ -111,8 +113,11 @@ def test_inner_chunks_coalesced(sharded, s3_url, s3_options, proxy):
     assert proxy.total == 64
 
 
-def test_get_values_one_request_per_key(s3_url, s3_options, proxy):
-    store = open_url(s3_url, storage_options=dict(s3_options, concurrency=8))
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_get_values_one_request_per_key(s3_url, s3_options, proxy, backend):
+    # fsspec: s3fs's own whole-object read asks the size first (a HEAD per GET)
+    store = open_url(s3_url, storage_options=dict(s3_options, concurrency=8,
+                                                  backend=backend))
     store.set_values([(f"c/{i}", bytes([i]) * (i + 1)) for i in range(40)])
     proxy.reset()
     keys = [f"c/{i}" for i in range(40)] + ["c/missing"]
@@ -120,6 +125,28 @@ def test_get_values_one_request_per_key(s3_url, s3_options, proxy):
     assert proxy.total == 41 and proxy.counts["GET"] == 41
     assert [None if g is None else bytes(g) for g in got] == \
         [bytes([i]) * (i + 1) for i in range(40)] + [None]
+
+
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_open_and_load_dataset_one_get_per_object(s3_url, s3_options, proxy, backend):
+    """Opening a consolidated group and reading every chunk of its arrays: one GET per
+    object (the metadata document, then each chunk; a missing chunk's GET answers 404,
+    read as fill), no HEAD, no LIST -- on s3fs as with obstore."""
+    store = open_url(s3_url, storage_options=s3_options)
+    root = zarrhpc.open_group(store, mode="w")
+    for name in ("u", "v"):
+        a = root.create_array(name, shape=(20, 12), dtype="f8", chunks=(5, 6),
+                              fill_value=-1.0)
+        a[:15] = 1.5  # chunks of rows 15-19 stay missing: 6 written, 2 missing
+    zarrhpc.consolidate_metadata(store)
+    proxy.reset()
+    g = zarrhpc.open_group(open_url(s3_url, storage_options=dict(s3_options,
+                                                                 backend=backend)), mode="r")
+    expected = np.full((20, 12), -1.0)
+    expected[:15] = 1.5
+    for name in ("u", "v"):
+        np.testing.assert_array_equal(g[name][...], expected)
+    assert dict(proxy.counts) == {"GET": 1 + 2 * 8}, proxy.log
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
@@ -262,8 +289,8 @@ def test_gap_grows_with_what_a_request_costs(sharded, s3_url, s3_options, proxy,
                                              backend):
     # rows of 4 adjacent inner chunks, 4 chunks (~8 KiB) apart: a fixed 1000-byte gap
     # fetches each row alone (16 requests); a shard whose opening request took >= 50 ms
-    # merges gaps up to 50 ms x 100 MiB/s (5 MiB): one request. fsspec's readers open
-    # with a HEAD (no probe) and time their first small read, the shard's index
+    # merges gaps up to 50 ms x 100 MiB/s (5 MiB): one request. On s3fs as with obstore
+    # the shard opens with one suffix GET, timed, and its index stays cached
     store = open_url(s3_url, storage_options=dict(s3_options, coalesce_gap=1000,
                                                   coalesce_rate=rate, backend=backend))
     a = zarrhpc.open_array(store, path="sh")
@@ -272,5 +299,26 @@ def test_gap_grows_with_what_a_request_costs(sharded, s3_url, s3_options, proxy,
     proxy.reset()
     sel = np.s_[8:40, 8:40, 8:40]
     np.testing.assert_array_equal(a[sel], sharded[sel])
-    opening = 2 if backend == "fsspec" else 0  # no tail cache: HEAD and index again
-    assert proxy.total == opening + (16 if rate == 0 else 1), proxy.log
+    assert proxy.total == (16 if rate == 0 else 1), proxy.log
+
+
+def test_gap_of_a_timed_object_from_64_kib():
+    """The gap merged over follows what a request to the object cost: from 64 KiB on a
+    fast server (exact runs of inner chunks, not megabytes between them) to
+    ``coalesce_max``; ``coalesce_gap`` where nothing was timed, and as the floor when it
+    is below 64 KiB; ``coalesce_rate=0``: always ``coalesce_gap``."""
+    store = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True})
+    assert store.coalesce_gap(None) == 1 << 20
+    assert store.coalesce_gap(0.0002) == 64 << 10  # loopback: 0.2 ms
+    assert store.coalesce_gap(0.005) == int(0.005 * (100 << 20))
+    assert store.coalesce_gap(10.0) == 16 << 20
+    small = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
+        "coalesce_gap": 1000})
+    assert small.coalesce_gap(0.000001) == 1000
+    assert small.coalesce_gap(0.0002) == int(0.0002 * (100 << 20))
+    fixed = open_url("s3://any-bucket/root", storage_options={
+        "backend": "obstore", "endpoint_url": "http://127.0.0.1:9", "anon": True,
+        "coalesce_rate": 0})
+    assert fixed.coalesce_gap(0.05) == 1 << 20

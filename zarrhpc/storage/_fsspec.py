@@ -6,8 +6,11 @@ FsspecStore passes them); keys map to ``root/key``. Pickles by reference: URL, o
 mode and settings. The file system's listing cache is bypassed (another writer's keys
 must show up).
 
-fsspec gives no ETag in a uniform way, so this backend keeps no tail cache: a shard reader
-asks the object's size and version (one HEAD: ``fs.info``) and then reads ranges. Every
+On s3fs every read is one GET of ours (`_fetch_s3`), its answer telling the object's size
+and ETag: a shard opens with one suffix GET (size, version and index together) and the tail
+cache keeps indexes as with obstore (`zarrhpc.storage._remotebase`). Other file systems
+give no ETag in a uniform way, so there the store keeps no tail cache: a shard reader asks
+the object's size and version (one HEAD: ``fs.info``) and then reads ranges. Every
 range a reader reads must come from the version it opened, or the read fails with
 `StoreError` ("replaced by another writer"), as the obstore backend's If-Match reads do:
 an index from one version of a shard and inner chunks from another gave wrong values with
@@ -16,9 +19,12 @@ no error (tests/reliability/test_reader_versions.py). On s3fs the range GET carr
 the version (`_version`: ETag, generation, modification time) is asked again after the
 range was read and compared (one more HEAD per range request; an object replaced twice,
 ending with the version the reader opened, goes unseen). A file system whose ``info``
-tells no version is read unchecked. Transient errors (5xx, timeouts,
-dropped connections) are retried with exponential backoff for at most ``retry_timeout``
-seconds per call, over whatever retries the file system makes itself.
+tells no version is read unchecked. s3fs's own whole-object read would send a HEAD
+before each GET. Transient errors (5xx, timeouts, dropped
+connections, cut answers) are retried with exponential backoff, no try starting later
+than ``retry_timeout`` seconds after the first; on an async file system (s3fs, gcsfs,
+adlfs, HTTP) each try -- with whatever retries the file system makes inside it -- is
+cancelled after ``request_timeout`` seconds.
 
 HTTP(S) through fsspec is read-only.
 """
@@ -37,8 +43,11 @@ from zarrhpc.storage._remotebase import (
     Fetched,
     ObjectChanged,
     RemoteStore,
+    _register_cache,
     _RemoteReader,
+    _TailCache,
     backoff,
+    store_settings,
 )
 from zarrhpc.storage.abc import RangeReader
 
@@ -46,7 +55,12 @@ __all__ = ["ALLOWED_EXCEPTIONS", "FsspecStore", "is_transient"]
 
 _TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
                     "ServiceUnavailable", "RequestTimeout", "Server disconnected",
-                    "Connection reset", "timed out", "Timeout")
+                    "Connection reset", "timed out", "Timeout",
+                    # an answer cut short (aiohttp, botocore, http.client)
+                    "payload is not completed", "ContentLengthError", "IncompleteRead",
+                    "ResponseStreamingError", "ServerDisconnected", "ConnectionClosed",
+                    "Connection closed", "ClientOSError", "EndpointConnectionError",
+                    "Connection was closed")
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -114,12 +128,15 @@ class FsspecStore(RemoteStore):
             raise UnsupportedError(f"{url}: no store serves {scheme}:// URLs (fsspec knows "
                                    "no such protocol)")
         self.is_http = scheme in ("http", "https")
-        settings.pop("cache_bytes", None)  # no ETags, so no tail cache
+        # the tail cache needs ETags: s3fs's answers tell them (`_kinds`), others' not
+        cache_bytes = settings.pop("cache_bytes", SETTINGS["cache_bytes"])
         super().__init__(url, read_only=read_only or self.is_http, cache_bytes=0, **settings)
+        self._cache_wanted = cache_bytes
         self.storage_options = dict(storage_options or {})
         self.storage_options.pop("asynchronous", None)  # zarr-python's; ours are sync calls
         if filesystem is not None:
             self.fs, self.root = filesystem, root.rstrip("/")
+            self._kinds()
             return
         options = dict(self.storage_options)
         if scheme in ("s3", "s3a"):  # s3fs takes the region inside client_kwargs
@@ -134,6 +151,18 @@ class FsspecStore(RemoteStore):
         except Exception as exc:
             raise ValueError(f"{url}: fsspec could not open it: {exc}") from None
         self.root = root.rstrip("/")
+        self._kinds()
+
+    def _kinds(self) -> None:
+        # an async file system takes a timeout per call (`_call`); s3fs is read with
+        # one GET per object (`_s3_get`)
+        self._async = bool(getattr(self.fs, "async_impl", False))
+        self._s3 = self._async and hasattr(self.fs, "_call_s3") and hasattr(self.fs, "loop")
+        if self._s3 and self._cache_wanted:
+            store_settings({"cache_bytes": self._cache_wanted})  # checked as any setting
+            self.settings["cache_bytes"] = self._cache_wanted
+            self._cache = _TailCache(self._cache_wanted)
+            _register_cache(self._cache, self.url)
 
     @classmethod
     def from_url(cls, url: str, storage_options: dict | None = None, read_only: bool = False,
@@ -191,7 +220,7 @@ class FsspecStore(RemoteStore):
         return self.root
 
     def __reduce__(self) -> Any:
-        settings = {k: v for k, v in self.settings.items() if k != "cache_bytes"}
+        settings = dict(self.settings, cache_bytes=self._cache_wanted)
         return (_rebuild, (self.url, self.storage_options, self._read_only, settings))
 
     def _check_writable(self, key: str, action: str) -> None:
@@ -203,22 +232,39 @@ class FsspecStore(RemoteStore):
     def _path(self, key: str) -> str:
         return f"{self.root}/{key}" if key else self.root
 
-    def _call(self, action: str, key: str, fn: Callable[[], Any]) -> Any:
-        """``fn()``, retrying transient errors for up to ``retry_timeout`` seconds."""
+    def _call(self, action: str, key: str, fn: Callable[..., Any]) -> Any:
+        """``fn(**kw)``, retrying transient errors for up to ``retry_timeout`` seconds.
+
+        On an async file system ``kw`` is ``{"timeout": request_timeout}``, which fsspec's
+        blocking wrappers (and `fsspec.asyn.sync`) take as the time after which the call
+        is cancelled: one try -- with every retry the file system makes inside it (s3fs
+        and botocore retry a dropped connection for minutes) -- ends within it.
+        """
         pauses = backoff(self.settings["retry_timeout"])
+        limit = self.settings["request_timeout"]
+        kw = {"timeout": limit} if self._async else {}
         while True:
             try:
-                return fn()
+                return fn(**kw)
             except (FileNotFoundError, ObjectChanged):
                 raise
             except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
                 raise FileNotFoundError(str(exc)) from None
+            except TypeError as exc:
+                if not kw or "timeout" not in str(exc):
+                    raise StoreError(f"{self.url_of(key)}: {action} failed: "
+                                     f"{type(exc).__name__}: {exc}") from None
+                # a method the file system defines itself, not through fsspec's
+                # blocking wrapper: it takes no timeout (its tries are not cut)
+                kw = {}
             except Exception as exc:
                 pause = next(pauses, None) if is_transient(exc) else None
                 if pause is None:
                     cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
-                    raise cls(f"{self.url_of(key)}: {action} failed: "
-                              f"{type(exc).__name__}: {exc}") from None
+                    why = (f"no answer within request_timeout={limit} s"
+                           if isinstance(exc, TimeoutError) and not str(exc)
+                           else f"{type(exc).__name__}: {exc}")
+                    raise cls(f"{self.url_of(key)}: {action} failed: {why}") from None
                 time.sleep(pause)
 
     # -- primitives --------------------------------------------------------------------
@@ -227,9 +273,11 @@ class FsspecStore(RemoteStore):
                suffix: int | None = None, etag: str | None = None) -> Fetched | None:
         path = self._path(key)
         size = None
+        if self._s3:
+            return self._fetch_s3(key, path, start, stop, suffix, etag)
         try:
             if suffix is not None or (start is not None and self.is_http):
-                size = self._call("HEAD", key, lambda: self.fs.size(path))
+                size = self._call("HEAD", key, lambda **kw: self.fs.size(path, **kw))
                 if size is None:
                     raise StoreError(f"{self.url_of(key)}: the server does not tell its size")
                 if suffix is not None:
@@ -238,17 +286,16 @@ class FsspecStore(RemoteStore):
                     stop = size if stop is None else min(stop, size)
                 if start >= stop:
                     return Fetched(b"", size, None)
-            if etag is not None and hasattr(self.fs, "_call_s3"):
-                data = self._call("GET", key, lambda: self._s3_get(key, path, start, stop, etag))
-            elif start is None:
-                data = self._call("GET", key, lambda: self.fs.cat_file(path))
+            if start is None:
+                data = self._call("GET", key, lambda **kw: self.fs.cat_file(path, **kw))
             else:
-                data = self._call("GET", key, lambda: self.fs.cat_file(path, start=start, end=stop))
-            if etag is not None and not hasattr(self.fs, "_call_s3"):
+                data = self._call("GET", key, lambda **kw: self.fs.cat_file(
+                    path, start=start, end=stop, **kw))
+            if etag is not None:
                 # no conditional read: the bytes are this version's if it is still there
                 # (asked of the server, not of a listing cached before another writer)
                 self._invalidate(path)
-                info = self._call("HEAD", key, lambda: self.fs.info(path))
+                info = self._call("HEAD", key, lambda **kw: self.fs.info(path, **kw))
                 if _version(info) != etag:
                     raise ObjectChanged(key)
         except FileNotFoundError:
@@ -259,25 +306,74 @@ class FsspecStore(RemoteStore):
             raise
         return Fetched(data, size, None)
 
-    def _s3_get(self, key: str, path: str, start: int | None, stop: int | None,
-                etag: str) -> bytes:
-        """A GET of ``path`` (a range when ``start`` is given) sent with ``If-Match``."""
+    def _fetch_s3(self, key: str, path: str, start: int | None, stop: int | None,
+                  suffix: int | None, etag: str | None) -> Fetched | None:
+        """`_fetch` on s3fs: one GET, whatever is asked (a suffix too: ``Range:
+        bytes=-N``), its answer telling the object's size and ETag (so a shard opens
+        with one request, its index and version with it, as with obstore)."""
+        if suffix is not None:
+            rng = f"bytes=-{suffix}"
+        elif start is not None:
+            if stop is not None and stop <= start:
+                return Fetched(b"", None, None)
+            rng = f"bytes={start}-{'' if stop is None else stop - 1}"
+        else:
+            rng = None
+        try:
+            data, size, served, whole = self._call(
+                "GET", key, lambda **kw: self._s3_get(key, path, rng, etag, **kw))
+        except FileNotFoundError:
+            return None
+        except StoreError as exc:
+            if not any(w in str(exc) for w in ("416", "InvalidRange", "not satisfiable")):
+                raise
+            if suffix is None:  # a range past the end
+                return Fetched(b"", None, None)
+            head = self._head(key)  # a suffix of an empty object
+            return None if head is None else Fetched(b"", head[0], head[1])
+        if whole and rng is not None:  # the server ignored the Range: cut it here
+            view = memoryview(data)
+            n = view.nbytes
+            if suffix is not None:
+                data = view[max(n - suffix, 0):]
+            else:
+                data = view[min(start, n):n if stop is None else min(stop, n)]
+        return Fetched(data, size, served)
+
+    def _s3_get(self, key: str, path: str, rng: str | None, etag: str | None,
+                timeout: float | None = None) -> tuple[bytes, int | None, str | None, bool]:
+        """A GET of ``path`` on s3fs (``Range: rng`` when given), sent with ``If-Match``
+        when ``etag`` is given; cancelled after ``timeout`` seconds. Returns the body, the
+        object's size, its ETag and whether the body is the whole object.
+
+        One request: s3fs's own whole-object read asks the size first (a HEAD, to split
+        a large object into concurrent ranges), which doubled the requests of reading
+        chunks; a missing key answers this GET with 404 as well."""
         from fsspec.asyn import sync
 
-        bucket, obj, _ = self.fs.split_path(path)
-        kw = {"Bucket": bucket, "Key": obj, "IfMatch": etag}
-        if start is not None:
-            kw["Range"] = f"bytes={start}-{'' if stop is None else stop - 1}"
+        bucket, obj, vers = self.fs.split_path(path)
+        kw = {"Bucket": bucket, "Key": obj}
+        if etag is not None:
+            kw["IfMatch"] = etag
+        if vers:
+            kw["VersionId"] = vers
+        if rng is not None:
+            kw["Range"] = rng
 
-        async def get() -> bytes:
+        async def get() -> tuple[bytes, int | None, str | None, bool]:
             resp = await self.fs._call_s3("get_object", **kw)
             try:
-                return await resp["Body"].read()
+                body = await resp["Body"].read()
             finally:
                 resp["Body"].close()
+            content_range = resp.get("ContentRange") or ""  # "bytes 0-99/1234"
+            total = content_range.rpartition("/")[2]
+            if total.isdigit():
+                return body, int(total), resp.get("ETag"), False
+            return body, len(body), resp.get("ETag"), True
 
         try:
-            return sync(self.fs.loop, get)
+            return sync(self.fs.loop, get, timeout=timeout)
         except OSError as exc:
             cause = getattr(exc.__cause__, "response", None) or {}
             if cause.get("Error", {}).get("Code") in ("PreconditionFailed", "412"):
@@ -285,6 +381,8 @@ class FsspecStore(RemoteStore):
             raise
 
     def _open_reader(self, key: str) -> RangeReader | None:
+        if self._s3:  # one suffix GET: size, ETag and the index (RemoteStore's)
+            return super()._open_reader(key)
         head = self._head(key)  # no ETag to gain from a suffix read: size and version
         return None if head is None else _RemoteReader(self, key, head[0], head[1])
 
@@ -292,7 +390,7 @@ class FsspecStore(RemoteStore):
         path = self._path(key)
         self._invalidate(path)  # size and version from the server, not a cached listing
         try:
-            info = self._call("HEAD", key, lambda: self.fs.info(path))
+            info = self._call("HEAD", key, lambda **kw: self.fs.info(path, **kw))
         except FileNotFoundError:
             return None
         if info.get("type") == "directory":
@@ -303,7 +401,7 @@ class FsspecStore(RemoteStore):
         path = self._path(key)
         # one PUT (or a multipart upload completed as a whole): never a partial object
         try:
-            self._call("PUT", key, lambda: self.fs.pipe_file(path, bytes(data)))
+            self._call("PUT", key, lambda **kw: self.fs.pipe_file(path, bytes(data), **kw))
         except FileNotFoundError as exc:  # no such bucket or container
             raise StoreError(f"{self.url_of(key)}: PUT failed: {exc}") from None
         self._invalidate()
@@ -312,9 +410,9 @@ class FsspecStore(RemoteStore):
         paths = [self._path(k) for k in keys]
         try:
             if len(paths) == 1:
-                self._call("DELETE", keys[0], lambda: self.fs.rm_file(paths[0]))
+                self._call("DELETE", keys[0], lambda **kw: self.fs.rm_file(paths[0], **kw))
             else:
-                self._call("DELETE", keys[0], lambda: self.fs.rm(paths))
+                self._call("DELETE", keys[0], lambda **kw: self.fs.rm(paths, **kw))
         except FileNotFoundError:
             if len(paths) > 1:  # some were missing: delete the rest one by one
                 for key in keys:
@@ -335,7 +433,8 @@ class FsspecStore(RemoteStore):
         self._invalidate()
         base = self._path(prefix.rstrip("/"))
         try:
-            found = self._call("LIST", prefix, lambda: self.fs.find(base, withdirs=False))
+            found = self._call("LIST", prefix,
+                               lambda **kw: self.fs.find(base, withdirs=False, **kw))
         except FileNotFoundError:
             return iter(())
         n = len(self.root) + 1 if self.root else 0
@@ -349,7 +448,7 @@ class FsspecStore(RemoteStore):
         self._invalidate()
         base = self._path(prefix.rstrip("/"))
         try:
-            found = self._call("LIST", prefix, lambda: self.fs.ls(base, detail=True))
+            found = self._call("LIST", prefix, lambda **kw: self.fs.ls(base, detail=True, **kw))
         except FileNotFoundError:
             return []
         names = []

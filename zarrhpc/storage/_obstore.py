@@ -11,8 +11,9 @@ them and translated here (`translate_options`): ``endpoint_url`` (also inside
 for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
 Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
 unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
-timeouts, dropped connections) are obstore's, bounded in total by the store's
-``retry_timeout`` setting.
+timeouts, dropped connections, cut answers) are obstore's: no try starts after the
+store's ``retry_timeout``, and each try (connection, answer, body) is cut at its
+``request_timeout`` (the client's ``timeout``; ``client_options={"timeout": ...}`` wins).
 
 Payload signing of S3 PUTs: over HTTPS, and over plain HTTP to a loopback endpoint
 (127.0.0.0/8, ``::1``, ``localhost``: no network path to corrupt the body), the request
@@ -160,7 +161,7 @@ class ObstoreStore(RemoteStore):
         fsspec-style options (see `translate_options`).
     read_only : bool, default False
     **settings
-        Store settings: ``concurrency``, ``retry_timeout``, ``coalesce_gap``,
+        Store settings: ``concurrency``, ``retry_timeout``, ``request_timeout``, ``coalesce_gap``,
         ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``, ``readahead``
         (`zarrhpc.storage._remotebase`).
     """
@@ -176,8 +177,10 @@ class ObstoreStore(RemoteStore):
         super().__init__(url, read_only=read_only or kind == "http", **settings)
         self.kind = kind
         self.storage_options = dict(storage_options or {})
+        self._delete_opener: Any = None  # `_delete_signed`'s, made on its first use
         self._obs = _make_client(kind, parts, self.storage_options,
-                                 self.settings["retry_timeout"])
+                                 self.settings["retry_timeout"],
+                                 self.settings["request_timeout"])
 
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self.url, self.storage_options, self._read_only,
@@ -280,6 +283,28 @@ class ObstoreStore(RemoteStore):
             return
         self._map(self._delete_signed, keys)
 
+    def _retry_cut(self, fn: Any, client: Any = None, unsent: bool = False) -> Any:
+        """``fn(client)`` (this store's client by default), tried again while
+        ``retry_timeout`` lasts when an answer was cut in its body: obstore retries that
+        for a GET, not for a listing or a multi-object delete (`_is_cut`); with
+        ``unsent`` also when no answer came (a dropped connection, a timeout), which
+        obstore does not retry for a POST, though deleting again is harmless. Each later
+        try goes through a twin client whose own retries end at the same deadline, so
+        the whole call stays within ``retry_timeout + request_timeout``."""
+        client = self._obs if client is None else client
+        deadline = time.monotonic() + self.settings["retry_timeout"]
+        pauses = backoff(self.settings["retry_timeout"])
+        while True:
+            try:
+                return fn(client)
+            except Exception as exc:
+                again = _is_cut(exc) or (unsent and _is_unanswered(exc))
+                pause = next(pauses, None) if again else None
+                if pause is None:
+                    raise
+                time.sleep(pause)
+                client = _retry_twin(client, max(deadline - time.monotonic(), 0.0))
+
     def _server(self) -> str:
         """What tells apart the servers whose multi-object delete may differ."""
         config = self._obs.config
@@ -303,7 +328,8 @@ class ObstoreStore(RemoteStore):
         client = self._obs if server in _BULK_DELETE else _no_retry_twin(self._obs)
         while True:
             try:
-                obstore.delete(client, keys if len(keys) > 1 else keys[0])
+                self._retry_cut(lambda c: obstore.delete(c, keys if len(keys) > 1 else keys[0]),
+                                client, unsent=True)
             except FileNotFoundError:
                 pass
             except Exception as exc:
@@ -319,8 +345,10 @@ class ObstoreStore(RemoteStore):
 
     def _delete_signed(self, key: str) -> None:
         """One ``DELETE`` of ``key`` (obstore has no call that sends one): a URL signed by
-        the client for that method, sent with urllib; transient failures retried for up
-        to ``retry_timeout`` seconds. A missing key is no error."""
+        the client for that method, sent with urllib the way the client sends its own
+        requests (`_opener`: its proxy, proxy exclusions, CA certificate and certificate
+        checks; its ``request_timeout``); transient failures retried for up to
+        ``retry_timeout`` seconds. A missing key is no error."""
         import urllib.error
         import urllib.request
 
@@ -330,11 +358,15 @@ class ObstoreStore(RemoteStore):
             url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
+        opener = self._delete_opener
+        if opener is None:
+            opener = self._delete_opener = _opener(
+                getattr(self._obs, "client_options", None) or {}, url)
         pauses = backoff(self.settings["retry_timeout"])
         while True:
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, method="DELETE"),
-                                            timeout=60) as resp:
+                with opener.open(urllib.request.Request(url, method="DELETE"),
+                                 timeout=self.settings["request_timeout"]) as resp:
                     resp.read()
                 return
             except urllib.error.HTTPError as exc:
@@ -358,7 +390,8 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            batches = list(obstore.list(self._obs, prefix.rstrip("/") or None, chunk_size=1000))
+            batches = self._retry_cut(lambda client: list(obstore.list(
+                client, prefix.rstrip("/") or None, chunk_size=1000)))
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         return (meta["path"] for batch in batches for meta in batch)
@@ -368,7 +401,8 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            found = obstore.list_with_delimiter(self._obs, prefix.rstrip("/") or None)
+            found = self._retry_cut(lambda client: obstore.list_with_delimiter(
+                client, prefix.rstrip("/") or None))
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         n = len(prefix)
@@ -401,6 +435,52 @@ def _cut(got: Fetched | None, start: int | None, stop: int | None,
     return Fetched(view[a:b], n, got.etag)
 
 
+def _opener(client_options: dict, url: str) -> Any:
+    """A urllib opener sending ``url`` as an obstore client with ``client_options``
+    sends its requests: through its ``proxy_url`` (unless the host is in
+    ``proxy_excludes``; without one, the environment's proxies, as the client), trusting
+    ``proxy_ca_certificate`` too, and checking no certificate when
+    ``allow_invalid_certificates`` is set. Made once per such set (`_OPENERS`: a TLS
+    context loads the system's CA certificates, milliseconds each time)."""
+    import ssl
+    import urllib.request
+
+    def flag(name: str) -> bool:
+        return str(client_options.get(name, "")).lower() in ("true", "1", "yes", "on")
+
+    proxy = client_options.get("proxy_url")
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    if proxy:
+        excludes = [h.strip().lower().lstrip(".")
+                    for h in str(client_options.get("proxy_excludes") or "").split(",")]
+        if any(h and (host == h or host.endswith("." + h)) for h in excludes):
+            proxy = None
+    ca = client_options.get("proxy_ca_certificate")
+    insecure = flag("allow_invalid_certificates")
+    key = (str(proxy) if proxy else None, str(ca) if ca else None, insecure)
+    with _CLIENTS_LOCK:
+        opener = _OPENERS.get(key)
+    if opener is not None:
+        return opener
+    handlers: list = []
+    if proxy:
+        handlers.append(urllib.request.ProxyHandler({"http": str(proxy), "https": str(proxy)}))
+    context = ssl.create_default_context()
+    if ca:
+        context.load_verify_locations(cadata=str(ca))
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    handlers.append(urllib.request.HTTPSHandler(context=context))
+    opener = urllib.request.build_opener(*handlers)
+    with _CLIENTS_LOCK:
+        return _OPENERS.setdefault(key, opener)
+
+
+#: `_opener`'s openers by (proxy, CA certificate, certificate checks off).
+_OPENERS: dict[tuple, Any] = {}
+
+
 def _is_501(exc: BaseException) -> bool:
     # the status line obstore quotes, or S3's error code in the body
     text = str(exc)
@@ -421,12 +501,39 @@ def _is_s3(client: Any) -> bool:
 def _no_retry_twin(client: Any) -> Any:
     """An S3 client like ``client`` (same bucket, prefix, credentials, options) that
     retries nothing; ``client`` itself when it cannot be rebuilt."""
+    return _twin(client, {"max_retries": 0})
+
+
+def _retry_twin(client: Any, retry_timeout: float) -> Any:
+    """A client like ``client`` whose retries end after ``retry_timeout`` seconds (none
+    when 0)."""
+    retry = dict(client.retry_config or {}) if hasattr(client, "retry_config") else {}
+    retry["retry_timeout"] = datetime.timedelta(seconds=retry_timeout)
+    if retry_timeout <= 0:
+        retry["max_retries"] = 0
+    return _twin(client, retry)
+
+
+def _twin(client: Any, retry_config: dict) -> Any:
     try:
         args, kwargs = client.__getnewargs_ex__()
-        kwargs = dict(kwargs, retry_config={"max_retries": 0})
+        kwargs = dict(kwargs, retry_config=retry_config)
         return type(client)(*args, **kwargs)
     except Exception:
         return client
+
+
+def _is_unanswered(exc: BaseException) -> bool:
+    text = str(exc)
+    return "error sending request" in text or "timed out" in text
+
+
+def _is_cut(exc: BaseException) -> bool:
+    """Whether obstore's error says an answer's body was cut short (or its connection
+    closed while it was being read)."""
+    text = str(exc)
+    return ("body error" in text or "error decoding response body" in text
+            or "connection closed before message completed" in text)
 
 
 def _is_416(exc: BaseException) -> bool:
@@ -451,20 +558,20 @@ _CLIENTS_LOCK = threading.Lock()
 
 
 def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
-                 retry_timeout: float) -> Any:
+                 retry_timeout: float, request_timeout: float) -> Any:
     try:
         key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, parts.path,
-                          options, retry_timeout], sort_keys=True)
+                          options, retry_timeout, request_timeout], sort_keys=True)
     except (TypeError, ValueError):
         # an option json cannot spell (a credential provider, a timedelta): built anew,
         # since telling two such objects apart safely is not possible here
-        return _new_client(kind, parts, options, retry_timeout)
+        return _new_client(kind, parts, options, retry_timeout, request_timeout)
     with _CLIENTS_LOCK:
         client = _CLIENTS.get(key)
         if client is not None:
             _CLIENTS.move_to_end(key)
             return client
-    client = _new_client(kind, parts, options, retry_timeout)
+    client = _new_client(kind, parts, options, retry_timeout, request_timeout)
     with _CLIENTS_LOCK:
         client = _CLIENTS.setdefault(key, client)
         while len(_CLIENTS) > _CLIENTS_MAX:
@@ -473,12 +580,16 @@ def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
 
 
 def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
-                retry_timeout: float) -> Any:
+                retry_timeout: float, request_timeout: float) -> Any:
     from obstore.store import AzureStore, GCSStore, HTTPStore, S3Store
 
     config, client = translate_options(kind, options)
     if parts.scheme.lower() == "http":
         client.setdefault("allow_http", True)  # the URL itself says plain HTTP
+    # one try: connection, answer and body within request_timeout (the caller's own
+    # client_options win); with retry_timeout this bounds a request that keeps failing
+    client.setdefault("timeout", datetime.timedelta(seconds=request_timeout))
+    client.setdefault("connect_timeout", datetime.timedelta(seconds=min(5.0, request_timeout)))
     retry = {"max_retries": 1000, "retry_timeout": datetime.timedelta(seconds=retry_timeout),
              "backoff": {"init_backoff": datetime.timedelta(milliseconds=50),
                          "max_backoff": datetime.timedelta(seconds=5), "base": 2}}

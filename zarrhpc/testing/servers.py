@@ -22,9 +22,10 @@ the kernel (port 0) and is stopped by its context manager.
   ``proxy.endpoint`` instead of the server's). It counts every request (HEAD and LIST
   included: ``proxy.counts`` by kind, ``proxy.log``, ``proxy.max_in_flight``; PUTs by
   how their body is signed: ``proxy.payloads``), and
-  injects faults: a status code for the next N requests that match
-  (`CountingProxy.fail_next`), a delay before every request (``proxy.delay``), or a
-  dropped connection (``status=0``).
+  injects faults into the next N requests that match (`CountingProxy.fail_next`): a
+  status code, a connection dropped before the answer, after its headers or halfway
+  through its body, or no answer at all (a stall); and a delay before every request
+  (``proxy.delay``).
 - `ProxyProcess`: the same proxy in a child process, so that its Python work (every byte
   passes through it) does not compete with the client for this process's GIL: what the
   benchmarks use. It offers ``endpoint``, ``total`` and `ProxyProcess.reset`.
@@ -412,6 +413,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
     def _forward(self) -> None:
         owner = self.owner
+        if "://" in self.path.split("?", 1)[0]:
+            # absolute form: the proxy was named as a client's forward proxy; counted
+            # (``owner.forwarded``) and sent on to the upstream like any other
+            parts = urllib.parse.urlsplit(self.path)
+            self.path = urllib.parse.urlunsplit(("", "", parts.path, parts.query, ""))
+            with owner._lock:
+                owner.forwarded += 1
         body = self._body()
         kind = request_kind(self.command, self.path)
         signed = self.headers.get("x-amz-content-sha256")
@@ -436,14 +444,24 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             with owner._lock:
                 owner.in_flight -= 1
 
-    def _answer(self, owner: CountingProxy, body: bytes, fault: int | None) -> None:
+    def _drop(self, owner: CountingProxy) -> None:
+        self.close_connection = True
+        self._leave(owner)
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:  # the client hung up first
+            pass
+
+    def _answer(self, owner: CountingProxy, body: bytes, fault: int | str | None) -> None:
         if owner.delay:
             time.sleep(owner.delay)
-        if fault is not None:
-            if fault == 0:  # drop the connection without an answer
-                self.close_connection = True
-                self._leave(owner)
-                self.connection.shutdown(socket.SHUT_RDWR)
+        if fault == "stall":  # no answer until released (or the stall ends), then a drop
+            owner._released.wait(owner.stall)
+            self._drop(owner)
+            return
+        if fault is not None and fault not in ("headers", "truncate"):
+            if fault in (0, "reset"):  # drop the connection without an answer
+                self._drop(owner)
                 return
             msg = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
             self.send_response(fault)
@@ -470,6 +488,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+        if fault is not None:  # "headers" or "truncate": the answer cut short, then a drop
+            self._cut_answer(owner, resp, data, fault)
+            return
         self.send_response(resp.status, resp.reason)
         head = self.command == "HEAD"  # a HEAD answer tells the object's length
         for name, value in resp.getheaders():
@@ -483,6 +504,24 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self._leave(owner)
             self.wfile.write(data)
+
+    def _cut_answer(self, owner: CountingProxy, resp: Any, data: bytes, fault: str) -> None:
+        """The upstream answer's status and headers, a ``Content-Length`` promising a body
+        (the whole one, or one byte where there is none; a HEAD's unchanged), then
+        ``fault == "truncate"``: half of the body; ``"headers"``: none of it; then the
+        connection is dropped."""
+        self.send_response(resp.status, resp.reason)
+        head = self.command == "HEAD"  # its headers are the whole answer: sent unchanged
+        for name, value in resp.getheaders():
+            if name.lower() not in _HOP and (head or name.lower() != "content-length"):
+                self.send_header(name, value)
+        if not head:
+            self.send_header("Content-Length", str(max(len(data), 1)))
+        self.end_headers()
+        if fault == "truncate" and self.command != "HEAD":
+            self.wfile.write(data[:len(data) // 2])
+        self.wfile.flush()
+        self._drop(owner)
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
 
@@ -518,11 +557,14 @@ class CountingProxy(_Served):
         self.max_in_flight = 0  # the most at once since the last reset
         self.log: list[tuple[str, str, str | None]] = []
         self.conditional = 0  # requests carrying If-Match
+        self.forwarded = 0  # requests sent to it as a forward proxy (absolute URLs)
         # PUTs by how their body is signed (x-amz-content-sha256): "unsigned"
         # (UNSIGNED-PAYLOAD or a streaming trailer) or "sha256" (the body's hash)
         self.payloads: Counter = Counter()
         self._lock = threading.Lock()
         self._faults: list[list] = []  # [remaining, status, predicate]
+        self.stall = 60.0  # seconds a "stall" fault holds a request at most
+        self._released = threading.Event()
         self._local = threading.local()
 
     @property
@@ -537,19 +579,34 @@ class CountingProxy(_Served):
             self.counts.clear()
             self.log.clear()
             self.conditional = 0
+            self.forwarded = 0
             self.payloads.clear()
             self.max_in_flight = self.in_flight
 
-    def fail_next(self, n: int, status: int = 500,
+    def fail_next(self, n: int, status: int | str = 500,
                   when: Callable[[str, str], bool] | None = None) -> None:
-        """Answer the next ``n`` requests (matching ``when(kind, path)``) with ``status``.
+        """Answer the next ``n`` requests (matching ``when(kind, path)``) with a fault.
 
-        ``status=0`` drops the connection instead of answering.
+        ``status``: an HTTP status code (its answer an S3 error body); ``0`` or
+        ``"reset"``: the connection dropped before any answer; ``"headers"``: the upstream
+        answer's status and headers, then the connection dropped before the body;
+        ``"truncate"``: the same with half the body; ``"stall"``: no answer at all for
+        ``proxy.stall`` seconds or until `clear_faults`, then a drop.
         """
+        if not (isinstance(status, int) or status in ("reset", "headers", "truncate",
+                                                       "stall")):
+            raise ValueError(f"fail_next: unknown fault {status!r}")
         with self._lock:
+            self._released.clear()
             self._faults.append([n, status, when])
 
-    def _record(self, method: str, kind: str, path: str, rng: str | None) -> int | None:
+    def clear_faults(self) -> None:
+        """Drop every pending fault and release the requests held by ``"stall"``."""
+        with self._lock:
+            self._faults.clear()
+            self._released.set()
+
+    def _record(self, method: str, kind: str, path: str, rng: str | None) -> int | str | None:
         with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
