@@ -16,7 +16,16 @@
  * arrays: ~110 MB of fresh memory per read, then a counting sort) spent a third of its
  * CPU time zeroing those pages (clear_page) and another sixth in the single-threaded
  * scan.  Here the counts go to one int64 per row segment (16 MB for W10), counted on the
- * pool, and every task finds its points in its own part of the mask. */
+ * pool, and every task finds its points in its own part of the mask.
+ * Wave 9 (perf, load 6-16, CPU per read side by side with the earlier form): the count
+ * and the per-chunk pass were 56 % of W10 none (count 23 %: a multiply per 8 bytes;
+ * tasks 30 %: a mispredicted branch per row on how many bits it holds, a second column
+ * of ranks read to count them, bits and ranks missed in cache in 64 runs of 512 bytes;
+ * the ranks' prefix on one thread 2 %).  Now SSE2 compares, popcounts, ranks per block
+ * of rows, one pass with read-ahead and a branch-free first 4 bits per row: W10 none
+ * ~105 -> ~75 ms, blosc ~178 -> ~131 ms (with zh_select.c's block shifts).  What is
+ * left: the copy of the chunks' bytes (none ~30 %), LZ4 (blosc ~32 %), and reading the
+ * 128 MB mask once (memory-bound, ~15 %). */
 
 static inline uint64_t word8(const uint8_t *p) {
     uint64_t v;
