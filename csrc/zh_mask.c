@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "zh_pool.h"
 #include "zh_select.h"
@@ -13,7 +16,16 @@
  * arrays: ~110 MB of fresh memory per read, then a counting sort) spent a third of its
  * CPU time zeroing those pages (clear_page) and another sixth in the single-threaded
  * scan.  Here the counts go to one int64 per row segment (16 MB for W10), counted on the
- * pool, and every task finds its points in its own part of the mask. */
+ * pool, and every task finds its points in its own part of the mask.
+ * Wave 9 (perf, load 6-16, CPU per read side by side with the earlier form): the count
+ * and the per-chunk pass were 56 % of W10 none (count 23 %: a multiply per 8 bytes;
+ * tasks 30 %: a mispredicted branch per row on how many bits it holds, a second column
+ * of ranks read to count them, bits and ranks missed in cache in 64 runs of 512 bytes;
+ * the ranks' prefix on one thread 2 %).  Now SSE2 compares, popcounts, ranks per block
+ * of rows, one pass with read-ahead and a branch-free first 4 bits per row: W10 none
+ * ~105 -> ~75 ms, blosc ~178 -> ~131 ms (with zh_select.c's block shifts).  What is
+ * left: the copy of the chunks' bytes (none ~30 %), LZ4 (blosc ~32 %), and reading the
+ * 128 MB mask once (memory-bound, ~15 %). */
 
 static inline uint64_t word8(const uint8_t *p) {
     uint64_t v;
@@ -29,23 +41,36 @@ static inline uint64_t nz_bytes(uint64_t v) {
     return v & 0x0101010101010101ull;
 }
 
-/* The true bytes of v (nz_bytes form) packed into the low 8 bits, and counted. */
+/* The true bytes of v (nz_bytes form) packed into the low 8 bits. */
 static inline uint64_t pack8(uint64_t nz) { return (nz * 0x0102040810204080ull) >> 56; }
-static inline int64_t count8(uint64_t nz) { return (int64_t)((nz * 0x0101010101010101ull) >> 56); }
+
+/* Set bits of w (no POPCNT instruction assumed: the build has no -march). */
+static inline int64_t popcount64(uint64_t w) {
+#ifdef __POPCNT__
+    return __builtin_popcountll(w);
+#else
+    w = w - ((w >> 1) & 0x5555555555555555ull);
+    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int64_t)((w * 0x0101010101010101ull) >> 56);
+#endif
+}
 
 typedef struct {
     const uint8_t *mask;
-    int64_t rows, row_len, seg_len, nseg, wps, per_task;
+    int64_t rows, row_len, seg_len, nseg, wps;
     int64_t *rank;
     uint64_t *bits;
 } count_ctx;
 
-/* Rows [r0, r1): each segment's count into rank and its elements as bits (bit l of
- * word l / 64: element l of the segment), both at segment-major places (s * rows + r),
- * so that a chunk's task later reads consecutive entries. */
+/* Rows [r0, r1) (one block of ZH_MASK_BLOCK_ROWS rows): each segment's elements as
+ * bits (bit l of word l / 64: element l of the segment) and its rank inside the block
+ * (the selected elements before it, C order, from the block's first row), both at
+ * segment-major places (s * rows + r), so that a chunk's task later reads consecutive
+ * entries; the block's count at rank[rows * nseg + t]. */
 static void count_task(void *arg, int64_t t) {
     count_ctx *c = (count_ctx *)arg;
-    int64_t r0 = t * c->per_task, r1 = r0 + c->per_task;
+    int64_t r0 = t * ZH_MASK_BLOCK_ROWS, r1 = r0 + ZH_MASK_BLOCK_ROWS, acc = 0;
     if (r1 > c->rows) r1 = c->rows;
     for (int64_t r = r0; r < r1; r++) {
         const uint8_t *row = c->mask + r * c->row_len;
@@ -57,40 +82,49 @@ static void count_task(void *arg, int64_t t) {
             for (int64_t w = 0; w < c->wps; w++) {
                 uint64_t word = 0;
                 int64_t k0 = a + 64 * w, k1 = k0 + 64 < b ? k0 + 64 : b, k = k0;
+#ifdef __SSE2__
+                /* 16 bytes at a time: compare with zero, one bit per byte */
+                for (; k + 16 <= k1; k += 16) {
+                    __m128i v = _mm_loadu_si128((const __m128i *)(row + k));
+                    uint32_t z = (uint32_t)_mm_movemask_epi8(
+                        _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+                    word |= (uint64_t)(~z & 0xffffu) << (k - k0);
+                }
+#endif
                 for (; k + 8 <= k1; k += 8) {
                     uint64_t v = word8(row + k);
-                    if (!v) continue;
-                    uint64_t nz = nz_bytes(v);
-                    word |= pack8(nz) << (k - k0);
-                    n += count8(nz);
+                    if (v) word |= pack8(nz_bytes(v)) << (k - k0);
                 }
                 for (; k < k1; k++)
-                    if (row[k]) {
-                        word |= 1ull << (k - k0);
-                        n++;
-                    }
+                    if (row[k]) word |= 1ull << (k - k0);
+                n += popcount64(word);
                 bw[w] = word;
             }
-            c->rank[s * c->rows + r] = n;
+            c->rank[s * c->rows + r] = acc;
+            acc += n;
         }
     }
+    c->rank[c->rows * c->nseg + t] = acc;
 }
 
 void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
                    int64_t *rank, uint64_t *bits, int nthreads) {
     int64_t nseg = (row_len + seg_len - 1) / seg_len;
-    count_ctx c = {mask, rows, row_len, seg_len, nseg, (seg_len + 63) / 64, 256, rank, bits};
-    if (rows > 0 && nseg > 0)
-        zh_pool_run(count_task, &c, (rows + c.per_task - 1) / c.per_task, nthreads);
-    /* ranks in C order of the elements: row by row, a row's segments in order */
-    int64_t acc = 0;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t s = 0; s < nseg; s++) {
-            int64_t *p = rank + s * rows + r, v = *p;
-            *p = acc;
-            acc += v;
-        }
-    rank[rows * nseg] = acc;
+    count_ctx c = {mask, rows, row_len, seg_len, nseg, (seg_len + 63) / 64, rank, bits};
+    int64_t nblocks = (rows + ZH_MASK_BLOCK_ROWS - 1) / ZH_MASK_BLOCK_ROWS;
+    if (nseg > 0)
+        zh_pool_run(count_task, &c, nblocks, nthreads);
+    else
+        for (int64_t b = 0; b < nblocks; b++) rank[b] = 0;
+    /* the blocks' counts -> their first ranks (the ranks of the segments are relative
+     * to their block: no pass over all of them on one thread) */
+    int64_t *blk = rank + rows * nseg, acc = 0;
+    for (int64_t b = 0; b < nblocks; b++) {
+        int64_t v = blk[b];
+        blk[b] = acc;
+        acc += v;
+    }
+    blk[nblocks] = acc;
 }
 
 static void mask_task(void *arg, int64_t t) {
@@ -114,63 +148,73 @@ static void mask_task(void *arg, int64_t t) {
         }
     }
     int64_t s = coords[last], nrows_all = rs, wps = (job->chunk_shape[last] + 63) / 64;
-    const int64_t *rank_s = mj->rank + s * nrows_all; /* this chunk's segment column */
-    /* the rank after segment (g, s) is the next entry in C order: (g, s + 1), or the
-     * first segment of row g + 1, or the total */
-    int64_t nseg = mj->grid[last];
-#define ZH_RANK_AFTER(g) (s + 1 < nseg ? mj->rank[(s + 1) * nrows_all + (g)]            \
-                          : (g) + 1 < nrows_all ? mj->rank[(g) + 1] : mj->rank[nseg * nrows_all])
-    /* how many points: the ranks of the chunk's segments */
-    /* rows of the chunk: an odometer over the outer dimensions, g (the array row) and
-     * co (the row's byte offset in the chunk) kept up to date, no product per row */
-    int64_t idx[ZH_MAX_DIMS] = {0}, m = 0, g0 = 0;
-    for (int d = 0; d < last; d++) g0 += first[d] * rstride[d];
-    int64_t g = g0;
-    for (int64_t r = 0; r < rows; r++) {
-        m += ZH_RANK_AFTER(g) - rank_s[g];
-        for (int d = last - 1; d >= 0; d--) {
-            g += rstride[d];
-            if (++idx[d] < count[d]) break;
-            g -= count[d] * rstride[d];
-            idx[d] = 0;
-        }
-    }
-    if (m == 0) {
-        job->task_status[t] = ZH_TASK_DONE;
-        return;
-    }
-    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * 2 * (size_t)m);
-    if (!offs) {
-        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
-        return;
-    }
-    int64_t *dst = offs + m, k = 0;
-    memset(idx, 0, sizeof(idx));
-    g = g0;
-    int64_t co = 0;
-    for (int64_t r = 0; r < rows && k <= m; r++) {
-        int64_t rk = rank_s[g], want = ZH_RANK_AFTER(g) - rk;
-        if (want > 0) {
-            const uint64_t *bw = mj->bits + (s * nrows_all + g) * wps;
-            int64_t got = 0, ls = job->chunk_lstrides[last];
-            for (int64_t w = 0; w < wps && k <= m; w++) {
-                uint64_t bits = bw[w];
-                while (bits) {
-                    int64_t l = 64 * w + __builtin_ctzll(bits);
-                    bits &= bits - 1;
-                    if (got == want || k == m || l >= count[last]) { /* inconsistent */
-                        k = m + 1;
-                        break;
-                    }
-                    offs[k] = co + l * ls;
-                    dst[k] = rk + got;
-                    got++;
-                    k++;
+    const int64_t *rank_s = mj->rank + s * nrows_all;            /* this chunk's segment */
+    const uint64_t *bits_s = mj->bits + s * nrows_all * wps;    /* column (segment-major) */
+    const int64_t *rank_blk = mj->rank + mj->grid[last] * nrows_all; /* blocks' ranks */
+    /* The chunk's rows come in runs of consecutive array rows g (its extent along the
+     * second-last dimension; the run's bits and ranks are consecutive entries), the runs
+     * an odometer over the outer dimensions (g and co, the run's byte offset in the
+     * chunk, kept up to date: no product per row).  One pass: each set bit's offset in
+     * the chunk and place in the result, into arrays grown as needed.  A row's first
+     * ZH_MASK_UNROLL bits are written without a branch on how many there are (a sparse
+     * mask's rows hold 0, 1 or 2 at random: that branch mispredicted on most rows); the
+     * entries past the row's count are scratch, overwritten next.  The next run's bits
+     * and ranks are read ahead (a step of the third-last dimension away: the processor's
+     * own prefetch does not follow these short runs).  Bits past the chunk's edge (none
+     * from zh_mask_count) and places outside the result fail the task before any offset
+     * is used. */
+#define ZH_MASK_UNROLL 4
+    int64_t run = last >= 1 ? count[last - 1] : 1, nruns = run ? rows / run : 0;
+    int64_t lsr = last >= 1 ? job->chunk_lstrides[last - 1] : 0, ls = job->chunk_lstrides[last];
+    int64_t ahead = last >= 2 ? rstride[last - 2] : run;
+    int64_t wfull = count[last] / 64, rem = count[last] % 64, out_size = mj->out_size;
+    int64_t cap = 1024, k = 0;
+    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)cap);
+    int64_t *dst = (int64_t *)malloc(sizeof(int64_t) * (size_t)cap);
+    uint64_t bad = 0;
+    int64_t idx[ZH_MAX_DIMS] = {0}, g = 0, co = 0;
+    for (int d = 0; d < last; d++) g += first[d] * rstride[d];
+    for (int64_t q = 0; q < nruns && offs && dst && !bad; q++) {
+        const uint64_t *bw = bits_s + g * wps;
+        const int64_t *rr = rank_s + g;
+        for (int64_t p = 0; p < run * wps; p += 8) __builtin_prefetch(bw + ahead * wps + p);
+        for (int64_t p = 0; p < run; p += 8) __builtin_prefetch(rr + ahead + p);
+        for (int64_t i = 0; i < run; i++, bw += wps) {
+            if (cap - k < 64 * wps + ZH_MASK_UNROLL) {
+                int64_t nc = 2 * cap + 64 * wps + ZH_MASK_UNROLL;
+                int64_t *no = (int64_t *)realloc(offs, sizeof(int64_t) * (size_t)nc);
+                if (no) offs = no;
+                int64_t *nd_ = no ? (int64_t *)realloc(dst, sizeof(int64_t) * (size_t)nc) : NULL;
+                if (nd_) dst = nd_;
+                if (!no || !nd_) {
+                    free(offs);
+                    offs = NULL;
+                    break;
                 }
+                cap = nc;
             }
-            if (got != want) k = m + 1;
+            int64_t rk = rr[i] + rank_blk[(uint64_t)(g + i) / ZH_MASK_BLOCK_ROWS];
+            int64_t at = co + i * lsr;
+            for (int64_t wd = 0; wd < wps; wd++, at += 64 * ls) {
+                uint64_t b = bw[wd];
+                bad |= b & (wd < wfull ? 0 : wd == wfull ? ~0ull << rem : ~0ull);
+                int64_t n = popcount64(b);
+                bad |= (uint64_t)(rk < 0) | (uint64_t)(n > out_size - rk);
+                for (int j = 0; j < ZH_MASK_UNROLL; j++) {
+                    offs[k + j] = at + (int64_t)__builtin_ctzll(b | (1ull << 63)) * ls;
+                    dst[k + j] = rk + j;
+                    b &= b - 1;
+                }
+                for (int64_t j = ZH_MASK_UNROLL; j < n; j++) {
+                    offs[k + j] = at + (int64_t)__builtin_ctzll(b) * ls;
+                    dst[k + j] = rk + j;
+                    b &= b - 1;
+                }
+                k += n;
+                rk += n;
+            }
         }
-        for (int d = last - 1; d >= 0; d--) {
+        for (int d = last - 2; d >= 0; d--) {
             g += rstride[d];
             co += job->chunk_lstrides[d];
             if (++idx[d] < count[d]) break;
@@ -179,20 +223,22 @@ static void mask_task(void *arg, int64_t t) {
             idx[d] = 0;
         }
     }
-#undef ZH_RANK_AFTER
-    if (k != m) {
-        zh_fail(job, t, ZH_ERR_BOUNDS, "mask ranks and bits do not agree");
+#undef ZH_MASK_UNROLL
+    if (!offs || !dst) {
         free(offs);
+        free(dst);
+        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
         return;
     }
-    for (int64_t i = 0; i < m; i++)
-        if (dst[i] < 0 || dst[i] >= mj->out_size) {
-            zh_fail(job, t, ZH_ERR_BOUNDS, "a point's place in the result is out of range");
-            free(offs);
-            return;
-        }
-    zh_sel_gather(job, w, t, coords, offs, dst, m, mj->out);
+    if (bad) {
+        zh_fail(job, t, ZH_ERR_BOUNDS, "mask bits or ranks do not fit the chunk or the result");
+    } else if (k == 0) {
+        job->task_status[t] = ZH_TASK_DONE;
+    } else {
+        zh_sel_gather(job, w, t, coords, offs, dst, k, mj->out);
+    }
     free(offs);
+    free(dst);
 }
 
 int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {

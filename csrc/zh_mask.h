@@ -11,19 +11,26 @@
 #include "zh_engine.h"
 
 /* Mask: a full-shape boolean mask (mask[i] != 0 selects element i, C order), read one
- * task per chunk of the grid (C order) without a list of points.  zh_mask_count counts
- * the selected elements of every row segment (the part of a row of the array inside one
- * chunk: rows = prod(shape[:-1]) rows of nseg = grid[-1] segments), keeps them as bits
- * (wps = ceil(chunk_shape[-1] / 64) words per segment) and turns the counts into ranks:
- * rank[s * rows + r] is the result index of segment (r, s)'s first selected element
- * (segment-major places: a chunk's rows are consecutive), rank[rows * nseg] the total.
- * A task then reads its segments' bits and ranks, and the selected elements of its
- * chunk into out[rank...], opening only chunks that hold any. */
+ * task per chunk of the grid (C order) without a list of points.  zh_mask_count scans
+ * the mask in blocks of ZH_MASK_BLOCK_ROWS rows on the pool (rows = prod(shape[:-1])
+ * rows of nseg = grid[-1] segments: a row segment is the part of a row inside one
+ * chunk), keeps each segment's elements as bits (wps = ceil(chunk_shape[-1] / 64) words
+ * per segment) and its rank: rank[s * rows + r] + rank[rows * nseg + r / BLOCK] is the
+ * result index of segment (r, s)'s first selected element (segment-major places: a
+ * chunk's rows are consecutive; the first term counts inside the row's block, the
+ * second is the block's first rank), rank[rows * nseg + nblocks] the total.  A task
+ * then reads its segments' bits and ranks, and the selected elements of its chunk into
+ * out[rank...], opening only chunks that hold any. */
+#define ZH_MASK_BLOCK_ROWS 256
+/* entries of the rank array: rows * nseg + nblocks + 1 */
+#define ZH_MASK_RANKS(rows, nseg) \
+    ((rows) * (nseg) + ((rows) + ZH_MASK_BLOCK_ROWS - 1) / ZH_MASK_BLOCK_ROWS + 1)
+
 typedef struct {
     zh_job_t *job;
     const uint64_t *bits;        /* rows * nseg * wps */
     const int64_t *shape, *grid; /* ndim each */
-    const int64_t *rank;         /* rows * nseg + 1 */
+    const int64_t *rank;         /* ZH_MASK_RANKS(rows, nseg) */
     char *out;
     int64_t out_size;
 } zh_mask_t;

@@ -310,13 +310,19 @@ static int chunk_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coord
             rv = VIEW_FAILED;
             goto done;
         }
+        /* blocks of a power-of-two size (every writer's) by shifts: two divisions per
+         * range cost ~4% of W10 blosc (2,600 one-element ranges per chunk) */
         int64_t touched = 0;
-        for (int64_t i = 0; i < nr; i++)
-            for (int64_t k = rg[i].lo / bs; k <= (rg[i].hi - 1) / bs; k++)
+        int sh = (bs & (bs - 1)) == 0 ? __builtin_ctzll((unsigned long long)bs) : -1;
+        for (int64_t i = 0; i < nr; i++) {
+            int64_t k0 = sh >= 0 ? rg[i].lo >> sh : rg[i].lo / bs;
+            int64_t k1 = sh >= 0 ? (rg[i].hi - 1) >> sh : (rg[i].hi - 1) / bs;
+            for (int64_t k = k0; k <= k1; k++)
                 if (!keep[k]) {
                     keep[k] = 1;
                     touched++;
                 }
+        }
         if (touched == nblocks) {
             free(keep);
             goto whole;

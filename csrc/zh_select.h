@@ -36,7 +36,27 @@
  * - W8 none: one 4-byte pread ~0.5 us, one 1 MiB pread ~155 us CPU under this load:
  *   ZH_RUN_GAP/COST 4096 (was 8192) read ~90 runs per chunk instead of the whole chunk,
  *   60 -> 53 ms; the ranges' qsort (~6 %) is a radix sort now.  Not tried: io_uring
- *   (the ~0.5 us per pread is mostly the page lookup and copy, not the system call). */
+ *   (the ~0.5 us per pread is mostly the page lookup and copy, not the system call).
+ *
+ * Wave 9 (load 6-16; CPU time per read, base and new side by side):
+ * - W11 sharded vindex blosc (~110-118 ms CPU): LZ4 of the wanted blocks 38 %, the
+ *   copy of the inner chunks' compressed bytes 25 % + page-cache lookups 10 % (4,096
+ *   inner chunks of 8 shard files of ~50 MB: a deeper page tree than W8's 1 MiB files),
+ *   unshuffle 3 %; the Python side (projection 4.5 ms, shard indexes 0.4 ms) is small:
+ *   nothing of ours left to cut that measures.  The points touch 12 of an inner chunk's
+ *   16 blocks: LZ4 of those is the floor short of smaller blosc blocks (a format
+ *   choice that would slow W5's whole reads).
+ * - Tried, not kept: un-shuffling only the wanted elements of each decoded block (our
+ *   own blosc form, each wanted block decompressed once): W8/W11 (1-2 floats per block)
+ *   unchanged within noise (90.7-91.3 vs 90.7-92.2 ms, 110-117 vs 108-120 ms); W10's
+ *   1 % mask (~20 floats per block) 15-30 % slower: each element written alone into
+ *   the decoded chunk's scratch missed the cache once, where the whole block's
+ *   un-shuffle streams its writes.
+ * - W10 blosc: two divisions per one-element range marking the touched blocks were
+ *   ~4 %: shifts for power-of-two blocks (chunk_view).
+ * - W8 none / blosc: no new idea that measured faster (mmap of chunk files: faults cost
+ *   as much as the copy on this VM, and a file truncated by another program would
+ *   raise SIGBUS in the engine). */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 

@@ -104,3 +104,65 @@ def test_engine_refuses_ranks_of_another_shape(tmp_path):
                       root_len=root_len)
     with pytest.raises(ValueError):
         eng.mask_ranks(np.ones((8, 15), bool), (8, 16))
+
+
+@pytest.mark.parametrize("shape,chunks", [
+    ((300, 70), (7, 66)),          # 300 rows: two blocks of ranks; 2 words per segment
+    ((9, 40, 130), (4, 6, 128)),   # 360 rows, edge chunks on every axis
+    ((3, 5, 7, 200), (2, 2, 3, 64)),
+    ((1000,), (64,)),              # one row
+])
+@pytest.mark.parametrize("density", [0.003, 0.05, 0.6])
+def test_mask_across_rank_blocks(tmp_path, shape, chunks, density):
+    """Ranks are kept per block of 256 rows plus each block's first rank (zh_mask.h):
+    masks of more rows than one block, wide segments (more than 64 elements), rows
+    holding more set bits than the unrolled part of a row."""
+    rng = np.random.default_rng(len(shape) * 1000 + int(density * 1000))
+    data = rng.standard_normal(shape).astype("<f8")
+    a = zarrhpc.create_array(str(tmp_path / "b"), shape=shape, chunks=chunks,
+                             dtype=data.dtype, compressors=None)
+    a[...] = data
+    mask = rng.random(shape) < density
+    result = read_mask(a._prep, mask, lambda s: np.empty(s, a.dtype))
+    assert result is not None
+    np.testing.assert_array_equal(result, data[mask])
+
+
+def test_engine_refuses_bits_past_the_edge(tmp_path):
+    """A set bit beyond the array's last column (bits from elsewhere than mask_ranks)
+    fails its chunk's task: no offset past the chunk's row is read."""
+    a = zarrhpc.create_array(str(tmp_path / "e"), shape=(8, 20), chunks=(4, 16), dtype="f4",
+                             compressors=None)
+    a[...] = 1
+    eng = a._prep.engine
+    mask = np.zeros((8, 20), bool)
+    mask[0, 0] = True
+    rank, bits = eng.mask_ranks(mask, (8, 20))
+    # segment (row 0, chunk column 1) holds columns 16..19: set bit 10 (column 26)
+    bits = bits.copy()
+    bits[1 * 8 + 0] |= np.uint64(1 << 10)
+    prefix, root_len, kind, sep = a._prep.native_target()
+    out = np.zeros(int(rank[-1]), "f4")
+    status, err_task, code, msg = eng.read_mask(out, (8, 20), rank, bits, path_prefix=prefix,
+                                                root_len=root_len)
+    assert code != 0 and err_task == 1 and "mask" in msg
+
+
+@pytest.mark.parametrize("density", [0.0, 0.02, 1.0])
+def test_mask_f_order_and_sharded(tmp_path, density):
+    """Chunks stored in F order (v2 ``order="F"``: the engine's element strides) and a
+    sharded array (the point path) read what numpy reads; ``out=`` is filled in place."""
+    rng = np.random.default_rng(int(density * 100))
+    shape = (37, 20, 70)
+    data = rng.standard_normal(shape).astype("<f4")
+    mask = rng.random(shape) < density
+    f = zarrhpc.create_array(str(tmp_path / "f"), shape=shape, chunks=(8, 6, 32),
+                             dtype=data.dtype, zarr_format=2, order="F")
+    f[...] = data
+    np.testing.assert_array_equal(f.vindex[mask], data[mask])
+    s = zarrhpc.create_array(str(tmp_path / "s"), shape=shape, chunks=(4, 3, 16),
+                             shards=(8, 6, 32), dtype=data.dtype)
+    s[...] = data
+    out = np.full(int(mask.sum()), -1, "f4")
+    assert s.get_mask_selection(mask, out=out) is out
+    np.testing.assert_array_equal(out, data[mask])

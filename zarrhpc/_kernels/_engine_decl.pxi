@@ -115,6 +115,7 @@ cdef extern from "zh_select.h":
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
 
 cdef extern from "zh_mask.h":
+    int64_t ZH_MASK_RANKS(int64_t rows, int64_t nseg) nogil
     ctypedef struct zh_mask_t:
         zh_job_t *job
         const uint64_t *bits

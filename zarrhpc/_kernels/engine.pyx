@@ -194,9 +194,9 @@ cdef class Engine(_EngineBase):
 
     def mask_ranks(self, mask, shape, int nthreads=1):
         """``(rank, bits)`` of a full-shape boolean ``mask`` (C-contiguous, one byte per
-        element): per row segment the result index of its first selected element (the
-        total last) and its elements as bits (see csrc/zh_mask.h), what
-        :meth:`read_mask` reads with."""
+        element): per row segment the result index of its first selected element, as a
+        rank inside its block of rows plus the block's rank (the total last), and its
+        elements as bits (see csrc/zh_mask.h), what :meth:`read_mask` reads with."""
         cdef int64_t shp[64]
         cdef int64_t grid[64]
         cdef int64_t rows
@@ -208,7 +208,7 @@ cdef class Engine(_EngineBase):
             raise ValueError("engine: mask: a C-contiguous one-byte array of the array's "
                              "shape expected")
         cdef int64_t nseg = grid[nd - 1]
-        cdef cnp.ndarray rank = np.empty(rows * nseg + 1, dtype=np.int64)
+        cdef cnp.ndarray rank = np.empty(ZH_MASK_RANKS(rows, nseg), dtype=np.int64)
         cdef cnp.ndarray bits = np.empty(rows * nseg * wps, dtype=np.uint64)
         cdef const uint8_t *mp = <const uint8_t *> cnp.PyArray_DATA(m)
         cdef int64_t *rp = <int64_t *> cnp.PyArray_DATA(rank)
@@ -235,14 +235,16 @@ cdef class Engine(_EngineBase):
             ntasks *= grid[d]
         cdef int64_t nseg = grid[nd - 1]
         if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
-                or cnp.PyArray_SIZE(rank) != rows * nseg + 1 or bits.dtype != np.uint64
+                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
+                or bits.dtype != np.uint64
                 or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
                 or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
             raise ValueError("engine: read_mask: rank or bits do not fit the array")
         if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
             raise ValueError("engine: read_mask: out must be writable and C-contiguous")
         cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
-        if cnp.PyArray_ITEMSIZE(out) != self.itemsize or cnp.PyArray_SIZE(out) != rp[rows * nseg]:
+        if (cnp.PyArray_ITEMSIZE(out) != self.itemsize
+                or cnp.PyArray_SIZE(out) != rp[ZH_MASK_RANKS(rows, nseg) - 1]):
             raise ValueError("engine: read_mask: out does not fit the selection")
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         cdef zh_job_t job

@@ -325,8 +325,10 @@ def read_mask(prep, mask: np.ndarray, result_for):
     pieces of the 128 MB mask stalled on memory and made it slower than the point path);
     each chunk's task then finds its points in its bits. Measured (CPU time, loaded
     machine): 115-117 ms against the point path's 122-125 ms uncompressed, 148-162
-    against 156-172 ms with blosc; the rest is the chunks' bytes (a 1 % mask touches
-    every 8 KiB of every chunk: whole chunks are read and decoded).
+    against 156-172 ms with blosc; since wave 9 (csrc/zh_mask.c: SSE2 count, ranks per
+    block of rows, one branch-light pass per chunk) ~75 and ~131 ms. The rest is the
+    chunks' bytes (a 1 % mask touches every 8 KiB of every chunk: whole chunks are read
+    and decoded) and one read of the mask.
     """
     engine = _native_engine(prep)
     if (engine is None or prep.sharding is not None or not hasattr(engine, "read_mask")
