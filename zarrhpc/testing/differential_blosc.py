@@ -171,7 +171,8 @@ def _damage(rng: np.random.Generator, frame: bytes) -> tuple[bytes, str]:
 _ORACLE_LOOP = r"""
 import os, struct, sys
 import blosc2
-from numcodecs.blosc import decompress
+import numcodecs.blosc
+numcodecs.blosc.use_threads = False  # a fresh c-blosc1 context per call
 # answers on a private copy of stdout: the C library may print on file descriptor 1
 inp, outp = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
@@ -180,33 +181,29 @@ while True:
     if len(head) < 4:
         break
     frame = inp.read(struct.unpack("<I", head)[0])
-    res, failed = None, False
+    res = None
     if len(frame) >= 16 and frame[2] & 0x05 != 0x05:
         try:  # a c-blosc1 frame: c-blosc1's reading (c-blosc2 differs on a few)
-            res = bytes(decompress(frame))
+            res = bytes(numcodecs.blosc.decompress(frame))
         except Exception:
-            failed = True
+            res = None
     if res is None:
         try:
-            res = bytes(blosc2.decompress(frame))
+            res = bytes(blosc2.decompress2(frame))  # (its own context per call)
         except Exception:
-            failed = True
-    # the first word: the length (-1: refused), then whether this child now exits (a
-    # library that refused a frame may keep state that changes later answers)
-    outp.write(struct.pack("<ii", -1 if res is None else len(res), failed) + (res or b""))
+            res = None
+    outp.write(struct.pack("<i", -1 if res is None else len(res)) + (res or b""))
     outp.flush()
-    if failed:
-        break
 """
 
 
 class _Oracle:
-    """python-blosc2's ``decompress`` in a child process: c-blosc2 crashes on some lying
-    frames (python-blosc2 4.x: a segmentation fault), which must not end the program,
-    and ``blosc2.decompress`` (its global context) decodes later good frames to wrong
-    bytes after it refused a lying one (python-blosc2 4.14: a c-blosc1 frame whose flags
-    claim the extended header).  So the child ends after any refusal (of either
-    library) and a new one answers the next frame; a crash counts as a refusal."""
+    """The reference decoders in a child process: c-blosc2 crashes on some lying frames
+    (python-blosc2 4.14 ``decompress``: a segmentation fault), which must not end the
+    program; a crash counts as a refusal and a new child answers the next frame.  Each
+    call decodes with a fresh context: ``blosc2.decompress`` (the global one) decodes
+    later good frames to wrong bytes after it refused a lying one (python-blosc2 4.14: a
+    c-blosc1 frame whose flags claim the extended header); ``decompress2`` does not."""
 
     def __init__(self) -> None:
         self.proc = None
@@ -226,13 +223,11 @@ class _Oracle:
         try:
             self.proc.stdin.write(struct.pack("<I", len(frame)) + frame)
             self.proc.stdin.flush()
-            head = self.proc.stdout.read(8)
-            if len(head) < 8:
+            head = self.proc.stdout.read(4)
+            if len(head) < 4:
                 raise BrokenPipeError
-            n, exits = struct.unpack("<ii", head)
+            n = struct.unpack("<i", head)[0]
             res = self.proc.stdout.read(n) if n >= 0 else None
-            if exits:
-                self.close()
         except (BrokenPipeError, OSError):
             self.crashes += 1
             self.proc.wait()
@@ -242,7 +237,11 @@ class _Oracle:
 
     def close(self) -> None:
         if self.proc is not None:
-            self.proc.stdin.close()
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # the child died: its pipe's last bytes cannot be flushed
             self.proc.wait()
             self.proc = None
 
@@ -252,6 +251,11 @@ _ORACLE = _Oracle()
 
 def _oracle(frame: bytes, size: int) -> bytes | None:
     return _ORACLE(frame, size)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def _chunk_files(root: str, fmt: int) -> dict[str, str]:
@@ -329,6 +333,13 @@ def _check_read(out: Outcome, label: str, read, sel, want: np.ndarray, loose: np
 
 def run_program(seed: int, root: str, damage: float = 0.5, peers: bool = True) -> Outcome:
     """One program (see the module docstring); root: an empty directory."""
+    try:
+        return _run_program(seed, root, damage, peers)
+    finally:
+        _ORACLE.close()
+
+
+def _run_program(seed: int, root: str, damage: float, peers: bool) -> Outcome:
     rng = np.random.default_rng(seed)
     lay = _layout(rng)
     dt, shape, chunks, fmt = lay["dtype"], lay["shape"], lay["chunks"], lay["fmt"]
@@ -355,7 +366,7 @@ def run_program(seed: int, root: str, damage: float = 0.5, peers: bool = True) -
     mem: dict[str, bytes] = {}
     frames_ok_for_peer = desc.startswith("numcodecs")
     for key, p in sorted(files.items()):
-        raw = _oracle(open(p, "rb").read(), csize)
+        raw = _oracle(_read(p), csize)
         assert raw is not None, f"seed {seed}: zarrhpc's own chunk {key} unreadable"
         frame = enc(raw)
         box = _chunk_box(key, fmt, chunks)
@@ -382,7 +393,7 @@ def run_program(seed: int, root: str, damage: float = 0.5, peers: bool = True) -
     for meta in (".zarray", "zarr.json", ".zattrs"):
         mp = os.path.join(path, meta)
         if os.path.exists(mp):
-            mem[meta] = open(mp, "rb").read()
+            mem[meta] = _read(mp)
     local = zarrhpc.open_array(path, mode="r")
     memory = zarrhpc.open_array(MemoryStore(mem), mode="r")
     sels = _selections(rng, shape, chunks)
