@@ -198,6 +198,13 @@ def dtype_from_json_v2(obj: Any, doc: str, member: str = "dtype") -> np.dtype:
     return np.dtype(fields)
 
 
+def _same_dtype(text: str, dtype: np.dtype) -> bool:
+    try:
+        return dtype_from_json_v2(text, ZARRAY) == dtype
+    except Exception:  # noqa: BLE001 -- any text that no longer parses is not kept
+        return False
+
+
 def dtype_to_json_v2(dtype: np.dtype) -> str | list:
     """The v2 ``dtype`` member of a numpy dtype (``descr`` lists for structured types)."""
     dtype = np.dtype(dtype)
@@ -547,6 +554,10 @@ class ArrayMetadataV2(_DocumentV2):
     #: whether ``.zarray`` names the separator (old nested stores do not: see
     #: :meth:`guess_separator`)
     separator_given: bool = True
+    #: the ``dtype`` string as read, written back while it still means ``dtype``: other
+    #: readers tell apart what numpy does not (libnetcdf: ``">S1"`` is a char variable,
+    #: ``"|S1"`` a string one)
+    dtype_text: str | None = None
 
     node_type = "array"
 
@@ -627,7 +638,8 @@ class ArrayMetadataV2(_DocumentV2):
         return {
             "shape": list(self.shape),
             "chunks": list(self.chunks),
-            "dtype": dtype_to_json_v2(self.dtype),
+            "dtype": self.dtype_text if self.dtype_text is not None and _same_dtype(
+                self.dtype_text, self.dtype) else dtype_to_json_v2(self.dtype),
             "fill_value": fill_value_to_json_v2(self.dtype, self.fill_value),
             "order": self.order,
             "filters": copy.deepcopy(self.filters),
@@ -681,6 +693,7 @@ class ArrayMetadataV2(_DocumentV2):
             dimension_separator=separator,
             separator_given=d.get("dimension_separator") is not None,
             attributes=_attributes(zattrs, attrs_doc),
+            dtype_text=d["dtype"] if isinstance(d["dtype"], str) else None,
         )
 
 
