@@ -98,7 +98,7 @@ def _values(rng: np.random.Generator, dtype: np.dtype, shape: tuple) -> np.ndarr
 
 def _writer(rng: np.random.Generator, itemsize: int):
     """A function bytes -> blosc frame, and its description."""
-    kind = rng.choice(["numcodecs", "numcodecs", "blosc2"])
+    kind = rng.choice(["numcodecs", "numcodecs", "blosc2", "zarrhpc"])
     cname = str(rng.choice(CNAMES))
     clevel = int(rng.integers(0, 10))
     shuffle = int(rng.integers(0, 3))
@@ -106,6 +106,9 @@ def _writer(rng: np.random.Generator, itemsize: int):
     # the frame's typesize: usually the item size, sometimes another one (a v3 codec's
     # configured typesize, or a writer that compressed a byte view)
     ts = itemsize if rng.random() < 0.7 else int(rng.choice([1, 2, 3, 4, 8, 16]))
+    if kind == "zarrhpc":  # the frames zarrhpc writes itself (lz4, one stream a block)
+        return None, f"zarrhpc {'lz4hc' if clevel > 6 else 'lz4'} shuffle={shuffle} " \
+                     f"bs={blocksize or 64}"
     if kind == "numcodecs":
         from numcodecs.blosc import compress
 
@@ -347,13 +350,18 @@ def _run_program(seed: int, root: str, damage: float, peers: bool) -> Outcome:
     out = Outcome()
     path = os.path.join(root, f"p{seed}")
     comp: dict
+    # zarrhpc's own frames: its writer's settings from the description
+    own = dict(tok.split("=") for tok in desc.split()[2:]) if enc is None else {}
+    cname = desc.split()[1] if enc is None else "lz4"
+    shuffle = int(own.get("shuffle", 1))
+    bs = int(own.get("bs", 0))
     if fmt == 2:
-        comp = dict(compressors={"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1,
-                                 "blocksize": 0}, order=lay["order"])
+        comp = dict(compressors={"id": "blosc", "cname": cname, "clevel": 5,
+                                 "shuffle": shuffle, "blocksize": bs}, order=lay["order"])
     else:
         comp = dict(compressors={"name": "blosc", "configuration": {
-            "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": dt.itemsize,
-            "blocksize": 0}})
+            "cname": cname, "clevel": 5, "typesize": dt.itemsize, "blocksize": bs,
+            "shuffle": ["noshuffle", "shuffle", "bitshuffle"][shuffle]}})
     x = _values(rng, dt, shape)
     a = zarrhpc.create_array(path, shape=shape, chunks=chunks, dtype=dt, zarr_format=fmt,
                              fill_value=None if dt.kind == "V" else 0, **comp)
@@ -364,11 +372,11 @@ def _run_program(seed: int, root: str, damage: float, peers: bool) -> Outcome:
     exact = np.zeros(shape, bool)
     files = _chunk_files(path, fmt)
     mem: dict[str, bytes] = {}
-    frames_ok_for_peer = desc.startswith("numcodecs")
+    frames_ok_for_peer = not desc.startswith("blosc2")
     for key, p in sorted(files.items()):
         raw = _oracle(_read(p), csize)
         assert raw is not None, f"seed {seed}: zarrhpc's own chunk {key} unreadable"
-        frame = enc(raw)
+        frame = enc(raw) if enc is not None else _read(p)
         box = _chunk_box(key, fmt, chunks)
         if rng.random() < damage:
             frame, how = _damage(rng, frame)
