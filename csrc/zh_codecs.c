@@ -392,6 +392,17 @@ int zh_blosc_range(zh_wctx *w, const char *src, size_t n, int64_t expect, int64_
         snprintf(err, errlen, "blosc: invalid header");
         return ZH_ERR_CORRUPT;
     }
+    /* a memcpyed chunk is its bytes right after the header and nothing else: c-blosc1 and
+     * c-blosc2 refuse it whole otherwise, but c-blosc2's getitem does not check, and a
+     * damaged flags byte made it return a compressed stream's bytes as values */
+    if ((flags & 0x02) &&
+        (int64_t)cbytes != (int64_t)nbytes + ((flags & 0x05) == 0x05
+                                                  ? BLOSC_EXTENDED_HEADER_LENGTH
+                                                  : BLOSC_MIN_HEADER_LENGTH)) {
+        snprintf(err, errlen, "blosc: invalid header (a memcpyed chunk of %d bytes holding %d)",
+                 (int)cbytes, (int)nbytes);
+        return ZH_ERR_CORRUPT;
+    }
     int64_t ts = (unsigned char)src[3];
     if (ts <= 0 || expect % ts != 0 || expect / ts > INT32_MAX) return ZH_FALLBACK;
     /* blocks of whole elements only (c-blosc1 always writes them): c-blosc2's getitem

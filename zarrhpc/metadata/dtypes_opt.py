@@ -154,6 +154,13 @@ def from_masked(value: Any, dtype: np.dtype) -> np.ndarray:
     mask = _element_mask(np.ma.getmaskarray(value)) if isinstance(
         value, np.ma.MaskedArray) else np.zeros(np.shape(data), dtype=bool)
     out = np.zeros(np.shape(data), dtype=dtype)
-    out["value"] = data
+    inner = dtype["value"]
+    if inner.names == ("value", "valid") and np.asarray(data).dtype != inner:
+        # plain values of a nested optional type are present at every level (numpy's
+        # cast of a number to the inner record would set its "valid" to bool(number):
+        # a written 0 stored as an inner null)
+        out["value"] = from_masked(np.asarray(data), inner)
+    else:
+        out["value"] = data
     out["valid"] = ~mask
     return out

@@ -420,8 +420,17 @@ class _Archive:
                 os.close(fd)
                 raise StoreError(f"{self.path}: cannot write: the file changed on disk since "
                                  f"it was opened here; close its stores and open it again")
-            old, self.fd, self.writable = self.fd, fd, True
-            os.close(old)
+            # The new descriptor takes the old one's number (dup2 swaps them in one step):
+            # reads in flight hold that number, and closing it would let the next file
+            # this process opens take it, and those reads return that file's bytes.
+            try:
+                os.dup2(fd, self.fd, inheritable=False)
+            except OSError as exc:
+                raise _os_error(f"{self.path}: cannot open zip file for writing", exc) \
+                    from exc
+            finally:
+                os.close(fd)
+            self.writable = True
 
 
 def _acquire(path: str, mode: str, durable: bool, compact: bool | str) -> _Archive:
