@@ -479,3 +479,20 @@ def test_chunk_key_encoding_objects(fmt):
     assert make(zarrhpc, zarr.core.chunk_key_encodings) == theirs
     grid = zarrhpc.core.chunk_grids.RegularChunkGrid(chunk_shape=(2, 2))
     assert list(grid.all_chunk_coords((3, 4))) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i4", "u1"])
+@pytest.mark.parametrize("shape,sel", [((3,), 0), ((3,), -1), ((3,), slice(0, 2)),
+                                       ((3,), [0, 2]), ((2, 2), (0, 1)), ((2, 2), 0),
+                                       ((2, 2), (np.int64(1), 1))], ids=repr)
+def test_masked_constant_written_as_numpy_does(dtype, shape, sel):
+    """``a[sel] = np.ma.masked`` on a plain array: numpy (and so zarr-python) converts it
+    as a scalar where ``sel`` names one element (NaN for floats, MaskError for ints) and
+    takes its data 0 elsewhere; zarrhpc stored 0 everywhere (a NaN written as 0)."""
+    def write(lib):
+        a = lib.zeros(shape=shape, dtype=dtype, chunks=(2,) * len(shape))
+        a[sel] = np.ma.masked
+        return a[...].tolist()
+
+    ours, theirs = (_outcome(write, lib) for lib in (zarrhpc, zarr))
+    assert ours == theirs

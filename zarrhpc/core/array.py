@@ -474,6 +474,8 @@ class Array(ArrayApiMixin, Node):
     def __setitem__(self, selection, value) -> None:
         if _is_optional(self._spec.data_type):
             value = from_masked(value, self._prep.dtype)
+        elif value is np.ma.masked and _one_element(selection, self.ndim):
+            value = _as_numpy_element(value, self._prep.dtype)
         if _is_plain_basic(selection):
             self._write(selection, value)
             return
@@ -758,6 +760,22 @@ def _points_value(value, out_shape):
 # numpy scalars a 0-d array is made from directly (strings and records go through an
 # array of the array's dtype, which keeps their length)
 _NUMERIC_SCALARS = (np.number, np.bool_, np.datetime64)
+
+
+def _one_element(selection, ndim: int) -> bool:
+    """An int per dimension: numpy assigns the value as a scalar there."""
+    sel = selection if type(selection) is tuple else (selection,)
+    return len(sel) == ndim and all(isinstance(s, (int, np.integer)) for s in sel)
+
+
+def _as_numpy_element(value, dtype):
+    """``value`` as numpy's scalar assignment converts it. For the masked constant (whose
+    data is a plain 0) that is NaN with numpy's warning for floats and MaskError for ints,
+    as zarr-python (a numpy setitem) gives; a slice or fancy selection takes its data 0,
+    as numpy's does."""
+    arr = np.empty((), dtype=dtype)
+    arr[()] = value
+    return arr
 
 
 def _is_plain_basic(selection) -> bool:
