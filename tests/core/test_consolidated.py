@@ -100,3 +100,16 @@ def test_open_consolidated_without_metadata_fails(tmp_path):
     build(tmp_path / "h.zarr", 2)
     with pytest.raises(MetadataError, match="Consolidated metadata requested with .use_consolidated=True. but not found"):
         zarrhpc.open_consolidated(tmp_path / "h.zarr")
+
+
+def test_consolidating_a_2022_draft_store_is_refused_by_name(tmp_path):
+    """The draft layout is read and converted, never written: consolidate_metadata says so
+    (it raised a bare AttributeError) and leaves the store as it was."""
+    from zarrhpc.errors import UnsupportedError
+    from zarrhpc.testing.draft_stores import zarr_python2_draft_hierarchy
+
+    zarr_python2_draft_hierarchy(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.raises(UnsupportedError, match="2022 draft.*convert"):
+        zarrhpc.consolidate_metadata(str(tmp_path))
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

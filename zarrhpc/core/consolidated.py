@@ -16,7 +16,7 @@ from dataclasses import replace
 from zarrhpc.core._nodes import missing_root, resolve_store_path
 from zarrhpc.core.formats import parse_members, read_node, write_node
 from zarrhpc.core.group import Group, open_node
-from zarrhpc.errors import GroupNotFoundError, MetadataError, ZarrUserWarning
+from zarrhpc.errors import GroupNotFoundError, MetadataError, UnsupportedError, ZarrUserWarning
 from zarrhpc.metadata import normalize_path
 from zarrhpc.metadata.consolidated import (
     ZMETADATA,
@@ -87,6 +87,10 @@ def consolidate_metadata(store, path: str | None = None, zarr_format: int | None
     group = open_node(store, path, read_only=False)
     if not isinstance(group, Group) or group._metadata is None:
         raise GroupNotFoundError(f"{_key(path, 'zarr.json')}: no explicit group at {path or '/'!r}")
+    if getattr(group._metadata, "read_only", False):  # the 2022 draft: read and convert
+        raise UnsupportedError(
+            f"{path or '/'}: the store is in the 2022 draft layout of Zarr v3, which zarrhpc "
+            f"reads but never writes; convert it first (zarrhpc.convert, `zarrhpc convert`)")
     if zarr_format is not None and zarr_format != group.zarr_format:
         raise MetadataError(f"{path or '/'}: the group is Zarr v{group.zarr_format}, "
                             f"zarr_format={zarr_format} was asked for")
