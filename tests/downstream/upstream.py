@@ -30,21 +30,31 @@ import tempfile
 HERE = pathlib.Path(__file__).parent
 WORKTREE = HERE.parent.parent
 
-# library -> (import name, test paths in its sdist, extra pytest arguments). The arguments
-# replace a library's addopts where those need plugins it does not require at run time
-# (xdist, coverage); its markers and warning filters stay its own.
+# library -> (import name, test paths in its sdist, extra pytest arguments, other packages
+# of its stack that import zarr themselves and are switched with it). The arguments replace
+# a library's addopts where those need plugins it does not require at run time (xdist,
+# coverage); its markers and warning filters stay its own.
+STACK = ("ome_zarr_models", "pydantic_zarr")
 LIBS = {
-    "anndata": ("anndata", ["tests"],
+    "anndata": ("anndata", ["tests/test_readwrite.py", "tests/test_io_elementwise.py",
+                            "tests/test_io_dispatched.py", "tests/test_io_partial.py",
+                            "tests/test_io_utils.py", "tests/test_backed_dense.py",
+                            "tests/test_backed_sparse.py", "tests/test_concatenate_disk.py",
+                            "tests/test_structured_arrays.py", "tests/test_dask.py",
+                            "tests/lazy"],
                 ["-o", "addopts=--import-mode=importlib -ptesting.anndata._pytest",
-                 "-k", "zarr", "-m", "not gpu"]),
+                 "-k", "zarr", "-m", "not gpu"], ()),
     # deselected: tests that read public buckets (no network at test time)
     "ome-zarr": ("ome_zarr", ["tests"],
-                 ["-o", "addopts=", "-k", "not s3_info and not class_reader"]),
-    "ngff-zarr": ("ngff_zarr", ["test"], ["-o", "addopts=", "-m", "not network"]),
-    "xbatcher": ("xbatcher", ["xbatcher/tests"], ["-o", "addopts="]),
+                 ["-o", "addopts=", "-k", "not s3_info and not class_reader"], STACK),
+    "ngff-zarr": ("ngff_zarr", ["test"], ["-o", "addopts=", "-m", "not network"], STACK),
+    # the keras/torch loaders' tests need those frameworks
+    "xbatcher": ("xbatcher", ["xbatcher/tests"],
+                 ["-o", "addopts=", "--ignore=xbatcher/tests/test_keras_loaders.py",
+                  "--ignore=xbatcher/tests/test_torch_loaders.py"], ()),
     "cubed": ("cubed", ["cubed/tests"],
               ["-o", "addopts=", "--ignore=cubed/tests/runtime",
-               "--ignore=cubed/tests/test_icechunk.py"]),
+               "--ignore=cubed/tests/test_icechunk.py"], ()),
 }
 
 
@@ -71,16 +81,18 @@ def fetch(root: pathlib.Path, libs) -> None:
 
 def run_one(root: pathlib.Path, lib: str, zarr_lib: str, extra=(), timeout=3000) -> dict:
     """``{test id: (outcome, detail)}`` of ``lib``'s tests on ``zarr_lib``."""
-    module, paths, args = LIBS[lib]
+    module, paths, args, stack = LIBS[lib]
     src = _src(root, lib)
-    package = pathlib.Path(importlib.util.find_spec(module).origin).parent
+    packages = [pathlib.Path(importlib.util.find_spec(m).origin).parent
+                for m in (module, *stack) if importlib.util.find_spec(m) is not None]
     with tempfile.TemporaryDirectory(prefix="ds-") as tmp:
         out = pathlib.Path(tmp) / "outcomes.json"
         env = dict(os.environ, DS_LIB=zarr_lib, DS_OUT=str(out),
-                   DS_ROOTS=os.pathsep.join([str(package), str(src)]),
+                   DS_ROOTS=os.pathsep.join([*map(str, packages), str(src)]),
                    PYTHONPATH=os.pathsep.join([str(HERE), str(WORKTREE)]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "ds_plugin", "-p",
-               "no:cacheprovider", "--rootdir", str(src), *args, *extra, *paths]
+               "no:cacheprovider", "--continue-on-collection-errors", "--rootdir", str(src),
+               *args, *extra, *paths]
         proc = subprocess.run(cmd, cwd=src, env=env, timeout=timeout,
                               capture_output=True, text=True)
         if not out.exists():

@@ -1,0 +1,139 @@
+"""What downstream libraries' own tests (``upstream.py``, README.md) found they use, checked
+side by side with zarr-python, and the downstream runner's switch itself on a small
+library of our own."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+zarr = pytest.importorskip("zarr")
+
+import zarrhpc  # noqa: E402
+
+HERE = pathlib.Path(__file__).parent
+
+ARRAY_FIELDS = ("_type", "_zarr_format", "_fill_value", "_shape", "_shard_shape",
+                "_chunk_shape", "_order", "_read_only", "_store_type", "_count_bytes",
+                "_count_bytes_stored", "_count_chunks_initialized")
+GROUP_FIELDS = ("_name", "_type", "_zarr_format", "_read_only", "_store_type",
+                "_count_members", "_count_arrays", "_count_groups")
+
+
+def _pair(lib, zarr_format, shards):
+    g = lib.open_group(lib.storage.MemoryStore(), mode="w", zarr_format=zarr_format)
+    sub = g.create_group("sub")
+    a = sub.create_array("a", shape=(8, 6), chunks=(2, 3), shards=shards, dtype="i4",
+                         fill_value=0)
+    a[:4] = np.arange(24).reshape(4, 6)
+    return g, sub, a
+
+
+@pytest.mark.parametrize("zarr_format,shards", [(2, None), (3, None), (3, (4, 6))])
+def test_info_fields_as_zarr_python(zarr_format, shards):
+    # ome-zarr reads ``group.info._zarr_format`` to choose the OME-NGFF version it writes
+    theirs, ours = _pair(zarr, zarr_format, shards), _pair(zarrhpc, zarr_format, shards)
+    for t, o in zip(theirs, ours):
+        fields = ARRAY_FIELDS if t.info._type == "Array" else GROUP_FIELDS
+        for info_t, info_o in ((t.info, o.info), (t.info_complete(), o.info_complete())):
+            for name in fields:
+                assert getattr(info_o, name) == getattr(info_t, name), (name, type(t))
+            assert repr(info_o) == repr(info_t)
+        if t.info._type == "Array":
+            assert o.info._data_type == repr(t.info._data_type)
+            assert len(o.info._compressors) == len(t.info._compressors)
+
+
+@pytest.mark.parametrize("names", [[], ()])
+def test_empty_dimension_names_are_none_as_zarr_python(names):
+    # ome-zarr passes ``dimension_names=[]`` for arrays it has no axes for
+    t = zarr.create_array({}, shape=(2, 3), dtype="i4", dimension_names=names)
+    o = zarrhpc.create_array({}, shape=(2, 3), dtype="i4", dimension_names=names)
+    assert o.metadata.dimension_names is t.metadata.dimension_names is None
+    assert "dimension_names" not in o.metadata.to_dict()
+    with pytest.raises(ValueError, match="dimension"):
+        zarrhpc.create_array({}, shape=(2, 3), dtype="i4", dimension_names=["a"])
+
+
+LIBRARY = '''
+import zarr
+
+
+def make(path):
+    return zarr.create_array(path, shape=(4,), dtype="i4", fill_value=1)
+
+
+def uses_internal():
+    from zarr.core.buffer import default_buffer_prototype
+    return default_buffer_prototype()
+'''
+
+LIBRARY_TESTS = '''
+import numpy as np
+import zarr
+
+import minilib
+
+
+def test_library_makes_zarrhpc_arrays(tmp_path):
+    a = minilib.make(str(tmp_path / "a.zarr"))
+    assert type(a).__module__.startswith("zarrhpc")
+    assert isinstance(a, zarr.Array)
+    assert a[:].tolist() == [1, 1, 1, 1]
+
+
+def test_others_see_zarr_python():
+    import importlib
+    import sys
+
+    import numcodecs.zarr3  # imports zarr itself
+
+    assert sys.modules["zarr"] is importlib.import_module("zarr")
+    assert sys.modules["zarr"].Array.__module__ == "zarr.core.array"
+    assert numcodecs.zarr3.Blosc.__module__.startswith(("numcodecs.", "zarr."))
+    assert zarr.Array.__module__.startswith("zarrhpc")
+
+
+def test_internal():
+    minilib.uses_internal()
+
+
+def test_plain_failure():
+    assert zarr.zeros((2,)).shape == (3,)
+'''
+
+
+def test_downstream_switch_on_a_small_library(tmp_path):
+    pytest.importorskip("xarray")
+    lib = tmp_path / "site" / "minilib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text(textwrap.dedent(LIBRARY))
+    tests = tmp_path / "src" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "test_minilib.py").write_text(textwrap.dedent(LIBRARY_TESTS))
+    out = {}
+    for lib_name in ("zarrhpc", "zarr"):
+        path = tmp_path / f"{lib_name}.json"
+        env = dict(os.environ, DS_LIB=lib_name, DS_OUT=str(path),
+                   DS_ROOTS=os.pathsep.join([str(lib), str(tests)]),
+                   PYTHONPATH=os.pathsep.join([str(HERE), str(tmp_path / "site")]))
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "ds_plugin", "-p",
+                        "no:cacheprovider", "-W", "ignore::DeprecationWarning", "--rootdir",
+                        str(tmp_path / "src"), str(tests)], cwd=tmp_path / "src", env=env,
+                       capture_output=True, timeout=600)
+        out[lib_name] = {k.rsplit("::", 1)[1]: v
+                         for k, v in json.loads(path.read_text()).items()}
+    ours = out["zarrhpc"]
+    assert ours["test_library_makes_zarrhpc_arrays"][0] == "passed"
+    assert ours["test_others_see_zarr_python"][0] == "passed"
+    assert ours["test_internal"] == ["skipped",
+                                     "internal: zarr.core.buffer.default_buffer_prototype"]
+    assert ours["test_plain_failure"][0] == "failed"
+    # the baseline: zarr-python everywhere (its arrays are not zarrhpc's)
+    assert out["zarr"]["test_library_makes_zarrhpc_arrays"][0] == "failed"
+    assert out["zarr"]["test_internal"][0] == "passed"
