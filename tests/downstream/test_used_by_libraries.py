@@ -107,6 +107,9 @@ def test_library_makes_zarrhpc_arrays(tmp_path):
     assert type(a).__module__.startswith("zarrhpc")
     assert isinstance(a, zarr.Array)
     assert a[:].tolist() == [1, 1, 1, 1]
+    # the zarr-python API version zarrhpc follows (libraries branch on its major)
+    from importlib.metadata import version
+    assert zarr.__version__ == version("zarr")
 
 
 def test_others_see_zarr_python():

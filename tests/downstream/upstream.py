@@ -92,6 +92,9 @@ def run_one(root: pathlib.Path, lib: str, zarr_lib: str, extra=(), timeout=3000)
                    PYTHONPATH=os.pathsep.join([str(HERE), str(WORKTREE)]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "ds_plugin", "-p",
                "no:cacheprovider", "--continue-on-collection-errors", "--rootdir", str(src),
+               # pytest-asyncio (installed for xarray) warns at start-up without it, and
+               # cubed's configuration makes that warning an error
+               "-o", "asyncio_default_fixture_loop_scope=function",
                *args, *extra, *paths]
         proc = subprocess.run(cmd, cwd=src, env=env, timeout=timeout,
                               capture_output=True, text=True)

@@ -12,6 +12,8 @@ class, so it can be named, subclassed and used in annotations while modules impo
 using it once tests run (:func:`collection_done`) raises :class:`UsesInternal` naming the
 zarr-python name, which the runners count as "uses zarr-python internals". Imports made
 by any other file (zarrhpc itself, numcodecs, xarray, dask) still see zarr-python.
+``zarr.__version__`` there is the installed zarr-python's (the API zarrhpc follows), not
+zarrhpc's own 0.1.0: libraries pick their zarr-python 2 or 3 code path by it.
 
 Runners: ``tests/api/zarr_python_suite/zp_conftest.py`` (zarr-python's own tests) and
 ``tests/downstream/ds_plugin.py`` (downstream libraries' tests).
@@ -96,6 +98,20 @@ class _InternalMeta(type):
         return super().__new__(mcs, name, bases, ns)
 
 
+def _api_version() -> str:
+    """``zarr.__version__`` for switched code: the installed zarr-python's, whose API
+    zarrhpc follows (libraries choose their code path by it: cubed and dask take their
+    zarr-python 2 path for anything below 3), else zarrhpc's own."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("zarr")
+    except PackageNotFoundError:
+        import zarrhpc
+
+        return zarrhpc.__version__
+
+
 def placeholder(name: str) -> type:
     """The stand-in for zarr-python's ``name`` (a dotted name under ``zarr``)."""
     return _InternalMeta(name.rsplit(".", 1)[-1], (), {"__zp_name__": name})
@@ -121,8 +137,8 @@ class _Proxy(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             real = self.__dict__.get("__zp_real__")
-            if attr == "__version__" and real is not None:
-                return real.__version__
+            if attr == "__version__" and self.__name__ == ALIAS:
+                return _api_version()
             raise AttributeError(attr)
         real = self.__zp_real__
         if real is not None and hasattr(real, attr):
