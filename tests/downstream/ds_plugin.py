@@ -23,6 +23,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -42,7 +43,14 @@ _collector = _load("_zp_upstream", "api/zarr_python_suite/upstream.py")._Collect
 if LIB == "zarrhpc":
     from zarrhpc.testing import zarr_switch
 
-    zarr_switch.install(*[r for r in os.environ.get("DS_ROOTS", "").split(os.pathsep) if r])
+    _roots = [r for r in os.environ.get("DS_ROOTS", "").split(os.pathsep) if r]
+    # a switched module imported before the switch (by a plugin loaded first) is bound to
+    # zarr-python: the run would test a mixture
+    _early = sorted(name for name, m in list(sys.modules.items())
+                    if str(getattr(m, "__file__", None) or "").startswith(tuple(_roots)))
+    if _early:
+        raise pytest.UsageError(f"imported before the zarr switch: {_early[:5]}")
+    zarr_switch.install(*_roots)
 
 
 def pytest_configure(config):

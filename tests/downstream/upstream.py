@@ -44,7 +44,7 @@ LIBS = {
                             "tests/test_structured_arrays.py", "tests/test_dask.py",
                             "tests/lazy/test_read.py", "tests/lazy/test_write.py",
                             "tests/test_io_backwards_compat.py"],
-                ["-o", "addopts=--import-mode=importlib -ptesting.anndata._pytest",
+                ["-o", "addopts=--import-mode=importlib", "-p", "testing.anndata._pytest",
                  "-k", "zarr", "-m", "not gpu"], ()),
     # deselected: tests that read public buckets (no network at test time)
     "ome-zarr": ("ome_zarr", ["tests"],
@@ -96,7 +96,10 @@ def run_one(root: pathlib.Path, lib: str, zarr_lib: str, extra=(), timeout=3000)
         env = dict(os.environ, DS_LIB=zarr_lib, DS_OUT=str(out),
                    DS_ROOTS=os.pathsep.join([*map(str, packages), str(src)]),
                    PYTHONPATH=os.pathsep.join([str(HERE), str(WORKTREE)]))
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "ds_plugin", "-p",
+        # the switch goes in before pytest reads the library's configuration (its
+        # filterwarnings name the library's warning classes: anndata is imported then)
+        boot = "import sys, ds_plugin, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+        cmd = [sys.executable, "-c", boot, "-q", "-p", "ds_plugin", "-p",
                "no:cacheprovider", "--continue-on-collection-errors", "--rootdir", str(src),
                # pytest-asyncio (installed for xarray) warns at start-up without it, and
                # cubed's configuration makes that warning an error
