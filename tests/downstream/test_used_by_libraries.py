@@ -82,6 +82,19 @@ def test_changed_attribute_values_stay_with_their_node(tmp_path, zarr_format):
         assert dict(lib.open_array(path + "/x", mode="r").attrs) == {"names": ["t"]}
 
 
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_empty_member_name_is_the_group_as_zarr_python(zarr_format):
+    # anndata's dask writes address the group's own element as key ""
+    for lib in (zarr, zarrhpc):
+        g = lib.group(zarr_format=zarr_format, attributes={"k": 1})
+        g.create_array("a", shape=(2,), dtype="i4")
+        assert "" in g, lib.__name__
+        same = g[""]
+        assert isinstance(same, lib.Group) and same.path == g.path, lib.__name__
+        assert dict(same.attrs) == {"k": 1} and sorted(same.array_keys()) == ["a"]
+        assert "b" not in g and g.get("b") is None
+
+
 LIBRARY = '''
 import zarr
 

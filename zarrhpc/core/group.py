@@ -149,9 +149,12 @@ class Group(Node):
         return child_path(self._path, rel)
 
     def __getitem__(self, name: str):
+        # "" names the group itself, as in zarr-python (anndata writes its root element
+        # at key "" of a group: ``"" in g``, ``g[""]``)
+        own = isinstance(name, str) and not normalize_path(name)
         try:
-            return open_node(self._store, self._child(name), read_only=self._read_only,
-                             consolidated=self._consolidated)
+            return open_node(self._store, self._path if own else self._child(name),
+                             read_only=self._read_only, consolidated=self._consolidated)
         except NodeNotFoundError:
             # zarr-python raises KeyError(name): its message is the quoted name
             raise NodeNotFoundError(repr(name)) from None
