@@ -95,6 +95,30 @@ def test_empty_member_name_is_the_group_as_zarr_python(zarr_format):
         assert "b" not in g and g.get("b") is None
 
 
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_store_clear_as_zarr_python(tmp_path, kind):
+    # anndata clears the store before writing a root element: ``store.clear()``
+    import asyncio
+
+    def fill(lib):
+        store = (lib.storage.MemoryStore() if kind == "memory"
+                 else lib.storage.LocalStore(str(tmp_path / lib.__name__)))
+        g = lib.open_group(store, mode="w")
+        g.create_array("a/b", shape=(4,), chunks=(2,), dtype="i4")[:] = 1
+        return store
+
+    async def keys(store):
+        return sorted([k async for k in store.list()])
+
+    theirs, ours = fill(zarr), fill(zarrhpc)
+    assert sorted(ours.list()) == asyncio.run(keys(theirs)) != []
+    asyncio.run(theirs.clear())
+    assert ours.clear() is None
+    assert sorted(ours.list()) == asyncio.run(keys(theirs)) == []
+    with pytest.raises(zarrhpc.errors.ReadOnlyError):
+        fill(zarrhpc).with_read_only(True).clear()
+
+
 LIBRARY = '''
 import zarr
 

@@ -36,7 +36,7 @@ WORKTREE = HERE.parent.parent
 # coverage); its markers and warning filters stay its own.
 STACK = ("ome_zarr_models", "pydantic_zarr")
 LIBS = {
-    # its zarr I/O tests (-k zarr: 711 of them); left out for time (1,000 more, ~1 h on
+    # its zarr I/O tests (-k zarr: 598 of them); left out for time (1,090 more, ~1 h on
     # this machine): test_backed_sparse.py, test_concatenate_disk.py, lazy/test_concat.py
     "anndata": ("anndata", ["tests/test_readwrite.py", "tests/test_io_elementwise.py",
                             "tests/test_io_dispatched.py", "tests/test_io_partial.py",
