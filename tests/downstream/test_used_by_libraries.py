@@ -94,6 +94,18 @@ def test_empty_member_name_is_the_group_as_zarr_python(zarr_format):
         assert dict(same.attrs) == {"k": 1} and sorted(same.array_keys()) == ["a"]
         assert "b" not in g and g.get("b") is None
 
+    # del g[""]: the group and everything below it, at the root the whole store
+    for lib in (zarr, zarrhpc):
+        store = lib.storage.MemoryStore()
+        root = lib.open_group(store, mode="w", zarr_format=zarr_format)
+        sub = root.create_group("g", attributes={"k": 1})
+        sub.create_array("a", shape=(2,), dtype="i4")
+        root.create_array("x", shape=(2,), dtype="i4")
+        del sub[""]
+        assert sorted(root.keys()) == ["x"], lib.__name__
+        del root[""]
+        assert lib.open_group(store, mode="a").nmembers() == 0
+
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 def test_store_clear_as_zarr_python(tmp_path, kind):

@@ -453,11 +453,13 @@ class Group(Node):
 
     def __delitem__(self, name: str) -> None:
         self._check_writable()
-        path = self._child(name)
+        # "": the group itself and everything below it, as zarr-python deletes it
+        own = isinstance(name, str) and not normalize_path(name)
+        path = self._path if own else self._child(name)
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
         self._consolidated = None
-        self._store.erase_prefix(path + "/")
+        self._store.erase_prefix(path + "/" if path else "")
 
     # -- display --------------------------------------------------------------------
     def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,
