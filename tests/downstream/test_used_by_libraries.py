@@ -103,6 +103,11 @@ def test_empty_member_name_is_the_group_as_zarr_python(zarr_format):
         root.create_array("x", shape=(2,), dtype="i4")
         del sub[""]
         assert sorted(root.keys()) == ["x"], lib.__name__
+        # require_group("") after that: the group again, empty (anndata's write_elem)
+        again = sub.require_group("")
+        assert again.path == sub.path and again.nmembers() == 0, lib.__name__
+        with pytest.raises(lib.errors.ContainsGroupError):
+            root.create_array("", shape=(2,), dtype="i4")
         del root[""]
         assert lib.open_group(store, mode="a").nmembers() == 0
 

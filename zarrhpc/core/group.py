@@ -143,18 +143,16 @@ class Group(Node):
 
     # -- children -------------------------------------------------------------------
     def _child(self, name: str) -> str:
+        # "" names the group itself, as in zarr-python (anndata writes its root element
+        # at key "" of a group: ``"" in g``, ``g[""]``, ``del g[""]``,
+        # ``g.require_group("")``)
         rel = normalize_path(name)
-        if not rel:
-            raise NodeNotFoundError(f"group {self.name!r}: empty member name {name!r}")
-        return child_path(self._path, rel)
+        return child_path(self._path, rel) if rel else self._path
 
     def __getitem__(self, name: str):
-        # "" names the group itself, as in zarr-python (anndata writes its root element
-        # at key "" of a group: ``"" in g``, ``g[""]``)
-        own = isinstance(name, str) and not normalize_path(name)
         try:
-            return open_node(self._store, self._path if own else self._child(name),
-                             read_only=self._read_only, consolidated=self._consolidated)
+            return open_node(self._store, self._child(name), read_only=self._read_only,
+                             consolidated=self._consolidated)
         except NodeNotFoundError:
             # zarr-python raises KeyError(name): its message is the quoted name
             raise NodeNotFoundError(repr(name)) from None
@@ -453,9 +451,7 @@ class Group(Node):
 
     def __delitem__(self, name: str) -> None:
         self._check_writable()
-        # "": the group itself and everything below it, as zarr-python deletes it
-        own = isinstance(name, str) and not normalize_path(name)
-        path = self._path if own else self._child(name)
+        path = self._child(name)  # "": the group and what is below it, as zarr-python
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
         self._consolidated = None
