@@ -295,8 +295,10 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
         pipeline = CodecPipeline.from_codecs([sharding], spec, doc)
     cke = parse_chunk_key_encoding(chunk_key_encoding, doc)
     if dimension_names is not None:
-        dimension_names = tuple(dimension_names)
-        if len(dimension_names) != len(shape):
+        # no names given ([] or ()) is none at all, as zarr-python stores it (ome-zarr
+        # passes [] for arrays without axes)
+        dimension_names = tuple(dimension_names) or None
+        if dimension_names is not None and len(dimension_names) != len(shape):
             raise ValueError(
                 f"dimension_names: {len(dimension_names)} names for {len(shape)} dimensions"
             )

@@ -107,7 +107,20 @@ def array_info(rows: dict, *, sharded: bool, v2: bool, itemsize: int,
             out.append(("Storage ratio", f"{rows['nbytes'] / stored:.1f}"))
     if initialized is not None:
         out.append(("Shards Initialized" if sharded else "Chunks Initialized", str(initialized)))
-    return NodeInfo(out, width=_ARRAY_WIDTH)
+    fields = {"_type": "Array", "_zarr_format": _format_number(rows["zarr_format"]),
+              "_data_type": rows["data_type"], "_fill_value": fill, "_shape": rows["shape"],
+              "_shard_shape": rows["shards"], "_chunk_shape": rows["chunks"],
+              "_order": rows["order"], "_read_only": rows["read_only"],
+              "_store_type": rows["store_type"], "_filters": tuple(rows["filters"]),
+              "_serializer": None if v2 else rows["serializer"],
+              "_compressors": tuple(rows["compressors"]), "_count_bytes": rows["nbytes"],
+              "_count_bytes_stored": stored, "_count_chunks_initialized": initialized}
+    return NodeInfo(out, width=_ARRAY_WIDTH, fields=fields)
+
+
+def _format_number(text: str):
+    """``"3"`` -> 3 (zarr-python's ``ZarrFormat``); a text that is no number stays."""
+    return int(text) if text.isdigit() else text
 
 
 def _tuple_text(codecs, itemsize: int) -> str:
@@ -124,4 +137,8 @@ def group_info(name: str, zarr_format: str, read_only: bool, store_type: str,
     if counts is not None:
         rows += [("No. members", str(counts[0])), ("No. arrays", str(counts[1])),
                  ("No. groups", str(counts[2]))]
-    return NodeInfo(rows, width=_GROUP_WIDTH)
+    fields = {"_name": name, "_type": "Group", "_zarr_format": _format_number(zarr_format),
+              "_read_only": read_only, "_store_type": store_type}
+    fields.update(zip(("_count_members", "_count_arrays", "_count_groups"),
+                      counts or (None, None, None)))
+    return NodeInfo(rows, width=_GROUP_WIDTH, fields=fields)

@@ -8,6 +8,7 @@ numbers and lists), tuples (lists).
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import MutableMapping
@@ -66,7 +67,16 @@ class Attributes(MutableMapping):
     @property
     def _data(self) -> dict:
         md = self._node._metadata
-        return {} if md is None else md.attributes  # an implicit group has none
+        if md is None:
+            return {}  # an implicit group has none
+        # the node's own copy: parsed documents are shared by every open of the same bytes
+        # (core/formats.py), so a caller's change to a value (``attrs["x"].append(...)``,
+        # as ome-zarr does) must stay with this node, as zarr-python's parse per open does
+        own = self._node.__dict__.get("_own_attributes")
+        if own is None or own[0] is not md:
+            own = (md, copy.deepcopy(md.attributes))
+            self._node.__dict__["_own_attributes"] = own
+        return own[1]
 
     def __getitem__(self, key):
         return self._data[key]

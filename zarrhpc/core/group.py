@@ -143,10 +143,11 @@ class Group(Node):
 
     # -- children -------------------------------------------------------------------
     def _child(self, name: str) -> str:
+        # "" names the group itself, as in zarr-python (anndata writes its root element
+        # at key "" of a group: ``"" in g``, ``g[""]``, ``del g[""]``,
+        # ``g.require_group("")``)
         rel = normalize_path(name)
-        if not rel:
-            raise NodeNotFoundError(f"group {self.name!r}: empty member name {name!r}")
-        return child_path(self._path, rel)
+        return child_path(self._path, rel) if rel else self._path
 
     def __getitem__(self, name: str):
         try:
@@ -450,11 +451,11 @@ class Group(Node):
 
     def __delitem__(self, name: str) -> None:
         self._check_writable()
-        path = self._child(name)
+        path = self._child(name)  # "": the group and what is below it, as zarr-python
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
         self._consolidated = None
-        self._store.erase_prefix(path + "/")
+        self._store.erase_prefix(path + "/" if path else "")
 
     # -- display --------------------------------------------------------------------
     def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,

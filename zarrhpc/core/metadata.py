@@ -21,6 +21,7 @@ stored, never written.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 from dataclasses import dataclass, field, make_dataclass, replace
@@ -245,7 +246,7 @@ class ArrayV3Metadata(_Delegating):
                    chunk_key_encoding=_key_encoding(md.chunk_key_encoding),
                    fill_value=zd._scalar(md.fill_value),
                    codecs=tuple(codec_view(c, itemsize) for c in md.codecs),
-                   attributes=dict(md.attributes),
+                   attributes=copy.deepcopy(md.attributes),
                    dimension_names=None if md.dimension_names is None
                    else tuple(md.dimension_names),
                    storage_transformers=tuple(md.storage_transformers),
@@ -319,7 +320,7 @@ class ArrayV2Metadata(_Delegating):
         comp = None if md.compressor is None else numcodecs.get_codec(dict(md.compressor))
         return cls(shape=tuple(md.shape), chunks=tuple(md.chunks), dtype=zd, fill_value=fill,
                    order=md.order, filters=filters, dimension_separator=md.dimension_separator,
-                   compressor=comp, attributes=dict(md.attributes), _document=md)
+                   compressor=comp, attributes=copy.deepcopy(md.attributes), _document=md)
 
     @property
     def ndim(self) -> int:
@@ -431,7 +432,7 @@ def _view(md, below: dict | None) -> Any:
     if md.zarr_format not in (2, 3):
         return md
     cons = None if below is None else _consolidated(below)
-    return GroupMetadata(attributes=dict(md.attributes), zarr_format=md.zarr_format,
+    return GroupMetadata(attributes=copy.deepcopy(md.attributes), zarr_format=md.zarr_format,
                          consolidated_metadata=cons, _document=md)
 
 

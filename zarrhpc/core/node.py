@@ -10,11 +10,15 @@ __all__ = ["Node", "NodeInfo"]
 
 
 class NodeInfo:
-    """What ``node.info`` shows: a table of the node's properties."""
+    """What ``node.info`` shows: a table of the node's properties. ``fields`` are the same
+    values under the names of zarr-python's ``ArrayInfo``/``GroupInfo`` dataclass fields
+    (``_zarr_format``, ``_type``...), which libraries built on zarr-python read
+    (ome-zarr: ``group.info._zarr_format``)."""
 
-    def __init__(self, rows: list[tuple[str, str]], width: int = 0):
+    def __init__(self, rows: list[tuple[str, str]], width: int = 0, fields=None):
         self.rows = rows
         self.width = width  # zarr-python pads every row to its template's widest label
+        self.__dict__.update(fields or {})
 
     def __repr__(self) -> str:
         width = max([self.width] + [len(k) for k, _ in self.rows])

@@ -514,6 +514,11 @@ class Store(abc.ABC):
         self._check_writable(prefix, "erase a prefix")
         self._erase_prefix(prefix)
 
+    def clear(self) -> None:
+        """Remove every value: zarr-python's ``Store.clear`` (a coroutine there), which
+        anndata calls before writing a root element."""
+        self.erase_prefix("")
+
     # -- listable ----------------------------------------------------------------------
 
     def list(self) -> Iterator[str]:

@@ -3,8 +3,9 @@
 Loaded by ``upstream.py`` (``-p dask_plugin``). With ``DASK_SUITE_LIB=zarrhpc`` it switches,
 for the whole run, what a dask user who wrote ``import zarrhpc as zarr`` meets:
 
-- the tests' ``zarr = pytest.importorskip("zarr")`` gives ``zarrhpc`` (a ``minversion``
-  is checked against zarr-python's, whose API zarrhpc follows), so every array and store
+- the tests' ``zarr = pytest.importorskip("zarr")`` gives ``zarrhpc`` as
+  :mod:`zarrhpc.testing.zarr_switch` presents it (a ``minversion`` and ``zarr.__version__``
+  are zarr-python's, whose API zarrhpc follows), so every array and store
   the tests make (``zarr.array``, ``zarr.zeros_like``, ``zarr.create_array``,
   ``zarr.storage.LocalStore``) is zarrhpc's and every check they make with ``zarr``
   (``zarr.open_group``, ``z.shards``) reads through zarrhpc;
@@ -27,9 +28,10 @@ def _importorskip(original):
         if modname != "zarr":
             return original(modname, minversion=minversion, reason=reason, **kwargs)
         original("zarr", minversion=minversion, reason=reason, **kwargs)  # its version
-        import zarrhpc
+        from zarrhpc.testing import zarr_switch
 
-        return zarrhpc
+        zarr_switch.install()  # the alias package, no file switched
+        return zarr_switch.switched("zarr")
 
     return importorskip
 
