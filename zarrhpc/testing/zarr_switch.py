@@ -12,8 +12,8 @@ class, so it can be named, subclassed and used in annotations while modules impo
 using it once tests run (:func:`collection_done`) raises :class:`UsesInternal` naming the
 zarr-python name, which the runners count as "uses zarr-python internals". Imports made
 by any other file (zarrhpc itself, numcodecs, xarray, dask) still see zarr-python.
-``zarr.__version__`` there is the installed zarr-python's (the API zarrhpc follows), not
-zarrhpc's own 0.1.0: libraries pick their zarr-python 2 or 3 code path by it.
+``zarr.__version__`` there is ``zarrhpc.__version__``, which names the zarr-python API
+zarrhpc follows first (libraries pick their zarr-python 2 or 3 code path by it).
 
 Runners: ``tests/api/zarr_python_suite/zp_conftest.py`` (zarr-python's own tests) and
 ``tests/downstream/ds_plugin.py`` (downstream libraries' tests).
@@ -99,17 +99,12 @@ class _InternalMeta(type):
 
 
 def _api_version() -> str:
-    """``zarr.__version__`` for switched code: the installed zarr-python's, whose API
-    zarrhpc follows (libraries choose their code path by it: cubed and dask take their
-    zarr-python 2 path for anything below 3), else zarrhpc's own."""
-    from importlib.metadata import PackageNotFoundError, version
+    """``zarr.__version__`` for switched code: zarrhpc's own, which names the zarr-python
+    API it follows first (``3.1.6+zarrhpc.0.1.0``: libraries choose their code path by it,
+    cubed and dask take their zarr-python 2 path for anything below 3)."""
+    import zarrhpc
 
-    try:
-        return version("zarr")
-    except PackageNotFoundError:
-        import zarrhpc
-
-        return zarrhpc.__version__
+    return zarrhpc.__version__
 
 
 def placeholder(name: str) -> type:
