@@ -17,9 +17,7 @@ become basic ones; resize and append live in _resize.
 
 from __future__ import annotations
 
-import functools
 import math
-import sys
 import warnings
 from collections import OrderedDict
 from dataclasses import replace
@@ -40,6 +38,16 @@ from zarrhpc.core._select import (
     write_orthogonal,
     write_points,
 )
+from zarrhpc.core._selection_values import (
+    NUMERIC_SCALARS,
+    as_numpy_element,
+    index_array,
+    is_plain_basic,
+    one_element,
+    other_order,
+    points_value,
+    shown_dtype,
+)
 from zarrhpc.core._shard import read_sharded, write_sharded
 from zarrhpc.core._write import broadcast_value, write_selection
 from zarrhpc.core.array_api import ArrayApiMixin
@@ -48,7 +56,7 @@ from zarrhpc.core.formats import doc_key, read_node
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarrhpc.core.node import Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, BroadcastError, SelectionError, ZarrUserWarning
+from zarrhpc.errors import ArrayNotFoundError, ZarrUserWarning
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
     RegularChunkGrid,
@@ -161,7 +169,7 @@ class Array(ArrayApiMixin, Node):
             fill_bytes=md.fill_value.tobytes(), dtype=md.data_type.dtype, shape=md.shape,
             grid=grid, sharding=sharding, write_empty_chunks=self._write_empty_chunks,
             order=self._order)
-        self._swapped = _other_order(self._stored_dtype())
+        self._swapped = other_order(self._stored_dtype())
         # a[int...] / a[slices...] straight to the engine: not when results are converted
         # after the read (stored byte order shown, zarrs' optional type as masked arrays)
         self._lean = self._swapped is None and not _is_optional(md.data_type)
@@ -206,7 +214,7 @@ class Array(ArrayApiMixin, Node):
     def dtype(self) -> np.dtype:
         if self._swapped is not None:
             return self._swapped
-        return _shown_dtype(self._spec.data_type.dtype)
+        return shown_dtype(self._spec.data_type.dtype)
 
     @property
     def _irregular(self) -> bool:
@@ -360,7 +368,7 @@ class Array(ArrayApiMixin, Node):
                                      + (Ellipsis,), out)
         if kind == "orthogonal":
             norm = normalize_orthogonal(selection, shape)
-            if _is_plain_basic(norm):  # ints and slices: the basic path (an array always)
+            if is_plain_basic(norm):  # ints and slices: the basic path (an array always)
                 return self._read_native(norm + (Ellipsis,), out)
             proj = orthogonal_projection(norm, shape, prep.chunks)
             result = self._result(proj.out_shape, out)
@@ -400,7 +408,7 @@ class Array(ArrayApiMixin, Node):
         self._check_writable()
         if kind == "orthogonal":
             norm = normalize_orthogonal(selection, shape)
-            if _is_plain_basic(norm):
+            if is_plain_basic(norm):
                 self._write(norm, value)
                 return
             proj = orthogonal_projection(norm, shape, prep.chunks)
@@ -410,7 +418,7 @@ class Array(ArrayApiMixin, Node):
         if kind == "coordinate":
             proj = coordinate_projection(check_coordinate(selection, shape), shape,
                                          prep.chunks)
-            value = _points_value(value, proj.out_shape)
+            value = points_value(value, proj.out_shape)
         else:
             proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
         write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
@@ -426,7 +434,7 @@ class Array(ArrayApiMixin, Node):
 
     def _get(self, kind: str, selection, out=None, fields=None):
         if isinstance(selection, Array):  # as zarr-python: a zarr array is read first
-            selection = _index_array(selection)
+            selection = index_array(selection)
         dtype = check_fields(fields, self.dtype)
         if not fields:
             return self._masked(self._get_raw(kind, selection, out))
@@ -462,7 +470,7 @@ class Array(ArrayApiMixin, Node):
                 value = read_box(self._prep, selection)  # (ndim > 0: zarr-python's type)
             if value is not None:
                 return value
-        if _is_plain_basic(selection):
+        if is_plain_basic(selection):
             return self._masked(self._as_zarr_python(self._read(selection), selection))
         fields, pure = pop_fields(selection)
         if is_pure_fancy_indexing(pure, self.ndim):
@@ -474,9 +482,9 @@ class Array(ArrayApiMixin, Node):
     def __setitem__(self, selection, value) -> None:
         if _is_optional(self._spec.data_type):
             value = from_masked(value, self._prep.dtype)
-        elif value is np.ma.masked and _one_element(selection, self.ndim):
-            value = _as_numpy_element(value, self._prep.dtype)
-        if _is_plain_basic(selection):
+        elif value is np.ma.masked and one_element(selection, self.ndim):
+            value = as_numpy_element(value, self._prep.dtype)
+        if is_plain_basic(selection):
             self._write(selection, value)
             return
         fields, pure = pop_fields(selection)
@@ -512,7 +520,7 @@ class Array(ArrayApiMixin, Node):
             return result[()] if basic else result
         if basic:
             return result
-        if isinstance(result, _NUMERIC_SCALARS) and self._swapped is None:
+        if isinstance(result, NUMERIC_SCALARS) and self._swapped is None:
             return result.__array__()  # a 0-d array of the scalar's own dtype
         shown = np.empty((), dtype=self.dtype)  # strings keep their length; stored order
         shown[()] = result
@@ -722,80 +730,6 @@ class Array(ArrayApiMixin, Node):
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
 
 
-@functools.lru_cache(maxsize=64)
-def _other_order(stored) -> np.dtype | None:
-    """A v2 stored dtype whose numbers are in the other byte order than the machine's
-    (``'>u4'`` on little-endian), or None: what such an array's ``dtype`` and reads show,
-    as in zarr-python (the engine itself works in machine order)."""
-    if stored is None or stored.fields is not None or stored.kind not in "iufcmM":
-        return None
-    if stored.itemsize == 1 or stored.byteorder in ("=", "|") or stored.isnative:
-        return None
-    return stored
-
-
-def _shown_dtype(dtype: np.dtype) -> np.dtype:
-    """``dtype`` as zarr-python's ``Array.dtype`` shows it: a multi-byte number with its
-    byte order explicit (``dtype('<f8')``, not ``dtype('float64')``; equal either way)."""
-    if dtype.kind in "iufc" and dtype.itemsize > 1 and dtype.byteorder == "=":
-        return dtype.newbyteorder("<" if sys.byteorder == "little" else ">")
-    return dtype
-
-
-def _points_value(value, out_shape):
-    """A coordinate selection's value as zarr-python takes it: a value of several
-    dimensions is taken element by element in C order (its shape need not be the
-    selection's), a 1-d one must have one element per point (or one)."""
-    if np.ndim(value) == 0 or isinstance(value, (str, bytes)):
-        return value
-    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
-    n = math.prod(out_shape)
-    flat = arr.reshape(-1) if arr.ndim > 1 else arr
-    if flat.shape[0] not in (1, n):
-        raise BroadcastError(f"Attempting to set a selection of {n} elements with an array "
-                             f"of {flat.shape[0]} elements.")
-    return flat.reshape(out_shape) if flat.shape[0] == n else flat
-
-
-# numpy scalars a 0-d array is made from directly (strings and records go through an
-# array of the array's dtype, which keeps their length)
-_NUMERIC_SCALARS = (np.number, np.bool_, np.datetime64)
-
-
-def _one_element(selection, ndim: int) -> bool:
-    """An int per dimension: numpy assigns the value as a scalar there."""
-    sel = selection if type(selection) is tuple else (selection,)
-    return len(sel) == ndim and all(isinstance(s, (int, np.integer)) for s in sel)
-
-
-def _as_numpy_element(value, dtype):
-    """``value`` as numpy's scalar assignment converts it. For the masked constant (whose
-    data is a plain 0) that is NaN with numpy's warning for floats and MaskError for ints,
-    as zarr-python (a numpy setitem) gives; a slice or fancy selection takes its data 0,
-    as numpy's does."""
-    arr = np.empty((), dtype=dtype)
-    arr[()] = value
-    return arr
-
-
-def _is_plain_basic(selection) -> bool:
-    """Ints, slices and Ellipsis only: basic indexing, no dispatch needed."""
-    if type(selection) is tuple:
-        for s in selection:  # (a loop, not all() of a generator: W4's reads pass here)
-            if type(s) is not slice and type(s) is not int and s is not Ellipsis:
-                return False
-        return True
-    return type(selection) in (int, slice) or selection is Ellipsis
-
-
-def _index_array(arr: Array) -> np.ndarray:
-    if arr.dtype.kind not in "iub":
-        raise SelectionError(
-            f"Invalid array dtype: {arr.dtype}. Arrays used as indices must be of integer "
-            "or boolean type")
-    return np.asarray(arr)
-
-
 class OIndex:
     """``a.oindex[...]``: orthogonal selections (zarr-python's OIndex)."""
 
@@ -806,7 +740,7 @@ class OIndex:
 
     def __getitem__(self, selection):
         if isinstance(selection, Array):
-            selection = _index_array(selection)
+            selection = index_array(selection)
         fields, selection = pop_fields(selection)
         return self.array.get_orthogonal_selection(selection, fields=fields)
 
@@ -825,7 +759,7 @@ class VIndex:
 
     def __getitem__(self, selection):
         if isinstance(selection, Array):
-            selection = _index_array(selection)
+            selection = index_array(selection)
         fields, selection = pop_fields(selection)
         kind, norm = normalize_vindex(selection, self.array.shape)
         if kind == "coordinate":
