@@ -74,6 +74,15 @@ def is_transient(exc: BaseException) -> bool:
     return any(word in text for word in _TRANSIENT_WORDS)
 
 
+def _range_refused(exc: StoreError) -> bool:
+    """Whether a failed read was the server refusing the range (416: past the end of the
+    object), read from the library's own words, never the status number: a URL can hold
+    "416" too (a bucket path of random hex did: a read failing for good was then taken as an
+    empty range, and a shard as 0 bytes)."""
+    reason = getattr(exc, "reason", "").lower()  # aiohttp's text names the URL as well
+    return "invalidrange" in reason or "not satisfiable" in reason
+
+
 #: What zarr-python's FsspecStore reads as a missing key by default.
 ALLOWED_EXCEPTIONS: tuple[type[Exception], ...] = (
     FileNotFoundError, IsADirectoryError, NotADirectoryError)
@@ -264,7 +273,9 @@ class FsspecStore(RemoteStore):
                     why = (f"no answer within request_timeout={limit} s"
                            if isinstance(exc, TimeoutError) and not str(exc)
                            else f"{type(exc).__name__}: {exc}")
-                    raise cls(f"{self.url_of(key)}: {action} failed: {why}") from None
+                    err = cls(f"{self.url_of(key)}: {action} failed: {why}")
+                    err.reason = why  # the library's words alone: see _range_refused
+                    raise err from None
                 time.sleep(pause)
 
     # -- primitives --------------------------------------------------------------------
@@ -301,7 +312,7 @@ class FsspecStore(RemoteStore):
         except FileNotFoundError:
             return None
         except StoreError as exc:
-            if any(w in str(exc) for w in ("416", "InvalidRange", "range is not satisfiable")):
+            if _range_refused(exc):
                 return Fetched(b"", size, None)
             raise
         return Fetched(data, size, None)
@@ -325,7 +336,7 @@ class FsspecStore(RemoteStore):
         except FileNotFoundError:
             return None
         except StoreError as exc:
-            if not any(w in str(exc) for w in ("416", "InvalidRange", "not satisfiable")):
+            if not _range_refused(exc):
                 raise
             if suffix is None:  # a range past the end
                 return Fetched(b"", None, None)
