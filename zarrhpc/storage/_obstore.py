@@ -236,7 +236,8 @@ class ObstoreStore(RemoteStore):
                     head = self._head(key)
                     return None if head is None else Fetched(b"", head[0], head[1])
                 return Fetched(b"", None, None)
-            if "non-partial response" in str(exc) and options.get("range") is not None:
+            if (("non-partial response" in str(exc) or "Range request not supported" in str(exc))
+                    and options.get("range") is not None):
                 # the server ignored the Range (it does for an empty object): cut it here
                 return _cut(self._fetch(key, etag=etag), start, stop, suffix)
             raise self._error("GET", key, exc) from None
