@@ -324,6 +324,7 @@ class FsspecStore(RemoteStore):
                 # a method the file system defines itself, not through fsspec's
                 # blocking wrapper: it takes no timeout (its tries are not cut)
                 kw = {}
+                continue
             except Exception as exc:
                 failure = exc
             pause = next(pauses, None) if is_transient(failure) else None
