@@ -233,7 +233,12 @@ def _check_read(out: Outcome, label: str, root: str, m: np.ndarray, model: np.nd
     if peers:
         import zarr
 
-        theirs = zarr.open_array(root, mode="r").vindex[m]
+        try:
+            theirs = zarr.open_array(root, mode="r").vindex[m]
+        except TypeError as exc:  # zarr-python 3.1: structured dtypes in shards
+            if "unhashable" in str(exc):
+                return
+            raise
         if not _same(np.asarray(theirs).astype(want.dtype), want):
             out.problems.append(f"{label}: zarr-python reads otherwise")
 
