@@ -42,7 +42,7 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("www")
     zarrhpc.create_array(LocalStore(root), name="s", shape=DATA.shape, dtype="i4",
                          chunks=(4, 4), shards=(16, 16), fill_value=0)[...] = DATA
-    for name in ("run-503", "plain"):
+    for name in ("run-503", "plain", "InvalidRange"):
         os.makedirs(root / name)
         (root / name / "obj-504").write_bytes(PAYLOAD)
     with HTTPRangeServer(root) as server, CountingProxy(server.endpoint) as proxy:
@@ -121,6 +121,28 @@ def test_failing_burst_reads_the_data(served, backend, fault):
         np.testing.assert_array_equal(a[0:2, 0:2], DATA[0:2, 0:2])
     finally:
         proxy.clear_faults()
+
+
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+@pytest.mark.parametrize("fault", [500, 403])
+@pytest.mark.parametrize("ranged", [False, True], ids=["whole", "ranged"])
+def test_a_key_named_invalidrange_is_not_a_refused_range(served, backend, fault, ranged):
+    """obstore took "InvalidRange" anywhere in its error -- the URL too -- for S3's refusal
+    of a range past the end: every failed GET of such a key answered b"" (old code)."""
+    proxy = served
+    store = open_url(f"{proxy.endpoint}/InvalidRange", storage_options={
+        "backend": backend, "retry_timeout": 0.3, "request_timeout": 2.0})
+    proxy.fail_next(10**9, fault)
+    try:
+        with pytest.raises(StoreError):
+            if ranged:
+                store.get_partial_values([("obj-504", 10, 20)])
+            else:
+                store.get("obj-504")
+    finally:
+        proxy.clear_faults()
+    assert bytes(store.get("obj-504")) == PAYLOAD
+    assert [bytes(v) for v in store.get_partial_values([("obj-504", 2000, 5)])] == [b""]
 
 
 def _aiohttp_error(status, url):

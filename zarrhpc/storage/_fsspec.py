@@ -133,7 +133,11 @@ def _range_refused(exc: StoreError) -> bool:
     object), read from the library's own words, never the status number: a URL can hold
     "416" too (a bucket path of random hex did: a read failing for good was then taken as an
     empty range, and a shard as 0 bytes)."""
-    reason = getattr(exc, "reason", "").lower()  # aiohttp's text names the URL as well
+    status, code = getattr(exc, "answer", (None, None))
+    if status is not None or code is not None:
+        return status == 416 or code == "InvalidRange"
+    # aiohttp's text names the URL as well (a key named "InvalidRange" read as empty)
+    reason = _URL.sub("", getattr(exc, "reason", "")).lower()
     return "invalidrange" in reason or "not satisfiable" in reason
 
 
@@ -337,6 +341,7 @@ class FsspecStore(RemoteStore):
                        else f"{type(failure).__name__}: {failure}")
                 err = cls(f"{self.url_of(key)}: {action} failed: {why}")
                 err.reason = why  # the library's words alone: see _range_refused
+                err.answer = _answer(failure)
                 raise err from None
             time.sleep(pause)
 

@@ -538,8 +538,12 @@ def _is_cut(exc: BaseException) -> bool:
 
 
 def _is_416(exc: BaseException) -> bool:
+    """Whether obstore's error is the server refusing a range past the end, read from the
+    words obstore and S3 put around the status (a URL names the key: a key holding
+    "InvalidRange" made every failed GET of it an empty object)."""
     text = str(exc)
-    return (("416" in text and "Range Not Satisfiable" in text) or "InvalidRange" in text
+    return ("status code: 416 Range Not Satisfiable" in text
+            or "<Code>InvalidRange</Code>" in text
             or "Wanted range starting at" in text)  # obstore's memory and local-file stores
 
 
