@@ -452,6 +452,10 @@ class FsspecStore(RemoteStore):
             total = content_range.rpartition("/")[2]
             if total.isdigit():
                 return body, int(total), resp.get("ETag"), False
+            if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 206:
+                # a part without its place: taken for the whole object, it was cut again
+                # (a range read as other bytes, or as empty)
+                raise ValueError("a partial answer (206) without a Content-Range")
             return body, len(body), resp.get("ETag"), True
 
         try:
