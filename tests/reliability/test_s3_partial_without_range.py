@@ -66,3 +66,27 @@ def test_partial_answer_without_content_range_is_refused(endpoint, backend):
     finally:
         proxy.strip = False
     assert [bytes(v) for v in fresh.get_partial_values([("blob", 100, 50)])] == [BLOB[100:150]]
+
+
+@pytest.mark.parametrize("rng, content_range, n, ok", [
+    ("bytes=10-19", "bytes 10-19/100", 10, True),
+    ("bytes=90-199", "bytes 90-99/100", 10, True),     # past the end: cut by the server
+    ("bytes=-20", "bytes 80-99/100", 20, True),
+    ("bytes=-200", "bytes 0-99/100", 100, True),
+    ("bytes=40-", "bytes 40-99/100", 60, True),
+    ("bytes=10-19", "bytes 0-9/100", 10, False),       # another part
+    ("bytes=10-19", "bytes 10-19/100", 5, False),      # a body shorter than it names
+    ("bytes=10-19", "bytes 10-14/100", 5, False),      # less than asked, not at the end
+    ("bytes=-20", "bytes 70-89/100", 20, False),
+    ("bytes=40-", "bytes 40-79/100", 40, False),
+    (None, "bytes 0-9/100", 10, False),                # a part for a whole GET
+    (None, "bytes 0-99/100", 100, True),               # the whole, named as a part
+])
+def test_a_partial_answer_must_be_the_range_asked(rng, content_range, n, ok):
+    from zarrhpc.storage._fsspec import _check_part
+
+    if ok:
+        _check_part(rng, content_range, n)
+    else:
+        with pytest.raises(ValueError):
+            _check_part(rng, content_range, n)

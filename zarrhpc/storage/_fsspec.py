@@ -114,6 +114,26 @@ def is_transient(exc: BaseException) -> bool:
     return any(word in text for word in _TRANSIENT_WORDS)
 
 
+_PART = re.compile(r"bytes (\d+)-(\d+)/(\d+)$")
+
+
+def _check_part(rng: str | None, content_range: str, n: int) -> None:
+    """Refuse a partial answer that is not the range asked (``rng``: ``bytes=a-b``,
+    ``bytes=a-`` or ``bytes=-n``): another part, or a body of another length than its
+    Content-Range names, would be read at the wrong offsets."""
+    m = _PART.match(content_range.strip())
+    if m is None:
+        raise ValueError(f"a partial answer {content_range!r} to {rng or 'a whole GET'}")
+    first, last, size = map(int, m.groups())
+    a, _, b = (rng or "bytes=0-")[len("bytes="):].partition("-")
+    if a == "":
+        want = (max(size - int(b), 0), size - 1)
+    else:
+        want = (int(a), size - 1 if b == "" else min(int(b), size - 1))
+    if (first, last) != want or n != last - first + 1:
+        raise ValueError(f"the answer {content_range!r} ({n} bytes) is not the range {rng}")
+
+
 def _missing(exc: FileNotFoundError) -> bool:
     """Whether ``exc`` says the object is missing. fsspec's HTTP ``info`` raises
     `FileNotFoundError` for any failure of its HEAD and GET -- a 503, a 403, a reset
@@ -451,6 +471,7 @@ class FsspecStore(RemoteStore):
             content_range = resp.get("ContentRange") or ""  # "bytes 0-99/1234"
             total = content_range.rpartition("/")[2]
             if total.isdigit():
+                _check_part(rng, content_range, len(body))
                 return body, int(total), resp.get("ETag"), False
             if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 206:
                 # a part without its place: taken for the whole object, it was cut again
