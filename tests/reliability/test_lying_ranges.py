@@ -13,8 +13,6 @@ bytes than it names with the right length is not detectable here (checksums are)
 from __future__ import annotations
 
 import json
-import os
-import re
 
 import numpy as np
 import pytest
@@ -23,39 +21,11 @@ import zarrhpc
 from zarrhpc.errors import CorruptChunkError, StoreError
 from zarrhpc.storage import LocalStore
 from zarrhpc.storage.remote import open_url
-from zarrhpc.testing import servers
+from zarrhpc.testing.differential_http import LyingServer
 
 BLOB = bytes(range(256)) * 8
 DATA = np.arange(64 * 64, dtype="i4").reshape(64, 64) + 1
 MODES = ["whole200", "short_honest", "short_lie"]
-
-
-class _Lying(servers._FileHandler):
-    def _send(self, status, body=b"", headers=None, head=False):
-        mode, rng = self.owner.mode, self.headers.get("Range")
-        headers = dict(headers or {})
-        if rng and status == 206 and mode:
-            first, _, total = re.match(r"bytes (\d+)-(\d+)/(\d+)",
-                                       headers["Content-Range"]).groups()
-            if mode == "whole200":
-                with open(os.path.join(self.owner.root, self.path.lstrip("/")), "rb") as f:
-                    status, body = 200, f.read()
-                del headers["Content-Range"]
-            else:
-                body = body[:len(body) // 2]
-                if mode == "short_honest":
-                    headers["Content-Range"] = \
-                        f"bytes {first}-{int(first) + len(body) - 1}/{total}"
-        super()._send(status, body, headers, head)
-
-
-class _LyingServer(servers._Served):
-    handler = _Lying
-
-    def __init__(self, root):
-        super().__init__()
-        self.root = os.path.realpath(root)
-        self.mode = None
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +43,7 @@ def lying(tmp_path_factory):
         local.set(key, bytes(local.get(key))[:-4])
     np.testing.assert_array_equal(zarrhpc.open_array(local, path="s")[...], DATA)
     local.set("blob", BLOB)
-    with _LyingServer(root) as server:
+    with LyingServer(root) as server:
         yield server
 
 
@@ -86,7 +56,7 @@ def _store(server, backend):
 @pytest.mark.parametrize("mode", MODES)
 def test_partial_values_never_wrong(lying, backend, mode):
     store = _store(lying, backend)
-    lying.mode = mode
+    lying.set_mode(mode)
     try:
         got = store.get_partial_values([("blob", 100, 50), ("blob", 1000, 30),
                                         ("blob", -20, None)])
@@ -95,7 +65,7 @@ def test_partial_values_never_wrong(lying, backend, mode):
         assert "blob" in str(exc)
         return
     finally:
-        lying.mode = None
+        lying.set_mode("honest")
     assert [bytes(g) for g in got] == [BLOB[100:150], BLOB[1000:1030], BLOB[-20:]]
 
 
@@ -105,7 +75,7 @@ def test_partial_values_never_wrong(lying, backend, mode):
                                  np.s_[[1, 40], [2, 63]]], ids=["box", "element", "rows", "points"])
 def test_shard_reads_never_wrong(lying, backend, mode, sel):
     a = zarrhpc.open_array(_store(lying, backend), path="s")
-    lying.mode = mode
+    lying.set_mode(mode)
     try:
         got = a.vindex[sel] if isinstance(sel[0], list) else a[sel]
     except (StoreError, CorruptChunkError) as exc:
@@ -113,5 +83,5 @@ def test_shard_reads_never_wrong(lying, backend, mode, sel):
         assert "s/c/" in str(exc)
         return
     finally:
-        lying.mode = None
+        lying.set_mode("honest")
     np.testing.assert_array_equal(got, DATA[sel])

@@ -54,14 +54,9 @@ def _store(proxy, root):
         "backend": "fsspec", "retry_timeout": 3.0, "request_timeout": 2.0})
 
 
-@pytest.mark.parametrize("root", ["run-503", "plain"])
-@pytest.mark.parametrize("status", [400, 403, 405, 409])
-@pytest.mark.parametrize("ranged", [False, True], ids=["whole", "ranged"])
-def test_permanent_failure_is_not_retried(served, root, status, ranged):
-    proxy = served
-    store = _store(proxy, root)
-    proxy.reset()
-    proxy.fail_next(10**9, status)
+def _failing_read(proxy, store, fault, ranged):
+    """A read of ``obj-504`` while every request fails with ``fault``: its StoreError."""
+    proxy.fail_next(10**9, fault)
     try:
         with pytest.raises(StoreError) as info:
             if ranged:
@@ -70,6 +65,17 @@ def test_permanent_failure_is_not_retried(served, root, status, ranged):
                 store.get("obj-504")
     finally:
         proxy.clear_faults()
+    return info
+
+
+@pytest.mark.parametrize("root", ["run-503", "plain"])
+@pytest.mark.parametrize("status", [400, 403, 405, 409])
+@pytest.mark.parametrize("ranged", [False, True], ids=["whole", "ranged"])
+def test_permanent_failure_is_not_retried(served, root, status, ranged):
+    proxy = served
+    store = _store(proxy, root)
+    proxy.reset()
+    info = _failing_read(proxy, store, status, ranged)
     assert f"{root}/obj-504" in str(info.value)
     # one try: fsspec's `info` sends a GET after a failed HEAD itself (the old code: 6-8)
     assert proxy.total == (2 if ranged else 1), (proxy.total, str(info.value))
@@ -132,15 +138,7 @@ def test_a_key_named_invalidrange_is_not_a_refused_range(served, backend, fault,
     proxy = served
     store = open_url(f"{proxy.endpoint}/InvalidRange", storage_options={
         "backend": backend, "retry_timeout": 0.3, "request_timeout": 2.0})
-    proxy.fail_next(10**9, fault)
-    try:
-        with pytest.raises(StoreError):
-            if ranged:
-                store.get_partial_values([("obj-504", 10, 20)])
-            else:
-                store.get("obj-504")
-    finally:
-        proxy.clear_faults()
+    _failing_read(proxy, store, fault, ranged)
     assert bytes(store.get("obj-504")) == PAYLOAD
     assert [bytes(v) for v in store.get_partial_values([("obj-504", 2000, 5)])] == [b""]
 
