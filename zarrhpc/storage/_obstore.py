@@ -544,7 +544,8 @@ def _is_416(exc: BaseException) -> bool:
     text = str(exc)
     return ("status code: 416 Range Not Satisfiable" in text
             or "<Code>InvalidRange</Code>" in text
-            or "Wanted range starting at" in text)  # obstore's memory and local-file stores
+            or "Wanted range starting at" in text  # obstore's memory store
+            or "Requested range was invalid" in text)  # obstore's local-file store
 
 
 def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict) -> Any:
