@@ -95,6 +95,7 @@ from typing import Any, NamedTuple
 
 from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage._ranges import coalesce, split
+from zarrhpc.storage._values import checked_length
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
 __all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "backoff", "store_settings"]
@@ -192,33 +193,6 @@ class Fetched(NamedTuple):
     data: Buffer
     size: int | None  # the whole object's size, when the answer tells it
     etag: str | None
-
-
-def _checked_length(url: str, got: Fetched | None, start: int | None, stop: int | None,
-                    suffix: int | None) -> Fetched | None:
-    """``got``, if its length is the one asked of an object of its size: an answer cut
-    short with a consistent Content-Length (or a server sending fewer bytes than its
-    Content-Range names) was taken as the range, its bytes at the wrong offsets."""
-    if got is None:
-        return None
-    n, size = memoryview(got.data).nbytes, got.size
-    if suffix is not None:
-        want = suffix if size is None else min(suffix, size)
-        bad = n > suffix if size is None else n != want
-    elif start is not None and size is not None:
-        end = size if stop is None else min(stop, size)
-        want = max(end - start, 0)
-        bad = n != want
-    elif start is not None and stop is not None:  # size untold: never longer
-        want = stop - start
-        bad = n > want
-    else:
-        return got
-    if bad:
-        raise StoreError(f"{url}: the server answered {n} bytes for a range of {want} bytes "
-                         f"of an object of {size if size is not None else 'untold'} bytes "
-                         "(an answer cut short or a wrong range): not read as data")
-    return got
 
 
 class ObjectChanged(Exception):
@@ -551,7 +525,7 @@ class RemoteStore(Store):
                        suffix: int | None = None,
                        etag: str | None = None) -> Fetched | None:
         try:
-            return _checked_length(self.url_of(key), self._fetch(key, start, stop, suffix, etag),
+            return checked_length(self.url_of(key), self._fetch(key, start, stop, suffix, etag),
                                    start, stop, suffix)
         except ObjectChanged:
             self._cache.drop(key)
@@ -628,7 +602,7 @@ class RemoteStore(Store):
         if entry is not None:
             return _RemoteReader(self, key, entry.size, entry.etag, entry.probe)
         t0 = time.perf_counter()
-        got = _checked_length(self.url_of(key), self._fetch(key, suffix=self.settings["tail_bytes"]),
+        got = checked_length(self.url_of(key), self._fetch(key, suffix=self.settings["tail_bytes"]),
                               None, None, self.settings["tail_bytes"])
         probe = time.perf_counter() - t0
         if got is None:
