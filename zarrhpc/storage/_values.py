@@ -201,9 +201,10 @@ def apply_writes(
 
 def checked_length(url: str, got: Any, start: int | None, stop: int | None,
                    suffix: int | None) -> Any:
-    """``got`` (a backend's ``Fetched``: ``data``, ``size``), if its length is the one asked of an object of its size: an answer cut
-    short with a consistent Content-Length (or a server sending fewer bytes than its
-    Content-Range names) was taken as the range, its bytes at the wrong offsets."""
+    """``got`` (a remote backend's ``Fetched``: ``data``, ``size``) if its length is the
+    one asked of an object of its size, else `StoreError`: an answer cut short with a
+    consistent Content-Length (or a server sending fewer bytes than its Content-Range
+    names) was taken as the range, its bytes at the wrong offsets."""
     if got is None:
         return None
     n, size = memoryview(got.data).nbytes, got.size
