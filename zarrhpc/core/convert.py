@@ -174,12 +174,14 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
         raise NodeExistsError(f"convert: the destination {dst!r} already holds Zarr nodes")
     root = open_node(src_store, "", read_only=True)
     nodes = _nodes(root)
+    draft = getattr(root._metadata, "read_only", False)
+    if not draft:
+        _refuse_unreached(src_store, nodes)
     plans = {p: plan_array(n._metadata) for p, n in nodes if isinstance(n, Array)}
     total = sum(n.nchunks for p, n in nodes if isinstance(n, Array))
     bar = _Progress(total, sys.stderr.isatty() if progress is None else progress)
     before = {p: _digests(n, plans[p].metadata.data_type.dtype) for p, n in nodes
               if isinstance(n, Array)} if (verify and in_place) else {}
-    draft = getattr(root._metadata, "read_only", False)
     was_consolidated = isinstance(root, Group) and root._consolidated is not None and not draft
     if not was_consolidated and isinstance(root, Group) and not draft:
         from zarrhpc.core.consolidated import load_consolidated
@@ -217,6 +219,26 @@ def convert(src, dst=None, *, to: str = "v3", in_place: bool = False, verify: bo
     if verify:
         _verify(nodes, result, before)
     return result
+
+
+def _refuse_unreached(store, nodes) -> None:
+    """Refuse a v2 source holding nodes the hierarchy does not reach: under a directory
+    without ``.zgroup`` (z5py writes such paths; zarr-python opens the array by its path).
+    Converting the rest dropped them from the result with no error (and, in place, left
+    them v2 under a v3 root)."""
+    reached = {path for path, _ in nodes}
+    missed = sorted({key.rpartition("/")[0] for key in store.list()
+                     if key.rpartition("/")[2] in (ZARRAY, ZGROUP)} - reached)
+    if missed:
+        path = missed[0]
+        parts = path.split("/")
+        implicit = next(("/".join(parts[:i]) for i in range(1, len(parts))
+                         if "/".join(parts[:i]) not in reached), path)
+        raise UnsupportedError(
+            f"convert: {path!r} (and {len(missed) - 1} more nodes) lie under {implicit!r}, "
+            f"which has no {ZGROUP}: the hierarchy does not reach them and they would be "
+            f"left out; create the group explicitly first (zarrhpc.open_group(store, "
+            f"path={implicit!r}, mode='a', zarr_format=2)); nothing was written")
 
 
 def _remove_old_documents(store, nodes, draft: bool) -> None:

@@ -102,6 +102,8 @@ def _plan_v2(md: ArrayMetadataV2) -> ArrayPlan:
     if dims is not None:
         attrs.pop("_ARRAY_DIMENSIONS")
     codecs = _reencode_chain(md, dt) if reason else md.codecs_v3()
+    if filters and filters[0] == {"id": "shuffle", "elementsize": 0}:
+        codecs = [_shuffle_by_type(c, md.dtype) for c in codecs]
     fill = md.to_spec().fill_value
     if fill.dtype != dt.dtype:
         fill = fill.astype(dt.dtype)
@@ -111,6 +113,17 @@ def _plan_v2(md: ArrayMetadataV2) -> ArrayPlan:
         fill_value=fill, codecs=codecs, attributes=attrs, dimension_names=dims,
     )
     return ArrayPlan(out, "reencode" if reason else "keep", reason)
+
+
+def _shuffle_by_type(codec: dict, dtype: np.dtype) -> dict:
+    """libnetcdf's ``shuffle`` with ``elementsize: 0`` (by the type's size, as zarrhpc
+    reads it) with the size spelled out: zarr-python reads 0 as "no shuffle" and handed
+    out scrambled values of the converted array (the bytes stay; only the spelling)."""
+    if codec.get("name") != "numcodecs.shuffle" or \
+            (codec.get("configuration") or {}).get("elementsize") != 0:
+        return codec
+    return {**codec, "configuration": {**codec["configuration"],
+                                       "elementsize": max(int(dtype.itemsize), 1)}}
 
 
 def _plan_draft(md: ArrayMetadataV3Draft) -> ArrayPlan:

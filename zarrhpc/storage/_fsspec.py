@@ -32,6 +32,7 @@ HTTP(S) through fsspec is read-only.
 from __future__ import annotations
 
 import os
+import re
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
@@ -53,7 +54,12 @@ from zarrhpc.storage.abc import RangeReader
 
 __all__ = ["ALLOWED_EXCEPTIONS", "FsspecStore", "is_transient"]
 
-_TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
+#: HTTP statuses worth another try, read only from the status the library recorded
+_TRANSIENT_STATUS = frozenset({500, 502, 503, 504})
+#: S3 error codes worth another try (RequestTimeout comes with status 400)
+_TRANSIENT_CODES = frozenset({"InternalError", "SlowDown", "ServiceUnavailable",
+                              "RequestTimeout"})
+_TRANSIENT_WORDS = ("InternalError", "SlowDown",
                     "ServiceUnavailable", "RequestTimeout", "Server disconnected",
                     "Connection reset", "timed out", "Timeout",
                     # an answer cut short (aiohttp, botocore, http.client)
@@ -61,17 +67,85 @@ _TRANSIENT_WORDS = ("500", "502", "503", "504", "InternalError", "SlowDown",
                     "ResponseStreamingError", "ServerDisconnected", "ConnectionClosed",
                     "Connection closed", "ClientOSError", "EndpointConnectionError",
                     "Connection was closed")
+# a URL (or aiohttp's ``url='...'``) in a message: its words are the user's, not the library's
+_URL = re.compile(r"url=(?:'[^']*'|\S*)|[a-zA-Z][a-zA-Z0-9+.-]*://\S*")
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def _answer(exc: BaseException) -> tuple[int | None, str | None]:
+    """The HTTP status and S3 error code the library recorded with ``exc`` or its causes
+    (aiohttp's ``status``, botocore's ``response``), or ``(None, None)``."""
+    for e in _chain(exc):
+        status = getattr(e, "status", None)
+        if isinstance(status, int) and not isinstance(status, bool):
+            return status, None
+        response = getattr(e, "response", None)
+        if isinstance(response, dict):
+            status = (response.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+            code = (response.get("Error") or {}).get("Code")
+            return (status if isinstance(status, int) else None,
+                    code if isinstance(code, str) else None)
+    return None, None
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Whether ``exc`` looks like a transient failure worth retrying."""
+    """Whether ``exc`` looks like a transient failure worth retrying.
+
+    A status is read from what the library recorded (`_answer`), never from the message:
+    a message names the URL, and a URL can hold "503" (a path, a port), which retried a
+    403 until ``retry_timeout``. Words are read from the message with its URLs removed.
+    """
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
                         NotADirectoryError, ValueError, TypeError)):
         return False
     if isinstance(exc, (TimeoutError, ConnectionError)):
         return True
-    text = f"{type(exc).__name__}: {exc}"
+    status, code = _answer(exc)
+    if status is not None or code is not None:
+        return status in _TRANSIENT_STATUS or code in _TRANSIENT_CODES
+    text = " ".join(f"{type(e).__name__}: {_URL.sub('', str(e))}" for e in _chain(exc))
     return any(word in text for word in _TRANSIENT_WORDS)
+
+
+_PART = re.compile(r"bytes (\d+)-(\d+)/(\d+)$")
+
+
+def _check_part(rng: str | None, content_range: str, n: int) -> None:
+    """Refuse a partial answer that is not the range asked (``rng``: ``bytes=a-b``,
+    ``bytes=a-`` or ``bytes=-n``): another part, or a body of another length than its
+    Content-Range names, would be read at the wrong offsets."""
+    m = _PART.match(content_range.strip())
+    if m is None:
+        raise ValueError(f"a partial answer {content_range!r} to {rng or 'a whole GET'}")
+    first, last, size = map(int, m.groups())
+    a, _, b = (rng or "bytes=0-")[len("bytes="):].partition("-")
+    if a == "":
+        want = (max(size - int(b), 0), size - 1)
+    else:
+        want = (int(a), size - 1 if b == "" else min(int(b), size - 1))
+    if (first, last) != want or n != last - first + 1:
+        raise ValueError(f"the answer {content_range!r} ({n} bytes) is not the range {rng}")
+
+
+def _missing(exc: FileNotFoundError) -> bool:
+    """Whether ``exc`` says the object is missing. fsspec's HTTP ``info`` raises
+    `FileNotFoundError` for any failure of its HEAD and GET -- a 503, a 403, a reset
+    connection -- the failure as its cause: a shard read over HTTP then read as missing
+    (fill values, no error). Missing: no cause, or an answer of 404 / 410."""
+    cause = exc.__cause__
+    if cause is None or isinstance(cause, FileNotFoundError):
+        return True
+    status, _ = _answer(cause)
+    if status is not None:
+        return status in (404, 410)
+    return not (isinstance(cause, (OSError, TimeoutError)) or is_transient(cause))
 
 
 def _range_refused(exc: StoreError) -> bool:
@@ -79,7 +153,11 @@ def _range_refused(exc: StoreError) -> bool:
     object), read from the library's own words, never the status number: a URL can hold
     "416" too (a bucket path of random hex did: a read failing for good was then taken as an
     empty range, and a shard as 0 bytes)."""
-    reason = getattr(exc, "reason", "").lower()  # aiohttp's text names the URL as well
+    status, code = getattr(exc, "answer", (None, None))
+    if status is not None or code is not None:
+        return status == 416 or code == "InvalidRange"
+    # aiohttp's text names the URL as well (a key named "InvalidRange" read as empty)
+    reason = _URL.sub("", getattr(exc, "reason", "")).lower()
     return "invalidrange" in reason or "not satisfiable" in reason
 
 
@@ -255,8 +333,12 @@ class FsspecStore(RemoteStore):
         while True:
             try:
                 return fn(**kw)
-            except (FileNotFoundError, ObjectChanged):
+            except ObjectChanged:
                 raise
+            except FileNotFoundError as exc:
+                if _missing(exc):
+                    raise
+                failure = exc.__cause__  # fsspec's HTTP `info`: any failure is "not found"
             except self.allowed_exceptions as exc:  # a missing key, as zarr-python reads it
                 raise FileNotFoundError(str(exc)) from None
             except TypeError as exc:
@@ -266,17 +348,22 @@ class FsspecStore(RemoteStore):
                 # a method the file system defines itself, not through fsspec's
                 # blocking wrapper: it takes no timeout (its tries are not cut)
                 kw = {}
+                continue
             except Exception as exc:
-                pause = next(pauses, None) if is_transient(exc) else None
-                if pause is None:
-                    cls = StorePermissionError if isinstance(exc, PermissionError) else StoreError
-                    why = (f"no answer within request_timeout={limit} s"
-                           if isinstance(exc, TimeoutError) and not str(exc)
-                           else f"{type(exc).__name__}: {exc}")
-                    err = cls(f"{self.url_of(key)}: {action} failed: {why}")
-                    err.reason = why  # the library's words alone: see _range_refused
-                    raise err from None
-                time.sleep(pause)
+                failure = exc
+            pause = next(pauses, None) if is_transient(failure) else None
+            if pause is None:
+                denied = (isinstance(failure, PermissionError)
+                          or _answer(failure)[0] in (401, 403))
+                cls = StorePermissionError if denied else StoreError
+                why = (f"no answer within request_timeout={limit} s"
+                       if isinstance(failure, TimeoutError) and not str(failure)
+                       else f"{type(failure).__name__}: {failure}")
+                err = cls(f"{self.url_of(key)}: {action} failed: {why}")
+                err.reason = why  # the library's words alone: see _range_refused
+                err.answer = _answer(failure)
+                raise err from None
+            time.sleep(pause)
 
     # -- primitives --------------------------------------------------------------------
 
@@ -302,6 +389,10 @@ class FsspecStore(RemoteStore):
             else:
                 data = self._call("GET", key, lambda **kw: self.fs.cat_file(
                     path, start=start, end=stop, **kw))
+                if size is not None and len(data) == size != stop - start:
+                    # the server ignored the Range (200, the whole object): fsspec's
+                    # HTTP read returns it as the range; cut it here
+                    data = memoryview(data)[start:stop]
             if etag is not None:
                 # no conditional read: the bytes are this version's if it is still there
                 # (asked of the server, not of a listing cached before another writer)
@@ -380,7 +471,12 @@ class FsspecStore(RemoteStore):
             content_range = resp.get("ContentRange") or ""  # "bytes 0-99/1234"
             total = content_range.rpartition("/")[2]
             if total.isdigit():
+                _check_part(rng, content_range, len(body))
                 return body, int(total), resp.get("ETag"), False
+            if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 206:
+                # a part without its place: taken for the whole object, it was cut again
+                # (a range read as other bytes, or as empty)
+                raise ValueError("a partial answer (206) without a Content-Range")
             return body, len(body), resp.get("ETag"), True
 
         try:

@@ -95,6 +95,7 @@ from typing import Any, NamedTuple
 
 from zarrhpc.errors import ReadOnlyError, StoreError
 from zarrhpc.storage._ranges import coalesce, split
+from zarrhpc.storage._values import checked_length
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
 __all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "backoff", "store_settings"]
@@ -524,7 +525,8 @@ class RemoteStore(Store):
                        suffix: int | None = None,
                        etag: str | None = None) -> Fetched | None:
         try:
-            return self._fetch(key, start, stop, suffix, etag)
+            return checked_length(self.url_of(key), self._fetch(key, start, stop, suffix, etag),
+                                   start, stop, suffix)
         except ObjectChanged:
             self._cache.drop(key)
             raise StoreError(
@@ -600,7 +602,8 @@ class RemoteStore(Store):
         if entry is not None:
             return _RemoteReader(self, key, entry.size, entry.etag, entry.probe)
         t0 = time.perf_counter()
-        got = self._fetch(key, suffix=self.settings["tail_bytes"])
+        got = checked_length(self.url_of(key), self._fetch(key, suffix=self.settings["tail_bytes"]),
+                              None, None, self.settings["tail_bytes"])
         probe = time.perf_counter() - t0
         if got is None:
             return None

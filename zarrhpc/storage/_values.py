@@ -15,9 +15,11 @@ import operator
 from collections.abc import Iterable
 from typing import Any
 
+from zarrhpc.errors import StoreError
+
 __all__ = [
     "Buffer", "RangeReader", "ValueReader", "apply_writes", "as_byte_view", "check_range",
-    "resolve_range",
+    "checked_length", "resolve_range",
 ]
 
 #: What a store returns from a read: ``bytes`` or a read-only ``memoryview``.
@@ -195,3 +197,31 @@ def apply_writes(
             buf.extend(bytes(end - len(buf)))
         buf[offset:end] = data
     return buf
+
+
+def checked_length(url: str, got: Any, start: int | None, stop: int | None,
+                   suffix: int | None) -> Any:
+    """``got`` (a remote backend's ``Fetched``: ``data``, ``size``) if its length is the
+    one asked of an object of its size, else `StoreError`: an answer cut short with a
+    consistent Content-Length (or a server sending fewer bytes than its Content-Range
+    names) was taken as the range, its bytes at the wrong offsets."""
+    if got is None:
+        return None
+    n, size = memoryview(got.data).nbytes, got.size
+    if suffix is not None:
+        want = suffix if size is None else min(suffix, size)
+        bad = n > suffix if size is None else n != want
+    elif start is not None and size is not None:
+        end = size if stop is None else min(stop, size)
+        want = max(end - start, 0)
+        bad = n != want
+    elif start is not None and stop is not None:  # size untold: never longer
+        want = stop - start
+        bad = n > want
+    else:
+        return got
+    if bad:
+        raise StoreError(f"{url}: the server answered {n} bytes for a range of {want} bytes "
+                         f"of an object of {size if size is not None else 'untold'} bytes "
+                         "(an answer cut short or a wrong range): not read as data")
+    return got

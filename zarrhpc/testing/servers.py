@@ -469,7 +469,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/xml")
             self.end_headers()
             self._leave(owner)
-            self.wfile.write(msg)
+            if self.command != "HEAD":  # an answer to HEAD has no body (it would be
+                self.wfile.write(msg)   # read as the next answer on a kept-alive connection)
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
         headers["Content-Length"] = str(len(body))
