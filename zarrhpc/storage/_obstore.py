@@ -10,10 +10,21 @@ them and translated here (`translate_options`): ``endpoint_url`` (also inside
 ``client_kwargs``), ``key``, ``secret``, ``token``, ``anon``, ``region``/``region_name``
 for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
 Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
-unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
-timeouts, dropped connections, cut answers) are obstore's: no try starts after the
-store's ``retry_timeout``, and each try (connection, answer, body) is cut at its
-``request_timeout`` (the client's ``timeout``; ``client_options={"timeout": ...}`` wins).
+unchanged. A plain ``http://`` endpoint is allowed.
+
+Retries and the deadline: ``retry_timeout`` bounds each operation as a whole (a GET, a
+PUT, a listing, a delete: every try and every pause between them), ``request_timeout``
+each try (connection, answer, body: the client's ``timeout``;
+``client_options={"timeout": ...}`` wins). The first try is a synchronous call through a
+client that retries nothing (`_make_client`'s first-try twin, its timeout cut to
+``retry_timeout``): the path every request takes while the server answers. A failure
+that may be transient (anything but a missing object, a failed precondition, a refused
+permission, a refused range or a 501) is tried again through obstore's async API on the
+process's event-loop thread (`_run_async`), where obstore's own retries (5xx, timeouts,
+dropped connections, a GET's cut body) go on until the deadline cuts the whole call
+(``asyncio.wait_for``: an unfinished try is dropped, its connection closed). So a request
+that keeps failing ends within ``retry_timeout`` (default 30 s) on this backend, whatever
+``request_timeout`` is; ``retry_timeout=0``: one try, within ``request_timeout``.
 
 Payload signing of S3 PUTs: over HTTPS, and over plain HTTP to a loopback endpoint
 (127.0.0.0/8, ``::1``, ``localhost``: no network path to corrupt the body), the request
@@ -28,6 +39,7 @@ HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import json
@@ -36,7 +48,7 @@ import threading
 import time
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
@@ -178,9 +190,14 @@ class ObstoreStore(RemoteStore):
         self.kind = kind
         self.storage_options = dict(storage_options or {})
         self._delete_opener: Any = None  # `_delete_signed`'s, made on its first use
-        self._obs = _make_client(kind, parts, self.storage_options,
-                                 self.settings["retry_timeout"],
-                                 self.settings["request_timeout"])
+        retry, request = self.settings["retry_timeout"], self.settings["request_timeout"]
+        # the retrying client (its tries each within request_timeout; the whole call
+        # cut at the deadline by _run_async) and the first-try client: no retries, one
+        # try within the deadline, synchronous (no thread hop on the path of every
+        # request that succeeds)
+        self._obs = _make_client(kind, parts, self.storage_options, retry, request)
+        self._obs1 = (self._obs if retry == 0 else
+                      _make_client(kind, parts, self.storage_options, 0, min(request, retry)))
 
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self.url, self.storage_options, self._read_only,
@@ -221,10 +238,19 @@ class ObstoreStore(RemoteStore):
         conditional = etag is not None and (self.kind == "http" or if_match)
         if conditional:
             options["if_match"] = etag
+        options = options or None
+
+        def first(client: Any) -> tuple[Any, dict]:
+            result = obstore.get(client, key, options=options)
+            return result.bytes(), result.meta
+
+        async def again(client: Any) -> tuple[Any, dict]:
+            result = await obstore.get_async(client, key, options=options)
+            return await result.bytes_async(), result.meta
+
         try:
-            result = obstore.get(self._obs, key, options=options or None)
-            data = memoryview(result.bytes())
-            meta = result.meta
+            raw, meta = self._call(first, again)
+            data = memoryview(raw)
         except FileNotFoundError:
             return None
         except PreconditionError:
@@ -251,7 +277,8 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         try:
-            meta = obstore.head(self._obs, key)
+            meta = self._call(lambda c: obstore.head(c, key),
+                              lambda c: obstore.head_async(c, key))
         except FileNotFoundError:
             return None
         except Exception as exc:
@@ -264,7 +291,8 @@ class ObstoreStore(RemoteStore):
         try:
             # bytes larger than a part go up as a multipart upload, completed or aborted
             # as a whole: no reader sees a partial object
-            obstore.put(self._obs, key, data)
+            self._call(lambda c: obstore.put(c, key, data),
+                       lambda c: obstore.put_async(c, key, data))
         except Exception as exc:
             raise self._error("PUT", key, exc) from None
 
@@ -272,8 +300,10 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         if not _is_s3(self._obs):
+            paths = keys if len(keys) > 1 else keys[0]
             try:
-                obstore.delete(self._obs, keys if len(keys) > 1 else keys[0])
+                self._call(lambda c: obstore.delete(c, paths),
+                           lambda c: obstore.delete_async(c, paths), unsent=True)
             except FileNotFoundError:
                 pass
             except Exception as exc:
@@ -283,27 +313,39 @@ class ObstoreStore(RemoteStore):
             return
         self._map(self._delete_signed, keys)
 
-    def _retry_cut(self, fn: Any, client: Any = None, unsent: bool = False) -> Any:
-        """``fn(client)`` (this store's client by default), tried again while
-        ``retry_timeout`` lasts when an answer was cut in its body: obstore retries that
-        for a GET, not for a listing or a multi-object delete (`_is_cut`); with
-        ``unsent`` also when no answer came (a dropped connection, a timeout), which
-        obstore does not retry for a POST, though deleting again is harmless. Each later
-        try goes through a twin client whose own retries end at the same deadline, so
-        the whole call stays within ``retry_timeout + request_timeout``."""
-        client = self._obs if client is None else client
-        deadline = time.monotonic() + self.settings["retry_timeout"]
-        pauses = backoff(self.settings["retry_timeout"])
+    def _call(self, first: Callable[[Any], Any], again: Callable[[Any], Awaitable[Any]],
+              unsent: bool = False) -> Any:
+        """``first(client)`` once through the first-try client; if that fails in a way
+        that may be transient, ``await again(client)`` through the retrying client on the
+        event-loop thread, the whole call ending by the deadline (``retry_timeout`` from
+        now; see the module docstring). obstore retries a cut answer for a GET only: a
+        listing's or a multi-object delete's is tried again here, as, with ``unsent``, a
+        delete that got no answer (a dropped connection, a timeout; deleting again is
+        harmless), each after a backoff pause that ends before the deadline."""
+        settings = self.settings
+        limit = settings["retry_timeout"]
+        deadline = time.monotonic() + limit
+        try:
+            return first(self._obs1)
+        except Exception as exc:
+            if limit <= 0 or not _may_be_transient(exc):
+                raise
+            failure: BaseException = exc
+        pauses = backoff(limit)
         while True:
+            pause = next(pauses, None)
+            if pause is None or time.monotonic() + pause >= deadline:
+                raise failure
+            time.sleep(pause)
             try:
-                return fn(client)
+                return _run_async(lambda: again(self._obs), deadline - time.monotonic())
+            except TimeoutError:
+                raise _Deadline(f"no success within retry_timeout={limit} s; first "
+                                f"failure: {_words(failure)}") from None
             except Exception as exc:
-                again = _is_cut(exc) or (unsent and _is_unanswered(exc))
-                pause = next(pauses, None) if again else None
-                if pause is None:
+                if not (_is_cut(exc) or (unsent and _is_unanswered(exc))):
                     raise
-                time.sleep(pause)
-                client = _retry_twin(client, max(deadline - time.monotonic(), 0.0))
+                failure = exc
 
     def _server(self) -> str:
         """What tells apart the servers whose multi-object delete may differ."""
@@ -316,39 +358,34 @@ class ObstoreStore(RemoteStore):
         nothing was deleted).
 
         Some S3 servers answer it 501 NotImplemented (localbucket; some gateways), which
-        obstore retries as a server error for the whole ``retry_timeout`` (30 s). So the
-        first delete to a server goes through a twin client with no retries: a 501 is
-        then known at once and remembered for the process (every later delete to that
-        server is one plain ``DELETE`` per key: `_delete_signed`); any other failure is
-        retried as usual.
+        obstore would retry as a server error until the deadline. The first try retries
+        nothing and a 501 is never tried again (`_call`): known at once, and remembered
+        for the process (every later delete to that server is one plain ``DELETE`` per
+        key: `_delete_signed`).
         """
         import obstore
 
-        server = self._server()
-        client = self._obs if server in _BULK_DELETE else _no_retry_twin(self._obs)
-        while True:
-            try:
-                self._retry_cut(lambda c: obstore.delete(c, keys if len(keys) > 1 else keys[0]),
-                                client, unsent=True)
-            except FileNotFoundError:
-                pass
-            except Exception as exc:
-                if _is_501(exc):
-                    _BULK_DELETE[server] = False
-                    return False
-                if client is self._obs:
-                    raise self._error("DELETE", keys[0], exc) from None
-                client = self._obs  # another failure, untried server: again, with retries
-                continue
-            _BULK_DELETE[server] = True
-            return True
+        paths = keys if len(keys) > 1 else keys[0]
+        try:
+            self._call(lambda c: obstore.delete(c, paths),
+                       lambda c: obstore.delete_async(c, paths), unsent=True)
+        except FileNotFoundError:
+            pass
+        except Exception as exc:
+            if _is_501(exc):
+                _BULK_DELETE[self._server()] = False
+                return False
+            raise self._error("DELETE", keys[0], exc) from None
+        _BULK_DELETE[self._server()] = True
+        return True
 
     def _delete_signed(self, key: str) -> None:
         """One ``DELETE`` of ``key`` (obstore has no call that sends one): a URL signed by
         the client for that method, sent with urllib the way the client sends its own
         requests (`_opener`: its proxy, proxy exclusions, CA certificate and certificate
-        checks; its ``request_timeout``); transient failures retried for up to
-        ``retry_timeout`` seconds. A missing key is no error."""
+        checks; its ``request_timeout``); transient failures retried while the
+        deadline (``retry_timeout``) allows, each try within the time left. A missing key
+        is no error."""
         import urllib.error
         import urllib.request
 
@@ -362,11 +399,14 @@ class ObstoreStore(RemoteStore):
         if opener is None:
             opener = self._delete_opener = _opener(
                 getattr(self._obs, "client_options", None) or {}, url)
-        pauses = backoff(self.settings["retry_timeout"])
+        limit, request = self.settings["retry_timeout"], self.settings["request_timeout"]
+        deadline = time.monotonic() + (limit if limit > 0 else request)
+        pauses = backoff(limit)
         while True:
             try:
                 with opener.open(urllib.request.Request(url, method="DELETE"),
-                                 timeout=self.settings["request_timeout"]) as resp:
+                                 timeout=max(min(request, deadline - time.monotonic()),
+                                             0.001)) as resp:
                     resp.read()
                 return
             except urllib.error.HTTPError as exc:
@@ -377,7 +417,7 @@ class ObstoreStore(RemoteStore):
             except OSError as exc:  # refused, reset, timed out
                 failure, transient = exc, True
             pause = next(pauses, None) if transient else None
-            if pause is None:
+            if pause is None or time.monotonic() + pause >= deadline:
                 raise self._error("DELETE", key, failure)
             time.sleep(pause)
 
@@ -390,8 +430,12 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            batches = self._retry_cut(lambda client: list(obstore.list(
-                client, prefix.rstrip("/") or None, chunk_size=1000)))
+            root = prefix.rstrip("/") or None
+            batches = self._call(
+                lambda c: list(obstore.list(c, root, chunk_size=1000)),
+                lambda c: obstore.list(c, root, chunk_size=1000).collect_async())
+            if batches and isinstance(batches[0], dict):  # collect_async: one flat list
+                batches = [batches]
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         return (meta["path"] for batch in batches for meta in batch)
@@ -401,8 +445,9 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            found = self._retry_cut(lambda client: obstore.list_with_delimiter(
-                client, prefix.rstrip("/") or None))
+            root = prefix.rstrip("/") or None
+            found = self._call(lambda c: obstore.list_with_delimiter(c, root),
+                               lambda c: obstore.list_with_delimiter_async(c, root))
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         n = len(prefix)
@@ -498,29 +543,57 @@ def _is_s3(client: Any) -> bool:
     return isinstance(client, S3Store)
 
 
-def _no_retry_twin(client: Any) -> Any:
-    """An S3 client like ``client`` (same bucket, prefix, credentials, options) that
-    retries nothing; ``client`` itself when it cannot be rebuilt."""
-    return _twin(client, {"max_retries": 0})
+class _Deadline(Exception):
+    """A call still failing when its deadline (``retry_timeout``) came."""
 
 
-def _retry_twin(client: Any, retry_timeout: float) -> Any:
-    """A client like ``client`` whose retries end after ``retry_timeout`` seconds (none
-    when 0)."""
-    retry = dict(client.retry_config or {}) if hasattr(client, "retry_config") else {}
-    retry["retry_timeout"] = datetime.timedelta(seconds=retry_timeout)
-    if retry_timeout <= 0:
-        retry["max_retries"] = 0
-    return _twin(client, retry)
+def _words(exc: BaseException) -> str:
+    return str(exc).split("\n\nDebug source:")[0] or type(exc).__name__
 
 
-def _twin(client: Any, retry_config: dict) -> Any:
-    try:
-        args, kwargs = client.__getnewargs_ex__()
-        kwargs = dict(kwargs, retry_config=retry_config)
-        return type(client)(*args, **kwargs)
-    except Exception:
-        return client
+def _may_be_transient(exc: BaseException) -> bool:
+    """Whether a first try's failure is worth the retrying path: everything but what
+    no retry changes (a missing object, a failed precondition, refused credentials or
+    permission, a refused range, a 501, a server ignoring the Range)."""
+    from obstore.exceptions import (
+        AlreadyExistsError,
+        NotSupportedError,
+        PermissionDeniedError,
+        PreconditionError,
+        UnauthenticatedError,
+    )
+
+    if isinstance(exc, (FileNotFoundError, PermissionError, PreconditionError,
+                        PermissionDeniedError, UnauthenticatedError, AlreadyExistsError,
+                        NotSupportedError)):
+        return False
+    return not (_is_416(exc) or _is_501(exc) or "non-partial response" in str(exc))
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_PID = 0
+_LOOP_LOCK = threading.Lock()
+
+
+def _run_async(make: Callable[[], Awaitable[Any]], seconds: float) -> Any:
+    """``await make()`` on the process's event-loop thread (started on first use; a
+    forked child starts its own), cut after ``seconds`` (`TimeoutError`: the unfinished
+    obstore call is dropped, which closes its connection)."""
+    global _LOOP, _LOOP_PID
+    with _LOOP_LOCK:
+        if _LOOP is None or _LOOP_PID != os.getpid():
+            _LOOP = asyncio.new_event_loop()
+            _LOOP_PID = os.getpid()
+            threading.Thread(target=_LOOP.run_forever, name="zarrhpc-obstore-loop",
+                             daemon=True).start()
+        loop = _LOOP
+    if seconds <= 0:
+        raise TimeoutError
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(make(), seconds)
+
+    return asyncio.run_coroutine_threadsafe(bounded(), loop).result()
 
 
 def _is_unanswered(exc: BaseException) -> bool:
