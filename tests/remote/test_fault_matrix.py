@@ -239,3 +239,25 @@ def test_fsspec_method_without_timeout_still_works(s3_url, s3_options, proxy):
     assert plain.getsize("obj") == len(PAYLOAD)
     assert plain.getsize("missing") is None
     assert bytes(plain.get("obj")) == PAYLOAD
+
+
+@pytest.mark.parametrize("op", ["get", "put"])
+@pytest.mark.parametrize("fault", [503, "stall"], ids=str)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_try_outlives_the_deadline(s3_url, s3_options, proxy, backend, fault, op):
+    """Once a call has failed at its deadline, nothing of it goes on behind the caller's
+    back: no retry reaches the server afterwards (a PUT still retrying could land after
+    the caller was told it failed, over what it wrote next)."""
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
+    call, _ = _run(op, s3_url, s3_options, backend, request_timeout=LONG_REQUEST_TIMEOUT)
+    proxy.stall = 0.4  # a stalled try is cut by the deadline, the next one stalls too
+    proxy.reset()
+    proxy.fail_next(10**9, fault, when=lambda kind, path: kind in _KINDS[op])
+    try:
+        with pytest.raises(StoreError):
+            call()
+        seen = proxy.total
+        time.sleep(1.5)
+        assert proxy.total == seen, (seen, proxy.total)
+    finally:
+        proxy.clear_faults()

@@ -291,8 +291,12 @@ class ObstoreStore(RemoteStore):
         try:
             # bytes larger than a part go up as a multipart upload, completed or aborted
             # as a whole: no reader sees a partial object
+            # a retry gets its own copy: obstore reads the caller's buffer while it
+            # uploads, and the write path reuses its encode buffers once the call
+            # has returned -- which a cut retry may do before the cancelled upload is
+            # dropped on obstore's threads
             self._call(lambda c: obstore.put(c, key, data),
-                       lambda c: obstore.put_async(c, key, data))
+                       lambda c: obstore.put_async(c, key, bytes(data)))
         except Exception as exc:
             raise self._error("PUT", key, exc) from None
 
