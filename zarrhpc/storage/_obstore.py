@@ -1,9 +1,11 @@
 """ObstoreStore: S3, GCS, Azure and HTTP(S) through obstore (Rust object_store).
 
 Life cycle: ``ObstoreStore("s3://bucket/root", storage_options={...})`` builds the obstore
-client (no request is made), or reuses the one built for the same root and options in
-this process, with its open connections (`_make_client`); keys map to ``root/key``
-objects. Pickles by reference: URL, options, mode and settings.
+clients of the bucket (no request is made), or reuses the ones built for the same bucket
+and options in this process, whatever the root, with their open connections
+(`_make_client`: building one takes milliseconds, loading the system's CA certificates,
+with the GIL held); keys map to ``root/key`` objects (`ObstoreStore._path`; an HTTP
+store's client holds its root URL). Pickles by reference: URL, options, mode and settings.
 
 ``storage_options`` are spelled as zarr-python's fsspec store (s3fs, gcsfs, adlfs) takes
 them and translated here (`translate_options`): ``endpoint_url`` (also inside
@@ -195,6 +197,9 @@ class ObstoreStore(RemoteStore):
         # cut at the deadline by _run_async) and the first-try client: no retries, one
         # try within the deadline, synchronous (no thread hop on the path of every
         # request that succeeds)
+        # the client serves the whole bucket (shared by every root in it: `_make_client`);
+        # keys are joined to the root here
+        self._root = "" if kind == "http" else parts.path.strip("/")
         self._obs = _make_client(kind, parts, self.storage_options, retry, request)
         self._obs1 = (self._obs if retry == 0 else
                       _make_client(kind, parts, self.storage_options, 0, min(request, retry)))
@@ -208,6 +213,15 @@ class ObstoreStore(RemoteStore):
             raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is an HTTP store, "
                                 "which is read-only")
         super()._check_writable(key, action)
+
+    def _path(self, key: str) -> str:
+        """The object path of ``key`` in the client's bucket."""
+        return f"{self._root}/{key}" if self._root and key else (self._root or key)
+
+    def _relative(self, path: str) -> str:
+        """A listed object path back to a key of this store."""
+        n = len(self._root) + 1 if self._root else 0
+        return path[n:]
 
     def _error(self, action: str, key: str, exc: BaseException) -> StoreError:
         from obstore.exceptions import PermissionDeniedError, UnauthenticatedError
@@ -239,13 +253,14 @@ class ObstoreStore(RemoteStore):
         if conditional:
             options["if_match"] = etag
         options = options or None
+        path = self._path(key)
 
         def first(client: Any) -> tuple[Any, dict]:
-            result = obstore.get(client, key, options=options)
+            result = obstore.get(client, path, options=options)
             return result.bytes(), result.meta
 
         async def again(client: Any) -> tuple[Any, dict]:
-            result = await obstore.get_async(client, key, options=options)
+            result = await obstore.get_async(client, path, options=options)
             return await result.bytes_async(), result.meta
 
         try:
@@ -277,8 +292,9 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         try:
-            meta = self._call(lambda c: obstore.head(c, key),
-                              lambda c: obstore.head_async(c, key))
+            path = self._path(key)
+            meta = self._call(lambda c: obstore.head(c, path),
+                              lambda c: obstore.head_async(c, path))
         except FileNotFoundError:
             return None
         except Exception as exc:
@@ -295,8 +311,9 @@ class ObstoreStore(RemoteStore):
             # uploads, and the write path reuses its encode buffers once the call
             # has returned -- which a cut retry may do before the cancelled upload is
             # dropped on obstore's threads
-            self._call(lambda c: obstore.put(c, key, data),
-                       lambda c: obstore.put_async(c, key, bytes(data)))
+            path = self._path(key)
+            self._call(lambda c: obstore.put(c, path, data),
+                       lambda c: obstore.put_async(c, path, bytes(data)))
         except Exception as exc:
             raise self._error("PUT", key, exc) from None
 
@@ -304,7 +321,7 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         if not _is_s3(self._obs):
-            paths = keys if len(keys) > 1 else keys[0]
+            paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
             try:
                 self._call(lambda c: obstore.delete(c, paths),
                            lambda c: obstore.delete_async(c, paths), unsent=True)
@@ -369,7 +386,7 @@ class ObstoreStore(RemoteStore):
         """
         import obstore
 
-        paths = keys if len(keys) > 1 else keys[0]
+        paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
         try:
             self._call(lambda c: obstore.delete(c, paths),
                        lambda c: obstore.delete_async(c, paths), unsent=True)
@@ -396,7 +413,8 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         try:
-            url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
+            url = obstore.sign(self._obs, "DELETE", self._path(key),
+                               datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
         opener = self._delete_opener
@@ -434,7 +452,7 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            root = prefix.rstrip("/") or None
+            root = self._path(prefix.rstrip("/")) or None
             batches = self._call(
                 lambda c: list(obstore.list(c, root, chunk_size=1000)),
                 lambda c: obstore.list(c, root, chunk_size=1000).collect_async())
@@ -442,21 +460,21 @@ class ObstoreStore(RemoteStore):
                 batches = [batches]
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
-        return (meta["path"] for batch in batches for meta in batch)
+        return (self._relative(meta["path"]) for batch in batches for meta in batch)
 
     def _list_names(self, prefix: str) -> Iterable[str]:
         import obstore
 
         self._require_listing(prefix)
         try:
-            root = prefix.rstrip("/") or None
+            root = self._path(prefix.rstrip("/")) or None
             found = self._call(lambda c: obstore.list_with_delimiter(c, root),
                                lambda c: obstore.list_with_delimiter_async(c, root))
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         n = len(prefix)
-        names = [p[n:].rstrip("/") for p in found["common_prefixes"]]
-        names += [meta["path"][n:] for meta in found["objects"]]
+        names = [self._relative(p)[n:].rstrip("/") for p in found["common_prefixes"]]
+        names += [self._relative(meta["path"])[n:] for meta in found["objects"]]
         return [name for name in names if name]
 
 
@@ -624,8 +642,9 @@ def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict
 
 
 #: obstore clients by everything they were built from, most recently used last (at most
-#: `_CLIENTS_MAX`): opening the same root again -- the benchmark's rounds, a dask task
-#: unpickling its store, xarray reopening a dataset -- reuses the client and so its pool
+#: `_CLIENTS_MAX`): opening a root of the same bucket again -- the benchmark's rounds, a
+#: dask task unpickling its store, xarray reopening a dataset, another array or dataset
+#: in the bucket -- reuses the client and so its pool
 #: of open connections (no new TCP or TLS handshake, no new proxy thread), as
 #: tensorstore's shared context does. The process id is part of the key: a forked child
 #: never uses the parent's connections.
@@ -637,7 +656,8 @@ _CLIENTS_LOCK = threading.Lock()
 def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
                  retry_timeout: float, request_timeout: float) -> Any:
     try:
-        key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, parts.path,
+        where = parts.path if kind == "http" else ""  # other clients serve a whole bucket
+        key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, where,
                           options, retry_timeout, request_timeout], sort_keys=True)
     except (TypeError, ValueError):
         # an option json cannot spell (a credential provider, a timedelta): built anew,
@@ -672,7 +692,6 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
                          "max_backoff": datetime.timedelta(seconds=5), "base": 2}}
     if retry_timeout == 0:
         retry["max_retries"] = 0
-    prefix = parts.path.strip("/") or None
     common = {"client_options": client or None, "retry_config": retry}
     try:
         if kind == "http":
@@ -681,10 +700,10 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
         if not parts.netloc:
             raise ValueError(f"{parts.geturl()}: the URL names no bucket or container")
         if kind == "s3":
-            return S3Store(parts.netloc, prefix=prefix, config=config, **common)
+            return S3Store(parts.netloc, config=config, **common)
         if kind == "gcs":
-            return GCSStore(parts.netloc, prefix=prefix, config=config, **common)
-        return AzureStore(parts.netloc, prefix=prefix, config=config, **common)
+            return GCSStore(parts.netloc, config=config, **common)
+        return AzureStore(parts.netloc, config=config, **common)
     except ValueError:
         raise
     except Exception as exc:
