@@ -261,3 +261,28 @@ def test_no_try_outlives_the_deadline(s3_url, s3_options, proxy, backend, fault,
         assert proxy.total == seen, (seen, proxy.total)
     finally:
         proxy.clear_faults()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_retry_timeout_zero_is_one_try_within_request_timeout(s3_url, s3_options, proxy,
+                                                              backend):
+    """``retry_timeout=0``: one try, cut at ``request_timeout``, not retried by the store
+    (s3fs and botocore may still retry inside that one try, within its time)."""
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
+    for fault in (503, "stall"):
+        call, named = _run("get", s3_url, s3_options, backend, retry_timeout=0)
+        proxy.stall = BOUND + 5
+        proxy.reset()
+        proxy.fail_next(10**9, fault, when=lambda kind, path: kind == "GET")
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(StoreError, match=re.escape(named)):
+                call()
+            elapsed = time.monotonic() - t0
+            assert proxy.total == 1 or (backend == "fsspec" and proxy.total >= 1), \
+                (fault, proxy.total)
+        finally:
+            proxy.clear_faults()
+        assert elapsed < REQUEST_TIMEOUT + 3.0, (fault, elapsed)
+        if fault == "stall":
+            assert elapsed > 0.8 * REQUEST_TIMEOUT, elapsed
