@@ -318,15 +318,9 @@ class ObstoreStore(RemoteStore):
             raise self._error("PUT", key, exc) from None
 
     def _delete(self, keys: list[str]) -> None:
-        import obstore
-
         if not _is_s3(self._obs):
-            paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
             try:
-                self._call(lambda c: obstore.delete(c, paths),
-                           lambda c: obstore.delete_async(c, paths), unsent=True)
-            except FileNotFoundError:
-                pass
+                self._delete_objects(keys)
             except Exception as exc:
                 raise self._error("DELETE", keys[0], exc) from None
             return
@@ -368,6 +362,18 @@ class ObstoreStore(RemoteStore):
                     raise
                 failure = exc
 
+    def _delete_objects(self, keys: list[str]) -> None:
+        """Delete ``keys`` with one obstore call (on S3 a multi-object ``POST ?delete``);
+        a missing key is no error; obstore's own exceptions otherwise."""
+        import obstore
+
+        paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
+        try:
+            self._call(lambda c: obstore.delete(c, paths),
+                       lambda c: obstore.delete_async(c, paths), unsent=True)
+        except FileNotFoundError:
+            pass
+
     def _server(self) -> str:
         """What tells apart the servers whose multi-object delete may differ."""
         config = self._obs.config
@@ -384,14 +390,8 @@ class ObstoreStore(RemoteStore):
         for the process (every later delete to that server is one plain ``DELETE`` per
         key: `_delete_signed`).
         """
-        import obstore
-
-        paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
         try:
-            self._call(lambda c: obstore.delete(c, paths),
-                       lambda c: obstore.delete_async(c, paths), unsent=True)
-        except FileNotFoundError:
-            pass
+            self._delete_objects(keys)
         except Exception as exc:
             if _is_501(exc):
                 _BULK_DELETE[self._server()] = False
