@@ -32,7 +32,8 @@ def proxied():
 @pytest.mark.parametrize("seed", range(N))
 def test_write_programs_with_failing_requests(proxied, backend, seed):
     s3, proxy = proxied
-    options = dict(s3.storage_options(proxy.endpoint), backend=backend, retry_timeout=0.3)
+    options = dict(s3.storage_options(proxy.endpoint), backend=backend,
+                   retry_timeout=2.0)  # the deadline of every request, healthy ones too
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

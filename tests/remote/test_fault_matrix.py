@@ -6,12 +6,13 @@ body cut halfway, and a server that does not answer at all (a stall longer than 
 request timeout). Requests: a whole-object GET, a ranged GET, a PUT, a LIST, a DELETE and
 a shard's index read (how the read path opens a shard).
 
-Against a fault that never ends, every request must fail within its bound --
-``retry_timeout`` (no try starts after it) plus ``request_timeout`` (what one try may
-take), with margin for a loaded machine -- with a `StoreError` (an ``OSError``, as a user
-expects of I/O) whose message names the object's URL; a cut body is never taken as the
-object's bytes. Against a short burst of the same fault the request succeeds with the
-right bytes.
+Against a fault that never ends, every request must fail within its deadline --
+``retry_timeout``, whatever ``request_timeout`` is (here 5x longer: a try is cut at the
+time left), with margin for a loaded machine -- with a `StoreError` (an ``OSError``, as a
+user expects of I/O) whose message names the object's URL; a cut body is never taken as
+the object's bytes. A stall is tried until the deadline, not given up early. Against a
+short burst of the same fault the request succeeds with the right bytes (each stalled try
+cut by ``request_timeout``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from zarrhpc.storage.remote import open_url
 BACKENDS = ["obstore", "fsspec"]
 FAULTS = [503, "reset", "headers", "truncate", "stall"]
 OPS = ["get", "ranged_get", "put", "list", "delete", "shard_index"]
-RETRY_TIMEOUT = 0.6
+RETRY_TIMEOUT = 1.0
 REQUEST_TIMEOUT = 1.0
-#: the bound asserted: both timeouts, one longest backoff pause, and a loaded machine
-BOUND = RETRY_TIMEOUT + REQUEST_TIMEOUT + 3.0
+#: request_timeout of the never-ending faults: longer than the bound, so a try not cut
+#: at the deadline fails the test
+LONG_REQUEST_TIMEOUT = 5.0
+#: the bound asserted: the deadline and a loaded machine's margin
+BOUND = RETRY_TIMEOUT + 3.0
 
 # which requests of each op the fault hits (by the proxy's kind of request)
 _KINDS = {"get": ("GET",), "ranged_get": ("GET",), "put": ("PUT",), "list": ("LIST",),
@@ -41,10 +45,11 @@ _KINDS = {"get": ("GET",), "ranged_get": ("GET",), "put": ("PUT",), "list": ("LI
 PAYLOAD = bytes(range(256)) * 64  # 16 KiB, every byte value
 
 
-def _store(url, options, backend, retry_timeout=RETRY_TIMEOUT):
+def _store(url, options, backend, retry_timeout=RETRY_TIMEOUT,
+           request_timeout=REQUEST_TIMEOUT):
     return open_url(url, storage_options=dict(options, backend=backend,
                                               retry_timeout=retry_timeout,
-                                              request_timeout=REQUEST_TIMEOUT))
+                                              request_timeout=request_timeout))
 
 
 def _prepare(store):
@@ -55,10 +60,11 @@ def _prepare(store):
     a[...] = np.arange(16, dtype="u2")
 
 
-def _run(op, url, options, backend, retry_timeout=RETRY_TIMEOUT):
+def _run(op, url, options, backend, retry_timeout=RETRY_TIMEOUT,
+         request_timeout=REQUEST_TIMEOUT):
     """A call doing ``op`` on a fresh store object (nothing cached), and the URL its
     error must name."""
-    store = _store(url, options, backend, retry_timeout)
+    store = _store(url, options, backend, retry_timeout, request_timeout)
     if op == "get":
         return (lambda: bytes(store.get("obj"))), f"{url}/obj"
     if op == "ranged_get":
@@ -85,7 +91,8 @@ def _expected(op):
 def test_fault_never_ending_is_bounded_and_named(s3_url, s3_options, proxy, backend, fault,
                                                  op):
     _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
-    call, named = _run(op, s3_url, s3_options, backend)
+    call, named = _run(op, s3_url, s3_options, backend,
+                       request_timeout=LONG_REQUEST_TIMEOUT)
     kinds = _KINDS[op]
     proxy.stall = BOUND + 5
     proxy.reset()
@@ -109,6 +116,8 @@ def test_fault_never_ending_is_bounded_and_named(s3_url, s3_options, proxy, back
     assert isinstance(info.value, OSError)
     assert named in str(info.value), str(info.value)
     assert elapsed < BOUND, (elapsed, str(info.value))
+    if fault == "stall":  # tried until the deadline, not given up at the first cut try
+        assert elapsed > 0.8 * RETRY_TIMEOUT, (elapsed, str(info.value))
     assert proxy.total >= 1
     # the store works again once the server does
     call2, _ = _run(op, s3_url, s3_options, backend)
@@ -230,3 +239,50 @@ def test_fsspec_method_without_timeout_still_works(s3_url, s3_options, proxy):
     assert plain.getsize("obj") == len(PAYLOAD)
     assert plain.getsize("missing") is None
     assert bytes(plain.get("obj")) == PAYLOAD
+
+
+@pytest.mark.parametrize("op", ["get", "put"])
+@pytest.mark.parametrize("fault", [503, "stall"], ids=str)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_try_outlives_the_deadline(s3_url, s3_options, proxy, backend, fault, op):
+    """Once a call has failed at its deadline, nothing of it goes on behind the caller's
+    back: no retry reaches the server afterwards (a PUT still retrying could land after
+    the caller was told it failed, over what it wrote next)."""
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
+    call, _ = _run(op, s3_url, s3_options, backend, request_timeout=LONG_REQUEST_TIMEOUT)
+    proxy.stall = 0.4  # a stalled try is cut by the deadline, the next one stalls too
+    proxy.reset()
+    proxy.fail_next(10**9, fault, when=lambda kind, path: kind in _KINDS[op])
+    try:
+        with pytest.raises(StoreError):
+            call()
+        seen = proxy.total
+        time.sleep(1.5)
+        assert proxy.total == seen, (seen, proxy.total)
+    finally:
+        proxy.clear_faults()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_retry_timeout_zero_is_one_try_within_request_timeout(s3_url, s3_options, proxy,
+                                                              backend):
+    """``retry_timeout=0``: one try, cut at ``request_timeout``, not retried by the store
+    (s3fs and botocore may still retry inside that one try, within its time)."""
+    _prepare(open_url(s3_url, storage_options=dict(s3_options, backend=backend)))
+    for fault in (503, "stall"):
+        call, named = _run("get", s3_url, s3_options, backend, retry_timeout=0)
+        proxy.stall = BOUND + 5
+        proxy.reset()
+        proxy.fail_next(10**9, fault, when=lambda kind, path: kind == "GET")
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(StoreError, match=re.escape(named)):
+                call()
+            elapsed = time.monotonic() - t0
+            assert proxy.total == 1 or (backend == "fsspec" and proxy.total >= 1), \
+                (fault, proxy.total)
+        finally:
+            proxy.clear_faults()
+        assert elapsed < REQUEST_TIMEOUT + 3.0, (fault, elapsed)
+        if fault == "stall":
+            assert elapsed > 0.8 * REQUEST_TIMEOUT, elapsed

@@ -43,7 +43,7 @@ def test_transient_errors_are_retried(s3_url, s3_options, proxy, backend, status
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_persistent_errors_name_url_and_key(s3_url, s3_options, proxy, backend):
     store = open_url(s3_url, storage_options=dict(s3_options, backend=backend,
-                                                  retry_timeout=0.5))
+                                                  retry_timeout=2.0))
     store.set("a/k", b"old")
     proxy.fail_next(10**6, 500)
     try:
@@ -57,7 +57,7 @@ def test_persistent_errors_name_url_and_key(s3_url, s3_options, proxy, backend):
 
 
 def test_failed_multipart_upload_leaves_no_partial_object(s3_url, s3_options, proxy):
-    store = open_url(s3_url, storage_options=dict(s3_options, retry_timeout=0.5))
+    store = open_url(s3_url, storage_options=dict(s3_options, retry_timeout=2.0))
     big = np.random.default_rng(0).integers(0, 256, 12 << 20, dtype=np.uint8)  # > 1 part
     store.set("big", b"old")
     proxy.reset()

@@ -115,14 +115,16 @@ def test_equality_includes_options():
 
 
 def test_clients_reused_per_root_and_options_and_process(monkeypatch):
-    """A second open of the same root with the same options reuses the obstore client
-    (and its open connections); anything different, or another process, gets its own."""
+    """A second open of a root in the same bucket with the same options reuses the
+    obstore client (and its open connections); another bucket, other options, or another
+    process get their own."""
     from zarrhpc.storage import _obstore
 
     opts = {"endpoint_url": "http://127.0.0.1:9", "key": "a", "secret": "b"}
     one = ObstoreStore("s3://bucket/root", storage_options=opts)
     assert ObstoreStore("s3://bucket/root", storage_options=dict(opts))._obs is one._obs
-    assert ObstoreStore("s3://bucket/other", storage_options=opts)._obs is not one._obs
+    assert ObstoreStore("s3://bucket/other", storage_options=opts)._obs is one._obs
+    assert ObstoreStore("s3://bucket2/root", storage_options=opts)._obs is not one._obs
     assert ObstoreStore("s3://bucket/root", storage_options=dict(opts, key="c"))._obs \
         is not one._obs
     assert ObstoreStore("s3://bucket/root", storage_options=opts,

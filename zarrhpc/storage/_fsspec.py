@@ -21,10 +21,11 @@ range was read and compared (one more HEAD per range request; an object replaced
 ending with the version the reader opened, goes unseen). A file system whose ``info``
 tells no version is read unchecked. s3fs's own whole-object read would send a HEAD
 before each GET. Transient errors (5xx, timeouts, dropped
-connections, cut answers) are retried with exponential backoff, no try starting later
-than ``retry_timeout`` seconds after the first; on an async file system (s3fs, gcsfs,
-adlfs, HTTP) each try -- with whatever retries the file system makes inside it -- is
-cancelled after ``request_timeout`` seconds.
+connections, cut answers) are retried with exponential backoff until the operation's
+deadline, ``retry_timeout`` seconds after it began (default 30; 0: one try); on an async
+file system (s3fs, gcsfs, adlfs, HTTP) each try -- with whatever retries the file system
+makes inside it -- is cancelled after ``request_timeout`` seconds or at the deadline,
+whichever comes first, so a request that keeps failing ends within ``retry_timeout``.
 
 HTTP(S) through fsspec is read-only.
 """
@@ -320,17 +321,21 @@ class FsspecStore(RemoteStore):
         return f"{self.root}/{key}" if key else self.root
 
     def _call(self, action: str, key: str, fn: Callable[..., Any]) -> Any:
-        """``fn(**kw)``, retrying transient errors for up to ``retry_timeout`` seconds.
+        """``fn(**kw)``, retrying transient errors until the deadline, ``retry_timeout``
+        seconds from now (``request_timeout`` when that is 0: one try).
 
-        On an async file system ``kw`` is ``{"timeout": request_timeout}``, which fsspec's
-        blocking wrappers (and `fsspec.asyn.sync`) take as the time after which the call
-        is cancelled: one try -- with every retry the file system makes inside it (s3fs
-        and botocore retry a dropped connection for minutes) -- ends within it.
+        On an async file system ``kw`` is ``{"timeout": t}``, which fsspec's blocking
+        wrappers (and `fsspec.asyn.sync`) take as the time after which the call is
+        cancelled: one try -- with every retry the file system makes inside it (s3fs and
+        botocore retry a dropped connection for minutes) -- ends within ``t``, the lesser
+        of ``request_timeout`` and the time left. No pause runs past the deadline.
         """
-        pauses = backoff(self.settings["retry_timeout"])
-        limit = self.settings["request_timeout"]
-        kw = {"timeout": limit} if self._async else {}
+        retry, limit = self.settings["retry_timeout"], self.settings["request_timeout"]
+        deadline = time.monotonic() + (retry if retry > 0 else limit)
+        pauses = backoff(retry)
+        timed = self._async
         while True:
+            kw = {"timeout": max(min(limit, deadline - time.monotonic()), 0.001)} if timed else {}
             try:
                 return fn(**kw)
             except ObjectChanged:
@@ -347,18 +352,20 @@ class FsspecStore(RemoteStore):
                                      f"{type(exc).__name__}: {exc}") from None
                 # a method the file system defines itself, not through fsspec's
                 # blocking wrapper: it takes no timeout (its tries are not cut)
-                kw = {}
+                timed = False
                 continue
             except Exception as exc:
                 failure = exc
             pause = next(pauses, None) if is_transient(failure) else None
+            if pause is not None and time.monotonic() + pause >= deadline:
+                pause = None
             if pause is None:
                 denied = (isinstance(failure, PermissionError)
                           or _answer(failure)[0] in (401, 403))
                 cls = StorePermissionError if denied else StoreError
-                why = (f"no answer within request_timeout={limit} s"
-                       if isinstance(failure, TimeoutError) and not str(failure)
-                       else f"{type(failure).__name__}: {failure}")
+                why = (f"no answer within request_timeout={limit} s or "
+                       f"retry_timeout={retry} s" if isinstance(failure, TimeoutError)
+                       and not str(failure) else f"{type(failure).__name__}: {failure}")
                 err = cls(f"{self.url_of(key)}: {action} failed: {why}")
                 err.reason = why  # the library's words alone: see _range_refused
                 err.answer = _answer(failure)

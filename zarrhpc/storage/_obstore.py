@@ -1,19 +1,32 @@
 """ObstoreStore: S3, GCS, Azure and HTTP(S) through obstore (Rust object_store).
 
 Life cycle: ``ObstoreStore("s3://bucket/root", storage_options={...})`` builds the obstore
-client (no request is made), or reuses the one built for the same root and options in
-this process, with its open connections (`_make_client`); keys map to ``root/key``
-objects. Pickles by reference: URL, options, mode and settings.
+clients of the bucket (no request is made), or reuses the ones built for the same bucket
+and options in this process, whatever the root, with their open connections
+(`_make_client`: building one takes milliseconds, loading the system's CA certificates,
+with the GIL held); keys map to ``root/key`` objects (`ObstoreStore._path`; an HTTP
+store's client holds its root URL). Pickles by reference: URL, options, mode and settings.
 
 ``storage_options`` are spelled as zarr-python's fsspec store (s3fs, gcsfs, adlfs) takes
 them and translated here (`translate_options`): ``endpoint_url`` (also inside
 ``client_kwargs``), ``key``, ``secret``, ``token``, ``anon``, ``region``/``region_name``
 for S3; ``token="anon"``/``anon`` for GCS; ``account_name``, ``account_key``, ``anon`` for
 Azure. obstore's own configuration keys (``access_key_id``, ``endpoint``...) pass through
-unchanged. A plain ``http://`` endpoint is allowed. Retries of transient errors (5xx,
-timeouts, dropped connections, cut answers) are obstore's: no try starts after the
-store's ``retry_timeout``, and each try (connection, answer, body) is cut at its
-``request_timeout`` (the client's ``timeout``; ``client_options={"timeout": ...}`` wins).
+unchanged. A plain ``http://`` endpoint is allowed.
+
+Retries and the deadline: ``retry_timeout`` bounds each operation as a whole (a GET, a
+PUT, a listing, a delete: every try and every pause between them), ``request_timeout``
+each try (connection, answer, body: the client's ``timeout``;
+``client_options={"timeout": ...}`` wins). The first try is a synchronous call through a
+client that retries nothing (`_make_client`'s first-try twin, its timeout cut to
+``retry_timeout``): the path every request takes while the server answers. A failure
+that may be transient (anything but a missing object, a failed precondition, a refused
+permission, a refused range or a 501) is tried again through obstore's async API on the
+process's event-loop thread (`_run_async`), where obstore's own retries (5xx, timeouts,
+dropped connections, a GET's cut body) go on until the deadline cuts the whole call
+(``asyncio.wait_for``: an unfinished try is dropped, its connection closed). So a request
+that keeps failing ends within ``retry_timeout`` (default 30 s) on this backend, whatever
+``request_timeout`` is; ``retry_timeout=0``: one try, within ``request_timeout``.
 
 Payload signing of S3 PUTs: over HTTPS, and over plain HTTP to a loopback endpoint
 (127.0.0.0/8, ``::1``, ``localhost``: no network path to corrupt the body), the request
@@ -28,6 +41,7 @@ HTTP(S) stores are read-only (a web server takes no writes) and cannot list.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import json
@@ -36,7 +50,7 @@ import threading
 import time
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
@@ -178,9 +192,17 @@ class ObstoreStore(RemoteStore):
         self.kind = kind
         self.storage_options = dict(storage_options or {})
         self._delete_opener: Any = None  # `_delete_signed`'s, made on its first use
-        self._obs = _make_client(kind, parts, self.storage_options,
-                                 self.settings["retry_timeout"],
-                                 self.settings["request_timeout"])
+        retry, request = self.settings["retry_timeout"], self.settings["request_timeout"]
+        # the retrying client (its tries each within request_timeout; the whole call
+        # cut at the deadline by _run_async) and the first-try client: no retries, one
+        # try within the deadline, synchronous (no thread hop on the path of every
+        # request that succeeds)
+        # the client serves the whole bucket (shared by every root in it: `_make_client`);
+        # keys are joined to the root here
+        self._root = "" if kind == "http" else parts.path.strip("/")
+        self._obs = _make_client(kind, parts, self.storage_options, retry, request)
+        self._obs1 = (self._obs if retry == 0 else
+                      _make_client(kind, parts, self.storage_options, 0, min(request, retry)))
 
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self.url, self.storage_options, self._read_only,
@@ -191,6 +213,15 @@ class ObstoreStore(RemoteStore):
             raise ReadOnlyError(f"{key!r}: cannot {action}: {self.url} is an HTTP store, "
                                 "which is read-only")
         super()._check_writable(key, action)
+
+    def _path(self, key: str) -> str:
+        """The object path of ``key`` in the client's bucket."""
+        return f"{self._root}/{key}" if self._root and key else (self._root or key)
+
+    def _relative(self, path: str) -> str:
+        """A listed object path back to a key of this store."""
+        n = len(self._root) + 1 if self._root else 0
+        return path[n:]
 
     def _error(self, action: str, key: str, exc: BaseException) -> StoreError:
         from obstore.exceptions import PermissionDeniedError, UnauthenticatedError
@@ -221,10 +252,20 @@ class ObstoreStore(RemoteStore):
         conditional = etag is not None and (self.kind == "http" or if_match)
         if conditional:
             options["if_match"] = etag
+        options = options or None
+        path = self._path(key)
+
+        def first(client: Any) -> tuple[Any, dict]:
+            result = obstore.get(client, path, options=options)
+            return result.bytes(), result.meta
+
+        async def again(client: Any) -> tuple[Any, dict]:
+            result = await obstore.get_async(client, path, options=options)
+            return await result.bytes_async(), result.meta
+
         try:
-            result = obstore.get(self._obs, key, options=options or None)
-            data = memoryview(result.bytes())
-            meta = result.meta
+            raw, meta = self._call(first, again)
+            data = memoryview(raw)
         except FileNotFoundError:
             return None
         except PreconditionError:
@@ -252,7 +293,9 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         try:
-            meta = obstore.head(self._obs, key)
+            path = self._path(key)
+            meta = self._call(lambda c: obstore.head(c, path),
+                              lambda c: obstore.head_async(c, path))
         except FileNotFoundError:
             return None
         except Exception as exc:
@@ -265,18 +308,20 @@ class ObstoreStore(RemoteStore):
         try:
             # bytes larger than a part go up as a multipart upload, completed or aborted
             # as a whole: no reader sees a partial object
-            obstore.put(self._obs, key, data)
+            # a retry gets its own copy: obstore reads the caller's buffer while it
+            # uploads, and the write path reuses its encode buffers once the call
+            # has returned -- which a cut retry may do before the cancelled upload is
+            # dropped on obstore's threads
+            path = self._path(key)
+            self._call(lambda c: obstore.put(c, path, data),
+                       lambda c: obstore.put_async(c, path, bytes(data)))
         except Exception as exc:
             raise self._error("PUT", key, exc) from None
 
     def _delete(self, keys: list[str]) -> None:
-        import obstore
-
         if not _is_s3(self._obs):
             try:
-                obstore.delete(self._obs, keys if len(keys) > 1 else keys[0])
-            except FileNotFoundError:
-                pass
+                self._delete_objects(keys)
             except Exception as exc:
                 raise self._error("DELETE", keys[0], exc) from None
             return
@@ -284,27 +329,51 @@ class ObstoreStore(RemoteStore):
             return
         self._map(self._delete_signed, keys)
 
-    def _retry_cut(self, fn: Any, client: Any = None, unsent: bool = False) -> Any:
-        """``fn(client)`` (this store's client by default), tried again while
-        ``retry_timeout`` lasts when an answer was cut in its body: obstore retries that
-        for a GET, not for a listing or a multi-object delete (`_is_cut`); with
-        ``unsent`` also when no answer came (a dropped connection, a timeout), which
-        obstore does not retry for a POST, though deleting again is harmless. Each later
-        try goes through a twin client whose own retries end at the same deadline, so
-        the whole call stays within ``retry_timeout + request_timeout``."""
-        client = self._obs if client is None else client
-        deadline = time.monotonic() + self.settings["retry_timeout"]
-        pauses = backoff(self.settings["retry_timeout"])
+    def _call(self, first: Callable[[Any], Any], again: Callable[[Any], Awaitable[Any]],
+              unsent: bool = False) -> Any:
+        """``first(client)`` once through the first-try client; if that fails in a way
+        that may be transient, ``await again(client)`` through the retrying client on the
+        event-loop thread, the whole call ending by the deadline (``retry_timeout`` from
+        now; see the module docstring). obstore retries a cut answer for a GET only: a
+        listing's or a multi-object delete's is tried again here, as, with ``unsent``, a
+        delete that got no answer (a dropped connection, a timeout; deleting again is
+        harmless), each after a backoff pause that ends before the deadline."""
+        settings = self.settings
+        limit = settings["retry_timeout"]
+        deadline = time.monotonic() + limit
+        try:
+            return first(self._obs1)
+        except Exception as exc:
+            if limit <= 0 or not _may_be_transient(exc):
+                raise
+            failure: BaseException = exc
+        pauses = backoff(limit)
         while True:
+            pause = next(pauses, None)
+            if pause is None or time.monotonic() + pause >= deadline:
+                raise failure
+            time.sleep(pause)
             try:
-                return fn(client)
+                return _run_async(lambda: again(self._obs), deadline - time.monotonic())
+            except TimeoutError:
+                raise _Deadline(f"no success within retry_timeout={limit} s; first "
+                                f"failure: {_words(failure)}") from None
             except Exception as exc:
-                again = _is_cut(exc) or (unsent and _is_unanswered(exc))
-                pause = next(pauses, None) if again else None
-                if pause is None:
+                if not (_is_cut(exc) or (unsent and _is_unanswered(exc))):
                     raise
-                time.sleep(pause)
-                client = _retry_twin(client, max(deadline - time.monotonic(), 0.0))
+                failure = exc
+
+    def _delete_objects(self, keys: list[str]) -> None:
+        """Delete ``keys`` with one obstore call (on S3 a multi-object ``POST ?delete``);
+        a missing key is no error; obstore's own exceptions otherwise."""
+        import obstore
+
+        paths = [self._path(k) for k in keys] if len(keys) > 1 else self._path(keys[0])
+        try:
+            self._call(lambda c: obstore.delete(c, paths),
+                       lambda c: obstore.delete_async(c, paths), unsent=True)
+        except FileNotFoundError:
+            pass
 
     def _server(self) -> str:
         """What tells apart the servers whose multi-object delete may differ."""
@@ -317,57 +386,50 @@ class ObstoreStore(RemoteStore):
         nothing was deleted).
 
         Some S3 servers answer it 501 NotImplemented (localbucket; some gateways), which
-        obstore retries as a server error for the whole ``retry_timeout`` (30 s). So the
-        first delete to a server goes through a twin client with no retries: a 501 is
-        then known at once and remembered for the process (every later delete to that
-        server is one plain ``DELETE`` per key: `_delete_signed`); any other failure is
-        retried as usual.
+        obstore would retry as a server error until the deadline. The first try retries
+        nothing and a 501 is never tried again (`_call`): known at once, and remembered
+        for the process (every later delete to that server is one plain ``DELETE`` per
+        key: `_delete_signed`).
         """
-        import obstore
-
-        server = self._server()
-        client = self._obs if server in _BULK_DELETE else _no_retry_twin(self._obs)
-        while True:
-            try:
-                self._retry_cut(lambda c: obstore.delete(c, keys if len(keys) > 1 else keys[0]),
-                                client, unsent=True)
-            except FileNotFoundError:
-                pass
-            except Exception as exc:
-                if _is_501(exc):
-                    _BULK_DELETE[server] = False
-                    return False
-                if client is self._obs:
-                    raise self._error("DELETE", keys[0], exc) from None
-                client = self._obs  # another failure, untried server: again, with retries
-                continue
-            _BULK_DELETE[server] = True
-            return True
+        try:
+            self._delete_objects(keys)
+        except Exception as exc:
+            if _is_501(exc):
+                _BULK_DELETE[self._server()] = False
+                return False
+            raise self._error("DELETE", keys[0], exc) from None
+        _BULK_DELETE[self._server()] = True
+        return True
 
     def _delete_signed(self, key: str) -> None:
         """One ``DELETE`` of ``key`` (obstore has no call that sends one): a URL signed by
         the client for that method, sent with urllib the way the client sends its own
         requests (`_opener`: its proxy, proxy exclusions, CA certificate and certificate
-        checks; its ``request_timeout``); transient failures retried for up to
-        ``retry_timeout`` seconds. A missing key is no error."""
+        checks; its ``request_timeout``); transient failures retried while the
+        deadline (``retry_timeout``) allows, each try within the time left. A missing key
+        is no error."""
         import urllib.error
         import urllib.request
 
         import obstore
 
         try:
-            url = obstore.sign(self._obs, "DELETE", key, datetime.timedelta(minutes=10))
+            url = obstore.sign(self._obs, "DELETE", self._path(key),
+                               datetime.timedelta(minutes=10))
         except Exception as exc:
             raise self._error("DELETE", key, exc) from None
         opener = self._delete_opener
         if opener is None:
             opener = self._delete_opener = _opener(
                 getattr(self._obs, "client_options", None) or {}, url)
-        pauses = backoff(self.settings["retry_timeout"])
+        limit, request = self.settings["retry_timeout"], self.settings["request_timeout"]
+        deadline = time.monotonic() + (limit if limit > 0 else request)
+        pauses = backoff(limit)
         while True:
             try:
                 with opener.open(urllib.request.Request(url, method="DELETE"),
-                                 timeout=self.settings["request_timeout"]) as resp:
+                                 timeout=max(min(request, deadline - time.monotonic()),
+                                             0.001)) as resp:
                     resp.read()
                 return
             except urllib.error.HTTPError as exc:
@@ -378,7 +440,7 @@ class ObstoreStore(RemoteStore):
             except OSError as exc:  # refused, reset, timed out
                 failure, transient = exc, True
             pause = next(pauses, None) if transient else None
-            if pause is None:
+            if pause is None or time.monotonic() + pause >= deadline:
                 raise self._error("DELETE", key, failure)
             time.sleep(pause)
 
@@ -391,24 +453,29 @@ class ObstoreStore(RemoteStore):
 
         self._require_listing(prefix)
         try:
-            batches = self._retry_cut(lambda client: list(obstore.list(
-                client, prefix.rstrip("/") or None, chunk_size=1000)))
+            root = self._path(prefix.rstrip("/")) or None
+            batches = self._call(
+                lambda c: list(obstore.list(c, root, chunk_size=1000)),
+                lambda c: obstore.list(c, root, chunk_size=1000).collect_async())
+            if batches and isinstance(batches[0], dict):  # collect_async: one flat list
+                batches = [batches]
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
-        return (meta["path"] for batch in batches for meta in batch)
+        return (self._relative(meta["path"]) for batch in batches for meta in batch)
 
     def _list_names(self, prefix: str) -> Iterable[str]:
         import obstore
 
         self._require_listing(prefix)
         try:
-            found = self._retry_cut(lambda client: obstore.list_with_delimiter(
-                client, prefix.rstrip("/") or None))
+            root = self._path(prefix.rstrip("/")) or None
+            found = self._call(lambda c: obstore.list_with_delimiter(c, root),
+                               lambda c: obstore.list_with_delimiter_async(c, root))
         except Exception as exc:
             raise self._error("LIST", prefix, exc) from None
         n = len(prefix)
-        names = [p[n:].rstrip("/") for p in found["common_prefixes"]]
-        names += [meta["path"][n:] for meta in found["objects"]]
+        names = [self._relative(p)[n:].rstrip("/") for p in found["common_prefixes"]]
+        names += [self._relative(meta["path"])[n:] for meta in found["objects"]]
         return [name for name in names if name]
 
 
@@ -499,29 +566,57 @@ def _is_s3(client: Any) -> bool:
     return isinstance(client, S3Store)
 
 
-def _no_retry_twin(client: Any) -> Any:
-    """An S3 client like ``client`` (same bucket, prefix, credentials, options) that
-    retries nothing; ``client`` itself when it cannot be rebuilt."""
-    return _twin(client, {"max_retries": 0})
+class _Deadline(Exception):
+    """A call still failing when its deadline (``retry_timeout``) came."""
 
 
-def _retry_twin(client: Any, retry_timeout: float) -> Any:
-    """A client like ``client`` whose retries end after ``retry_timeout`` seconds (none
-    when 0)."""
-    retry = dict(client.retry_config or {}) if hasattr(client, "retry_config") else {}
-    retry["retry_timeout"] = datetime.timedelta(seconds=retry_timeout)
-    if retry_timeout <= 0:
-        retry["max_retries"] = 0
-    return _twin(client, retry)
+def _words(exc: BaseException) -> str:
+    return str(exc).split("\n\nDebug source:")[0] or type(exc).__name__
 
 
-def _twin(client: Any, retry_config: dict) -> Any:
-    try:
-        args, kwargs = client.__getnewargs_ex__()
-        kwargs = dict(kwargs, retry_config=retry_config)
-        return type(client)(*args, **kwargs)
-    except Exception:
-        return client
+def _may_be_transient(exc: BaseException) -> bool:
+    """Whether a first try's failure is worth the retrying path: everything but what
+    no retry changes (a missing object, a failed precondition, refused credentials or
+    permission, a refused range, a 501, a server ignoring the Range)."""
+    from obstore.exceptions import (
+        AlreadyExistsError,
+        NotSupportedError,
+        PermissionDeniedError,
+        PreconditionError,
+        UnauthenticatedError,
+    )
+
+    if isinstance(exc, (FileNotFoundError, PermissionError, PreconditionError,
+                        PermissionDeniedError, UnauthenticatedError, AlreadyExistsError,
+                        NotSupportedError)):
+        return False
+    return not (_is_416(exc) or _is_501(exc) or "non-partial response" in str(exc))
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_PID = 0
+_LOOP_LOCK = threading.Lock()
+
+
+def _run_async(make: Callable[[], Awaitable[Any]], seconds: float) -> Any:
+    """``await make()`` on the process's event-loop thread (started on first use; a
+    forked child starts its own), cut after ``seconds`` (`TimeoutError`: the unfinished
+    obstore call is dropped, which closes its connection)."""
+    global _LOOP, _LOOP_PID
+    with _LOOP_LOCK:
+        if _LOOP is None or _LOOP_PID != os.getpid():
+            _LOOP = asyncio.new_event_loop()
+            _LOOP_PID = os.getpid()
+            threading.Thread(target=_LOOP.run_forever, name="zarrhpc-obstore-loop",
+                             daemon=True).start()
+        loop = _LOOP
+    if seconds <= 0:
+        raise TimeoutError
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(make(), seconds)
+
+    return asyncio.run_coroutine_threadsafe(bounded(), loop).result()
 
 
 def _is_unanswered(exc: BaseException) -> bool:
@@ -553,8 +648,9 @@ def _rebuild(cls: type, url: str, options: dict, read_only: bool, settings: dict
 
 
 #: obstore clients by everything they were built from, most recently used last (at most
-#: `_CLIENTS_MAX`): opening the same root again -- the benchmark's rounds, a dask task
-#: unpickling its store, xarray reopening a dataset -- reuses the client and so its pool
+#: `_CLIENTS_MAX`): opening a root of the same bucket again -- the benchmark's rounds, a
+#: dask task unpickling its store, xarray reopening a dataset, another array or dataset
+#: in the bucket -- reuses the client and so its pool
 #: of open connections (no new TCP or TLS handshake, no new proxy thread), as
 #: tensorstore's shared context does. The process id is part of the key: a forked child
 #: never uses the parent's connections.
@@ -566,7 +662,8 @@ _CLIENTS_LOCK = threading.Lock()
 def _make_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
                  retry_timeout: float, request_timeout: float) -> Any:
     try:
-        key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, parts.path,
+        where = parts.path if kind == "http" else ""  # other clients serve a whole bucket
+        key = json.dumps([os.getpid(), kind, parts.scheme.lower(), parts.netloc, where,
                           options, retry_timeout, request_timeout], sort_keys=True)
     except (TypeError, ValueError):
         # an option json cannot spell (a credential provider, a timedelta): built anew,
@@ -601,7 +698,6 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
                          "max_backoff": datetime.timedelta(seconds=5), "base": 2}}
     if retry_timeout == 0:
         retry["max_retries"] = 0
-    prefix = parts.path.strip("/") or None
     common = {"client_options": client or None, "retry_config": retry}
     try:
         if kind == "http":
@@ -610,10 +706,10 @@ def _new_client(kind: str, parts: urllib.parse.SplitResult, options: dict,
         if not parts.netloc:
             raise ValueError(f"{parts.geturl()}: the URL names no bucket or container")
         if kind == "s3":
-            return S3Store(parts.netloc, prefix=prefix, config=config, **common)
+            return S3Store(parts.netloc, config=config, **common)
         if kind == "gcs":
-            return GCSStore(parts.netloc, prefix=prefix, config=config, **common)
-        return AzureStore(parts.netloc, prefix=prefix, config=config, **common)
+            return GCSStore(parts.netloc, config=config, **common)
+        return AzureStore(parts.netloc, config=config, **common)
     except ValueError:
         raise
     except Exception as exc:

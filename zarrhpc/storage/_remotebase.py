@@ -63,13 +63,14 @@ encoded (the write path's `zarrhpc.core._write.UploadQueue` keeps at most
 Settings (arguments of every remote store, also accepted in ``storage_options`` by
 `zarrhpc.storage.remote.open_url`): ``concurrency`` (default 64, or the environment variable
 ``ZARRHPC_REMOTE_CONCURRENCY``; enough that a 64-chunk request or write is in flight at
-once, so one request's latency is paid about once), ``retry_timeout`` (seconds spent
-retrying transient errors -- 5xx, timeouts, dropped connections, cut answers -- of one
-request: no try starts later than this after the first; default 30; 0: no retries),
-``request_timeout`` (seconds one try may take, connection, answer and body included,
-default 30: obstore's own default; fsspec's async file systems have each try cancelled
-after it), so that a request that keeps failing ends within ``retry_timeout +
-request_timeout`` (plus one backoff pause, at most 5 s) on either backend, ``coalesce_gap``
+once, so one request's latency is paid about once), ``retry_timeout`` (the deadline
+of one request -- a GET, a PUT, a listing, a delete -- with every retry of its transient
+errors (5xx, timeouts, dropped connections, cut answers) and every pause between them:
+no pause or try runs past it, a try started late is cut at it, so a request that keeps
+failing ends within ``retry_timeout`` seconds on either backend; default 30; 0: one try,
+no retries), ``request_timeout`` (seconds one try may take, connection, answer and body
+included, default 30: obstore's own default; a try is cut at the lesser of it and the
+time left), ``coalesce_gap``
 (default 1 MiB), ``coalesce_max`` (default 16 MiB), ``coalesce_rate`` (bytes per second,
 default 100 MiB/s, see above), ``tail_bytes`` (default 64 KiB),
 ``cache_bytes`` (default 64 MiB; 0 turns the tail cache off), ``readahead`` (bytes a shard

@@ -61,7 +61,10 @@ class ObjectStore(ObstoreStore):
                              **settings)
         self.kind = "http" if http else "object"
         self.storage_options: dict[str, Any] = {}
-        self._obs = store
+        # the caller's client for every try (its own retry settings: nothing to rebuild
+        # it from); the deadline still cuts the retrying path
+        self._obs = self._obs1 = store
+        self._root = ""  # keys are paths in the caller's client, its own prefix included
         # obstore's MemoryStore keeps the buffer it is given (no copy): the caller's, or a
         # pooled encode buffer the write path reuses, would change the stored value later
         self._keeps_buffers = isinstance(store, obs.MemoryStore)

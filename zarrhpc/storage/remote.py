@@ -20,10 +20,11 @@ entry are taken out before that:
 - ``backend``: ``"obstore"`` or ``"fsspec"`` to choose (default: obstore where it serves the
   scheme and is installed);
 - the store settings ``concurrency`` (requests in flight per store, default 64 or
-  ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (seconds of retrying transient errors
-  per request, default 30), ``request_timeout`` (seconds one try may take, default 30;
-  a request that keeps failing ends within the two together), ``coalesce_gap``, ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``,
-  ``cache_bytes``, ``readahead`` (see `zarrhpc.storage._remotebase`).
+  ``ZARRHPC_REMOTE_CONCURRENCY``), ``retry_timeout`` (the deadline of each request,
+  tries and retries of transient errors included: one that keeps failing ends within it;
+  default 30 s; 0: one try), ``request_timeout`` (seconds one try may take, default 30),
+  ``coalesce_gap``, ``coalesce_max``, ``coalesce_rate``, ``tail_bytes``, ``cache_bytes``,
+  ``readahead`` (see `zarrhpc.storage._remotebase`).
 
 `adopt` takes the remote store objects of other libraries (an fsspec ``FSMap``,
 zarr-python's ``FsspecStore`` and ``ObjectStore``) and gives ours over the same objects.
