@@ -55,7 +55,7 @@ from zarrhpc.core.formats import doc_key, read_node
 
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
-from zarrhpc.core.node import Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
 from zarrhpc.errors import ArrayNotFoundError, ZarrUserWarning
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
@@ -127,8 +127,11 @@ class Array(ArrayApiMixin, Node):
 
     _kind = "array"
 
-    def __init__(self, store, path: str, metadata, *, read_only: bool = False,
-                 write_empty_chunks: bool = False, order: str = "C"):
+    def __init__(self, store, path: str | None = None, metadata=None, *,
+                 read_only: bool = False, write_empty_chunks: bool = False, order: str = "C"):
+        if path is None and metadata is None:
+            self._from_async(store)  # zarr-python's Array(async_array)
+            return
         super().__init__(store, path, metadata, read_only)
         self.__dict__["_wec"] = bool(write_empty_chunks)
         if order not in ("C", "F"):
@@ -790,3 +793,11 @@ class BlockIndex:
     def __setitem__(self, selection, value) -> None:
         fields, selection = pop_fields(selection)
         self.array.set_block_selection(selection, value, fields=fields)
+
+
+def __getattr__(name: str):
+    # zarr-python's ``from zarr.core.array import AsyncArray`` (the class lives in
+    # core/api_async.py, which wraps this module's)
+    if name == "AsyncArray":
+        return ASYNC_CLASSES["array"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from zarrhpc.core._nodes import META, child_path, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
-from zarrhpc.core.node import Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
     ContainsGroupError,
@@ -107,8 +107,11 @@ class Group(Node):
 
     _kind = "group"
 
-    def __init__(self, store, path: str, metadata, *, read_only: bool = False,
-                 consolidated: dict | None = None):
+    def __init__(self, store, path: str | None = None, metadata=None, *,
+                 read_only: bool = False, consolidated: dict | None = None):
+        if path is None and metadata is None:
+            self._from_async(store)  # zarr-python's Group(async_group)
+            return
         super().__init__(store, path, metadata, read_only)
         self._consolidated = consolidated
 
@@ -247,6 +250,22 @@ class Group(Node):
             raise ContainsArrayError(f"{self._child(name)}: an array in {self._store!r}, "
                                      f"expected a group")
         return node
+
+    @property
+    def _async_group(self):
+        """This group as zarr-python's ``AsyncGroup`` (zarr-python's attribute name)."""
+        return self._as_async()
+
+    async def update_attributes_async(self, new_attributes: dict) -> Group:
+        """``update_attributes`` awaited (the store write runs off the event loop). As in
+        zarr-python, the result is a new Group holding the new attributes; this handle
+        keeps the attributes it had."""
+        import asyncio
+
+        new = Group.__new__(Group)
+        new.__dict__.update({k: v for k, v in self.__dict__.items()
+                             if k not in ("_own_attributes", "_metadata_view")})
+        return await asyncio.to_thread(new.update_attributes, new_attributes)
 
     def __reduce__(self):
         # by reference: the store (a MemoryStore carries its contents) and the path
@@ -502,3 +521,11 @@ class Group(Node):
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
         return f"<{kind} {node_url(self._store, self._path)}>"
+
+
+def __getattr__(name: str):
+    # zarr-python's ``from zarr.core.group import AsyncGroup`` (the class lives in
+    # core/api_async.py, which wraps this module's)
+    if name == "AsyncGroup":
+        return ASYNC_CLASSES["group"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
