@@ -257,15 +257,17 @@ class Group(Node):
         return self._as_async()
 
     async def update_attributes_async(self, new_attributes: dict) -> Group:
-        """``update_attributes`` awaited (the store write runs off the event loop). As in
-        zarr-python, the result is a new Group holding the new attributes; this handle
-        keeps the attributes it had."""
+        """Store ``new_attributes`` as the group's attributes, off the event loop. As
+        zarr-python's (3.1.6 and main): they *replace* the attributes (``update_attributes``
+        merges), and the result is a new Group holding them; this handle keeps the ones it
+        had."""
         import asyncio
 
         new = Group.__new__(Group)
         new.__dict__.update({k: v for k, v in self.__dict__.items()
                              if k not in ("_own_attributes", "_metadata_view")})
-        return await asyncio.to_thread(new.update_attributes, new_attributes)
+        await asyncio.to_thread(new.attrs.put, new_attributes)
+        return new
 
     def __reduce__(self):
         # by reference: the store (a MemoryStore carries its contents) and the path

@@ -4207,4 +4207,536 @@ for label, call in [
         print(label, end=' ')
         caught(e)
 """),
+    # ---- the asynchronous API (tenth session) -----------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2595#async-group-array", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as async_zarr
+
+async def main():
+    root = await async_zarr.create_group(store={}, attributes={'foo': 'bar'})
+    print(type(root).__name__, root.attrs)
+    z = await root.create_array(name='foo', shape=(100,), chunks=(5,), dtype=np.uint32)
+    print(type(z).__name__, z.shape, z.chunks, z.dtype, z.path)
+    await z.setitem((slice(None),), np.arange(0, 100, dtype=z.dtype))
+    await z.setitem((7,), 99)
+    print(await z.getitem((slice(None, 10),)))
+    print(await z.getitem((7,)), await z.getitem(8))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2595#async-open", code="""
+import asyncio
+import zarr.api.asynchronous as async_zarr
+
+async def main():
+    z = await async_zarr.open(store='data.zarr', mode='w', shape=(100, 100), chunks=(10, 10), dtype='i4')
+    print(type(z).__name__, z.shape, z.chunks, z.read_only)
+    await z.setitem((0, 0), 42)
+    print(await z.getitem((slice(0, 4), slice(0, 1))))
+    again = await async_zarr.open_array(store='data.zarr', mode='r')
+    print(again.read_only, await again.getitem((0, 0)), await again.nchunks_initialized())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.open_group", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.open_group('grp.zarr', mode='w', attributes={'title': 'demo'})
+    await g.create_group('sub')
+    await g.create_array('x', shape=(3,), dtype='f8', fill_value=1.5)
+    h = await za.open_group('grp.zarr', mode='r')
+    print(repr(h).split()[0], h.read_only, h.attrs)
+    print(sorted([k async for k in h.keys()]))
+    print([k async for k in h.array_keys()], [k async for k in h.group_keys()])
+    print(await h.nmembers(), await h.contains('x'), await h.contains('nope'))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/11259", code="""
+import asyncio
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(6, 4), chunks=(2, 2), dtype='i2')
+a[:] = np.arange(24).reshape(6, 4)
+aa = a.async_array
+print(type(aa).__name__, aa.shape, aa.dtype, aa.chunks, aa.ndim, aa.size, aa.nchunks)
+
+async def main():
+    print(await aa.getitem((slice(1, 3), slice(None))))
+    print(await aa.oindex.getitem(([0, 5], [1, 3])))
+    print(await aa.vindex.getitem(([0, 5], [1, 3])))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3083", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array({}, shape=(5, 5), chunks=(2, 3), dtype='f4')
+z[:] = np.arange(25, dtype='f4').reshape(5, 5)
+
+async def main():
+    az = z._async_array
+    o = await az.oindex.getitem((np.array([0, 2, 4]), slice(1, 4)))
+    v = await az.vindex.getitem((np.array([0, 1, 4]), np.array([4, 0, 2])))
+    m = await az.vindex.getitem(np.eye(5, dtype=bool))
+    print(o.shape, o.dtype, o.tolist())
+    print(v.tolist(), m.tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3556", code="""
+import asyncio
+import numpy as np
+import zarr
+
+x = zarr.create_array({}, shape=(8,), chunks=(2,), dtype='i8')
+y = zarr.create_array({}, shape=(8,), chunks=(4,), dtype='f8')
+x[:] = np.arange(8)
+y[:] = np.linspace(0, 1, 8)
+
+async def both():
+    return await asyncio.gather(x.async_array.getitem(slice(2, 6)),
+                                y.async_array.getitem(slice(None, None, 3)))
+
+ax, ay = asyncio.run(both())
+print(ax, ay)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1805#gather-open", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+root = zarr.open_group('h.zarr', mode='w')
+for name in ['t', 'u', 'v', 'w']:
+    root.create_array(name, shape=(4,), dtype='f4', fill_value=len(name) + ord(name))
+
+async def main():
+    arrays = await asyncio.gather(*(za.open_array(store='h.zarr', path=p, mode='r') for p in 'tuvw'))
+    print([type(a).__name__ for a in arrays], [a.path for a in arrays])
+    values = await asyncio.gather(*(a.getitem(slice(None)) for a in arrays))
+    print([v.tolist() for v in values])
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/sgkit-dev/vcztools/issues/131", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array('calls.zarr', shape=(12, 3), chunks=(4, 3), dtype='i1')
+z[:] = np.arange(36).reshape(12, 3) % 7
+
+async def fetch_all(a):
+    parts = [a.getitem((slice(i, i + 4), slice(None))) for i in range(0, a.shape[0], 4)]
+    return await asyncio.gather(*parts)
+
+a = zarr.open_array('calls.zarr', mode='r').async_array
+chunks = asyncio.run(fetch_all(a))
+print(len(chunks), [c.shape for c in chunks], np.concatenate(chunks).sum())
+"""),
+    dict(source="https://github.com/NVIDIA/earth2studio/pull/377", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    root = await za.open_group('out.zarr', mode='w')
+    arr = await root.create_array('t2m', shape=(4, 3, 3), chunks=(1, 3, 3), dtype='f4', fill_value=np.nan)
+    writes = [arr.setitem((i,), np.full((3, 3), i, dtype='f4')) for i in range(3)]
+    await asyncio.gather(*writes)
+    data = await arr.getitem(slice(None))
+    print(data[:, 0, 0], np.isnan(data[3]).all(), await arr.nchunks_initialized())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/NVIDIA/earth2studio/pull/1047", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.open_group('run.zarr', mode='w')
+    a = await g.create_array('lead', shape=(0, 2), chunks=(2, 2), dtype='i4')
+    for step in range(3):
+        new_shape = await a.append(np.full((1, 2), step, dtype='i4'))
+        print(step, new_shape, a.shape)
+    print((await a.getitem(slice(None))).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/earth-mover/icechunk/pull/2074", code="""
+import asyncio
+import zarr
+from zarr import AsyncGroup
+from zarr.storage import MemoryStore
+
+async def main():
+    store = MemoryStore()
+    g = await AsyncGroup.from_store(store, attributes={'kind': 'root'}, zarr_format=3)
+    print(type(g).__name__, g.attrs, g.metadata.zarr_format)
+    a = await g.create_group('a')
+    b = await a.create_group('b')
+    print(a.name, b.name, b.basename)
+    opened = await AsyncGroup.open(store)
+    members = sorted([(k, type(v).__name__) async for k, v in opened.members(max_depth=None)])
+    print(members)
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2247", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    for make in (za.zeros, za.ones, za.empty):
+        a = await make(shape=(3,), chunks=(3,), dtype='i4', store={})
+        print(make.__name__, type(a).__name__, a.shape)
+    f = await za.full(shape=(2, 2), fill_value=7, dtype='u1', store={})
+    print((await f.getitem(...)).tolist())
+    a = await za.array(np.arange(6).reshape(2, 3), store={})
+    like = await za.zeros_like(a, store={})
+    print(like.shape, like.dtype, (await like.getitem(...)).sum())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3782", code="""
+import asyncio
+import numpy as np
+import zarr
+
+async def main():
+    aa = await zarr.api.asynchronous.create_array({}, shape=(4,), dtype='f8', fill_value=0.5)
+    sync = zarr.Array(aa)
+    sync[1] = 3.0
+    print(type(sync).__name__, sync[:], await aa.getitem(slice(None)))
+    print(sync.shape == aa.shape, sync.path == aa.path, aa.name)
+    print(type(sync.async_array).__name__, sync.async_array == aa)
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/11580", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+g = zarr.open_group('ds.zarr', mode='w')
+t = g.create_array('t', shape=(3,), dtype='i8', dimension_names=['time'])
+t[:] = [10, 20, 30]
+v = g.create_array('v', shape=(3, 2), dtype='f4', dimension_names=['time', 'x'], attributes={'units': 'K'})
+v[:] = 1.25
+zarr.consolidate_metadata('ds.zarr')
+
+async def main():
+    grp = await za.open_consolidated('ds.zarr', mode='r')
+    print(type(grp).__name__)
+    async for name, arr in grp.arrays():
+        print(name, arr.shape, arr.metadata.dimension_names, arr.attrs, await arr.getitem(...))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/150", code="""
+import asyncio
+import numpy as np
+import zarr
+
+g = zarr.open_group('specs.zarr', mode='w')
+for i in range(3):
+    g.create_array(f'v{i}', shape=(4,), dtype='i4')[:] = np.arange(4) * (i + 1)
+
+async def main():
+    ag = await zarr.api.asynchronous.open_group('specs.zarr', mode='r')
+    arrays = [a async for a in ag.array_values()]
+    firsts = await asyncio.gather(*(a.getitem(slice(0, 4, 2)) for a in arrays))
+    print(sorted((a.basename, f.tolist()) for a, f in zip(arrays, firsts)))
+
+asyncio.run(main())
+"""),
+    dict(source="http://martindurant.github.io/blog/async-zarr/", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array('blog.zarr', shape=(10, 10), chunks=(5, 5), dtype='f8')
+z[:] = np.arange(100).reshape(10, 10)
+
+async def main():
+    az = await zarr.api.asynchronous.open_array(store='blog.zarr')
+    corners = await asyncio.gather(az.getitem((0, 0)), az.getitem((0, 9)),
+                                   az.getitem((9, 0)), az.getitem((9, 9)))
+    print([float(c) for c in corners], type(corners[0]).__name__)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.save", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    await za.save('saved.zarr', np.arange(5), np.ones(3), named=np.zeros(2))
+    g = await za.open_group('saved.zarr', mode='r')
+    print(sorted([k async for k in g.array_keys()]), await (await g.getitem('named')).getitem(...))
+    await za.save_group('sg.zarr', np.arange(2), b=np.ones(2, dtype='i1'))
+    print(sorted([k async for k in (await za.open_group('sg.zarr')).keys()]))
+    await za.save_array('one.zarr', np.arange(4).reshape(2, 2))
+    print((await za.load(store='one.zarr')).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.consolidate_metadata", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store='cons.zarr', attributes={'a': 1})
+    await g.create_array('x', shape=(2,), dtype='i1')
+    await g.create_group('y')
+    c = await za.consolidate_metadata('cons.zarr')
+    print(type(c).__name__, sorted(c.metadata.consolidated_metadata.metadata))
+    opened = await za.open_consolidated('cons.zarr')
+    print(sorted([k async for k in opened.keys()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.from_array", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+src = zarr.create_array({}, shape=(6,), chunks=(3,), dtype='i4')
+src[:] = np.arange(6)
+
+async def main():
+    copy1 = await za.from_array({}, data=src)
+    print(type(copy1).__name__, copy1.chunks, await copy1.getitem(...))
+    copy2 = await za.from_array({}, data=np.arange(4, dtype='u2').reshape(2, 2), chunks=(1, 2))
+    print(copy2.chunks, copy2.dtype, (await copy2.getitem(...)).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.create_hierarchy", code="""
+import asyncio
+from zarr.api.asynchronous import create_hierarchy
+from zarr.core.group import GroupMetadata
+from zarr.storage import MemoryStore
+
+async def main():
+    store = MemoryStore()
+    nodes = {'': GroupMetadata(attributes={'root': True}), 'a': GroupMetadata(attributes={'name': 'leaf'})}
+    created = {path: node async for path, node in create_hierarchy(store=store, nodes=nodes)}
+    print(sorted((p, type(n).__name__, n.attrs) for p, n in created.items()))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.require_group", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    a = await g.require_group('a')
+    again = await g.require_group('a')
+    print(a == again, a.path)
+    b, c = await g.require_groups('b', 'c/d')
+    print(b.path, c.path, sorted([k async for k in g.group_keys()]))
+    arr = await g.require_array('arr', shape=(3,), dtype='i2')
+    same = await g.require_array('arr', shape=(3,), dtype='i2')
+    print(arr.shape, same == arr)
+    try:
+        await g.require_array('arr', shape=(4,), dtype='i2')
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.getitem", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    await g.create_array('x', shape=(2,), dtype='i4')
+    x = await g.getitem('x')
+    print(type(x).__name__, x.path)
+    print(await g.get('missing'), await g.get('missing', 'default'))
+    try:
+        await g.getitem('missing')
+    except Exception as e:
+        caught(e)
+    await g.delitem('x')
+    print(await g.contains('x'), await g.nmembers())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.resize", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(4, 4), chunks=(2, 2), dtype='i4')
+    await a.setitem(..., np.arange(16).reshape(4, 4))
+    await a.resize((2, 6))
+    print(a.shape, (await a.getitem(...)).tolist(), await a.nchunks_initialized())
+    r = await a.update_attributes({'resized': True})
+    print(r is a, a.attrs, a.metadata.attributes)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.get_orthogonal_selection", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(3, 4), chunks=(2, 2), dtype='u2')
+    await a.setitem(slice(None), np.arange(12).reshape(3, 4))
+    print((await a.get_orthogonal_selection(([0, 2], [1, 3]))).tolist())
+    print((await a.get_coordinate_selection(([0, 2], [1, 3]))).tolist())
+    mask = np.zeros((3, 4), dtype=bool)
+    mask[1, 1:3] = True
+    print((await a.get_mask_selection(mask)).tolist())
+    try:
+        await a.getitem(([0, 1], slice(None)))
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.info_complete", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(6,), chunks=(2,), dtype='i4', compressors=None)
+    await a.setitem(slice(0, 4), np.arange(4))
+    print(a.info)
+    print(await a.info_complete())
+    print(await a.nbytes_stored(), a.nbytes, a.compressors, a.filters)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.tree", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    sub = await g.create_group('sub')
+    await sub.create_array('leaf', shape=(2, 3), dtype='f4')
+    await g.create_array('top', shape=(5,), dtype='i8')
+    print(await g.tree(plain=True))
+    print(repr(g).split(' ')[0], repr(sub).split('/')[-1])
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.update_attributes_async", code="""
+import asyncio
+import zarr
+
+g = zarr.group(attributes={'a': 1})
+
+async def main():
+    new = await g.update_attributes_async({'b': 2})
+    print(type(new).__name__, new.attrs.asdict())
+    print(g.attrs.asdict())
+    print(zarr.open_group(g.store, mode='r').attrs.asdict())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.zeros_like", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    z = await g.zeros(name='z', shape=(2, 2), dtype='f4')
+    o = await g.ones(name='o', shape=(2,), dtype='i1')
+    f = await g.full(name='f', shape=(3,), fill_value=9, dtype='u4')
+    zl = await g.zeros_like(name='zl', data=np.arange(3))
+    print((await z.getitem(...)).tolist(), (await o.getitem(...)).tolist())
+    print((await f.getitem(...)).tolist(), zl.shape, zl.dtype)
+    print(sorted([k async for k in g.array_keys()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/CovertLab/vEcoli/pull/414", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def write_buffer(group, name, block, start):
+    arr = await group.getitem(name)
+    await arr.setitem(slice(start, start + len(block)), block)
+
+async def main():
+    g = await za.open_group('emit.zarr', mode='w')
+    for name in ('mass', 'volume'):
+        await g.create_array(name, shape=(6,), chunks=(2,), dtype='f8')
+    await asyncio.gather(write_buffer(g, 'mass', np.ones(2), 0),
+                         write_buffer(g, 'volume', np.arange(4.0), 2),
+                         write_buffer(g, 'mass', np.full(4, 2.0), 2))
+    for name in ('mass', 'volume'):
+        print(name, (await (await g.getitem(name)).getitem(...)).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1726", code="""
+import asyncio
+import zarr
+
+root = zarr.group(store={})
+root.create_group('g1').create_group('g2')
+root.create_array('a1', shape=(1,), dtype='i1')
+root['g1'].create_array('a2', shape=(2,), dtype='i1')
+
+async def main():
+    ag = root._async_group
+    print(type(ag).__name__)
+    print(sorted([k async for k, _ in ag.members()]))
+    print(sorted([k async for k, _ in ag.members(max_depth=None)]))
+    print(await ag.nmembers(max_depth=None))
+    print(sorted([(k, v.shape) async for k, v in ag.arrays()]))
+    print(sorted([k async for k, _ in ag.groups()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.open", code="""
+import asyncio
+import numpy as np
+import zarr
+from zarr.core.array import AsyncArray
+from zarr.storage import LocalStore, StorePath
+
+zarr.create_array('open.zarr', shape=(3,), dtype='i4', fill_value=5)
+
+async def main():
+    a = await AsyncArray.open(LocalStore('open.zarr'))
+    print(a.shape, a.dtype, await a.getitem(...))
+    b = await AsyncArray.open(StorePath(LocalStore('open.zarr', read_only=True)))
+    print(b.read_only)
+    try:
+        await b.setitem(0, 1)
+    except Exception as e:
+        caught(e)
+    try:
+        await AsyncArray.open(LocalStore('missing.zarr'))
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
 ]
