@@ -4739,4 +4739,243 @@ async def main():
 
 asyncio.run(main())
 """),
+    # ---- fill values, sharding, resize, time types (tenth session) ---------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3221", code="""
+import pickle
+import numpy as np
+import zarr
+
+data = np.arange(100)
+arr = zarr.create_array(store=zarr.storage.MemoryStore(), data=data, shards=(20,), chunks=(10,))
+copy = pickle.loads(pickle.dumps(arr))
+print(copy.shape, copy.chunks, copy.shards, np.array_equal(copy[:], data))
+print(copy[15:25], copy.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/703", code="""
+import numpy as np
+import zarr
+
+store = zarr.storage.ZipStore('zeros.zip', mode='w')
+g = zarr.group(store=store)
+a = g.create_array('foo__a', shape=(5,), dtype='i8', fill_value=0)
+a[:] = 0
+print(a.nchunks_initialized)
+store.close()
+z = zarr.open_group(zarr.storage.ZipStore('zeros.zip', mode='r'), mode='r')
+print(z['foo__a'][:], z['foo__a'].fill_value)
+"""),
+    dict(source="https://github.com/earth-mover/icechunk/issues/1019", code="""
+import numpy as np
+import zarr
+
+store = zarr.storage.MemoryStore()
+foo = zarr.create_array(name='foo', store=store, chunks=(10,), shards=(100,),
+                        data=np.linspace(35, 70, 1001))
+r = foo[:]
+print(r.shape, r[:3], r[-3:], np.allclose(r, np.linspace(35, 70, 1001)))
+print(foo.cdata_shape, foo.nchunks)
+"""),
+    dict(source="https://github.com/zarr-developers/pydantic-zarr/issues/116", code="""
+import zarr
+
+arr = zarr.create_array({}, shape=(100,), dtype='int16', chunks=(10,), shards=(50,), compressors=None)
+print(arr.info)
+print(arr.metadata.to_dict()['codecs'][0]['name'], arr.shards, arr.chunks)
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/10757", code="""
+import json
+import numpy as np
+import zarr
+
+for fmt in (2, 3):
+    a = zarr.create_array(f'nan{fmt}.zarr', shape=(4,), chunks=(2,), dtype='f4', fill_value=np.nan, zarr_format=fmt)
+    a[:2] = 1.0
+    doc = json.load(open(f'nan{fmt}.zarr/' + ('.zarray' if fmt == 2 else 'zarr.json')))
+    print(fmt, doc['fill_value'], a.fill_value, a[:])
+"""),
+    dict(source="https://github.com/manzt/zarrita.js/issues/352", code="""
+import json
+import numpy as np
+import zarr
+
+a = zarr.create_array('t.zarr', shape=(2, 3), chunks=(1, 3), dtype='float32', fill_value=np.nan)
+a[0] = [1, 2, 3]
+print(json.load(open('t.zarr/zarr.json'))['fill_value'])
+b = zarr.open_array('t.zarr')
+print(b[:], np.isnan(b.fill_value), b.nchunks_initialized)
+for fv in (np.inf, -np.inf):
+    c = zarr.create_array({}, shape=(1,), dtype='f8', fill_value=fv)
+    print(c.metadata.to_dict()['fill_value'], c[0])
+"""),
+    dict(source="https://github.com/constantinpape/z5/issues/148", code="""
+import json
+import numpy as np
+import zarr
+
+z = zarr.create((9, 9, 9), fill_value=np.nan, store='tmp.zarr', zarr_format=2, dtype='f8')
+print(json.load(open('tmp.zarr/.zarray'))['fill_value'], z[0, 0, :3])
+print(zarr.open_array('tmp.zarr').fill_value)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/5475", code="""
+import zarr
+
+for fmt in (2, 3):
+    root = zarr.group(store={}, zarr_format=fmt)
+    for dt in ('i4', 'f8', 'bool', 'U4', 'c8'):
+        arr = root.create_array(name=f'x{dt}', shape=(2,), dtype=dt)
+        print(fmt, dt, repr(arr.fill_value), arr[:])
+"""),
+    dict(source="https://github.com/ai2cm/fv3gfs-wrapper/pull/85", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('mon.zarr', mode='w', zarr_format=2)
+a = g.create_dataset('phis', shape=(3,), dtype='f4')
+b = g.create_dataset('phis_none', shape=(3,), dtype='f4', fill_value=None)
+print(repr(a.fill_value), repr(b.fill_value), a[:])
+a[0] = 0.0
+print(a[:], a.nchunks_initialized)
+"""),
+    dict(source="https://github.com/dynamical-org/reformatters/pull/272", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(6,), chunks=(2,), dtype='f4', fill_value=np.nan)
+a[:] = [np.nan, np.nan, 0.0, 0.0, 1.0, np.nan]
+print(a.nchunks_initialized, a[:])
+b = zarr.create_array({}, shape=(6,), chunks=(2,), dtype='f4', fill_value=0.0)
+b[:] = [0.0, 0.0, np.nan, np.nan, 1.0, 0.0]
+print(b.nchunks_initialized, b[:])
+c = zarr.create_array({}, shape=(4,), chunks=(2,), dtype='f4', fill_value=np.nan,
+                      config={'write_empty_chunks': True})
+c[:] = np.nan
+print(c.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3580", code="""
+import warnings
+import numpy as np
+import zarr
+
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    store = zarr.storage.ZipStore('r.zip', mode='w')
+    a = zarr.create_array(store, shape=(2,), chunks=(2,), dtype='i2')
+    for n in range(3, 6):
+        a.resize((n,))
+    a[:] = np.arange(5)
+    store.close()
+print(sorted({str(x.message) for x in w}))
+b = zarr.open_array(zarr.storage.ZipStore('r.zip', mode='r'))
+print(b.shape, b[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/188", code="""
+import numpy as np
+import zarr
+
+z = zarr.create_array({}, shape=(5,), chunks=(2,), dtype='i4', fill_value=-1)
+z[:] = np.arange(5)
+z.resize((3,))
+print(z[:], z.nchunks_initialized)
+z.resize((7,))
+print(z[:], z.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2849", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('ad.zarr', mode='w')
+data = g.create_array('data', shape=(4,), chunks=(3,), dtype='f4')
+data[:] = np.arange(4)
+append = np.arange(10, 15, dtype='f4')
+orig = data.shape[0]
+data.resize((orig + append.shape[0],))
+data[orig:] = append
+print((data[orig:] == append).all(), data[:])
+again = zarr.open_array('ad.zarr/data')
+print(again.shape, again[:])
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/9673", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(2, 3), chunks=(1, 3), dtype='i8')
+a[:] = 1
+r = a.resize((4, 3))
+print(r, a.shape, a[:].tolist())
+a[2:] = 5
+print(a[:].tolist(), a.append(np.zeros((1, 3), 'i8')), a.shape)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-extensions/issues/11", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(3,), dtype='datetime64[s]', fill_value=np.datetime64('NaT'))
+a[1] = np.datetime64('2020-01-01T00:00:00')
+print(a[:], a.dtype)
+d = a.metadata.to_dict()
+print(d['data_type'], d['fill_value'])
+b = zarr.create_array({}, shape=(2,), dtype='datetime64[10s]')
+print(b.metadata.to_dict()['data_type'], repr(b.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-extensions/pull/14", code="""
+import json
+import numpy as np
+import zarr
+
+dates = np.array(['2007-07-13', '2006-01-13', '2010-08-13'], dtype='M8[D]')
+z = zarr.create_array('dt.zarr', data=dates)
+print(json.load(open('dt.zarr/zarr.json'))['data_type'])
+back = zarr.open_array('dt.zarr')
+print(back[:], back[0], back.dtype)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/2265", code="""
+import numpy as np
+import zarr
+
+t = np.array(['2008-07-29T20:20:58.000000000', '2008-07-30T01:00:00'], dtype='datetime64[ns]')
+za = zarr.open_group('argo.zarr', mode='w')
+za['JULD_LOCATION1'] = t
+info = za['JULD_LOCATION1'].info
+print(repr(info).splitlines()[2], za['JULD_LOCATION1'][:])
+"""),
+    dict(source="https://github.com/fsspec/filesystem_spec/pull/721", code="""
+import numpy as np
+import zarr
+
+start_date = np.datetime64('2000-01-01', 'us')
+dates = np.arange(start_date, start_date + np.timedelta64(5, 'h'), np.timedelta64(1, 'h'))
+z = zarr.create(shape=dates.shape, compressor=None, dtype=dates.dtype, store={}, zarr_format=2, overwrite=True)
+z[:] = dates
+print(z.dtype, z[:][-1], (z[:] == dates).all())
+"""),
+    dict(source="https://github.com/JuliaIO/Zarr.jl/issues/56", code="""
+import json
+import numpy as np
+import zarr
+
+z = zarr.array(np.array(['2021-04-15', '2021-04-16'], dtype='M8[D]'), store='jl.zarr', zarr_format=2)
+doc = json.load(open('jl.zarr/.zarray'))
+print(doc['dtype'], doc['fill_value'], zarr.open_array('jl.zarr')[:])
+"""),
+    dict(source="https://github.com/zarrs/zarrs/pull/208", code="""
+import numpy as np
+import zarr
+
+d = np.array([1, 2, 3], dtype='m8[ms]')
+z = zarr.create_array({}, data=d, chunks=(2,))
+print(z.dtype, z[:], z.metadata.to_dict()['data_type'])
+z[0] = np.timedelta64(7, 's')
+print(z[0], z[:].astype('i8'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/632", code="""
+import numpy as np
+import zarr
+
+arr = np.array([('1900-01-01', 123), ('1902-12-01', 321)], dtype=[('date', 'datetime64[D]'), ('num', 'i8')])
+try:
+    z = zarr.array(arr, store={}, zarr_format=2)
+    print(z.dtype, z[:])
+except Exception as e:
+    caught(e)
+"""),
 ]
