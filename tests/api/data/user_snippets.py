@@ -4978,4 +4978,185 @@ try:
 except Exception as e:
     caught(e)
 """),
+    # ---- strings and consolidated metadata (tenth session) -----------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-extensions/issues/35", code="""
+import warnings
+import numpy as np
+import zarr
+
+u = np.full((3, 2), '', dtype='U30')
+s = np.full((3, 2), b'', dtype='S30')
+u[0, 0] = 'Converged'
+s[0, 0] = b'Converged'
+g = zarr.open_group('msg.zarr', mode='w', zarr_format=3)
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    a = g.create_array('message_U30', data=u)
+    b = g.create_array('message_S30', data=s)
+print(a.dtype, a[0], b.dtype, b[0])
+print(a.metadata.to_dict()['data_type'], b.metadata.to_dict()['data_type'])
+v = g.create_array('message_str', shape=u.shape, dtype=str)
+v[:] = u
+print(v.dtype, v[0, 0], v[1, 1] == '', v.metadata.to_dict()['data_type'])
+"""),
+    dict(source="https://github.com/manzt/zarrita.js/issues/305", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('weather.zarr', mode='w')
+inst = g.create_array('instrument', shape=(3,), dtype=str, dimension_names=['instrument'])
+inst[:] = ['manufac1', 'manufac2', 'manufac3']
+print(inst.dtype, inst[:], inst.fill_value == '')
+codecs = [c['name'] for c in inst.metadata.to_dict()['codecs']]
+print(codecs, inst.metadata.to_dict()['data_type'])
+"""),
+    dict(source="https://github.com/OSGeo/gdal/pull/13908", code="""
+import json
+import zarr
+
+z = zarr.open('out.zarr', mode='w')
+names = z.create_array('names', shape=(2,), dtype='str')
+names[:] = ['hello', 'world']
+doc = json.load(open('out.zarr/names/zarr.json'))
+print(doc['data_type'], [c['name'] for c in doc['codecs']], doc['fill_value'])
+print(zarr.open_array('out.zarr/names')[:])
+"""),
+    dict(source="https://github.com/OSGeo/gdal/pull/13910", code="""
+import json
+import warnings
+import numpy as np
+import zarr
+
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    a = zarr.create_array('fixed.zarr', shape=(2,), dtype='S5', fill_value=b'')
+    a[:] = [b'abc', b'hello']
+    u = zarr.create_array('utf32.zarr', shape=(2,), dtype='<U2')
+    u[:] = ['ab', 'c']
+print(json.load(open('fixed.zarr/zarr.json'))['data_type'], a[:])
+print(json.load(open('utf32.zarr/zarr.json'))['data_type'], u[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/315", code="""
+import json
+import numpy as np
+import zarr
+
+a = zarr.create_array('v2s.zarr', shape=(3,), dtype=str, zarr_format=2)
+a[:] = ['a', 'bb', 'ccc']
+doc = json.load(open('v2s.zarr/.zarray'))
+print(doc['dtype'], doc['filters'], repr(doc['fill_value']))
+print(zarr.open_array('v2s.zarr')[:], zarr.open_array('v2s.zarr').dtype)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/2724", code="""
+import numpy as np
+import zarr
+
+for fmt in (2, 3):
+    a = zarr.create_array({}, shape=(3,), dtype=str, zarr_format=fmt)
+    a[:] = np.array(['ab', 'cdef', 'g'], dtype=object)
+    print(fmt, a.dtype, a[:], a[1], type(a[1]).__name__)
+    a[2] = 'longer string'
+    print(a[:].tolist())
+"""),
+    dict(source="https://github.com/SpikeInterface/spikeinterface/pull/3378", code="""
+import zarr
+
+root = zarr.open_group('an.zarr', mode='w')
+root.create_group('extensions')
+root.attrs['run_info'] = {'done': False}
+zarr.consolidate_metadata(root.store)
+root.attrs['run_info'] = {'done': True}
+c = zarr.open_consolidated('an.zarr', mode='r')
+print(c.attrs['run_info'], sorted(c.group_keys()))
+zarr.consolidate_metadata(root.store)
+print(zarr.open_consolidated('an.zarr', mode='r').attrs['run_info'])
+"""),
+    dict(source="https://github.com/fideus-labs/ngff-zarr/pull/737", code="""
+import numpy as np
+import zarr
+
+root = zarr.open_group('img.zarr', mode='w', zarr_format=2)
+a = root.create_array('0', shape=(2, 2), dtype='u1')
+zarr.consolidate_metadata('img.zarr')
+a.append(np.ones((2, 2), dtype='u1'))
+stale = zarr.open_consolidated('img.zarr', mode='r')
+print(stale['0'].shape, zarr.open_group('img.zarr', mode='r', use_consolidated=False)['0'].shape)
+zarr.consolidate_metadata('img.zarr')
+print(zarr.open_consolidated('img.zarr', mode='r')['0'].shape)
+"""),
+    dict(source="https://github.com/NCAR/miles-credit/pull/217", code="""
+import zarr
+
+g = zarr.open_group('credit.zarr', mode='w')
+g.create_array('t', shape=(2,), dtype='f4')
+try:
+    zarr.open_consolidated('credit.zarr')
+except Exception as e:
+    caught(e)
+h = zarr.open_group('credit.zarr', mode='r')
+print(sorted(h.array_keys()), h.metadata.consolidated_metadata)
+zarr.consolidate_metadata('credit.zarr')
+print(sorted(zarr.open_group('credit.zarr', mode='r').metadata.consolidated_metadata.metadata))
+"""),
+    dict(source="https://github.com/ratt-ru/dask-ms/pull/243", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('ms.zarr', mode='w', zarr_format=2)
+arr = g.require_dataset('DATA', shape=(4, 2), dtype='c8', chunks=(2, 2), exact=True)
+arr.attrs['__daskms_zarr_attr__'] = {'dims': ['row', 'chan']}
+again = g.require_dataset('DATA', shape=(4, 2), dtype='c8', chunks=(2, 2), exact=True)
+print(again.dtype, again.chunks, dict(again.attrs))
+try:
+    g.require_dataset('DATA', shape=(4, 2), dtype='c16', exact=True)
+except Exception as e:
+    caught(e)
+zarr.consolidate_metadata(g.store)
+print(sorted(zarr.open_consolidated('ms.zarr').array_keys()))
+"""),
+    dict(source="https://github.com/ai2cm/fv3net/issues/1179", code="""
+import zarr
+
+g = zarr.open_group('fine.zarr', mode='w')
+for name in ('a', 'b'):
+    g.create_array(name, shape=(3,), dtype='f4', attributes={'units': 'W/m**2'})
+c = zarr.consolidate_metadata('fine.zarr')
+print(type(c).__name__, sorted(c.metadata.consolidated_metadata.metadata))
+fine = zarr.open_group('fine.zarr', mode='r', use_consolidated=True)
+print(sorted(fine.array_keys()), fine['a'].attrs['units'])
+"""),
+    dict(source="https://github.com/Huber-group-EMBL/Rarr/pull/184", code="""
+import json
+import zarr
+
+g = zarr.open_group('r.zarr', mode='w', zarr_format=2, attributes={'title': 'x'})
+g.create_array('m', shape=(2, 2), dtype='i4', attributes={'a': 1})
+zarr.consolidate_metadata('r.zarr')
+cons = json.load(open('r.zarr/.zmetadata'))
+print(sorted(cons['metadata']), cons['zarr_consolidated_format'])
+print(cons['metadata']['.zattrs'], cons['metadata']['m/.zattrs'])
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/2559", code="""
+import zarr
+
+root = zarr.open_group('example.zarr', mode='w', zarr_format=2)
+foo = root.create_group('foo')
+bar = foo.create_array('bar', shape=(10, 10), chunks=(5, 5), dtype='i4')
+bar[:] = 42
+zarr.consolidate_metadata('example.zarr')
+root = zarr.open_consolidated('example.zarr')
+print(root['foo/bar'][0, :3], root['foo/bar'].nchunks_initialized, root['foo/bar'].chunks)
+"""),
+    dict(source="https://github.com/sgkit-dev/bio2zarr/issues/254#strings", code="""
+import numpy as np
+import zarr
+
+root = zarr.open_group('vcz.zarr', mode='w')
+ids = root.create_array(name='variant_id', shape=(4,), chunks=(2,), dtype=str)
+ids[:] = ['rs1', '.', 'rs33', 'rs4']
+alleles = root.create_array(name='variant_allele', shape=(4, 2), chunks=(2, 2), dtype=str)
+alleles[:] = np.array([['A', 'T'], ['G', ''], ['C', 'CA'], ['T', 'G']])
+print(ids[:], alleles[1:3])
+print(root['variant_id'].dtype, sorted(root.array_keys()))
+"""),
 ]
