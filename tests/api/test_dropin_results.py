@@ -496,3 +496,21 @@ def test_masked_constant_written_as_numpy_does(dtype, shape, sel):
 
     ours, theirs = (_outcome(write, lib) for lib in (zarrhpc, zarr))
     assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype,fmt", [("i4", 3), (">i2", 3), (">i2", 2), ("f8", 2),
+                                       (str, 3), (str, 2), ("U3", 3), ("S2", 2),
+                                       ("M8[s]", 3), ("bool", 3), ("c8", 2)])
+def test_info_fields_are_zarr_python_values(dtype, fmt):
+    """``info._data_type`` is zarr-python's data-type object (its class and repr), not the
+    text of the table; the other ``ArrayInfo`` fields have zarr-python's values (ome-zarr
+    and anndata read these fields)."""
+    names = ("_zarr_format", "_shape", "_chunk_shape", "_shard_shape", "_order",
+             "_read_only", "_store_type", "_filters", "_count_bytes")
+
+    def info(lib):
+        i = lib.create_array({}, shape=(2,), dtype=dtype, zarr_format=fmt).info
+        return (type(i._data_type).__name__, repr(i._data_type),
+                [repr(getattr(i, n)) for n in names], repr(i).splitlines()[2])
+    theirs, ours = _both(info)
+    assert ours == theirs

@@ -26,7 +26,7 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
-from zarrhpc.core._info import array_info, dtype_text, node_url
+from zarrhpc.core._info import array_info, data_type_of, node_url
 from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_box, read_element, read_selection
@@ -312,7 +312,7 @@ class Array(ArrayApiMixin, Node):
     def _info_table(self, stored=None, initialized=None) -> NodeInfo:
         spec = self._spec
         rows = {"zarr_format": self._format_text,
-                "data_type": dtype_text(spec.data_type, self._stored_dtype()),
+                "data_type": data_type_of(spec.data_type, self._stored_dtype()),
                 "fill_value": self.fill_value, "shape": self.shape, "shards": self.shards,
                 "chunks": self.chunks, "order": self._order, "read_only": self._read_only,
                 "store_type": type(self._store).__name__, "filters": self.filters,
