@@ -200,6 +200,21 @@ def agree(theirs, ours):
     return t_name in _error_class(o_err).split("|")[1].split(",")
 
 
+def both(fn):
+    """``fn(lib)`` for zarr-python then zarrhpc (the side-by-side tests), warnings of
+    either silenced."""
+    import zarr
+
+    import zarrhpc
+
+    out = []
+    for lib in (zarr, zarrhpc):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(fn(lib))
+    return out
+
+
 SNIPPETS = pathlib.Path(__file__).parent / "data" / "user_snippets.py"
 
 

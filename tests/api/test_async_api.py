@@ -10,9 +10,12 @@ through either shows in the other), and a v3 array created with a non-native byt
 shows and reads in it on the creating handle."""
 
 import asyncio
+import importlib.util
+import os
+import pathlib
 import pickle
+import tempfile
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -25,20 +28,25 @@ zarr = pytest.importorskip("zarr")
 
 pytestmark = pytest.mark.interop
 
-LIBS = [zarr, zarrhpc]
-
-
-def _both(fn):
-    out = []
-    for lib in LIBS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out.append(fn(lib))
-    return out
+_spec = importlib.util.spec_from_file_location(
+    "_zarrhpc_guide", pathlib.Path(__file__).with_name("_guide.py"))
+_guide = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_guide)
 
 
 def _run(coro):
     return asyncio.run(coro)
+
+
+def _both(fn):
+    """``fn(lib)`` for zarr-python then zarrhpc, in a fresh working directory."""
+    old = os.getcwd()
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            os.chdir(d)
+            return _guide.both(fn)
+    finally:
+        os.chdir(old)
 
 
 # -- side by side -------------------------------------------------------------------------
@@ -153,15 +161,7 @@ def test_functions_return_async_nodes():
             return out
         return _run(main())
 
-    import os
-    import tempfile
-    old = os.getcwd()
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            os.chdir(d)
-            theirs, ours = _both(run)
-    finally:
-        os.chdir(old)
+    theirs, ours = _both(run)
     assert ours == theirs
     assert set(za.__all__) == set(zarr.api.asynchronous.__all__)
     for name in za.__all__:
@@ -338,15 +338,7 @@ def test_attrs_and_metadata_attributes_are_one_dict(kind):
         out.append(dict(node.metadata.attributes))
         return out
 
-    import os
-    import tempfile
-    old = os.getcwd()
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            os.chdir(d)
-            theirs, ours = _both(run)
-    finally:
-        os.chdir(old)
+    theirs, ours = _both(run)
     assert ours == theirs
 
 

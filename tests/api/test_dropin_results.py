@@ -4,8 +4,9 @@ error class (and message where zarr-python's text is the contract). Each case wa
 the users' snippets (tests/api/data/user_snippets.py) disagreeing; the snippet's source is
 named in the docstring."""
 
+import importlib.util
 import json
-import warnings
+import pathlib
 
 import numpy as np
 import pytest
@@ -19,14 +20,11 @@ pytestmark = pytest.mark.interop
 LIBS = [zarr, zarrhpc]
 
 
-def _both(fn):
-    """``fn(lib)`` for zarr-python then zarrhpc, warnings of either silenced."""
-    out = []
-    for lib in LIBS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out.append(fn(lib))
-    return out
+_spec = importlib.util.spec_from_file_location(
+    "_zarrhpc_guide", pathlib.Path(__file__).with_name("_guide.py"))
+_guide = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_guide)
+_both = _guide.both  # fn(lib) for zarr-python then zarrhpc
 
 
 def _outcome(fn, lib):

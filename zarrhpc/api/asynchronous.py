@@ -19,13 +19,7 @@ from zarrhpc.api import synchronous as _sync
 from zarrhpc.core.api_async import AsyncArray, AsyncGroup, run_sync  # noqa: F401
 from zarrhpc.errors import ZarrDeprecationWarning
 
-__all__ = [
-    "array", "consolidate_metadata", "copy", "copy_all", "copy_store", "create",
-    "create_array", "create_hierarchy", "empty", "empty_like", "from_array",
-    "full", "full_like", "group", "load", "ones", "ones_like", "open", "open_array",
-    "open_consolidated", "open_group", "open_like", "save", "save_array", "save_group",
-    "tree", "zeros", "zeros_like",
-]
+__all__ = list(_sync.__all__)  # the same names as zarr-python's module
 
 
 def _coroutine(fn):
