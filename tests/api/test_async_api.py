@@ -360,3 +360,37 @@ def test_v3_byte_order_on_the_creating_handle(tmp_path, dtype):
                 repr(reopened.dtype), repr(reopened[:]), chunk)
     theirs, ours = _both(run)
     assert ours == theirs
+
+
+# -- zarr.core.sync.sync ---------------------------------------------------------------------
+def test_sync_runs_the_async_api_from_synchronous_code():
+    """zarr-python's ``zarr.core.sync.sync``: the batching pattern of its users, the same
+    values as zarr-python; SyncError from a coroutine on the sync loop itself."""
+    def run(lib):
+        from importlib import import_module
+
+        sync = import_module(f"{lib.__name__}.core.sync").sync
+        x = lib.create_array({}, shape=(6,), chunks=(2,), dtype="i4")
+        x[:] = np.arange(6)
+        y = lib.create_array({}, shape=(3,), dtype="f8", fill_value=0.5)
+        async def reads():
+            return await asyncio.gather(x.async_array.getitem(slice(1, 5)),
+                                        y.async_array.getitem(...))
+
+        got = sync(reads())
+        try:
+            sync(x.async_array.getitem(99))
+        except IndexError:
+            err = "IndexError"
+        return [g.tolist() for g in got], err
+    theirs, ours = _both(run)
+    assert ours == theirs
+
+    from zarrhpc.core.sync import SyncError, _get_loop, sync
+
+    async def inner():
+        return sync(asyncio.sleep(0))
+
+    with pytest.raises(SyncError):
+        sync(inner())
+    assert _get_loop().is_running()

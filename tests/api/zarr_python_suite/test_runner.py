@@ -22,6 +22,7 @@ import pytest
 
 import zarr
 import zarr.api.synchronous
+from zarr.core.buffer import default_buffer_prototype
 from zarr.core.sync import sync
 from zarr.storage import MemoryStore
 
@@ -38,7 +39,12 @@ test_public_api_is_zarrhpc = pytest.mark.parametrize(
 
 
 def test_internal_name():
-    sync(None)
+    default_buffer_prototype()
+
+
+def test_sync_runs_coroutines():
+    arr = zarr.zeros((2,)).async_array
+    assert sync(arr.getitem(0)) == 0
 
 
 def test_private_attribute():
@@ -88,7 +94,8 @@ def test_runner_sorts_outcomes(tmp_path):
         "test_public_api_is_zarrhpc[memory]": ("passed", ""),
         "test_public_api_is_zarrhpc[local]": ("passed", ""),
         "test_public_api_is_zarrhpc[zip]": ("passed", ""),
-        "test_internal_name": ("skipped", "internal: zarr.core.sync.sync"),
+        "test_internal_name": ("skipped", "internal: zarr.core.buffer.default_buffer_prototype"),
+        "test_sync_runs_coroutines": ("passed", ""),
         "test_private_attribute": ("skipped",
                                    "internal: private attribute Array._iter_chunk_coords"),
         "test_plain_failure": ("failed", "assert (2,) == (3,)"),
