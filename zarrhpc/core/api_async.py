@@ -63,12 +63,34 @@ class _AsyncNode:
 
     _cls: type = object
 
-    def __init__(self, node) -> None:
+    def __init__(self, node=None, *, metadata=None, store_path=None, config=None) -> None:
+        if node is None and metadata is not None and store_path is not None:
+            node = self._from_metadata(metadata, store_path, config)
         if not isinstance(node, self._cls):
             raise TypeError(f"{type(self).__name__}: expected a zarrhpc {self._cls.__name__}, "
                             f"got {type(node).__name__} (open one with "
                             f"zarrhpc.api.asynchronous)")
         self._node = node
+
+    def _from_metadata(self, metadata, store_path, config):
+        """zarr-python's ``AsyncGroup(metadata=..., store_path=...)`` form: a node over
+        ``metadata`` (a :mod:`zarrhpc.core.metadata` view) at ``store_path``; nothing is
+        written, as in zarr-python. ``metadata`` is the node's own from then on."""
+        doc = getattr(metadata, "_document", None)
+        if doc is None or getattr(doc, "node_type", None) != self._cls._kind:
+            raise TypeError(f"{type(self).__name__}: metadata must be zarr-python's "
+                            f"{self._cls._kind} metadata, got {type(metadata).__name__}")
+        kwargs = {}
+        if config is not None and self._cls is Array:
+            from zarrhpc.core.array_spec import ArrayConfig
+
+            config = config if isinstance(config, ArrayConfig) else ArrayConfig(**dict(config))
+            kwargs = {"write_empty_chunks": config.write_empty_chunks, "order": config.order}
+        node = self._cls(store_path.store, store_path.path, doc, **kwargs)
+        node.__dict__["_metadata_view"] = (doc, getattr(node, "_consolidated", None), metadata)
+        if isinstance(getattr(metadata, "attributes", None), dict):
+            node.__dict__["_own_attributes"] = (doc, metadata.attributes)
+        return node
 
     store = property(lambda self: self._node.store)
     store_path = property(lambda self: self._node.store_path)
@@ -165,9 +187,15 @@ class AsyncArray(_AsyncNode):
         return _AsyncIndex(self._node.vindex)
 
     @classmethod
-    async def open(cls, store) -> AsyncArray:
-        """The array at ``store`` (a store, a path or a StorePath), opened off the loop."""
-        return await run_sync(Array.open, store)
+    async def open(cls, store, zarr_format: int | None = None) -> AsyncArray:
+        """The array at ``store`` (a store, a path or a StorePath), opened off the loop
+        (``zarr_format``: only that format)."""
+        from zarrhpc.core.api import open_array
+
+        if zarr_format is None:
+            return await run_sync(Array.open, store)
+        return await run_sync(open_array, store, mode="r" if _read_only(store) else "r+",
+                              zarr_format=zarr_format)
 
     async def getitem(self, selection, *, prototype=None):
         """A basic selection (integers, slices, ellipsis), as ``get_basic_selection``."""
@@ -244,6 +272,14 @@ class AsyncGroup(_AsyncNode):
         """A new group at ``store``'s root (``overwrite`` replaces a node there)."""
         return await run_sync(Group.from_store, store, attributes=attributes,
                               overwrite=overwrite, zarr_format=zarr_format)
+
+    @classmethod
+    def from_dict(cls, store_path, data: dict) -> AsyncGroup:
+        """An AsyncGroup over zarr-python's dict form of group metadata at ``store_path``
+        (nothing is written)."""
+        from zarrhpc.core.metadata import GroupMetadata
+
+        return cls(metadata=GroupMetadata.from_dict(data), store_path=store_path)
 
     @classmethod
     async def open(cls, store, zarr_format: int | None = 3,
@@ -375,3 +411,8 @@ class AsyncGroup(_AsyncNode):
 
 
 ASYNC_CLASSES.update(array=AsyncArray, group=AsyncGroup)
+
+
+def _read_only(store) -> bool:
+    store = getattr(store, "store", store)  # a StorePath's store
+    return bool(getattr(store, "read_only", False))

@@ -346,7 +346,10 @@ class Group(Node):
             yield path[len(prefix):], open_node(self._store, path, read_only=False)
 
     def require_group(self, name: str, **kwargs) -> Group:
-        """The sub-group ``name``, created if missing (an array there is an error)."""
+        """The sub-group ``name``, created if missing (an array there is an error);
+        ``overwrite=True`` replaces an existing group by a new empty one, as zarr-python."""
+        if kwargs.get("overwrite"):
+            return self.create_group(name, **kwargs)
         node = self.get(name)
         if isinstance(node, Group):
             return node
@@ -475,8 +478,49 @@ class Group(Node):
         path = self._child(name)  # "": the group and what is below it, as zarr-python
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
-        self._consolidated = None
         self._store.erase_prefix(path + "/" if path else "")
+        if path == self._path or self._consolidated is None:
+            self._consolidated = None
+        else:  # the snapshot this group lists its members from, without the deleted ones
+            self._consolidated = {p: m for p, m in self._consolidated.items()
+                                  if p != path and not p.startswith(path + "/")}
+        if path != self._path:
+            self._forget_consolidated(name)
+
+    def _forget_consolidated(self, name: str) -> None:
+        """As zarr-python's ``delitem``: a deleted member leaves the group's consolidated
+        metadata too (v3: the group's document is rewritten without it; v2: ``.zmetadata``)."""
+        import json
+        from dataclasses import replace
+
+        from zarrhpc.core.formats import write_node
+
+        md = self._metadata
+        if md is None or getattr(md, "read_only", False):
+            return
+
+        def kept(entries: dict, sep: str) -> dict:
+            return {k: v for k, v in entries.items()
+                    if k != name and not k.startswith(name + sep)}
+
+        if md.zarr_format == 3:
+            cons = md.extra.get("consolidated_metadata")
+            if isinstance(cons, dict) and isinstance(cons.get("metadata"), dict):
+                left = kept(cons["metadata"], "/")
+                if len(left) != len(cons["metadata"]):
+                    md = replace(md, extra={**md.extra,
+                                            "consolidated_metadata": {**cons, "metadata": left}})
+                    write_node(self._store, self._path, md)
+                    self._metadata = md
+        elif md.zarr_format == 2:
+            key = f"{self._path}/.zmetadata" if self._path else ".zmetadata"
+            raw = self._store.get(key)
+            if raw is not None:
+                doc = json.loads(raw)
+                left = kept(doc.get("metadata", {}), "/")
+                if len(left) != len(doc.get("metadata", {})):
+                    self._store.set(key, json.dumps({**doc, "metadata": left}, indent=4,
+                                                    sort_keys=True).encode("utf-8"))
 
     # -- display --------------------------------------------------------------------
     def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,

@@ -100,6 +100,5 @@ def test_runner_sorts_outcomes(tmp_path):
                                    "internal: private attribute Array._iter_chunk_coords"),
         "test_plain_failure": ("failed", "assert (2,) == (3,)"),
         "test_async": ("passed", ""),
-        "test_awaited_store": ("skipped", "internal: zarr-python's asynchronous Store API "
-                                          "(awaited store methods)"),
+        "test_awaited_store": ("skipped", "internal: zarr-python's asynchronous Store API"),
     }
