@@ -197,6 +197,25 @@ class AsyncArray(_AsyncNode):
         return await run_sync(open_array, store, mode="r" if _read_only(store) else "r+",
                               zarr_format=zarr_format)
 
+    @classmethod
+    def from_dict(cls, store_path, data: dict) -> AsyncArray:
+        """An AsyncArray over zarr-python's dict form of array metadata at ``store_path``
+        (nothing is written), as ``Array.from_dict``."""
+        return cls(Array.from_dict(store_path, data))
+
+    @classmethod
+    async def create(cls, store, **kwargs) -> AsyncArray:
+        """Deprecated in zarr-python (with its warning): ``zarr.api.asynchronous.create``'s
+        arguments (``shape``, ``dtype``, ``chunk_shape``, ``codecs``...) at ``store``."""
+        import warnings
+
+        from zarrhpc.core.convenience import create
+        from zarrhpc.errors import ZarrDeprecationWarning
+
+        warnings.warn("Use zarr.api.asynchronous.create_array instead.",
+                      ZarrDeprecationWarning, stacklevel=2)
+        return await run_sync(create, store=store, **kwargs)
+
     async def getitem(self, selection, *, prototype=None):
         """A basic selection (integers, slices, ellipsis), as ``get_basic_selection``."""
         return await asyncio.to_thread(self._node.get_basic_selection, selection)
