@@ -304,6 +304,25 @@ def test_concurrent_awaits_give_numpy_values():
         np.testing.assert_array_equal(p, expected[[i, 31 - i], [i % 24, 23]])
 
 
+@pytest.mark.parametrize("store", ["memory", "local"])
+def test_gathered_writes_to_one_chunk_keep_every_value(tmp_path, store):
+    """Many awaited writes into the same chunks, gathered (each reads, merges and stores
+    its chunk): every value is kept. Without the per-array ordering of awaited writes a
+    run like this lost 355-805 of 1000 values here (zarr-python 3.1.6 loses 995)."""
+    async def main(st):
+        a = await za.create_array(st, shape=(200,), chunks=(50,), dtype="i4", fill_value=-1)
+        other = zarrhpc.open_array(st).async_array  # another handle on the same array
+        writes = [(a if i % 2 else other).setitem(i, i) for i in range(150)]
+        writes += [a.oindex.setitem(([i],), [i]) for i in range(150, 175)]
+        writes += [other.vindex.setitem(([i],), [i]) for i in range(175, 200)]
+        await asyncio.gather(*writes)
+        return await a.getitem(slice(None))
+
+    for i in range(3):
+        st = zarrhpc.storage.MemoryStore() if store == "memory" else str(tmp_path / f"{i}.zarr")
+        np.testing.assert_array_equal(_run(main(st)), np.arange(200))
+
+
 def test_resize_keep_outside_chunks_refused():
     aa = zarrhpc.create_array({}, shape=(4,), chunks=(2,), dtype="i1").async_array
     with pytest.raises(UnsupportedError, match="delete_outside_chunks"):

@@ -10,7 +10,9 @@ once from the metadata held (no store access, as zarr-python's); every method th
 writes the store runs the synchronous call in a worker thread of the running event loop
 (``asyncio.to_thread``), so the loop never blocks: the engine releases the GIL while it
 reads, decodes and writes, and several awaited calls (``asyncio.gather``) run at the same
-time. Results and errors are those of the synchronous call; nodes come back wrapped.
+time, except writes to the same array, which wait for each other (`_write`: writes to one
+chunk from side by side would lose values). Results and errors are those of the
+synchronous call; nodes come back wrapped.
 
 Names, arguments and results follow zarr-python 3.1's classes: ``getitem``/``setitem`` take
 basic selections only (integers, slices, ellipsis; ``getitem`` of one element gives a numpy
@@ -22,6 +24,8 @@ are asynchronous generators (``async for k in group.keys()``).
 from __future__ import annotations
 
 import asyncio
+import threading
+import weakref
 
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group
@@ -48,6 +52,32 @@ def unwrap(value):
     if isinstance(value, (AsyncArray, AsyncGroup)):
         return value._node
     return value
+
+
+_guard = threading.Lock()
+_write_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _write_lock(node) -> threading.Lock:
+    """The lock that orders the awaited writes to one array (its store and path)."""
+    with _guard:
+        return _write_locks.setdefault(node.store, {}).setdefault(node.path, threading.Lock())
+
+
+async def _write(node, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, a write to ``node``, in a worker thread, one at a time per
+    array. Writes that cover part of a chunk read, merge and store it again: run side by
+    side (``asyncio.gather`` of ``setitem`` calls, the async API's natural use) they lose
+    each other's values, in zarr-python as well (a gather of 200 one-element writes to one
+    chunk kept 5 of them there); so the awaited writes of an array wait for each other.
+    Each write still runs on the engine's threads; reads are not ordered."""
+    lock = _write_lock(node)
+
+    def locked():
+        with lock:
+            return fn(*args, **kwargs)
+
+    return await asyncio.to_thread(locked)
 
 
 async def run_sync(fn, *args, **kwargs):
@@ -128,14 +158,14 @@ class _AsyncNode:
 class _AsyncIndex:
     """``async_array.oindex`` / ``.vindex``: ``await ....getitem(selection)``."""
 
-    def __init__(self, index) -> None:
-        self._index = index
+    def __init__(self, node, index) -> None:
+        self._node, self._index = node, index
 
     async def getitem(self, selection):
         return await asyncio.to_thread(self._index.__getitem__, selection)
 
     async def setitem(self, selection, value) -> None:
-        await asyncio.to_thread(self._index.__setitem__, selection, value)
+        await _write(self._node, self._index.__setitem__, selection, value)
 
 
 class AsyncArray(_AsyncNode):
@@ -179,12 +209,12 @@ class AsyncArray(_AsyncNode):
     @property
     def oindex(self) -> _AsyncIndex:
         """Orthogonal selections: ``await a.oindex.getitem(([0, 2], slice(None)))``."""
-        return _AsyncIndex(self._node.oindex)
+        return _AsyncIndex(self._node, self._node.oindex)
 
     @property
     def vindex(self) -> _AsyncIndex:
         """Point and mask selections: ``await a.vindex.getitem(([0, 2], [1, 3]))``."""
-        return _AsyncIndex(self._node.vindex)
+        return _AsyncIndex(self._node, self._node.vindex)
 
     @classmethod
     async def open(cls, store, zarr_format: int | None = None) -> AsyncArray:
@@ -222,7 +252,7 @@ class AsyncArray(_AsyncNode):
 
     async def setitem(self, selection, value, prototype=None) -> None:
         """Store ``value`` at a basic selection, as ``set_basic_selection``."""
-        await asyncio.to_thread(self._node.set_basic_selection, selection, value)
+        await _write(self._node, self._node.set_basic_selection, selection, value)
 
     async def get_orthogonal_selection(self, selection, *, out=None, fields=None,
                                        prototype=None):
@@ -251,11 +281,11 @@ class AsyncArray(_AsyncNode):
             raise UnsupportedError(
                 f"{self._node.name}: resize(delete_outside_chunks=False) is not supported: "
                 f"zarrhpc erases the chunks outside the new shape")
-        await asyncio.to_thread(self._node.resize, new_shape)
+        await _write(self._node, self._node.resize, new_shape)
 
     async def append(self, data, axis: int = 0) -> tuple[int, ...]:
         """Grow ``axis`` by ``data``'s extent and store it there; the new shape."""
-        return await asyncio.to_thread(self._node.append, data, axis)
+        return await _write(self._node, self._node.append, data, axis)
 
     async def nchunks_initialized(self) -> int:
         """How many chunks are stored (listed off the loop)."""
