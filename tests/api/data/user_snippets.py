@@ -12,6 +12,9 @@ namespace; an exception ends the snippet and its class is compared. ``caught(e)`
 (provided by the runner, tests/api/_guide.py) prints an exception a snippet catches with
 the classes it derives from: zarrhpc's class agrees when it is or derives from the class
 zarr-python raised (zarrhpc's errors also derive from the builtin a user catches).
+Snippets of the asynchronous API (``zarr.api.asynchronous``, ``AsyncArray``,
+``AsyncGroup``) run their coroutines with ``asyncio.run`` and print member listings sorted
+(zarr-python lists concurrently, in no fixed order).
 """
 
 SNIPPETS = [
