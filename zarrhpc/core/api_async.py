@@ -56,12 +56,18 @@ def unwrap(value):
 
 _guard = threading.Lock()
 _write_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_write_locks_by_id: dict = {}  # stores that cannot be weakly referenced or hashed
 
 
 def _write_lock(node) -> threading.Lock:
     """The lock that orders the awaited writes to one array (its store and path)."""
+    store = node.store
     with _guard:
-        return _write_locks.setdefault(node.store, {}).setdefault(node.path, threading.Lock())
+        try:
+            per_store = _write_locks.setdefault(store, {})
+        except TypeError:
+            per_store = _write_locks_by_id.setdefault(id(store), {})
+        return per_store.setdefault(node.path, threading.Lock())
 
 
 async def _write(node, fn, *args, **kwargs):
@@ -69,7 +75,7 @@ async def _write(node, fn, *args, **kwargs):
     array. Writes that cover part of a chunk read, merge and store it again: run side by
     side (``asyncio.gather`` of ``setitem`` calls, the async API's natural use) they lose
     each other's values, in zarr-python as well (a gather of 200 one-element writes to one
-    chunk kept 5 of them there); so the awaited writes of an array wait for each other.
+    chunk kept about 1 of them there); so the awaited writes of an array wait for each other.
     Each write still runs on the engine's threads; reads are not ordered."""
     lock = _write_lock(node)
 
