@@ -102,7 +102,7 @@ def outputs(tmp_path_factory):
 
 
 def test_corpus_size_and_sources():
-    assert len(SNIPPETS) >= 447
+    assert len(SNIPPETS) >= 451
     sources = [s["source"] for s in SNIPPETS]
     assert len(set(sources)) == len(sources)
     assert all(s.startswith("https://") for s in sources)

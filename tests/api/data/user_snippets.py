@@ -5162,4 +5162,67 @@ alleles[:] = np.array([['A', 'T'], ['G', ''], ['C', 'CA'], ['T', 'G']])
 print(ids[:], alleles[1:3])
 print(root['variant_id'].dtype, sorted(root.array_keys()))
 """),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.copy", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    for fn in (za.copy, za.copy_all, za.copy_store):
+        try:
+            await fn()
+        except Exception as e:
+            print(fn.__name__, end=' ')
+            caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.tree", code="""
+import asyncio
+import warnings
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    await g.create_group('a')
+    await (await g.getitem('a')).create_array('x', shape=(2,), dtype='i1')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        t = await za.tree(g)
+    print(sorted({type(x.message).__name__ for x in w}))
+    print(repr(t))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.open_like", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+base = zarr.create_array({}, shape=(4, 2), chunks=(2, 2), dtype='f4', fill_value=3.5)
+
+async def main():
+    like = await za.open_like(base.async_array, 'like.zarr', mode='w')
+    print(type(like).__name__, like.shape, like.chunks, like.dtype, await like.getitem((0, 0)))
+    e = await za.empty_like(base.async_array, store={})
+    f = await za.full_like(base.async_array, store={}, fill_value=1.0)
+    print(e.shape, e.dtype, (await f.getitem(...)).sum())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.create", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create(shape=(6, 6), chunks=(3, 3), dtype='u2', store='c.zarr', fill_value=7)
+    print(type(a).__name__, a.shape, a.chunks, a.dtype, a.metadata.zarr_format)
+    b = await za.create(shape=(4,), dtype='i8', store={}, zarr_format=2, compressor=None, order='F')
+    print(b.metadata.zarr_format, b.order, b.compressors, await b.getitem(...))
+    again = await za.open(store='c.zarr', mode='r')
+    print(type(again).__name__, await again.getitem((5, 5)))
+
+asyncio.run(main())
+"""),
 ]
