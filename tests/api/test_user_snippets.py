@@ -79,7 +79,7 @@ KNOWN = {
         "the attributes dict a user passes to group()/create_array(): zarr-python 3.1.6 "
         "keeps it and later attribute writes change the user's dict (the bug of that "
         "issue); zarr-python main copies it (#4060), as zarrhpc does: main is followed",
-    "https://github.com/zarr-developers/zarr-python/issues/632":
+    "https://github.com/zarr-developers/zarr-python/issues/632#v2-record-datetime":
         f"{_WIDER}: a v2 structured array with a datetime64 field (zarr.array of such a "
         "record array) is stored and read back; zarr-python raises ValueError ('cannot "
         "include dtype M in a buffer', from base64-encoding the fill value: that issue, "

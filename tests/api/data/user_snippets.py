@@ -4778,7 +4778,7 @@ r = foo[:]
 print(r.shape, r[:3], r[-3:], np.allclose(r, np.linspace(35, 70, 1001)))
 print(foo.cdata_shape, foo.nchunks)
 """),
-    dict(source="https://github.com/zarr-developers/pydantic-zarr/issues/116", code="""
+    dict(source="https://github.com/zarr-developers/pydantic-zarr/issues/116#shards-info", code="""
 import zarr
 
 arr = zarr.create_array({}, shape=(100,), dtype='int16', chunks=(10,), shards=(50,), compressors=None)
@@ -4819,7 +4819,7 @@ z = zarr.create((9, 9, 9), fill_value=np.nan, store='tmp.zarr', zarr_format=2, d
 print(json.load(open('tmp.zarr/.zarray'))['fill_value'], z[0, 0, :3])
 print(zarr.open_array('tmp.zarr').fill_value)
 """),
-    dict(source="https://github.com/pydata/xarray/issues/5475", code="""
+    dict(source="https://github.com/pydata/xarray/issues/5475#default-fill-values", code="""
 import zarr
 
 for fmt in (2, 3):
@@ -4882,7 +4882,7 @@ print(z[:], z.nchunks_initialized)
 z.resize((7,))
 print(z[:], z.nchunks_initialized)
 """),
-    dict(source="https://github.com/zarr-developers/zarr-python/issues/2849", code="""
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2849#resize-then-write", code="""
 import numpy as np
 import zarr
 
@@ -4941,7 +4941,7 @@ za['JULD_LOCATION1'] = t
 info = za['JULD_LOCATION1'].info
 print(repr(info).splitlines()[2], za['JULD_LOCATION1'][:])
 """),
-    dict(source="https://github.com/fsspec/filesystem_spec/pull/721", code="""
+    dict(source="https://github.com/fsspec/filesystem_spec/pull/721#v2-datetime-us", code="""
 import numpy as np
 import zarr
 
@@ -4970,7 +4970,7 @@ print(z.dtype, z[:], z.metadata.to_dict()['data_type'])
 z[0] = np.timedelta64(7, 's')
 print(z[0], z[:].astype('i8'))
 """),
-    dict(source="https://github.com/zarr-developers/zarr-python/issues/632", code="""
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/632#v2-record-datetime", code="""
 import numpy as np
 import zarr
 
