@@ -4463,7 +4463,7 @@ async def main():
 
 asyncio.run(main())
 """),
-    dict(source="http://martindurant.github.io/blog/async-zarr/", code="""
+    dict(source="https://martindurant.github.io/blog/async-zarr/", code="""
 import asyncio
 import numpy as np
 import zarr
