@@ -413,3 +413,7 @@ def test_sync_runs_the_async_api_from_synchronous_code():
     with pytest.raises(SyncError):
         sync(inner())
     assert _get_loop().is_running()
+    # a synchronous store method's result (code written for zarr-python's async stores)
+    store = zarrhpc.storage.MemoryStore()
+    assert sync(store.set("k", b"v")) is None and sync(store.get("k")) == b"v"
+    assert sync(store.clear()) is None and sync(store.get("k")) is None

@@ -12,6 +12,7 @@ goes through here (its engine is synchronous); only the asynchronous API's corou
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 from collections.abc import Awaitable
 from typing import Any
@@ -57,10 +58,17 @@ def sync(coro: Awaitable, loop: asyncio.AbstractEventLoop | None = None,
     ------
     SyncError
         Called from a coroutine running on ``loop`` itself.
-    TypeError
-        ``coro`` is not awaitable (zarrhpc's stores are synchronous: their methods return
-        values, not coroutines).
+
+    Notes
+    -----
+    A value that is not awaitable is returned as it is: code written for zarr-python's
+    asynchronous stores (``sync(store.clear())``, ``sync(store.get(key, prototype))``)
+    calls zarrhpc's synchronous store methods, which have done their work and returned
+    their result by the time ``sync`` gets it (zarr-python raises TypeError for such a
+    value; anndata's tests call it this way).
     """
+    if not inspect.isawaitable(coro):
+        return coro
     if loop is None:
         loop = _get_loop()
     if not isinstance(loop, asyncio.AbstractEventLoop):

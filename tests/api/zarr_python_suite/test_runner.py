@@ -45,6 +45,7 @@ def test_internal_name():
 def test_sync_runs_coroutines():
     arr = zarr.zeros((2,)).async_array
     assert sync(arr.getitem(0)) == 0
+    assert sync(None) is None  # a synchronous store method's result passes through
 
 
 def test_private_attribute():
