@@ -317,16 +317,7 @@ def _create_array_v3(store, name, shape, dtype, chunks, shards, filters, compres
     md = ArrayMetadataV3.from_json(md.to_dict(), doc)  # validate what we are about to write
     _prepare_path(store, path, overwrite)
     store.set(doc, md.to_bytes())
-    return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order,
-                 byte_order=_numpy_dtype(dtype))
-
-
-def _numpy_dtype(dtype) -> np.dtype | None:
-    """``dtype`` as numpy's when it names one (``">i2"``, ``np.dtype(">f8")``), else None."""
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        return None
+    return Array(store, path, md, write_empty_chunks=write_empty_chunks, order=order)
 
 
 def _rectilinear(chunks, shape, shards):

@@ -128,16 +128,11 @@ class Array(ArrayApiMixin, Node):
     _kind = "array"
 
     def __init__(self, store, path: str | None = None, metadata=None, *,
-                 read_only: bool = False, write_empty_chunks: bool = False, order: str = "C",
-                 byte_order: np.dtype | None = None):
+                 read_only: bool = False, write_empty_chunks: bool = False, order: str = "C"):
         if path is None and metadata is None:
             self._from_async(store)  # zarr-python's Array(async_array)
             return
         super().__init__(store, path, metadata, read_only)
-        # v3: the byte order ``create_array(dtype=">i2")`` asked for, which the handle that
-        # created the array shows and reads in as zarr-python's does (the document has none:
-        # the bytes codec's ``endian`` is the stored order; a later open shows the machine's)
-        self._asked_order = other_order(byte_order) if self.zarr_format == 3 else None
         self.__dict__["_wec"] = bool(write_empty_chunks)
         if order not in ("C", "F"):
             raise ValueError(f"order: expected 'C' or 'F', got {order!r}")
@@ -302,11 +297,8 @@ class Array(ArrayApiMixin, Node):
         return self._info_table()
 
     def _stored_dtype(self):
-        """A v2 array's stored numpy dtype (its byte order), a v3 array's asked byte order
-        on the handle that created it (``__init__``); None otherwise and for object arrays."""
-        if self.zarr_format != 2:
-            return self.__dict__.get("_asked_order")
-        stored = getattr(self._metadata, "dtype", None)
+        """A v2 array's stored numpy dtype (its byte order); None for v3 and object arrays."""
+        stored = getattr(self._metadata, "dtype", None) if self.zarr_format == 2 else None
         return None if stored is None or stored.kind == "O" else stored
 
     def _info_table(self, stored=None, initialized=None) -> NodeInfo:

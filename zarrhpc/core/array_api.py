@@ -210,8 +210,7 @@ class ArrayApiMixin:
         if not isinstance(config, ArrayConfig):
             config = ArrayConfig(**{**self.config.to_dict(), **dict(config)})
         return type(self)(self._store, self._path, self._metadata, read_only=self._read_only,
-                          write_empty_chunks=config.write_empty_chunks, order=config.order,
-                          byte_order=self.__dict__.get("_asked_order"))
+                          write_empty_chunks=config.write_empty_chunks, order=config.order)
 
     def info_complete(self):
         """``info`` plus what needs the store listed: bytes stored, chunks (sharded: shards)

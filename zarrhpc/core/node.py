@@ -63,11 +63,6 @@ class Node:
             # one dict: ``metadata.attributes`` is ``attrs``' (zarr-python's are the same
             # object: a change through either shows in the other)
             object.__setattr__(view, "attributes", self._attributes_dict())
-        asked = self.__dict__.get("_asked_order")  # an Array's (see Array.__init__)
-        if asked is not None and hasattr(view, "data_type"):
-            from zarrhpc.core.dtype import from_data_type
-
-            object.__setattr__(view, "data_type", from_data_type(md.data_type, asked))
         self.__dict__["_metadata_view"] = (md, cons, view)
         return view
 
