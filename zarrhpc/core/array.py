@@ -796,8 +796,6 @@ class BlockIndex:
 
 
 def __getattr__(name: str):
-    # zarr-python's ``from zarr.core.array import AsyncArray`` (the class lives in
-    # core/api_async.py, which wraps this module's)
-    if name == "AsyncArray":
-        return ASYNC_CLASSES["array"]
+    if name == "AsyncArray":  # zarr-python's ``from zarr.core.array import AsyncArray``
+        return ASYNC_CLASSES["array"]  # (in core/api_async.py, which wraps Array)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
