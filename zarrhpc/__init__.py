@@ -18,6 +18,7 @@ from zarrhpc import api, codecs, config, errors, registry, storage
 # zarr-python's top-level functions, from the one list (zarrhpc.api.synchronous)
 from zarrhpc.api.synchronous import *  # noqa: F403
 from zarrhpc.core import Array, Group, create_group
+from zarrhpc.core.api_async import AsyncArray, AsyncGroup
 from zarrhpc.core.convert import convert
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 
@@ -67,6 +68,8 @@ def __getattr__(name: str):
 
 __all__ = [  # and every name of zarrhpc.api.synchronous.__all__ (added below)
     "Array",
+    "AsyncArray",
+    "AsyncGroup",
     "Group",
     "LocalStore",
     "MemoryStore",

@@ -8,8 +8,11 @@ documentation builder runs them. For the zarrhpc run every ``import zarr...`` re
 matching ``zarrhpc...`` module, as ``import zarrhpc as zarr`` would for a user script.
 """
 
+import ast
+import asyncio
 import builtins
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -23,19 +26,16 @@ DOCSTRINGS = DATA.with_name("zarr_docstrings_3.1.6.json")
 # blocks that reach the network (public S3 buckets) or need a GPU: never run in tests
 NETWORK = ("s3://", "S3Store(", "fsspec.filesystem(")
 GPU = ("cupy", "enable_gpu", "GpuMemoryStore")
-# examples of zarr-python's asynchronous API (zarrhpc's API is synchronous)
-ASYNC = re.compile(r"\bawait\b|\basync (for|with|def)\b|zarr\.api\.asynchronous")
 
 
 def docstring_kind(name, blocks):
     """Why a docstring's examples are not run, or None when they are: ``"private"`` for
     a private name (``_iter_grid``, ``Store._get_bytes``: not zarr-python's API for users),
-    ``"async"`` for an example of the asynchronous API, ``"network"`` (remote, GPU)."""
+    ``"network"`` (remote, GPU). Examples of the asynchronous API run (top-level ``await``
+    as in a notebook, see `_compile`)."""
     qual = name.rpartition(":")[2]
     if any(part.startswith("_") and not part.endswith("__") for part in qual.split(".")):
         return "private"
-    if any(ASYNC.search(b) for b in blocks):
-        return "async"
     if not all(_runnable(b) for b in blocks):
         return "network"
     return None
@@ -77,17 +77,30 @@ def _importer(lib):
     return imp
 
 
-def _run_shown(code, namespace, name):
+def _compile(source, name, mode):
+    """``compile`` that takes top-level ``await`` / ``async for`` (as IPython and the
+    documentation builder do for the asynchronous API's examples)."""
+    return compile(source, name, mode, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+
+def _eval(code, namespace, loop):
+    """Run compiled ``code``; a top-level ``await`` runs to completion on ``loop`` (one
+    event loop per session, as a notebook's)."""
+    result = eval(code, namespace)
+    if code.co_flags & inspect.CO_COROUTINE:
+        result = loop.run_until_complete(result)
+    return result
+
+
+def _run_shown(code, namespace, name, loop):
     """Run ``code`` statement by statement, printing the repr of every expression's and
     assignment's value, as the docstrings' ``# <Array ...>`` comments show them."""
-    import ast
-
     for node in ast.parse(code).body:
         if isinstance(node, ast.Expr):
-            value = eval(compile(ast.Expression(node.value), name, "eval"), namespace)
+            value = _eval(_compile(ast.Expression(node.value), name, "eval"), namespace, loop)
             print(repr(value))
             continue
-        exec(compile(ast.Module([node], []), name, "exec"), namespace)
+        _eval(_compile(ast.Module([node], []), name, "exec"), namespace, loop)
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             print(repr(namespace[node.targets[0].id]))
 
@@ -114,6 +127,7 @@ def run_session(lib, blocks, workdir, show=False, classes=False):
     env["caught"] = caught
     namespace = {"__builtins__": env, "__name__": "__guide__"}
     records = []
+    loop = asyncio.new_event_loop()
     old = os.getcwd()
     os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)
@@ -126,15 +140,16 @@ def run_session(lib, blocks, workdir, show=False, classes=False):
                 try:
                     with contextlib.redirect_stdout(buf):
                         if show:
-                            _run_shown(code, namespace, f"<{lib} docstring>")
+                            _run_shown(code, namespace, f"<{lib} docstring>", loop)
                         else:
-                            exec(compile(code, f"<{lib} guide>", "exec"), namespace)
+                            _eval(_compile(code, f"<{lib} guide>", "exec"), namespace, loop)
                 except Exception as e:  # recorded and compared by class
                     name = f"{type(e).__name__}|{_classes(e)}" if classes else type(e).__name__
                     err = f"{name}: {e}"
                 records.append((buf.getvalue(), err))
     finally:
         os.chdir(old)
+        loop.close()
     return records
 
 
@@ -183,6 +198,21 @@ def agree(theirs, ours):
         return True
     t_name = _error_class(t_err).split("|")[0]
     return t_name in _error_class(o_err).split("|")[1].split(",")
+
+
+def both(fn):
+    """``fn(lib)`` for zarr-python then zarrhpc (the side-by-side tests), warnings of
+    either silenced."""
+    import zarr
+
+    import zarrhpc
+
+    out = []
+    for lib in (zarr, zarrhpc):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(fn(lib))
+    return out
 
 
 SNIPPETS = pathlib.Path(__file__).parent / "data" / "user_snippets.py"

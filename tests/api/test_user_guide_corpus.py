@@ -8,8 +8,9 @@ errors also derive from the builtin a user catches).
 Blocks run as the documentation builder runs them: the blocks of one page and session in
 order in one namespace (a block the builder does not run, a session of its own), in a fresh working directory, each library in its own process
 (the pages change the global config). Blocks that reach the network (public S3 buckets)
-or need a GPU are left out, and so are the docstring examples of private names and of the
-asynchronous API (``_guide.docstring_kind``). Printed text is compared after taking out what differs between any two runs
+or need a GPU are left out, and so are the docstring examples of private names
+(``_guide.docstring_kind``); the asynchronous API's examples run (top-level ``await`` on one
+event loop per session, as a notebook runs them). Printed text is compared after taking out what differs between any two runs
 (object ids and addresses, timings) and the scratch directory.
 
 ``KNOWN`` lists the blocks whose output differs today, each with the reason; a listed block

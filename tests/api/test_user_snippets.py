@@ -79,6 +79,11 @@ KNOWN = {
         "the attributes dict a user passes to group()/create_array(): zarr-python 3.1.6 "
         "keeps it and later attribute writes change the user's dict (the bug of that "
         "issue); zarr-python main copies it (#4060), as zarrhpc does: main is followed",
+    "https://github.com/zarr-developers/zarr-python/issues/632#v2-record-datetime":
+        f"{_WIDER}: a v2 structured array with a datetime64 field (zarr.array of such a "
+        "record array) is stored and read back; zarr-python raises ValueError ('cannot "
+        "include dtype M in a buffer', from base64-encoding the fill value: that issue, "
+        "open since 2020). The .zarray zarrhpc writes is zarr-python 2's form for the dtype",
     "https://github.com/zarr-developers/zarr-python/issues/3061":
         "zarr.load of a directory holding no Zarr node: zarr-python writes a group "
         "(zarr.json) into it, then raises NotImplementedError (the data-loss report of that "
@@ -97,7 +102,7 @@ def outputs(tmp_path_factory):
 
 
 def test_corpus_size_and_sources():
-    assert len(SNIPPETS) >= 381
+    assert len(SNIPPETS) >= 451
     sources = [s["source"] for s in SNIPPETS]
     assert len(set(sources)) == len(sources)
     assert all(s.startswith("https://") for s in sources)

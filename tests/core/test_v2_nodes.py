@@ -98,7 +98,7 @@ def test_v2_creation_errors():
                              chunk_key_encoding={"name": "default"})
     with pytest.raises(UnsupportedError, match="object codec"):
         zarrhpc.create_array(store, name="z", shape=(1,), dtype=object, zarr_format=2)
-    with pytest.raises(UnsupportedError):
+    with pytest.raises(zarrhpc.errors.MetadataValidationError, match="zarr_format"):
         zarrhpc.create_array(store, name="z", shape=(1,), dtype="u1", zarr_format=4)
 
 

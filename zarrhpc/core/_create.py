@@ -26,6 +26,7 @@ from zarrhpc.core._create_args import (
     _exists_w_minus,
     _normalize_chunks,
     _prepare_path,
+    check_format,
     format_of,
     guess_chunks,
     int_tuple,
@@ -242,7 +243,7 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
                                chunk_key_encoding, dimension_names, overwrite,
                                write_empty_chunks)
     else:
-        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
+        check_format(zarr_format)
     if data is not None and write_data:
         arr[...] = data
     return arr
@@ -349,8 +350,7 @@ def create_group_node(store, *, path=None, zarr_format=None, overwrite=False,
 
     if zarr_format is None:
         zarr_format = settings.get("default_zarr_format")
-    if zarr_format not in (2, 3):
-        raise UnsupportedError(f"zarr_format={zarr_format!r}: expected 2 or 3")
+    check_format(zarr_format)
     store, path = resolve_store_path(store, path, "w", storage_options)
     if zarr_format == 2:
         path = normalize_path_v2(path)
@@ -404,6 +404,8 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
     if kwargs.get("read_only"):
         raise ValueError("read_only=True is no longer supported when creating new arrays")
     if chunk_shape is not None:
+        if chunks is not None:  # zarr-python's words
+            raise ValueError("Only one of chunk_shape or chunks can be provided.")
         chunks = chunk_shape
     if chunks is None or chunks is True:
         chunks = "auto"
@@ -450,7 +452,8 @@ def create(shape, *, chunks=None, dtype=None, compressor="auto", fill_value=DEFA
               write_empty_chunks=write_empty_chunks)
     if codecs is not None:
         if fmt == 2:
-            raise ValueError("codecs: Zarr v2 arrays take compressor and filters, not codecs")
+            raise ValueError("codecs cannot be used for arrays with zarr_format 2. Use "
+                             "filters and compressor instead.")  # zarr-python's words
         kw.update(_split_codecs(codecs))
     else:
         if compressor != "auto":
@@ -560,10 +563,14 @@ def from_array(store, *, data, write_data=True, name=None, chunks="keep", shards
               storage_options=storage_options, overwrite=overwrite, config=config)
     if isinstance(data, Array):
         src = data
+        # as zarr-python: codecs are kept for a copy of the same format only (another
+        # format gets its defaults: v3 codecs are no v2 compressors and vice versa)
+        same = (zarr_format or src.zarr_format) == src.zarr_format
         keep = {"chunks": (chunks, src.chunks), "shards": (shards, src.shards),
-                "filters": (filters, list(src.filters)),
-                "compressors": (compressors, list(src.compressors)),
-                "serializer": (serializer, "auto" if src.zarr_format == 2 else src.serializer)}
+                "filters": (filters, list(src.filters) if same else "auto"),
+                "compressors": (compressors, list(src.compressors) if same else "auto"),
+                "serializer": (serializer, src.serializer if same and src.zarr_format == 3
+                               else "auto")}
         for key, (value, kept) in keep.items():
             kw[key] = kept if isinstance(value, str) and value == "keep" else value
         kw["fill_value"] = src.fill_value if fill_value is DEFAULT_FILL_VALUE else fill_value

@@ -56,14 +56,25 @@ def format_of(zarr_version, zarr_format):
         raise ValueError(f"zarr_format {zarr_format} does not match zarr_version "
                          f"{zarr_version}, please only set one")
     if zarr_version is None:
-        return zarr_format
+        return check_format(zarr_format)
     import warnings
 
     from zarrhpc.errors import ZarrDeprecationWarning
 
     warnings.warn("zarr_version is deprecated, use zarr_format", ZarrDeprecationWarning,
                   stacklevel=3)
-    return zarr_version
+    return check_format(zarr_version)
+
+
+def check_format(zarr_format):
+    """``zarr_format`` when it is 2, 3 or None; else zarr-python's MetadataValidationError
+    (a ValueError) and words."""
+    if zarr_format is not None and (zarr_format not in (2, 3) or isinstance(zarr_format, bool)):
+        from zarrhpc.errors import MetadataValidationError
+
+        raise MetadataValidationError(
+            f"Invalid value for 'zarr_format'. Expected 2, 3, or None. Got '{zarr_format}'.")
+    return zarr_format
 
 
 def guess_chunks(shape: tuple[int, ...], itemsize: int, *, increment: int = 256 * _KIB,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from zarrhpc.core.node import NodeInfo
 
-__all__ = ["array_info", "codec_text", "dtype_text", "group_info", "human_size", "node_url"]
+__all__ = ["array_info", "codec_text", "data_type_of", "group_info", "human_size", "node_url"]
 
 _ARRAY_WIDTH = len("Chunks Initialized")
 _GROUP_WIDTH = len("Zarr format")
@@ -50,14 +50,15 @@ def node_url(store, path: str) -> str:
     return f"{base}/{path}" if path else base
 
 
-def dtype_text(data_type, stored=None) -> str:
-    """zarr-python's data-type repr (``Int32(endianness='little')``, ``UInt8()``...): the
-    :mod:`zarrhpc.core.dtype` object's; ``stored`` is a v2 array's stored dtype (its byte
-    order shows). zarrhpc's own name for a type with no class there."""
+def data_type_of(data_type, stored=None):
+    """zarr-python's data-type object (``Int32(endianness='little')``, ``UInt8()``...: the
+    :mod:`zarrhpc.core.dtype` class's, what ``info._data_type`` holds); ``stored`` is a v2
+    array's stored dtype (its byte order shows). zarrhpc's own name (a str) for a type with
+    no class there."""
     from zarrhpc.core.dtype import from_data_type
 
     try:
-        return repr(from_data_type(data_type, stored))
+        return from_data_type(data_type, stored)
     except ValueError:
         return data_type.name
 
@@ -80,11 +81,11 @@ def codec_text(codec, itemsize: int) -> str:
 def array_info(rows: dict, *, sharded: bool, v2: bool, itemsize: int,
                stored: int | None = None, initialized: int | None = None) -> NodeInfo:
     """The ``Array.info`` table; with ``stored``/``initialized``, ``info_complete``'s."""
-    fill = rows["fill_value"]
+    fill, data_type = rows["fill_value"], rows["data_type"]
     out = [
         ("Type", "Array"),
         ("Zarr format", rows["zarr_format"]),
-        ("Data type", rows["data_type"]),
+        ("Data type", data_type if isinstance(data_type, str) else repr(data_type)),
         ("Fill value", str(fill)),
         ("Shape", str(rows["shape"])),
     ]

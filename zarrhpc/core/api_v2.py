@@ -87,7 +87,7 @@ def create_array_v2(store, *, name, shape, dtype, chunks, filters, compressors, 
     from zarrhpc.core._create_args import int_tuple
 
     if serializer not in ("auto", None):
-        raise UnsupportedError("serializer: Zarr v2 has no serializer; leave it 'auto'")
+        raise ValueError("Zarr format 2 arrays do not support `serializer`.")  # zarr-python's
     store = resolve_store(store, mode="w")
     path = normalize_path_v2(name)
     doc = f"{path}/.zarray" if path else ".zarray"

@@ -26,7 +26,7 @@ import numpy as np
 
 from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
 from zarrhpc.codecs.native import engine_for
-from zarrhpc.core._info import array_info, dtype_text, node_url
+from zarrhpc.core._info import array_info, data_type_of, node_url
 from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
 from zarrhpc.core._prepared import Prepared
 from zarrhpc.core._read import check_out, read_box, read_element, read_selection
@@ -55,7 +55,7 @@ from zarrhpc.core.formats import doc_key, read_node
 
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
-from zarrhpc.core.node import Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
 from zarrhpc.errors import ArrayNotFoundError, ZarrUserWarning
 from zarrhpc.indexing import (
     RectilinearChunkGrid,
@@ -127,8 +127,11 @@ class Array(ArrayApiMixin, Node):
 
     _kind = "array"
 
-    def __init__(self, store, path: str, metadata, *, read_only: bool = False,
-                 write_empty_chunks: bool = False, order: str = "C"):
+    def __init__(self, store, path: str | None = None, metadata=None, *,
+                 read_only: bool = False, write_empty_chunks: bool = False, order: str = "C"):
+        if path is None and metadata is None:
+            self._from_async(store)  # zarr-python's Array(async_array)
+            return
         super().__init__(store, path, metadata, read_only)
         self.__dict__["_wec"] = bool(write_empty_chunks)
         if order not in ("C", "F"):
@@ -301,7 +304,7 @@ class Array(ArrayApiMixin, Node):
     def _info_table(self, stored=None, initialized=None) -> NodeInfo:
         spec = self._spec
         rows = {"zarr_format": self._format_text,
-                "data_type": dtype_text(spec.data_type, self._stored_dtype()),
+                "data_type": data_type_of(spec.data_type, self._stored_dtype()),
                 "fill_value": self.fill_value, "shape": self.shape, "shards": self.shards,
                 "chunks": self.chunks, "order": self._order, "read_only": self._read_only,
                 "store_type": type(self._store).__name__, "filters": self.filters,
@@ -790,3 +793,9 @@ class BlockIndex:
     def __setitem__(self, selection, value) -> None:
         fields, selection = pop_fields(selection)
         self.array.set_block_selection(selection, value, fields=fields)
+
+
+def __getattr__(name: str):
+    if name == "AsyncArray":  # zarr-python's ``from zarr.core.array import AsyncArray``
+        return ASYNC_CLASSES["array"]  # (in core/api_async.py, which wraps Array)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

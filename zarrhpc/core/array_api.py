@@ -188,6 +188,14 @@ class ArrayApiMixin:
 
         return ArrayConfig(self._config_order, self._write_empty_chunks)
 
+    @property
+    def async_array(self):
+        """This array as zarr-python's ``AsyncArray`` (awaitable reads and writes, run off
+        the event loop; the same state: ``zarrhpc.Array(a.async_array)`` is ``a`` again)."""
+        return self._as_async()
+
+    _async_array = async_array  # zarr-python's former name, still what libraries call
+
     def with_config(self, config):
         """A new Array on the same store, path and metadata with another runtime config.
 

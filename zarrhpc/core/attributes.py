@@ -8,7 +8,6 @@ numbers and lists), tuples (lists).
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import MutableMapping
@@ -66,17 +65,7 @@ class Attributes(MutableMapping):
 
     @property
     def _data(self) -> dict:
-        md = self._node._metadata
-        if md is None:
-            return {}  # an implicit group has none
-        # the node's own copy: parsed documents are shared by every open of the same bytes
-        # (core/formats.py), so a caller's change to a value (``attrs["x"].append(...)``,
-        # as ome-zarr does) must stay with this node, as zarr-python's parse per open does
-        own = self._node.__dict__.get("_own_attributes")
-        if own is None or own[0] is not md:
-            own = (md, copy.deepcopy(md.attributes))
-            self._node.__dict__["_own_attributes"] = own
-        return own[1]
+        return self._node._attributes_dict()  # the same dict as ``metadata.attributes``
 
     def __getitem__(self, key):
         return self._data[key]

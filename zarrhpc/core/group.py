@@ -19,7 +19,7 @@ from zarrhpc.core._nodes import META, child_path, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
-from zarrhpc.core.node import Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
 from zarrhpc.errors import (
     ContainsArrayError,
     ContainsGroupError,
@@ -107,8 +107,11 @@ class Group(Node):
 
     _kind = "group"
 
-    def __init__(self, store, path: str, metadata, *, read_only: bool = False,
-                 consolidated: dict | None = None):
+    def __init__(self, store, path: str | None = None, metadata=None, *,
+                 read_only: bool = False, consolidated: dict | None = None):
+        if path is None and metadata is None:
+            self._from_async(store)  # zarr-python's Group(async_group)
+            return
         super().__init__(store, path, metadata, read_only)
         self._consolidated = consolidated
 
@@ -248,6 +251,24 @@ class Group(Node):
                                      f"expected a group")
         return node
 
+    @property
+    def _async_group(self):
+        """This group as zarr-python's ``AsyncGroup`` (zarr-python's attribute name)."""
+        return self._as_async()
+
+    async def update_attributes_async(self, new_attributes: dict) -> Group:
+        """Store ``new_attributes`` as the group's attributes, off the event loop. As
+        zarr-python's (3.1.6 and main): they *replace* the attributes (``update_attributes``
+        merges), and the result is a new Group holding them; this handle keeps the ones it
+        had."""
+        import asyncio
+
+        new = Group.__new__(Group)
+        new.__dict__.update({k: v for k, v in self.__dict__.items()
+                             if k not in ("_own_attributes", "_metadata_view")})
+        await asyncio.to_thread(new.attrs.put, new_attributes)
+        return new
+
     def __reduce__(self):
         # by reference: the store (a MemoryStore carries its contents) and the path
         return (_open_group_ref, (self._store, self._path, self._read_only))
@@ -325,7 +346,10 @@ class Group(Node):
             yield path[len(prefix):], open_node(self._store, path, read_only=False)
 
     def require_group(self, name: str, **kwargs) -> Group:
-        """The sub-group ``name``, created if missing (an array there is an error)."""
+        """The sub-group ``name``, created if missing (an array there is an error);
+        ``overwrite=True`` replaces an existing group by a new empty one, as zarr-python."""
+        if kwargs.get("overwrite"):
+            return self.create_group(name, **kwargs)
         node = self.get(name)
         if isinstance(node, Group):
             return node
@@ -454,8 +478,49 @@ class Group(Node):
         path = self._child(name)  # "": the group and what is below it, as zarr-python
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
-        self._consolidated = None
         self._store.erase_prefix(path + "/" if path else "")
+        if path == self._path or self._consolidated is None:
+            self._consolidated = None
+        else:  # the snapshot this group lists its members from, without the deleted ones
+            self._consolidated = {p: m for p, m in self._consolidated.items()
+                                  if p != path and not p.startswith(path + "/")}
+        if path != self._path:
+            self._forget_consolidated(name)
+
+    def _forget_consolidated(self, name: str) -> None:
+        """As zarr-python's ``delitem``: a deleted member leaves the group's consolidated
+        metadata too (v3: the group's document is rewritten without it; v2: ``.zmetadata``)."""
+        import json
+        from dataclasses import replace
+
+        from zarrhpc.core.formats import write_node
+
+        md = self._metadata
+        if md is None or getattr(md, "read_only", False):
+            return
+
+        def kept(entries: dict, sep: str) -> dict:
+            return {k: v for k, v in entries.items()
+                    if k != name and not k.startswith(name + sep)}
+
+        if md.zarr_format == 3:
+            cons = md.extra.get("consolidated_metadata")
+            if isinstance(cons, dict) and isinstance(cons.get("metadata"), dict):
+                left = kept(cons["metadata"], "/")
+                if len(left) != len(cons["metadata"]):
+                    md = replace(md, extra={**md.extra,
+                                            "consolidated_metadata": {**cons, "metadata": left}})
+                    write_node(self._store, self._path, md)
+                    self._metadata = md
+        elif md.zarr_format == 2:
+            key = f"{self._path}/.zmetadata" if self._path else ".zmetadata"
+            raw = self._store.get(key)
+            if raw is not None:
+                doc = json.loads(raw)
+                left = kept(doc.get("metadata", {}), "/")
+                if len(left) != len(doc.get("metadata", {})):
+                    self._store.set(key, json.dumps({**doc, "metadata": left}, indent=4,
+                                                    sort_keys=True).encode("utf-8"))
 
     # -- display --------------------------------------------------------------------
     def tree(self, expand=None, level: int | None = None, *, max_nodes: int = 500,
@@ -502,3 +567,11 @@ class Group(Node):
     def __repr__(self) -> str:
         kind = "implicit Group" if self.is_implicit else "Group"
         return f"<{kind} {node_url(self._store, self._path)}>"
+
+
+def __getattr__(name: str):
+    # zarr-python's ``from zarr.core.group import AsyncGroup`` (the class lives in
+    # core/api_async.py, which wraps this module's)
+    if name == "AsyncGroup":
+        return ASYNC_CLASSES["group"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

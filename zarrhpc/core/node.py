@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+
 from zarrhpc.core.attributes import Attributes
 from zarrhpc.core.formats import write_node
 from zarrhpc.errors import ReadOnlyError
 
-__all__ = ["Node", "NodeInfo"]
+__all__ = ["ASYNC_CLASSES", "Node", "NodeInfo"]
+
+# zarr-python's asynchronous classes by node kind ("array": AsyncArray, "group":
+# AsyncGroup), registered by core/api_async.py when zarrhpc is imported: they wrap Array
+# and Group, so the node modules reach them through here, not by importing them
+ASYNC_CLASSES: dict[str, type] = {}
 
 
 class NodeInfo:
@@ -52,8 +59,31 @@ class Node:
             return cached[2]  # built once per document (a change makes a new one)
         view = node_metadata(md, self._path, cons,
                              self.__dict__.get("_without_consolidated", False))
+        if hasattr(view, "attributes") and view is not md:
+            # one dict: ``metadata.attributes`` is ``attrs``' (zarr-python's are the same
+            # object: a change through either shows in the other)
+            object.__setattr__(view, "attributes", self._attributes_dict())
         self.__dict__["_metadata_view"] = (md, cons, view)
         return view
+
+    def _attributes_dict(self) -> dict:
+        """The node's own attributes dict (``attrs`` and ``metadata.attributes`` read and
+        change it). A copy per node: parsed documents are shared by every open of the same
+        bytes (core/formats.py), so a caller's change to a value (``attrs["x"].append(...)``,
+        as ome-zarr does) must stay with this node, as zarr-python's parse per open does."""
+        md = self._metadata
+        if md is None:
+            return {}  # an implicit group has none
+        own = self.__dict__.get("_own_attributes")
+        if own is None or own[0] is not md:
+            data = copy.deepcopy(md.attributes)
+            if own is not None:  # the same dict object follows the node's new document
+                own[1].clear()
+                own[1].update(data)
+                data = own[1]
+            own = (md, data)
+            self.__dict__["_own_attributes"] = own
+        return own[1]
 
     @property
     def store(self):
@@ -102,6 +132,19 @@ class Node:
         self.attrs.update(new_attributes)
         return self
 
+    def _as_async(self):
+        """This node as zarr-python's AsyncArray/AsyncGroup (the same state)."""
+        return ASYNC_CLASSES[self._kind](self)
+
+    def _from_async(self, node) -> None:
+        """``Array(async_array)`` / ``Group(async_group)``: take ``node``'s state (the same
+        node, synchronous again), as zarr-python's wrappers share theirs."""
+        inner = getattr(node, "_node", None)
+        if type(node) is not ASYNC_CLASSES.get(self._kind) or not isinstance(inner, type(self)):
+            raise TypeError(f"{type(self).__name__}: expected an Async{type(self).__name__} "
+                            f"or (store, path, metadata), got {type(node).__name__}")
+        self.__dict__.update(inner.__dict__)
+
     def _check_writable(self) -> None:
         if self._read_only:
             # zarr-python's words (its store refuses the write)
@@ -117,6 +160,7 @@ class Node:
         md = md.with_attributes(attributes)
         write_node(self._store, self._path, md, attributes_only=True)
         self._metadata = md
+        self._attributes_dict()  # the dict views already handed out hold follows now
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and other._store == self._store and other._path == self._path

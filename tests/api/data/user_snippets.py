@@ -12,6 +12,9 @@ namespace; an exception ends the snippet and its class is compared. ``caught(e)`
 (provided by the runner, tests/api/_guide.py) prints an exception a snippet catches with
 the classes it derives from: zarrhpc's class agrees when it is or derives from the class
 zarr-python raised (zarrhpc's errors also derive from the builtin a user catches).
+Snippets of the asynchronous API (``zarr.api.asynchronous``, ``AsyncArray``,
+``AsyncGroup``) run their coroutines with ``asyncio.run`` and print member listings sorted
+(zarr-python lists concurrently, in no fixed order).
 """
 
 SNIPPETS = [
@@ -4206,5 +4209,1020 @@ for label, call in [
     except Exception as e:
         print(label, end=' ')
         caught(e)
+"""),
+    # ---- the asynchronous API (tenth session) -----------------------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2595#async-group-array", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as async_zarr
+
+async def main():
+    root = await async_zarr.create_group(store={}, attributes={'foo': 'bar'})
+    print(type(root).__name__, root.attrs)
+    z = await root.create_array(name='foo', shape=(100,), chunks=(5,), dtype=np.uint32)
+    print(type(z).__name__, z.shape, z.chunks, z.dtype, z.path)
+    await z.setitem((slice(None),), np.arange(0, 100, dtype=z.dtype))
+    await z.setitem((7,), 99)
+    print(await z.getitem((slice(None, 10),)))
+    print(await z.getitem((7,)), await z.getitem(8))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2595#async-open", code="""
+import asyncio
+import zarr.api.asynchronous as async_zarr
+
+async def main():
+    z = await async_zarr.open(store='data.zarr', mode='w', shape=(100, 100), chunks=(10, 10), dtype='i4')
+    print(type(z).__name__, z.shape, z.chunks, z.read_only)
+    await z.setitem((0, 0), 42)
+    print(await z.getitem((slice(0, 4), slice(0, 1))))
+    again = await async_zarr.open_array(store='data.zarr', mode='r')
+    print(again.read_only, await again.getitem((0, 0)), await again.nchunks_initialized())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.open_group", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.open_group('grp.zarr', mode='w', attributes={'title': 'demo'})
+    await g.create_group('sub')
+    await g.create_array('x', shape=(3,), dtype='f8', fill_value=1.5)
+    h = await za.open_group('grp.zarr', mode='r')
+    print(repr(h).split()[0], h.read_only, h.attrs)
+    print(sorted([k async for k in h.keys()]))
+    print([k async for k in h.array_keys()], [k async for k in h.group_keys()])
+    print(await h.nmembers(), await h.contains('x'), await h.contains('nope'))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/11259", code="""
+import asyncio
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(6, 4), chunks=(2, 2), dtype='i2')
+a[:] = np.arange(24).reshape(6, 4)
+aa = a.async_array
+print(type(aa).__name__, aa.shape, aa.dtype, aa.chunks, aa.ndim, aa.size, aa.nchunks)
+
+async def main():
+    print(await aa.getitem((slice(1, 3), slice(None))))
+    print(await aa.oindex.getitem(([0, 5], [1, 3])))
+    print(await aa.vindex.getitem(([0, 5], [1, 3])))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3083", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array({}, shape=(5, 5), chunks=(2, 3), dtype='f4')
+z[:] = np.arange(25, dtype='f4').reshape(5, 5)
+
+async def main():
+    az = z._async_array
+    o = await az.oindex.getitem((np.array([0, 2, 4]), slice(1, 4)))
+    v = await az.vindex.getitem((np.array([0, 1, 4]), np.array([4, 0, 2])))
+    m = await az.vindex.getitem(np.eye(5, dtype=bool))
+    print(o.shape, o.dtype, o.tolist())
+    print(v.tolist(), m.tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/3556", code="""
+import asyncio
+import numpy as np
+import zarr
+
+x = zarr.create_array({}, shape=(8,), chunks=(2,), dtype='i8')
+y = zarr.create_array({}, shape=(8,), chunks=(4,), dtype='f8')
+x[:] = np.arange(8)
+y[:] = np.linspace(0, 1, 8)
+
+async def both():
+    return await asyncio.gather(x.async_array.getitem(slice(2, 6)),
+                                y.async_array.getitem(slice(None, None, 3)))
+
+ax, ay = asyncio.run(both())
+print(ax, ay)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1805#gather-open", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+root = zarr.open_group('h.zarr', mode='w')
+for name in ['t', 'u', 'v', 'w']:
+    root.create_array(name, shape=(4,), dtype='f4', fill_value=len(name) + ord(name))
+
+async def main():
+    arrays = await asyncio.gather(*(za.open_array(store='h.zarr', path=p, mode='r') for p in 'tuvw'))
+    print([type(a).__name__ for a in arrays], [a.path for a in arrays])
+    values = await asyncio.gather(*(a.getitem(slice(None)) for a in arrays))
+    print([v.tolist() for v in values])
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/sgkit-dev/vcztools/issues/131", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array('calls.zarr', shape=(12, 3), chunks=(4, 3), dtype='i1')
+z[:] = np.arange(36).reshape(12, 3) % 7
+
+async def fetch_all(a):
+    parts = [a.getitem((slice(i, i + 4), slice(None))) for i in range(0, a.shape[0], 4)]
+    return await asyncio.gather(*parts)
+
+a = zarr.open_array('calls.zarr', mode='r').async_array
+chunks = asyncio.run(fetch_all(a))
+print(len(chunks), [c.shape for c in chunks], np.concatenate(chunks).sum())
+"""),
+    dict(source="https://github.com/NVIDIA/earth2studio/pull/377", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    root = await za.open_group('out.zarr', mode='w')
+    arr = await root.create_array('t2m', shape=(4, 3, 3), chunks=(1, 3, 3), dtype='f4', fill_value=np.nan)
+    writes = [arr.setitem((i,), np.full((3, 3), i, dtype='f4')) for i in range(3)]
+    await asyncio.gather(*writes)
+    data = await arr.getitem(slice(None))
+    print(data[:, 0, 0], np.isnan(data[3]).all(), await arr.nchunks_initialized())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/NVIDIA/earth2studio/pull/1047", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.open_group('run.zarr', mode='w')
+    a = await g.create_array('lead', shape=(0, 2), chunks=(2, 2), dtype='i4')
+    for step in range(3):
+        new_shape = await a.append(np.full((1, 2), step, dtype='i4'))
+        print(step, new_shape, a.shape)
+    print((await a.getitem(slice(None))).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/earth-mover/icechunk/pull/2074", code="""
+import asyncio
+import zarr
+from zarr import AsyncGroup
+from zarr.storage import MemoryStore
+
+async def main():
+    store = MemoryStore()
+    g = await AsyncGroup.from_store(store, attributes={'kind': 'root'}, zarr_format=3)
+    print(type(g).__name__, g.attrs, g.metadata.zarr_format)
+    a = await g.create_group('a')
+    b = await a.create_group('b')
+    print(a.name, b.name, b.basename)
+    opened = await AsyncGroup.open(store)
+    members = sorted([(k, type(v).__name__) async for k, v in opened.members(max_depth=None)])
+    print(members)
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2247", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    for make in (za.zeros, za.ones, za.empty):
+        a = await make(shape=(3,), chunks=(3,), dtype='i4', store={})
+        print(make.__name__, type(a).__name__, a.shape)
+    f = await za.full(shape=(2, 2), fill_value=7, dtype='u1', store={})
+    print((await f.getitem(...)).tolist())
+    a = await za.array(np.arange(6).reshape(2, 3), store={})
+    like = await za.zeros_like(a, store={})
+    print(like.shape, like.dtype, (await like.getitem(...)).sum())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3782", code="""
+import asyncio
+import numpy as np
+import zarr
+
+async def main():
+    aa = await zarr.api.asynchronous.create_array({}, shape=(4,), dtype='f8', fill_value=0.5)
+    sync = zarr.Array(aa)
+    sync[1] = 3.0
+    print(type(sync).__name__, sync[:], await aa.getitem(slice(None)))
+    print(sync.shape == aa.shape, sync.path == aa.path, aa.name)
+    print(type(sync.async_array).__name__, sync.async_array == aa)
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/11580", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+g = zarr.open_group('ds.zarr', mode='w')
+t = g.create_array('t', shape=(3,), dtype='i8', dimension_names=['time'])
+t[:] = [10, 20, 30]
+v = g.create_array('v', shape=(3, 2), dtype='f4', dimension_names=['time', 'x'], attributes={'units': 'K'})
+v[:] = 1.25
+zarr.consolidate_metadata('ds.zarr')
+
+async def main():
+    grp = await za.open_consolidated('ds.zarr', mode='r')
+    print(type(grp).__name__)
+    async for name, arr in grp.arrays():
+        print(name, arr.shape, arr.metadata.dimension_names, arr.attrs, await arr.getitem(...))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/150", code="""
+import asyncio
+import numpy as np
+import zarr
+
+g = zarr.open_group('specs.zarr', mode='w')
+for i in range(3):
+    g.create_array(f'v{i}', shape=(4,), dtype='i4')[:] = np.arange(4) * (i + 1)
+
+async def main():
+    ag = await zarr.api.asynchronous.open_group('specs.zarr', mode='r')
+    arrays = [a async for a in ag.array_values()]
+    firsts = await asyncio.gather(*(a.getitem(slice(0, 4, 2)) for a in arrays))
+    print(sorted((a.basename, f.tolist()) for a, f in zip(arrays, firsts)))
+
+asyncio.run(main())
+"""),
+    dict(source="https://martindurant.github.io/blog/async-zarr/", code="""
+import asyncio
+import numpy as np
+import zarr
+
+z = zarr.create_array('blog.zarr', shape=(10, 10), chunks=(5, 5), dtype='f8')
+z[:] = np.arange(100).reshape(10, 10)
+
+async def main():
+    az = await zarr.api.asynchronous.open_array(store='blog.zarr')
+    corners = await asyncio.gather(az.getitem((0, 0)), az.getitem((0, 9)),
+                                   az.getitem((9, 0)), az.getitem((9, 9)))
+    print([float(c) for c in corners], type(corners[0]).__name__)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.save", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    await za.save('saved.zarr', np.arange(5), np.ones(3), named=np.zeros(2))
+    g = await za.open_group('saved.zarr', mode='r')
+    print(sorted([k async for k in g.array_keys()]), await (await g.getitem('named')).getitem(...))
+    await za.save_group('sg.zarr', np.arange(2), b=np.ones(2, dtype='i1'))
+    print(sorted([k async for k in (await za.open_group('sg.zarr')).keys()]))
+    await za.save_array('one.zarr', np.arange(4).reshape(2, 2))
+    print((await za.load(store='one.zarr')).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.consolidate_metadata", code="""
+import asyncio
+import zarr
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store='cons.zarr', attributes={'a': 1})
+    await g.create_array('x', shape=(2,), dtype='i1')
+    await g.create_group('y')
+    c = await za.consolidate_metadata('cons.zarr')
+    print(type(c).__name__, sorted(c.metadata.consolidated_metadata.metadata))
+    opened = await za.open_consolidated('cons.zarr')
+    print(sorted([k async for k in opened.keys()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.from_array", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+src = zarr.create_array({}, shape=(6,), chunks=(3,), dtype='i4')
+src[:] = np.arange(6)
+
+async def main():
+    copy1 = await za.from_array({}, data=src)
+    print(type(copy1).__name__, copy1.chunks, await copy1.getitem(...))
+    copy2 = await za.from_array({}, data=np.arange(4, dtype='u2').reshape(2, 2), chunks=(1, 2))
+    print(copy2.chunks, copy2.dtype, (await copy2.getitem(...)).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.create_hierarchy", code="""
+import asyncio
+from zarr.api.asynchronous import create_hierarchy
+from zarr.core.group import GroupMetadata
+from zarr.storage import MemoryStore
+
+async def main():
+    store = MemoryStore()
+    nodes = {'': GroupMetadata(attributes={'root': True}), 'a': GroupMetadata(attributes={'name': 'leaf'})}
+    created = {path: node async for path, node in create_hierarchy(store=store, nodes=nodes)}
+    print(sorted((p, type(n).__name__, n.attrs) for p, n in created.items()))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.require_group", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    a = await g.require_group('a')
+    again = await g.require_group('a')
+    print(a == again, a.path)
+    b, c = await g.require_groups('b', 'c/d')
+    print(b.path, c.path, sorted([k async for k in g.group_keys()]))
+    arr = await g.require_array('arr', shape=(3,), dtype='i2')
+    same = await g.require_array('arr', shape=(3,), dtype='i2')
+    print(arr.shape, same == arr)
+    try:
+        await g.require_array('arr', shape=(4,), dtype='i2')
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.getitem", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    await g.create_array('x', shape=(2,), dtype='i4')
+    x = await g.getitem('x')
+    print(type(x).__name__, x.path)
+    print(await g.get('missing'), await g.get('missing', 'default'))
+    try:
+        await g.getitem('missing')
+    except Exception as e:
+        caught(e)
+    await g.delitem('x')
+    print(await g.contains('x'), await g.nmembers())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.resize", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(4, 4), chunks=(2, 2), dtype='i4')
+    await a.setitem(..., np.arange(16).reshape(4, 4))
+    await a.resize((2, 6))
+    print(a.shape, (await a.getitem(...)).tolist(), await a.nchunks_initialized())
+    r = await a.update_attributes({'resized': True})
+    print(r is a, a.attrs, a.metadata.attributes)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.get_orthogonal_selection", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(3, 4), chunks=(2, 2), dtype='u2')
+    await a.setitem(slice(None), np.arange(12).reshape(3, 4))
+    print((await a.get_orthogonal_selection(([0, 2], [1, 3]))).tolist())
+    print((await a.get_coordinate_selection(([0, 2], [1, 3]))).tolist())
+    mask = np.zeros((3, 4), dtype=bool)
+    mask[1, 1:3] = True
+    print((await a.get_mask_selection(mask)).tolist())
+    try:
+        await a.getitem(([0, 1], slice(None)))
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.info_complete", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create_array({}, shape=(6,), chunks=(2,), dtype='i4', compressors=None)
+    await a.setitem(slice(0, 4), np.arange(4))
+    print(a.info)
+    print(await a.info_complete())
+    print(await a.nbytes_stored(), a.nbytes, a.compressors, a.filters)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.tree", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    sub = await g.create_group('sub')
+    await sub.create_array('leaf', shape=(2, 3), dtype='f4')
+    await g.create_array('top', shape=(5,), dtype='i8')
+    print(await g.tree(plain=True))
+    print(repr(g).split(' ')[0], repr(sub).split('/')[-1])
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.update_attributes_async", code="""
+import asyncio
+import zarr
+
+g = zarr.group(attributes={'a': 1})
+
+async def main():
+    new = await g.update_attributes_async({'b': 2})
+    print(type(new).__name__, new.attrs.asdict())
+    print(g.attrs.asdict())
+    print(zarr.open_group(g.store, mode='r').attrs.asdict())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.AsyncGroup.zeros_like", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    z = await g.zeros(name='z', shape=(2, 2), dtype='f4')
+    o = await g.ones(name='o', shape=(2,), dtype='i1')
+    f = await g.full(name='f', shape=(3,), fill_value=9, dtype='u4')
+    zl = await g.zeros_like(name='zl', data=np.arange(3))
+    print((await z.getitem(...)).tolist(), (await o.getitem(...)).tolist())
+    print((await f.getitem(...)).tolist(), zl.shape, zl.dtype)
+    print(sorted([k async for k in g.array_keys()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/CovertLab/vEcoli/pull/414", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def write_buffer(group, name, block, start):
+    arr = await group.getitem(name)
+    await arr.setitem(slice(start, start + len(block)), block)
+
+async def main():
+    g = await za.open_group('emit.zarr', mode='w')
+    for name in ('mass', 'volume'):
+        await g.create_array(name, shape=(6,), chunks=(2,), dtype='f8')
+    await asyncio.gather(write_buffer(g, 'mass', np.ones(2), 0),
+                         write_buffer(g, 'volume', np.arange(4.0), 2),
+                         write_buffer(g, 'mass', np.full(4, 2.0), 2))
+    for name in ('mass', 'volume'):
+        print(name, (await (await g.getitem(name)).getitem(...)).tolist())
+
+asyncio.run(main())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/1726", code="""
+import asyncio
+import zarr
+
+root = zarr.group(store={})
+root.create_group('g1').create_group('g2')
+root.create_array('a1', shape=(1,), dtype='i1')
+root['g1'].create_array('a2', shape=(2,), dtype='i1')
+
+async def main():
+    ag = root._async_group
+    print(type(ag).__name__)
+    print(sorted([k async for k, _ in ag.members()]))
+    print(sorted([k async for k, _ in ag.members(max_depth=None)]))
+    print(await ag.nmembers(max_depth=None))
+    print(sorted([(k, v.shape) async for k, v in ag.arrays()]))
+    print(sorted([k async for k, _ in ag.groups()]))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/array/#zarr.AsyncArray.open", code="""
+import asyncio
+import numpy as np
+import zarr
+from zarr.core.array import AsyncArray
+from zarr.storage import LocalStore, StorePath
+
+zarr.create_array('open.zarr', shape=(3,), dtype='i4', fill_value=5)
+
+async def main():
+    a = await AsyncArray.open(LocalStore('open.zarr'))
+    print(a.shape, a.dtype, await a.getitem(...))
+    b = await AsyncArray.open(StorePath(LocalStore('open.zarr', read_only=True)))
+    print(b.read_only)
+    try:
+        await b.setitem(0, 1)
+    except Exception as e:
+        caught(e)
+    try:
+        await AsyncArray.open(LocalStore('missing.zarr'))
+    except Exception as e:
+        caught(e)
+
+asyncio.run(main())
+"""),
+    # ---- fill values, sharding, resize, time types (tenth session) ---------------------------
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3221", code="""
+import pickle
+import numpy as np
+import zarr
+
+data = np.arange(100)
+arr = zarr.create_array(store=zarr.storage.MemoryStore(), data=data, shards=(20,), chunks=(10,))
+copy = pickle.loads(pickle.dumps(arr))
+print(copy.shape, copy.chunks, copy.shards, np.array_equal(copy[:], data))
+print(copy[15:25], copy.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/703", code="""
+import numpy as np
+import zarr
+
+store = zarr.storage.ZipStore('zeros.zip', mode='w')
+g = zarr.group(store=store)
+a = g.create_array('foo__a', shape=(5,), dtype='i8', fill_value=0)
+a[:] = 0
+print(a.nchunks_initialized)
+store.close()
+z = zarr.open_group(zarr.storage.ZipStore('zeros.zip', mode='r'), mode='r')
+print(z['foo__a'][:], z['foo__a'].fill_value)
+"""),
+    dict(source="https://github.com/earth-mover/icechunk/issues/1019", code="""
+import numpy as np
+import zarr
+
+store = zarr.storage.MemoryStore()
+foo = zarr.create_array(name='foo', store=store, chunks=(10,), shards=(100,),
+                        data=np.linspace(35, 70, 1001))
+r = foo[:]
+print(r.shape, r[:3], r[-3:], np.allclose(r, np.linspace(35, 70, 1001)))
+print(foo.cdata_shape, foo.nchunks)
+"""),
+    dict(source="https://github.com/zarr-developers/pydantic-zarr/issues/116#shards-info", code="""
+import zarr
+
+arr = zarr.create_array({}, shape=(100,), dtype='int16', chunks=(10,), shards=(50,), compressors=None)
+print(arr.info)
+print(arr.metadata.to_dict()['codecs'][0]['name'], arr.shards, arr.chunks)
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/10757", code="""
+import json
+import numpy as np
+import zarr
+
+for fmt in (2, 3):
+    a = zarr.create_array(f'nan{fmt}.zarr', shape=(4,), chunks=(2,), dtype='f4', fill_value=np.nan, zarr_format=fmt)
+    a[:2] = 1.0
+    doc = json.load(open(f'nan{fmt}.zarr/' + ('.zarray' if fmt == 2 else 'zarr.json')))
+    print(fmt, doc['fill_value'], a.fill_value, a[:])
+"""),
+    dict(source="https://github.com/manzt/zarrita.js/issues/352", code="""
+import json
+import numpy as np
+import zarr
+
+a = zarr.create_array('t.zarr', shape=(2, 3), chunks=(1, 3), dtype='float32', fill_value=np.nan)
+a[0] = [1, 2, 3]
+print(json.load(open('t.zarr/zarr.json'))['fill_value'])
+b = zarr.open_array('t.zarr')
+print(b[:], np.isnan(b.fill_value), b.nchunks_initialized)
+for fv in (np.inf, -np.inf):
+    c = zarr.create_array({}, shape=(1,), dtype='f8', fill_value=fv)
+    print(c.metadata.to_dict()['fill_value'], c[0])
+"""),
+    dict(source="https://github.com/constantinpape/z5/issues/148", code="""
+import json
+import numpy as np
+import zarr
+
+z = zarr.create((9, 9, 9), fill_value=np.nan, store='tmp.zarr', zarr_format=2, dtype='f8')
+print(json.load(open('tmp.zarr/.zarray'))['fill_value'], z[0, 0, :3])
+print(zarr.open_array('tmp.zarr').fill_value)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/5475#default-fill-values", code="""
+import zarr
+
+for fmt in (2, 3):
+    root = zarr.group(store={}, zarr_format=fmt)
+    for dt in ('i4', 'f8', 'bool', 'U4', 'c8'):
+        arr = root.create_array(name=f'x{dt}', shape=(2,), dtype=dt)
+        print(fmt, dt, repr(arr.fill_value), arr[:])
+"""),
+    dict(source="https://github.com/ai2cm/fv3gfs-wrapper/pull/85", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('mon.zarr', mode='w', zarr_format=2)
+a = g.create_dataset('phis', shape=(3,), dtype='f4')
+b = g.create_dataset('phis_none', shape=(3,), dtype='f4', fill_value=None)
+print(repr(a.fill_value), repr(b.fill_value), a[:])
+a[0] = 0.0
+print(a[:], a.nchunks_initialized)
+"""),
+    dict(source="https://github.com/dynamical-org/reformatters/pull/272", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(6,), chunks=(2,), dtype='f4', fill_value=np.nan)
+a[:] = [np.nan, np.nan, 0.0, 0.0, 1.0, np.nan]
+print(a.nchunks_initialized, a[:])
+b = zarr.create_array({}, shape=(6,), chunks=(2,), dtype='f4', fill_value=0.0)
+b[:] = [0.0, 0.0, np.nan, np.nan, 1.0, 0.0]
+print(b.nchunks_initialized, b[:])
+c = zarr.create_array({}, shape=(4,), chunks=(2,), dtype='f4', fill_value=np.nan,
+                      config={'write_empty_chunks': True})
+c[:] = np.nan
+print(c.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3580", code="""
+import warnings
+import numpy as np
+import zarr
+
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always')
+    store = zarr.storage.ZipStore('r.zip', mode='w')
+    a = zarr.create_array(store, shape=(2,), chunks=(2,), dtype='i2')
+    for n in range(3, 6):
+        a.resize((n,))
+    a[:] = np.arange(5)
+    store.close()
+print(sorted({str(x.message) for x in w}))
+b = zarr.open_array(zarr.storage.ZipStore('r.zip', mode='r'))
+print(b.shape, b[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/188", code="""
+import numpy as np
+import zarr
+
+z = zarr.create_array({}, shape=(5,), chunks=(2,), dtype='i4', fill_value=-1)
+z[:] = np.arange(5)
+z.resize((3,))
+print(z[:], z.nchunks_initialized)
+z.resize((7,))
+print(z[:], z.nchunks_initialized)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2849#resize-then-write", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('ad.zarr', mode='w')
+data = g.create_array('data', shape=(4,), chunks=(3,), dtype='f4')
+data[:] = np.arange(4)
+append = np.arange(10, 15, dtype='f4')
+orig = data.shape[0]
+data.resize((orig + append.shape[0],))
+data[orig:] = append
+print((data[orig:] == append).all(), data[:])
+again = zarr.open_array('ad.zarr/data')
+print(again.shape, again[:])
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/9673", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(2, 3), chunks=(1, 3), dtype='i8')
+a[:] = 1
+r = a.resize((4, 3))
+print(r, a.shape, a[:].tolist())
+a[2:] = 5
+print(a[:].tolist(), a.append(np.zeros((1, 3), 'i8')), a.shape)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-extensions/issues/11", code="""
+import numpy as np
+import zarr
+
+a = zarr.create_array({}, shape=(3,), dtype='datetime64[s]', fill_value=np.datetime64('NaT'))
+a[1] = np.datetime64('2020-01-01T00:00:00')
+print(a[:], a.dtype)
+d = a.metadata.to_dict()
+print(d['data_type'], d['fill_value'])
+b = zarr.create_array({}, shape=(2,), dtype='datetime64[10s]')
+print(b.metadata.to_dict()['data_type'], repr(b.fill_value))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-extensions/pull/14", code="""
+import json
+import numpy as np
+import zarr
+
+dates = np.array(['2007-07-13', '2006-01-13', '2010-08-13'], dtype='M8[D]')
+z = zarr.create_array('dt.zarr', data=dates)
+print(json.load(open('dt.zarr/zarr.json'))['data_type'])
+back = zarr.open_array('dt.zarr')
+print(back[:], back[0], back.dtype)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/2265", code="""
+import numpy as np
+import zarr
+
+t = np.array(['2008-07-29T20:20:58.000000000', '2008-07-30T01:00:00'], dtype='datetime64[ns]')
+za = zarr.open_group('argo.zarr', mode='w')
+za['JULD_LOCATION1'] = t
+info = za['JULD_LOCATION1'].info
+print(repr(info).splitlines()[2], za['JULD_LOCATION1'][:])
+"""),
+    dict(source="https://github.com/fsspec/filesystem_spec/pull/721#v2-datetime-us", code="""
+import numpy as np
+import zarr
+
+start_date = np.datetime64('2000-01-01', 'us')
+dates = np.arange(start_date, start_date + np.timedelta64(5, 'h'), np.timedelta64(1, 'h'))
+z = zarr.create(shape=dates.shape, compressor=None, dtype=dates.dtype, store={}, zarr_format=2, overwrite=True)
+z[:] = dates
+print(z.dtype, z[:][-1], (z[:] == dates).all())
+"""),
+    dict(source="https://github.com/JuliaIO/Zarr.jl/issues/56", code="""
+import json
+import numpy as np
+import zarr
+
+z = zarr.array(np.array(['2021-04-15', '2021-04-16'], dtype='M8[D]'), store='jl.zarr', zarr_format=2)
+doc = json.load(open('jl.zarr/.zarray'))
+print(doc['dtype'], doc['fill_value'], zarr.open_array('jl.zarr')[:])
+"""),
+    dict(source="https://github.com/zarrs/zarrs/pull/208", code="""
+import numpy as np
+import zarr
+
+d = np.array([1, 2, 3], dtype='m8[ms]')
+z = zarr.create_array({}, data=d, chunks=(2,))
+print(z.dtype, z[:], z.metadata.to_dict()['data_type'])
+z[0] = np.timedelta64(7, 's')
+print(z[0], z[:].astype('i8'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/632#v2-record-datetime", code="""
+import numpy as np
+import zarr
+
+arr = np.array([('1900-01-01', 123), ('1902-12-01', 321)], dtype=[('date', 'datetime64[D]'), ('num', 'i8')])
+try:
+    z = zarr.array(arr, store={}, zarr_format=2)
+    print(z.dtype, z[:])
+except Exception as e:
+    caught(e)
+"""),
+    # ---- strings and consolidated metadata (tenth session) -----------------------------------
+    dict(source="https://github.com/zarr-developers/zarr-extensions/issues/35", code="""
+import warnings
+import numpy as np
+import zarr
+
+u = np.full((3, 2), '', dtype='U30')
+s = np.full((3, 2), b'', dtype='S30')
+u[0, 0] = 'Converged'
+s[0, 0] = b'Converged'
+g = zarr.open_group('msg.zarr', mode='w', zarr_format=3)
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    a = g.create_array('message_U30', data=u)
+    b = g.create_array('message_S30', data=s)
+print(a.dtype, a[0], b.dtype, b[0])
+print(a.metadata.to_dict()['data_type'], b.metadata.to_dict()['data_type'])
+v = g.create_array('message_str', shape=u.shape, dtype=str)
+v[:] = u
+print(v.dtype, v[0, 0], v[1, 1] == '', v.metadata.to_dict()['data_type'])
+"""),
+    dict(source="https://github.com/manzt/zarrita.js/issues/305", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('weather.zarr', mode='w')
+inst = g.create_array('instrument', shape=(3,), dtype=str, dimension_names=['instrument'])
+inst[:] = ['manufac1', 'manufac2', 'manufac3']
+print(inst.dtype, inst[:], inst.fill_value == '')
+codecs = [c['name'] for c in inst.metadata.to_dict()['codecs']]
+print(codecs, inst.metadata.to_dict()['data_type'])
+"""),
+    dict(source="https://github.com/OSGeo/gdal/pull/13908", code="""
+import json
+import zarr
+
+z = zarr.open('out.zarr', mode='w')
+names = z.create_array('names', shape=(2,), dtype='str')
+names[:] = ['hello', 'world']
+doc = json.load(open('out.zarr/names/zarr.json'))
+print(doc['data_type'], [c['name'] for c in doc['codecs']], doc['fill_value'])
+print(zarr.open_array('out.zarr/names')[:])
+"""),
+    dict(source="https://github.com/OSGeo/gdal/pull/13910", code="""
+import json
+import warnings
+import numpy as np
+import zarr
+
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    a = zarr.create_array('fixed.zarr', shape=(2,), dtype='S5', fill_value=b'')
+    a[:] = [b'abc', b'hello']
+    u = zarr.create_array('utf32.zarr', shape=(2,), dtype='<U2')
+    u[:] = ['ab', 'c']
+print(json.load(open('fixed.zarr/zarr.json'))['data_type'], a[:])
+print(json.load(open('utf32.zarr/zarr.json'))['data_type'], u[:])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-specs/issues/315", code="""
+import json
+import numpy as np
+import zarr
+
+a = zarr.create_array('v2s.zarr', shape=(3,), dtype=str, zarr_format=2)
+a[:] = ['a', 'bb', 'ccc']
+doc = json.load(open('v2s.zarr/.zarray'))
+print(doc['dtype'], doc['filters'], repr(doc['fill_value']))
+print(zarr.open_array('v2s.zarr')[:], zarr.open_array('v2s.zarr').dtype)
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/2724", code="""
+import numpy as np
+import zarr
+
+for fmt in (2, 3):
+    a = zarr.create_array({}, shape=(3,), dtype=str, zarr_format=fmt)
+    a[:] = np.array(['ab', 'cdef', 'g'], dtype=object)
+    print(fmt, a.dtype, a[:], a[1], type(a[1]).__name__)
+    a[2] = 'longer string'
+    print(a[:].tolist())
+"""),
+    dict(source="https://github.com/SpikeInterface/spikeinterface/pull/3378", code="""
+import zarr
+
+root = zarr.open_group('an.zarr', mode='w')
+root.create_group('extensions')
+root.attrs['run_info'] = {'done': False}
+zarr.consolidate_metadata(root.store)
+root.attrs['run_info'] = {'done': True}
+c = zarr.open_consolidated('an.zarr', mode='r')
+print(c.attrs['run_info'], sorted(c.group_keys()))
+zarr.consolidate_metadata(root.store)
+print(zarr.open_consolidated('an.zarr', mode='r').attrs['run_info'])
+"""),
+    dict(source="https://github.com/fideus-labs/ngff-zarr/pull/737", code="""
+import numpy as np
+import zarr
+
+root = zarr.open_group('img.zarr', mode='w', zarr_format=2)
+a = root.create_array('0', shape=(2, 2), dtype='u1')
+zarr.consolidate_metadata('img.zarr')
+a.append(np.ones((2, 2), dtype='u1'))
+stale = zarr.open_consolidated('img.zarr', mode='r')
+print(stale['0'].shape, zarr.open_group('img.zarr', mode='r', use_consolidated=False)['0'].shape)
+zarr.consolidate_metadata('img.zarr')
+print(zarr.open_consolidated('img.zarr', mode='r')['0'].shape)
+"""),
+    dict(source="https://github.com/NCAR/miles-credit/pull/217", code="""
+import zarr
+
+g = zarr.open_group('credit.zarr', mode='w')
+g.create_array('t', shape=(2,), dtype='f4')
+try:
+    zarr.open_consolidated('credit.zarr')
+except Exception as e:
+    caught(e)
+h = zarr.open_group('credit.zarr', mode='r')
+print(sorted(h.array_keys()), h.metadata.consolidated_metadata)
+zarr.consolidate_metadata('credit.zarr')
+print(sorted(zarr.open_group('credit.zarr', mode='r').metadata.consolidated_metadata.metadata))
+"""),
+    dict(source="https://github.com/ratt-ru/dask-ms/pull/243", code="""
+import numpy as np
+import zarr
+
+g = zarr.open_group('ms.zarr', mode='w', zarr_format=2)
+arr = g.require_dataset('DATA', shape=(4, 2), dtype='c8', chunks=(2, 2), exact=True)
+arr.attrs['__daskms_zarr_attr__'] = {'dims': ['row', 'chan']}
+again = g.require_dataset('DATA', shape=(4, 2), dtype='c8', chunks=(2, 2), exact=True)
+print(again.dtype, again.chunks, dict(again.attrs))
+try:
+    g.require_dataset('DATA', shape=(4, 2), dtype='c16', exact=True)
+except Exception as e:
+    caught(e)
+zarr.consolidate_metadata(g.store)
+print(sorted(zarr.open_consolidated('ms.zarr').array_keys()))
+"""),
+    dict(source="https://github.com/ai2cm/fv3net/issues/1179", code="""
+import zarr
+
+g = zarr.open_group('fine.zarr', mode='w')
+for name in ('a', 'b'):
+    g.create_array(name, shape=(3,), dtype='f4', attributes={'units': 'W/m**2'})
+c = zarr.consolidate_metadata('fine.zarr')
+print(type(c).__name__, sorted(c.metadata.consolidated_metadata.metadata))
+fine = zarr.open_group('fine.zarr', mode='r', use_consolidated=True)
+print(sorted(fine.array_keys()), fine['a'].attrs['units'])
+"""),
+    dict(source="https://github.com/Huber-group-EMBL/Rarr/pull/184", code="""
+import json
+import zarr
+
+g = zarr.open_group('r.zarr', mode='w', zarr_format=2, attributes={'title': 'x'})
+g.create_array('m', shape=(2, 2), dtype='i4', attributes={'a': 1})
+zarr.consolidate_metadata('r.zarr')
+cons = json.load(open('r.zarr/.zmetadata'))
+print(sorted(cons['metadata']), cons['zarr_consolidated_format'])
+print(cons['metadata']['.zattrs'], cons['metadata']['m/.zattrs'])
+"""),
+    dict(source="https://github.com/pydata/xarray/pull/2559", code="""
+import zarr
+
+root = zarr.open_group('example.zarr', mode='w', zarr_format=2)
+foo = root.create_group('foo')
+bar = foo.create_array('bar', shape=(10, 10), chunks=(5, 5), dtype='i4')
+bar[:] = 42
+zarr.consolidate_metadata('example.zarr')
+root = zarr.open_consolidated('example.zarr')
+print(root['foo/bar'][0, :3], root['foo/bar'].nchunks_initialized, root['foo/bar'].chunks)
+"""),
+    dict(source="https://github.com/sgkit-dev/bio2zarr/issues/254#strings", code="""
+import numpy as np
+import zarr
+
+root = zarr.open_group('vcz.zarr', mode='w')
+ids = root.create_array(name='variant_id', shape=(4,), chunks=(2,), dtype=str)
+ids[:] = ['rs1', '.', 'rs33', 'rs4']
+alleles = root.create_array(name='variant_allele', shape=(4, 2), chunks=(2, 2), dtype=str)
+alleles[:] = np.array([['A', 'T'], ['G', ''], ['C', 'CA'], ['T', 'G']])
+print(ids[:], alleles[1:3])
+print(root['variant_id'].dtype, sorted(root.array_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.copy", code="""
+import asyncio
+import zarr.api.asynchronous as za
+
+async def main():
+    for fn in (za.copy, za.copy_all, za.copy_store):
+        try:
+            await fn()
+        except Exception as e:
+            print(fn.__name__, end=' ')
+            caught(e)
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.tree", code="""
+import asyncio
+import warnings
+import zarr.api.asynchronous as za
+
+async def main():
+    g = await za.group(store={})
+    await g.create_group('a')
+    await (await g.getitem('a')).create_array('x', shape=(2,), dtype='i1')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        t = await za.tree(g)
+    print(sorted({type(x.message).__name__ for x in w}))
+    print(repr(t))
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.open_like", code="""
+import asyncio
+import numpy as np
+import zarr
+import zarr.api.asynchronous as za
+
+base = zarr.create_array({}, shape=(4, 2), chunks=(2, 2), dtype='f4', fill_value=3.5)
+
+async def main():
+    like = await za.open_like(base.async_array, 'like.zarr', mode='w')
+    print(type(like).__name__, like.shape, like.chunks, like.dtype, await like.getitem((0, 0)))
+    e = await za.empty_like(base.async_array, store={})
+    f = await za.full_like(base.async_array, store={}, fill_value=1.0)
+    print(e.shape, e.dtype, (await f.getitem(...)).sum())
+
+asyncio.run(main())
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/api/asynchronous/#zarr.api.asynchronous.create", code="""
+import asyncio
+import numpy as np
+import zarr.api.asynchronous as za
+
+async def main():
+    a = await za.create(shape=(6, 6), chunks=(3, 3), dtype='u2', store='c.zarr', fill_value=7)
+    print(type(a).__name__, a.shape, a.chunks, a.dtype, a.metadata.zarr_format)
+    b = await za.create(shape=(4,), dtype='i8', store={}, zarr_format=2, compressor=None, order='F')
+    print(b.metadata.zarr_format, b.order, b.compressors, await b.getitem(...))
+    again = await za.open(store='c.zarr', mode='r')
+    print(type(again).__name__, await again.getitem((5, 5)))
+
+asyncio.run(main())
 """),
 ]

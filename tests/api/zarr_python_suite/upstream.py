@@ -106,7 +106,8 @@ def prepare(checkout: str, ref: str, dest: pathlib.Path) -> pathlib.Path:
         path.write_text(text.replace(old, new))
     shutil.copy(HERE / "zp_conftest.py", tests / "conftest.py")
     (dest / "pytest.ini").write_text(
-        "[pytest]\nmarkers =\n    gpu: GPU\n    slow_hypothesis: slow\n    asyncio: async\n"
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+        "markers =\n    gpu: GPU\n    slow_hypothesis: slow\n    asyncio: async\n"
         "filterwarnings =\n    ignore::DeprecationWarning\n    ignore::FutureWarning\n"
         "    ignore::UserWarning\n    ignore::RuntimeWarning\n"
         "    ignore::pytest.PytestUnraisableExceptionWarning\n")
