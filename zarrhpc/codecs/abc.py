@@ -26,8 +26,8 @@ pipeline prefixes the chunk key.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from abc import ABCMeta, abstractmethod
+from dataclasses import FrozenInstanceError, dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -43,6 +43,7 @@ __all__ = [
     "Codec",
     "NativeStep",
     "NoConfiguration",
+    "chunk_spec_of",
     "component_size",
     "config_error",
     "field_name",
@@ -175,7 +176,20 @@ def config_error(doc: str, field: str, key: str | None, expected: str, got: Any)
     return CodecError(f"{field_name(doc, field, key)}: expected {expected}, got {got!r}")
 
 
-class Codec(ABC):
+class _FrozenCodecMeta(ABCMeta):
+    """Codec objects are frozen once built, as zarr-python's frozen dataclasses: the
+    constructor (and whatever ``from_config`` / ``from_v2`` set right after it, through
+    :meth:`Codec._set`) fills the object, then assigning or deleting an attribute raises
+    :class:`dataclasses.FrozenInstanceError`. One object is shared by every thread of
+    the engine, so it must not change under them."""
+
+    def __call__(cls, *args, **kwargs):
+        obj = super().__call__(*args, **kwargs)
+        object.__setattr__(obj, "_frozen", True)
+        return obj
+
+
+class Codec(metaclass=_FrozenCodecMeta):
     """Base class of every codec.
 
     A codec class owns every form of its codec:
@@ -270,8 +284,67 @@ class Codec(ABC):
         """Return the v3 JSON entry ``{"name": ..., "configuration": {...}}``."""
 
     def to_dict(self) -> dict:
-        """zarr-python's name for :meth:`to_json` (its codecs' ``to_dict()``)."""
+        """The codec's JSON as zarr-python's ``to_dict()`` gives it (:meth:`to_json` is
+        the form written to metadata; they differ where zarr-python shows tuples or
+        members it always writes)."""
         return self.to_json()
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Codec:
+        """Build from ``{"name": ..., "configuration"?: {...}}``, as zarr-python's
+        ``from_dict``.
+
+        Raises
+        ------
+        ValueError
+            ``data`` names another codec (zarr-python's error), or its configuration is
+            invalid (:class:`~zarrhpc.errors.CodecError`, a ValueError).
+        """
+        if not isinstance(data, dict) or data.get("name") not in (cls.name, *cls.aliases):
+            got = data.get("name") if isinstance(data, dict) else data
+            raise ValueError(f"Expected '{cls.name}'. Got {got} instead.")
+        return cls.from_config(data.get("configuration"), "", cls.__name__)
+
+    def evolve_from_array_spec(self, array_spec: Any) -> Codec:
+        """zarr-python's :meth:`evolve`: the codec with what depends on the array filled in.
+
+        Parameters
+        ----------
+        array_spec : ChunkSpec or zarr-python's ArraySpec
+            Anything with ``shape`` and ``dtype`` (a numpy dtype, or a data type object
+            with ``to_native_dtype()``: zarr-python's and zarrhpc's ZDTypes).
+        """
+        return self.evolve(chunk_spec_of(array_spec))
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """The encoded size of ``input_byte_length`` bytes, as zarr-python's method.
+
+        Raises
+        ------
+        NotImplementedError
+            The size is not fixed (compressors), as zarr-python raises.
+        """
+        raise NotImplementedError
+
+    def _set(self, name: str, value: Any) -> None:
+        """Set an attribute of a codec being built (the object is frozen otherwise)."""
+        object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    def _zarr_python_peer(self, other: object) -> bool:
+        """Whether ``other`` is zarr-python's class of the same name (``zarr.codecs``)."""
+        cls = type(other)
+        return cls.__name__ == type(self).__name__ and cls.__module__.startswith("zarr.") \
+            and hasattr(other, "to_dict")
 
     def evolve(self, spec: ChunkSpec) -> Codec:
         """Return a codec with the defaults that depend on the array filled in."""
@@ -285,14 +358,29 @@ class Codec(ABC):
         """Raise :class:`CodecError` if this codec cannot process chunks of ``spec``
         (a no-op unless the codec has a constraint)."""
 
-    # Codecs are value objects: equal when their JSON is equal.
+    # Codecs are value objects: equal when their JSON is equal; and equal to zarr-python's
+    # object of the same class and JSON (what Array.compressors is compared with)
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.to_json() == other.to_json()
+        if type(other) is type(self):
+            return self.to_json() == other.to_json() and \
+                self._hash_fields() == other._hash_fields()
+        if self._zarr_python_peer(other):
+            try:
+                return _plain(self.to_dict()) == _plain(other.to_dict())
+            except Exception:  # noqa: BLE001 - a peer whose to_dict fails is not equal
+                return False
+        return NotImplemented
 
     def __hash__(self) -> int:
+        fields = self._hash_fields()
+        if fields is not None:  # zarr-python's dataclass hash: equal objects, equal hashes
+            return hash(fields)
         return hash((type(self).__name__, repr(self.to_json())))
+
+    def _hash_fields(self) -> tuple | None:
+        """zarr-python's dataclass fields of this codec, in order, for :meth:`__hash__`
+        (None: hash the JSON)."""
+        return None
 
     def __repr__(self) -> str:
         # zarr-python's codec reprs (its dataclass fields): sequences as tuples
@@ -312,6 +400,31 @@ class _Shown:
 
     def __repr__(self) -> str:
         return self.text
+
+
+def _plain(value: Any) -> Any:
+    """JSON values with tuples as lists (zarr-python's ``to_dict`` shows tuples)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def chunk_spec_of(array_spec: Any) -> ChunkSpec:
+    """A :class:`ChunkSpec` from ours or from zarr-python's ``ArraySpec`` (whose dtype is
+    a ZDType: its numpy form comes from ``to_native_dtype()``)."""
+    if isinstance(array_spec, ChunkSpec):
+        return array_spec
+    dtype = array_spec.dtype
+    if not isinstance(dtype, np.dtype) and hasattr(dtype, "to_native_dtype"):
+        dtype = dtype.to_native_dtype()
+    fill = getattr(array_spec, "fill_value", None)
+    try:
+        fill = None if fill is None else np.asarray(fill, dtype=dtype)
+    except (TypeError, ValueError):
+        fill = None
+    return ChunkSpec(tuple(array_spec.shape), np.dtype(dtype), fill)
 
 
 def _repr_value(value: Any) -> str:

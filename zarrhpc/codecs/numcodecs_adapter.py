@@ -177,7 +177,7 @@ class NumcodecsCodec:
         import numcodecs
 
         out = copy.copy(self)
-        out._codec = numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1))
+        out._set("_codec", numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1)))
         return out
 
     def __repr__(self) -> str:
@@ -258,7 +258,7 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
         """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
         out = type(self)(self.configuration)._bound_to(spec)
-        out._in_spec = spec
+        out._set("_in_spec", spec)
         return out
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:

@@ -158,9 +158,25 @@ class ShardingCodec(ArrayToBytesCodec):
         self._codecs, self._raw = _parse_chain(_as_list(codecs), doc, field, "codecs")
         self._index_codecs, self._index_raw = _parse_chain(
             _as_list(index_codecs), doc, field, "index_codecs")
-        self.index_location = check_choice(index_location, _LOCATIONS, doc, field,
-                                           "index_location")
+        self._index_location = check_choice(index_location, _LOCATIONS, doc, field,
+                                            "index_location")
         self._layouts: dict = {}
+
+    @property
+    def index_location(self) -> ShardingCodecIndexLocation:
+        """Where the index is (zarr-python's enum; ``_index_location`` is its string)."""
+        return ShardingCodecIndexLocation(self._index_location)
+
+    def _hash_fields(self) -> tuple:
+        return (self.chunk_shape, self.codecs, self.index_codecs, self.index_location)
+
+    def to_dict(self) -> dict:
+        """zarr-python's ``to_dict()`` (tuples, each codec's own ``to_dict()``)."""
+        return {"name": self.name, "configuration": {
+            "chunk_shape": self.chunk_shape,
+            "codecs": tuple(c.to_dict() for c in self.codecs),
+            "index_codecs": tuple(c.to_dict() for c in self.index_codecs),
+            "index_location": self._index_location}}
 
     @classmethod
     def from_config(cls, configuration: dict | None, doc: str = "",
@@ -179,13 +195,13 @@ class ShardingCodec(ArrayToBytesCodec):
             "chunk_shape": list(self.chunk_shape),
             "codecs": _chain_json(self._codecs, self._raw),
             "index_codecs": _chain_json(self._index_codecs, self._index_raw),
-            "index_location": self.index_location,
+            "index_location": self._index_location,
         }}
 
     def _repr_fields(self) -> dict:
         from zarrhpc.codecs.abc import _Shown
 
-        loc = self.index_location
+        loc = self._index_location
         return {"chunk_shape": self.chunk_shape, "codecs": self.codecs,
                 "index_codecs": self.index_codecs,
                 "index_location": _Shown(f"<ShardingCodecIndexLocation.{loc}: '{loc}'>")}
@@ -214,7 +230,7 @@ class ShardingCodec(ArrayToBytesCodec):
             [c if c is not None else r for c, r in zip(self._codecs, self._raw)],
             self.inner_spec(spec))
         return ShardingCodec(self.chunk_shape, inner.to_json(), self._index_chain_json(),
-                             self.index_location)
+                             self._index_location)
 
     def _index_chain_json(self) -> list:
         return _chain_json(self._index_codecs, self._index_raw)
@@ -301,7 +317,7 @@ class ShardLayout:
         self.chunk_shape = codec.chunk_shape
         self.grid_shape = tuple(s // c for s, c in zip(spec.shape, codec.chunk_shape))
         self.nchunks = math.prod(self.grid_shape)
-        self.index_location = codec.index_location
+        self.index_location = codec._index_location
         self.dtype = spec.dtype
         fv = spec.fill_value
         self.fill_bytes = (np.zeros((), spec.dtype) if fv is None else fv).tobytes()
