@@ -25,8 +25,9 @@ pipeline prefixes the chunk key.
 
 from __future__ import annotations
 
+import functools
 import math
-from abc import ABCMeta, abstractmethod
+from abc import ABC, abstractmethod
 from dataclasses import FrozenInstanceError, dataclass
 from enum import Enum
 from typing import Any, ClassVar
@@ -176,20 +177,19 @@ def config_error(doc: str, field: str, key: str | None, expected: str, got: Any)
     return CodecError(f"{field_name(doc, field, key)}: expected {expected}, got {got!r}")
 
 
-class _FrozenCodecMeta(ABCMeta):
-    """Codec objects are frozen once built, as zarr-python's frozen dataclasses: the
-    constructor (and whatever ``from_config`` / ``from_v2`` set right after it, through
-    :meth:`Codec._set`) fills the object, then assigning or deleting an attribute raises
-    :class:`dataclasses.FrozenInstanceError`. One object is shared by every thread of
-    the engine, so it must not change under them."""
+def _freezing(init):
+    """``init`` that freezes the object when it is the outermost constructor of its class
+    (a subclass's ``__init__`` calling ``super().__init__()`` freezes only at its end)."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if type(self).__init__ is __init__:
+            object.__setattr__(self, "_frozen", True)
+    __init__._freezes = True
+    return __init__
 
-    def __call__(cls, *args, **kwargs):
-        obj = super().__call__(*args, **kwargs)
-        object.__setattr__(obj, "_frozen", True)
-        return obj
 
-
-class Codec(metaclass=_FrozenCodecMeta):
+class Codec(ABC):
     """Base class of every codec.
 
     A codec class owns every form of its codec:
@@ -210,6 +210,19 @@ class Codec(metaclass=_FrozenCodecMeta):
     name: ClassVar[str]
     kind: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Codec objects are frozen once built, as zarr-python's frozen dataclasses: the
+        # constructor (and what from_config / evolve set right after it, through _set)
+        # fills the object, then assigning or deleting an attribute raises
+        # FrozenInstanceError. One object is shared by every thread of the engine.
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls.__init__, "_freezes", False):  # its own, or a mixin's
+            cls.__init__ = _freezing(cls.__init__)
+
+    def __init__(self) -> None:  # noqa: B027 - the parameterless codecs' constructor
+        """A codec without parameters (subclasses with some define their own)."""
+
     v2_id: ClassVar[str | None] = None
     draft_names: ClassVar[tuple[str, ...]] = ()
     core: ClassVar[bool] = False
@@ -366,7 +379,8 @@ class Codec(metaclass=_FrozenCodecMeta):
                 self._hash_fields() == other._hash_fields()
         if self._zarr_python_peer(other):
             try:
-                return _plain(self.to_dict()) == _plain(other.to_dict())
+                return _plain(self.to_dict()) == _plain(other.to_dict()) and \
+                    getattr(self, "_tunable_attrs", None) == getattr(other, "_tunable_attrs", None)
             except Exception:  # noqa: BLE001 - a peer whose to_dict fails is not equal
                 return False
         return NotImplemented

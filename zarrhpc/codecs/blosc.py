@@ -352,7 +352,7 @@ class BloscCodec(BytesToBytesCodec):
 
     def __init__(
         self,
-        cname: BloscCname | str = "zstd",
+        cname: BloscCname | str = BloscCname.zstd,
         clevel: int = 5,
         shuffle: BloscShuffle | str | None = None,
         typesize: int | None = None,

@@ -52,6 +52,7 @@ class Endian(Enum):
     big = "big"
     little = "little"
 _NATIVE = sys.byteorder
+_DEFAULT_ENDIAN = Endian(_NATIVE)  # zarr-python's default_system_endian
 
 
 def _stored_order(dtype: np.dtype) -> str | None:
@@ -119,7 +120,7 @@ class BytesCodec(ArrayToBytesCodec):
 
     is_fixed_size: ClassVar[bool] = True
 
-    def __init__(self, endian: Endian | str | None = _NATIVE) -> None:
+    def __init__(self, endian: Endian | str | None = _DEFAULT_ENDIAN) -> None:
         if endian is not None:
             endian = check_choice(endian, _ENDIANS, "", "BytesCodec", "endian")
         self._endian = endian
@@ -156,6 +157,15 @@ class BytesCodec(ArrayToBytesCodec):
         if endian is not None:
             endian = check_choice(endian, _ENDIANS, doc, field, "endian")
         return cls(endian=endian)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> BytesCodec:
+        """As zarr-python's ``from_dict``: a configuration without ``endian`` means the
+        constructor's default (metadata read through :meth:`from_config` keeps it absent)."""
+        codec = super().from_dict(data)
+        if codec._endian is None and "endian" not in (data.get("configuration") or {}):
+            return cls()
+        return codec
 
     def to_json(self) -> dict:
         """Return ``{"name": "bytes"[, "configuration": {"endian": ...}]}``."""

@@ -47,7 +47,7 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
 
-__all__ = ["PACKAGES", "ZARR_NAMES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
+__all__ = ["PACKAGES", "ZARR_NAMES", "adopt_class", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
            "NumcodecsFilterCodec", "NumcodecsObjectCodec", "numcodecs_class", "numcodecs_codec_classes"]
 
 FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize",
@@ -179,6 +179,19 @@ class NumcodecsCodec:
         out = copy.copy(self)
         out._set("_codec", numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1)))
         return out
+
+    @property
+    def codec_name(self) -> str:
+        """The v3 name ``numcodecs.<id>`` (zarr-python's field)."""
+        return self.name
+
+    @property
+    def codec_config(self) -> dict:
+        """numcodecs' configuration with its ``id`` (zarr-python's field)."""
+        return {"id": self.codec_id, **self.configuration}
+
+    def _hash_fields(self) -> tuple:
+        return (self.codec_name, repr(self.codec_config))
 
     def __repr__(self) -> str:
         """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
@@ -444,6 +457,13 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
         })
         _CLASSES[(codec_id, kind)] = cls
     return cls
+
+
+def adopt_class(codec_id: str, cls: type) -> None:
+    """Make ``cls`` (a subclass of ``numcodecs_class(codec_id)``: zarr-python's class of
+    that name, :mod:`zarrhpc.codecs.numcodecs`) the class the registry runs the id with,
+    so arrays read show the class users build."""
+    _CLASSES[(codec_id, default_kind(codec_id))] = cls
 
 
 def numcodecs_codec_classes() -> list[type]:

@@ -48,6 +48,7 @@ from zarrhpc.codecs.abc import (
     as_bytes_view,
     check_choice,
     check_int,
+    chunk_spec_of,
     component_size,
     config_dict,
     config_error,
@@ -124,6 +125,12 @@ def _chain_json(codecs: Sequence, raw: Sequence) -> list:
     return [c.to_json() if c is not None else r for c, r in zip(codecs, raw)]
 
 
+#: zarr-python's defaults (frozen objects: one instance serves every codec)
+_CODECS = (BytesCodec(),)
+_INDEX_CODECS = (BytesCodec(), Crc32cCodec())
+_END = ShardingCodecIndexLocation.end
+
+
 class ShardingCodec(ArrayToBytesCodec):
     """Pack inner chunks of ``chunk_shape`` into one shard with an index.
 
@@ -142,8 +149,9 @@ class ShardingCodec(ArrayToBytesCodec):
     name: ClassVar[str] = "sharding_indexed"
     core: ClassVar[bool] = True
 
-    def __init__(self, chunk_shape: Sequence[int], codecs: Iterable | None = None,
-                 index_codecs: Iterable | None = None, index_location: str = "end",
+    def __init__(self, chunk_shape: Sequence[int], codecs: Iterable | None = _CODECS,
+                 index_codecs: Iterable | None = _INDEX_CODECS,
+                 index_location: ShardingCodecIndexLocation | str = _END,
                  *, doc: str = "", field: str = "ShardingCodec") -> None:
         if not isinstance(chunk_shape, (list, tuple)) or not chunk_shape:
             raise config_error(doc, field, "chunk_shape", "a non-empty list of integers",
@@ -248,6 +256,10 @@ class ShardingCodec(ArrayToBytesCodec):
             layout = ShardLayout(self, spec, doc, field)
             self._layouts[cache_key] = layout
         return layout
+
+    def compute_encoded_size(self, input_byte_length: int, shard_spec: Any) -> int:
+        """The input's size plus the shard index's (zarr-python's method)."""
+        return input_byte_length + self.layout(chunk_spec_of(shard_spec)).index_nbytes
 
     def encoded_size(self, spec: ChunkSpec) -> None:
         """Shards have no fixed size."""
