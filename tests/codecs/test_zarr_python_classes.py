@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import pickle
 import warnings
 from enum import Enum
@@ -70,7 +71,8 @@ WRAPPERS = {"Blosc": {"cname": "lz4", "clevel": 3, "shuffle": 2}, "Zstd": {"leve
             "Delta": {"dtype": "<i4"}, "BZ2": {"level": 5}, "Shuffle": {"elementsize": 4},
             "FixedScaleOffset": {"offset": 1, "scale": 10, "dtype": "<f8", "astype": "<i4"},
             "Quantize": {"digits": 3, "dtype": "<f8"}, "AsType": {"encode_dtype": "<f4",
-                                                                  "decode_dtype": "<f8"}}
+                                                                  "decode_dtype": "<f8"},
+            "CRC32": {}, "Fletcher32": {}, "Zlib": {"level": 1}}
 
 #: what a name is in each library, for the names that are neither codecs nor enums
 KINDS = ("enum", "v3 codec", "numcodecs wrapper")
@@ -224,6 +226,10 @@ def test_numcodecs_wrappers(name):
     assert (ours.codec_name, ours.codec_config) == (theirs.codec_name, theirs.codec_config)
     assert repr(ours) == repr(theirs) and ours.to_dict() == theirs.to_dict()
     assert ours == theirs and theirs == ours
+    spec = _spec("<f8")
+    assert _outcome(lambda: ours.compute_encoded_size(80, spec)) == \
+        _outcome(lambda: theirs.compute_encoded_size(80, spec))
+    assert pickle.loads(pickle.dumps(ours)) == ours
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert type(ours).from_dict(ours.to_dict()) == ours
@@ -273,3 +279,23 @@ def test_array_codec_properties_on_zarr_pythons_store(tmp_path, case):
         assert [type(c).__name__ for c in np.atleast_1d(np.array(a, dtype=object))] == \
             [type(c).__name__ for c in np.atleast_1d(np.array(b, dtype=object))], prop
     np.testing.assert_array_equal(ours[:], theirs[:])
+
+
+@pytest.mark.parametrize(("name", "kwargs", "kind"), [
+    ("Shuffle", {}, "compressors"),
+    ("FixedScaleOffset", {"offset": 0, "scale": 10, "astype": "<i4"}, "filters"),
+    ("Quantize", {"digits": 2}, "filters"),
+    ("AsType", {"encode_dtype": "<f4"}, "filters")])
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_wrappers_filled_from_the_array_type(tmp_path, name, kwargs, kind):
+    """zarr-python's wrappers leave ``elementsize`` / ``dtype`` / ``decode_dtype`` to the
+    array's type (their evolve_from_array_spec): the same metadata and stored bytes."""
+    out = []
+    for lib in (zarr, zarrhpc):
+        path = tmp_path / lib.__name__
+        a = lib.create_array(str(path), shape=(8,), chunks=(4,), dtype="<f8",
+                             **{kind: getattr(lib.codecs, name)(**kwargs)})
+        a[:] = np.arange(8) / 3
+        out.append((json.loads((path / "zarr.json").read_text())["codecs"],
+                    [(path / "c" / k).read_bytes() for k in ("0", "1")], a[:].tolist()))
+    assert out[0] == out[1]

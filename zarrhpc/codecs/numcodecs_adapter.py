@@ -57,6 +57,12 @@ ARRAY_BYTES_IDS = ("pcodec", "zfpy")
 #: ones (codecs/vlen.py): each element any JSON / msgpack value. ``pickle`` is left out
 #: (numcodecs refuses to decode it unless told to trust the data).
 OBJECT_IDS = ("json2", "msgpack2")
+#: the member zarr-python's wrapper fills from the array's type when it is not given
+#: (its evolve_from_array_spec): a codec left without it waits for evolve
+FILLED_BY_EVOLVE = {"fixedscaleoffset": "dtype", "quantize": "dtype", "astype": "decode_dtype",
+                    "shuffle": "elementsize"}
+#: the checksum codecs: 4 bytes appended (zarr-python's _NumcodecsChecksumCodec)
+CHECKSUM_IDS = ("crc32", "crc32c", "adler32", "fletcher32", "jenkins_lookup3")
 COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32", "jenkins_lookup3",
                   "shuffle")
 #: the ``numcodecs.<id>`` codecs zarr-python 3.1 reads in v3 (zarr.codecs.numcodecs)
@@ -160,7 +166,23 @@ class NumcodecsCodec:
     codec_id: ClassVar[str]
 
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
+        key = FILLED_BY_EVOLVE.get(self.codec_id)
+        if key is not None and (configuration or {}).get(key) is None:
+            # left to the array's type, as zarr-python's wrappers leave it (evolve fills it
+            # and builds the numcodecs codec then)
+            self._codec = None
+            self.configuration = {k: v for k, v in (configuration or {}).items() if k != "id"}
+            return
         self._codec, self.configuration = _build(self.codec_id, configuration, doc, field)
+
+    def _filled(self, spec: ChunkSpec):
+        """This codec with what it left to the array's type filled from ``spec`` (what
+        zarr-python's ``evolve_from_array_spec`` writes: ``str(dtype)``, the itemsize)."""
+        key = FILLED_BY_EVOLVE.get(self.codec_id)
+        if key is None or self.configuration.get(key) is not None:
+            return self
+        value = int(spec.dtype.itemsize) if key == "elementsize" else str(spec.dtype)
+        return type(self)({**self.configuration, key: value})
 
     def _bound_to(self, spec: ChunkSpec):
         """This codec with what depends on the chunk's element type filled in: a copy,
@@ -192,6 +214,12 @@ class NumcodecsCodec:
 
     def _hash_fields(self) -> tuple:
         return (self.codec_name, repr(self.codec_config))
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """Four bytes more for the checksums (as zarr-python's); not fixed otherwise."""
+        if self.codec_id in CHECKSUM_IDS:
+            return input_byte_length + 4
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
@@ -270,7 +298,7 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
         """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
-        out = type(self)(self.configuration)._bound_to(spec)
+        out = type(self)(self._filled(spec).configuration)._bound_to(spec)
         out._set("_in_spec", spec)
         return out
 
@@ -353,7 +381,7 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsBytesCodec:
         """Bind the element type reaching the serializer (``spec``), see :meth:`_bound_to`."""
-        return self._bound_to(spec)
+        return self._filled(spec)._bound_to(spec)
 
     def encode(self, buf: Any) -> Any:
         return self._codec.encode(np.frombuffer(as_bytes_view(buf), dtype=np.uint8))
