@@ -145,3 +145,44 @@ def test_pipeline_and_buffer_registries_refused_clearly():
         zarrhpc.registry.register_pipeline(object)
     with pytest.raises(UnsupportedError, match="buffer"):
         zarrhpc.registry.register_buffer(object)
+
+
+def test_zarr_abc_codec_names_under_the_switch(tmp_path):
+    """``zarr.abc.codec`` after ``import zarrhpc as zarr``: zarrhpc's and zarr-python's
+    codecs are instances of the kind's class (ome-zarr checks ``Array.compressors`` so),
+    and a codec subclassing it runs through zarrhpc like one subclassing zarr-python's."""
+    from zarrhpc.abc import codec as abc
+
+    assert isinstance(zarrhpc.codecs.BloscCodec(), abc.BytesBytesCodec)
+    assert isinstance(zarr.codecs.BloscCodec(), abc.BytesBytesCodec)
+    assert not isinstance(zarrhpc.codecs.BytesCodec(), abc.BytesBytesCodec)
+    assert isinstance(zarrhpc.codecs.BytesCodec(), abc.ArrayBytesCodec)
+    assert isinstance(zarrhpc.codecs.TransposeCodec(order=(0,)), abc.ArrayArrayCodec)
+
+    @dataclass(frozen=True)
+    class Plus(abc.BytesBytesCodec):
+        is_fixed_size = True
+
+        @classmethod
+        def from_dict(cls, data):
+            return cls()
+
+        def to_dict(self):
+            return {"name": "test.plus-one"}
+
+        def _decode_sync(self, chunk_bytes, chunk_spec):
+            return chunk_spec.prototype.buffer.from_array_like(chunk_bytes.as_numpy_array() - 1)
+
+        def _encode_sync(self, chunk_bytes, chunk_spec):
+            return chunk_spec.prototype.buffer.from_array_like(chunk_bytes.as_numpy_array() + 1)
+
+        def compute_encoded_size(self, input_byte_length, chunk_spec):
+            return input_byte_length
+
+    assert not isinstance(zarrhpc.codecs.BloscCodec(), Plus)
+    zarrhpc.registry.register_codec("test.plus-one", Plus)
+    a = zarrhpc.create_array(str(tmp_path), shape=(6,), chunks=(3,), dtype="u1",
+                             compressors=[Plus()])
+    a[:] = np.arange(6)
+    assert (tmp_path / "c" / "1").read_bytes() == bytes([4, 5, 6])
+    np.testing.assert_array_equal(zarrhpc.open_array(str(tmp_path))[:], np.arange(6))
