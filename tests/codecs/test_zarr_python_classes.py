@@ -72,10 +72,11 @@ WRAPPERS = {"Blosc": {"cname": "lz4", "clevel": 3, "shuffle": 2}, "Zstd": {"leve
             "FixedScaleOffset": {"offset": 1, "scale": 10, "dtype": "<f8", "astype": "<i4"},
             "Quantize": {"digits": 3, "dtype": "<f8"}, "AsType": {"encode_dtype": "<f4",
                                                                   "decode_dtype": "<f8"},
-            "CRC32": {}, "Fletcher32": {}, "Zlib": {"level": 1}}
+            "CRC32": {}, "Fletcher32": {}, "Zlib": {"level": 1}, "Adler32": {},
+            "BitRound": {"keepbits": 8}, "CRC32C": {}, "GZip": {"level": 1},
+            "JenkinsLookup3": {}, "LZ4": {}, "LZMA": {}, "PackBits": {}, "PCodec": {},
+            "ZFPY": {}}
 
-#: what a name is in each library, for the names that are neither codecs nor enums
-KINDS = ("enum", "v3 codec", "numcodecs wrapper")
 
 
 def _public_names() -> list[str]:
@@ -84,7 +85,9 @@ def _public_names() -> list[str]:
 
 
 def _kind(obj) -> str:
-    if isinstance(obj, type) and issubclass(obj, Enum):
+    if not isinstance(obj, type):
+        return "function"
+    if issubclass(obj, Enum):
         return "enum"
     if obj.__name__ in SAMPLES:
         return "v3 codec"
@@ -139,6 +142,18 @@ def test_every_public_name_is_there():
     assert missing == []
     for name in _public_names():
         assert _kind(getattr(Z, name)) == _kind(getattr(H, name)), name
+
+
+def test_register_codec_takes_zarr_pythons_arguments():
+    """``zarr.codecs.register_codec(key, codec_cls, *, qualname=None)``."""
+    def params(fn):
+        return {k: (p.kind, p.default) for k, p in inspect.signature(fn).parameters.items()}
+    ours, theirs = params(H.register_codec), params(Z.register_codec)
+    assert list(ours)[1:] == list(theirs)[1:] and ours["qualname"] == theirs["qualname"]
+    H.register_codec("test.gzip-too", H.GzipCodec)  # a zarrhpc class under one more name
+    assert H.get_codec_class("test.gzip-too") is H.GzipCodec
+    assert H.parse_codec({"name": "test.gzip-too", "configuration": {"level": 2}}) == \
+        H.GzipCodec(level=2)
 
 
 @pytest.mark.parametrize("name", [n for n in _public_names() if _kind(getattr(Z, n)) == "enum"])
@@ -211,6 +226,11 @@ def test_evolve_from_array_spec(name, i, dtype):
     theirs, ours = _build(Z, name, kwargs), _build(H, name, kwargs)
     assert _outcome(lambda: ours.evolve_from_array_spec(spec)) == \
         _outcome(lambda: theirs.evolve_from_array_spec(spec))
+
+
+def test_every_wrapper_has_a_sample():
+    assert sorted(WRAPPERS) == [n for n in _public_names()
+                                if _kind(getattr(Z, n)) == "numcodecs wrapper"]
 
 
 @pytest.mark.parametrize("name", sorted(WRAPPERS))

@@ -49,13 +49,20 @@ _ENTRY_KEYS = {"name", "configuration", "must_understand"}
 _RAW_NAME = re.compile(r"^[a-z][a-z0-9-_.]+$")
 
 
-def register_codec(cls: type[Codec]) -> type[Codec]:
-    """Register ``cls`` under its ``name`` and ``aliases``; usable as a decorator.
+def register_codec(cls: type[Codec] | str, codec_cls: type | None = None, *,
+                   qualname: str | None = None) -> type[Codec]:
+    """Register ``cls`` under its ``name`` and ``aliases``; usable as a decorator. Also
+    zarr-python's form ``register_codec(key, codec_cls)`` (:func:`register_codec_as`).
 
     Parameters
     ----------
-    cls : type
-        A :class:`~zarrhpc.codecs.abc.Codec` subclass with ``name`` and ``kind`` set.
+    cls : type or str
+        A :class:`~zarrhpc.codecs.abc.Codec` subclass with ``name`` and ``kind`` set; or
+        the v3 name ``key`` of zarr-python's form, ``codec_cls`` then being the class.
+    codec_cls : type, optional
+        zarr-python's form: the class registered as ``key``.
+    qualname : str, optional
+        Accepted for zarr-python's signature.
 
     Returns
     -------
@@ -67,6 +74,10 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
     ValueError
         ``cls`` is not a codec class, or one of its names is taken by another class.
     """
+    if isinstance(cls, str):
+        if codec_cls is None:
+            raise TypeError("register_codec(key, codec_cls): the codec class is missing")
+        return register_codec_as(cls, codec_cls)
     if not (isinstance(cls, type) and issubclass(cls, Codec)) or not getattr(cls, "name", None):
         raise ValueError(f"register_codec: expected a Codec subclass with a name, got {cls!r}")
     for key in (cls.name, *cls.aliases):
