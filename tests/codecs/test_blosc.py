@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from numcodecs import Blosc
 
 from zarrhpc.codecs import (
+    BloscCname,
     BloscCodec,
     BytesCodec,
     ChunkSpec,
@@ -207,7 +208,7 @@ def test_missing_cname_is_zarr_pythons_default():
     (decoding does not need it: the frame names its compressor)."""
     config = {k: v for k, v in GOOD.items() if k != "cname"}
     codec = parse_codec({"name": "blosc", "configuration": config}, "zarr.json", "codecs[0]")
-    assert codec.cname == "zstd"
+    assert codec.cname is BloscCname.zstd
     assert codec.to_json()["configuration"]["cname"] == "zstd"
 
 

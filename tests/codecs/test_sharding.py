@@ -15,6 +15,7 @@ from zarrhpc.codecs import (
     CodecPipeline,
     Crc32cCodec,
     ShardingCodec,
+    ShardingCodecIndexLocation,
     TransposeCodec,
     ZstdCodec,
     parse_codec,
@@ -86,7 +87,7 @@ def test_chain_checked_against_the_array(config, words):
 def test_defaults_and_json_round_trip():
     codec = ShardingCodec((4, 3))
     assert codec.to_json() == entry()
-    assert codec.index_location == "end"
+    assert codec.index_location is ShardingCodecIndexLocation.end
     assert codec.codecs == (BytesCodec(),)
     assert codec.index_codecs == (BytesCodec(), Crc32cCodec())
     parsed = parse_codec(entry(index_location="start"), "zarr.json", "codecs[0]")

@@ -12,9 +12,17 @@
   (``n5``), and every other numcodecs codec (``numcodecs_adapter``).
 
 A new codec plugs in by subclassing one of the base classes and calling
-:func:`register_codec`; the pipeline needs no change. The short names ``Bytes``,
-``Transpose``, ``Gzip``, ``Zstd``, ``Blosc`` and ``Crc32c`` are what users pass to
-``create_array``.
+:func:`register_codec`; the pipeline needs no change.
+
+Public names are zarr-python's (``zarr.codecs``): the v3 codecs ``BloscCodec``,
+``ZstdCodec``, ``GzipCodec``, ``BytesCodec``, ``TransposeCodec``, ``Crc32cCodec``,
+``ShardingCodec``, ``VLenUTF8Codec``, ``VLenBytesCodec`` with zarr-python's attribute
+types (enums) and frozen objects, and the numcodecs wrappers ``Blosc``, ``Zstd``,
+``Delta``, ``BZ2``... (v3 names ``numcodecs.<id>``, :mod:`zarrhpc.codecs.numcodecs`).
+``Bytes``, ``Transpose``, ``Gzip``, ``Crc32c`` and ``Sharding`` are short names of the
+v3 codecs (``Blosc`` and ``Zstd`` are zarr-python's numcodecs wrappers, not short names).
+tests/codecs/test_zarr_python_classes.py compares every class and attribute with
+zarr-python's.
 """
 
 from zarrhpc.codec_forms import register_defaults
@@ -35,6 +43,29 @@ from zarrhpc.codecs.crc32c import Crc32cCodec
 from zarrhpc.codecs.gdeflate import GDeflateCodec
 from zarrhpc.codecs.gzip import GzipCodec
 from zarrhpc.codecs.n5 import N5DefaultCodec, N5Lz4Codec
+from zarrhpc.codecs.numcodecs import (
+    BZ2,
+    CRC32,
+    CRC32C,
+    LZ4,
+    LZMA,
+    ZFPY,
+    Adler32,
+    AsType,
+    BitRound,
+    Blosc,
+    Delta,
+    FixedScaleOffset,
+    Fletcher32,
+    GZip,
+    JenkinsLookup3,
+    PackBits,
+    PCodec,
+    Quantize,
+    Shuffle,
+    Zlib,
+    Zstd,
+)
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_codec_classes
 from zarrhpc.codecs.optional import OptionalCodec
 from zarrhpc.codecs.packbits import PackBitsCodec
@@ -66,6 +97,9 @@ from zarrhpc.codecs.zfp import ZfpCodec, ZfpyCodec
 from zarrhpc.codecs.zlib import ZlibCodec
 from zarrhpc.codecs.zstd import ZstdCodec
 
+# zarr.codecs' numcodecs wrappers (``Blosc`` is numcodecs' blosc, v3 name numcodecs.blosc,
+# as in zarr-python) are imported above, before this registration: the registry runs each
+# id with them (numcodecs_adapter.adopt_class), so arrays read show the classes users build
 for _cls in (BytesCodec, TransposeCodec, GzipCodec, ZstdCodec, BloscCodec, Crc32cCodec,
              ZlibCodec, ShardingCodec, VLenUTF8Codec, VLenBytesCodec, VLenArrayCodec,
              PackBitsCodec, BitroundCodec, SqueezeCodec, ZarrsVlenCodec, ZarrsVlenV2Codec,
@@ -81,18 +115,36 @@ def _default_chain(dtype) -> list:
 
 register_defaults(_default_chain)
 
-# short names for users (DESIGN.md section 1)
+# short names for users (DESIGN.md section 1); Blosc and Zstd are zarr-python's numcodecs
+# wrappers above (the v3 codecs are BloscCodec and ZstdCodec there and here)
 Bytes = BytesCodec
 Transpose = TransposeCodec
 Gzip = GzipCodec
-Zstd = ZstdCodec
-Blosc = BloscCodec
 Crc32c = Crc32cCodec
 Sharding = ShardingCodec
 VLenUTF8 = VLenUTF8Codec
 VLenBytes = VLenBytesCodec
 
 __all__ = [
+    "BZ2",
+    "CRC32",
+    "CRC32C",
+    "LZ4",
+    "LZMA",
+    "ZFPY",
+    "Adler32",
+    "AsType",
+    "BitRound",
+    "Delta",
+    "FixedScaleOffset",
+    "Fletcher32",
+    "GZip",
+    "JenkinsLookup3",
+    "PackBits",
+    "PCodec",
+    "Quantize",
+    "Shuffle",
+    "Zlib",
     "ArrayToArrayCodec",
     "ArrayToBytesCodec",
     "Blosc",

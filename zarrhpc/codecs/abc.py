@@ -25,9 +25,10 @@ pipeline prefixes the chunk key.
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -43,6 +44,7 @@ __all__ = [
     "Codec",
     "NativeStep",
     "NoConfiguration",
+    "chunk_spec_of",
     "component_size",
     "config_error",
     "field_name",
@@ -175,6 +177,18 @@ def config_error(doc: str, field: str, key: str | None, expected: str, got: Any)
     return CodecError(f"{field_name(doc, field, key)}: expected {expected}, got {got!r}")
 
 
+def _freezing(init):
+    """``init`` that freezes the object when it is the outermost constructor of its class
+    (a subclass's ``__init__`` calling ``super().__init__()`` freezes only at its end)."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if type(self).__init__ is __init__:
+            object.__setattr__(self, "_frozen", True)
+    __init__._freezes = True
+    return __init__
+
+
 class Codec(ABC):
     """Base class of every codec.
 
@@ -196,6 +210,19 @@ class Codec(ABC):
     name: ClassVar[str]
     kind: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Codec objects are frozen once built, as zarr-python's frozen dataclasses: the
+        # constructor (and what from_config / evolve set right after it, through _set)
+        # fills the object, then assigning or deleting an attribute raises
+        # FrozenInstanceError. One object is shared by every thread of the engine.
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls.__init__, "_freezes", False):  # its own, or a mixin's
+            cls.__init__ = _freezing(cls.__init__)
+
+    def __init__(self) -> None:  # noqa: B027 - the parameterless codecs' constructor
+        """A codec without parameters (subclasses with some define their own)."""
+
     v2_id: ClassVar[str | None] = None
     draft_names: ClassVar[tuple[str, ...]] = ()
     core: ClassVar[bool] = False
@@ -270,8 +297,67 @@ class Codec(ABC):
         """Return the v3 JSON entry ``{"name": ..., "configuration": {...}}``."""
 
     def to_dict(self) -> dict:
-        """zarr-python's name for :meth:`to_json` (its codecs' ``to_dict()``)."""
+        """The codec's JSON as zarr-python's ``to_dict()`` gives it (:meth:`to_json` is
+        the form written to metadata; they differ where zarr-python shows tuples or
+        members it always writes)."""
         return self.to_json()
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Codec:
+        """Build from ``{"name": ..., "configuration"?: {...}}``, as zarr-python's
+        ``from_dict``.
+
+        Raises
+        ------
+        ValueError
+            ``data`` names another codec (zarr-python's error), or its configuration is
+            invalid (:class:`~zarrhpc.errors.CodecError`, a ValueError).
+        """
+        if not isinstance(data, dict) or data.get("name") not in (cls.name, *cls.aliases):
+            got = data.get("name") if isinstance(data, dict) else data
+            raise ValueError(f"Expected '{cls.name}'. Got {got} instead.")
+        return cls.from_config(data.get("configuration"), "", cls.__name__)
+
+    def evolve_from_array_spec(self, array_spec: Any) -> Codec:
+        """zarr-python's :meth:`evolve`: the codec with what depends on the array filled in.
+
+        Parameters
+        ----------
+        array_spec : ChunkSpec or zarr-python's ArraySpec
+            Anything with ``shape`` and ``dtype`` (a numpy dtype, or a data type object
+            with ``to_native_dtype()``: zarr-python's and zarrhpc's ZDTypes).
+        """
+        return self.evolve(chunk_spec_of(array_spec))
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """The encoded size of ``input_byte_length`` bytes, as zarr-python's method.
+
+        Raises
+        ------
+        NotImplementedError
+            The size is not fixed (compressors), as zarr-python raises.
+        """
+        raise NotImplementedError
+
+    def _set(self, name: str, value: Any) -> None:
+        """Set an attribute of a codec being built (the object is frozen otherwise)."""
+        object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    def _zarr_python_peer(self, other: object) -> bool:
+        """Whether ``other`` is zarr-python's class of the same name (``zarr.codecs``)."""
+        cls = type(other)
+        return cls.__name__ == type(self).__name__ and cls.__module__.startswith("zarr.") \
+            and hasattr(other, "to_dict")
 
     def evolve(self, spec: ChunkSpec) -> Codec:
         """Return a codec with the defaults that depend on the array filled in."""
@@ -285,14 +371,30 @@ class Codec(ABC):
         """Raise :class:`CodecError` if this codec cannot process chunks of ``spec``
         (a no-op unless the codec has a constraint)."""
 
-    # Codecs are value objects: equal when their JSON is equal.
+    # Codecs are value objects: equal when their JSON is equal; and equal to zarr-python's
+    # object of the same class and JSON (what Array.compressors is compared with)
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.to_json() == other.to_json()
+        if type(other) is type(self):
+            return self.to_json() == other.to_json() and \
+                self._hash_fields() == other._hash_fields()
+        if self._zarr_python_peer(other):
+            try:
+                return _plain(self.to_dict()) == _plain(other.to_dict()) and \
+                    getattr(self, "_tunable_attrs", None) == getattr(other, "_tunable_attrs", None)
+            except Exception:  # noqa: BLE001 - a peer whose to_dict fails is not equal
+                return False
+        return NotImplemented
 
     def __hash__(self) -> int:
+        fields = self._hash_fields()
+        if fields is not None:  # zarr-python's dataclass hash: equal objects, equal hashes
+            return hash(fields)
         return hash((type(self).__name__, repr(self.to_json())))
+
+    def _hash_fields(self) -> tuple | None:
+        """zarr-python's dataclass fields of this codec, in order, for :meth:`__hash__`
+        (None: hash the JSON)."""
+        return None
 
     def __repr__(self) -> str:
         # zarr-python's codec reprs (its dataclass fields): sequences as tuples
@@ -312,6 +414,31 @@ class _Shown:
 
     def __repr__(self) -> str:
         return self.text
+
+
+def _plain(value: Any) -> Any:
+    """JSON values with tuples as lists (zarr-python's ``to_dict`` shows tuples)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def chunk_spec_of(array_spec: Any) -> ChunkSpec:
+    """A :class:`ChunkSpec` from ours or from zarr-python's ``ArraySpec`` (whose dtype is
+    a ZDType: its numpy form comes from ``to_native_dtype()``)."""
+    if isinstance(array_spec, ChunkSpec):
+        return array_spec
+    dtype = array_spec.dtype
+    if not isinstance(dtype, np.dtype) and hasattr(dtype, "to_native_dtype"):
+        dtype = dtype.to_native_dtype()
+    fill = getattr(array_spec, "fill_value", None)
+    try:
+        fill = None if fill is None else np.asarray(fill, dtype=dtype)
+    except (TypeError, ValueError):
+        fill = None
+    return ChunkSpec(tuple(array_spec.shape), np.dtype(dtype), fill)
 
 
 def _repr_value(value: Any) -> str:

@@ -285,23 +285,33 @@ class BloscCodec(BytesToBytesCodec):
 
     Parameters
     ----------
-    cname : str
+    cname : BloscCname or str
         Internal compressor: "lz4", "lz4hc", "blosclz", "zstd" or "zlib".
     clevel : int
         0 (no compression) to 9.
-    shuffle : str
-        "noshuffle", "shuffle" (byte-wise) or "bitshuffle".
+    shuffle : BloscShuffle or str or None
+        "noshuffle", "shuffle" (byte-wise) or "bitshuffle"; None: chosen from the array's
+        type (bit shuffle for 1-byte elements), as zarr-python does.
     typesize : int or None
         Shuffle stride in bytes; None until :meth:`evolve` fills it from the dtype.
     blocksize : int
-        Block size in bytes; 0 lets the writer choose (zarrhpc writes 64 KiB blocks, see
-        the module docstring).
+        Block size in bytes; 0 lets the writer choose (see the module docstring).
+
+    Attributes
+    ----------
+    cname : BloscCname
+    shuffle : BloscShuffle
+    typesize : int
+        zarr-python's types: enums, and 1 for a typesize not set yet (``_tunable_attrs``
+        names what :meth:`evolve` will fill). The engine reads the plain forms
+        (``_cname``, ``_shuffle``, ``_typesize``: None when unset).
     """
 
     name: ClassVar[str] = "blosc"
     core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "blosc"
     draft_names: ClassVar[tuple[str, ...]] = ("blosc",)
+    is_fixed_size: ClassVar[bool] = False
     #: built from numcodecs' form without a typesize: the chunk's itemsize is meant
     evolve_on_read: bool = False
     #: stored without ``shuffle``: zarr-python's default for the chunk's type is meant
@@ -332,19 +342,19 @@ class BloscCodec(BytesToBytesCodec):
     @classmethod
     def from_v2(cls, conf: dict, doc: str = "", field: str = "codec") -> BloscCodec:
         codec = super().from_v2(conf, doc, field)
-        if codec.typesize is None:
-            codec.evolve_on_read = True
+        if codec._typesize is None:
+            codec._set("evolve_on_read", True)
         return codec
 
     def to_v2(self) -> dict:
-        return {"id": "blosc", "cname": self.cname, "clevel": self.clevel,
-                "shuffle": _SHUFFLE_INT[self.shuffle], "blocksize": self.blocksize}
+        return {"id": "blosc", "cname": self._cname, "clevel": self.clevel,
+                "shuffle": _SHUFFLE_INT[self._shuffle], "blocksize": self.blocksize}
 
     def __init__(
         self,
-        cname: str = "zstd",
+        cname: BloscCname | str = BloscCname.zstd,
         clevel: int = 5,
-        shuffle: str | None = None,
+        shuffle: BloscShuffle | str | None = None,
         typesize: int | None = None,
         blocksize: int = 0,
     ) -> None:
@@ -356,23 +366,55 @@ class BloscCodec(BytesToBytesCodec):
             # elements, byte shuffle otherwise), shown as bitshuffle until then
             shuffle = "bitshuffle"
             self.shuffle_unset = True
-        self.cname = _check_cname(cname, "", where)
+        self._cname = _check_cname(cname, "", where)
         self.clevel = check_int(clevel, 0, 9, "", where, "clevel")
-        self.shuffle = check_choice(shuffle, SHUFFLES, "", where, "shuffle")
-        self.typesize = (
+        self._shuffle = check_choice(shuffle, SHUFFLES, "", where, "shuffle")
+        self._typesize = (
             None if typesize is None else check_int(typesize, 1, None, "", where, "typesize")
         )
         self.blocksize = check_int(blocksize, 0, 2**31 - 1, "", where, "blocksize")
+
+    @property
+    def cname(self) -> BloscCname:
+        """The internal compressor (zarr-python's enum; ``_cname`` is its string)."""
+        return BloscCname(self._cname)
+
+    @property
+    def shuffle(self) -> BloscShuffle:
+        """The shuffle filter (zarr-python's enum; ``_shuffle`` is its string)."""
+        return BloscShuffle(self._shuffle)
+
+    @property
+    def typesize(self) -> int:
+        """The shuffle stride, 1 while unset, as zarr-python shows it (``_typesize``:
+        None while unset)."""
+        return self._typesize or 1
+
+    @property
+    def _tunable_attrs(self) -> set[str]:
+        """What :meth:`evolve` fills from the array's type (zarr-python's field)."""
+        return {name for name, unset in (("typesize", self._typesize is None),
+                                         ("shuffle", self.shuffle_unset)) if unset}
+
+    def _hash_fields(self) -> tuple:
+        return (self._cname, self.clevel, self._shuffle, self._typesize, self.blocksize,
+                self.shuffle_unset)
+
+    def to_dict(self) -> dict:
+        """zarr-python's ``to_dict()``: ``typesize`` always shown (1 while unset)."""
+        return {"name": self.name, "configuration": {
+            "typesize": self.typesize, "cname": self._cname, "clevel": self.clevel,
+            "shuffle": self._shuffle, "blocksize": self.blocksize}}
 
     def __repr__(self) -> str:
         # zarr-python's dataclass repr, so printed codecs read the same after the switch
         # (zarr-python shows an unset typesize as 1)
         tunable = [name for name, unset in (("shuffle", self.shuffle_unset),
-                                            ("typesize", self.typesize is None)) if unset]
+                                            ("typesize", self._typesize is None)) if unset]
         tunable = "{" + ", ".join(map(repr, tunable)) + "}" if tunable else "set()"
-        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize or 1}, "
-                f"cname=<BloscCname.{self.cname}: '{self.cname}'>, clevel={self.clevel}, "
-                f"shuffle=<BloscShuffle.{self.shuffle}: '{self.shuffle}'>, "
+        return (f"BloscCodec(_tunable_attrs={tunable}, typesize={self.typesize}, "
+                f"cname=<BloscCname.{self._cname}: '{self._cname}'>, clevel={self.clevel}, "
+                f"shuffle=<BloscShuffle.{self._shuffle}: '{self._shuffle}'>, "
                 f"blocksize={self.blocksize})")
 
     @classmethod
@@ -392,20 +434,22 @@ class BloscCodec(BytesToBytesCodec):
         if config.get("typesize") is not None:  # null: unset, as zarr-python reads it
             typesize = check_int(config["typesize"], 1, None, doc, field, "typesize")
         blocksize = get_int(config, "blocksize", doc, field, 0, 2**31 - 1, default=0)  # int32
-        codec = cls(cname, clevel, shuffle or "shuffle", typesize, blocksize)
+        codec = cls(cname=cname, clevel=clevel, shuffle=shuffle or "shuffle",
+                    typesize=typesize, blocksize=blocksize)
         if shuffle is None:
-            codec.shuffle_unset = codec.evolve_on_read = True
+            codec._set("shuffle_unset", True)
+            codec._set("evolve_on_read", True)
         if typesize is None:
             # no typesize stored: the chunk's itemsize is meant, as zarr-python reads it
             # (decoding does not need it: every blosc frame carries its own)
-            codec.evolve_on_read = True
+            codec._set("evolve_on_read", True)
         return codec
 
     def to_json(self) -> dict:
         """Return the v3 JSON entry (``typesize`` omitted only when unknown)."""
         # zarr-python's key order (typesize first), so written and printed documents match
-        config: dict[str, Any] = {} if self.typesize is None else {"typesize": self.typesize}
-        config.update(cname=self.cname, clevel=self.clevel, shuffle=self.shuffle,
+        config: dict[str, Any] = {} if self._typesize is None else {"typesize": self._typesize}
+        config.update(cname=self._cname, clevel=self.clevel, shuffle=self._shuffle,
                       blocksize=self.blocksize)
         return {"name": self.name, "configuration": config}
 
@@ -415,29 +459,29 @@ class BloscCodec(BytesToBytesCodec):
         Checked here rather than in ``from_config`` so that ``create_array`` may leave it
         out: creation evolves the codec (filling it from the dtype) before validating.
         """
-        if self.typesize is None and self.shuffle != "noshuffle" and not self.evolve_on_read:
+        if self._typesize is None and self._shuffle != "noshuffle" and not self.evolve_on_read:
             raise config_error(
-                doc, field, "typesize", f"a positive integer (required with {self.shuffle!r})", None
-            )
+                doc, field, "typesize", f"a positive integer (required with {self._shuffle!r})",
+                None)
 
     def evolve(self, spec: ChunkSpec) -> BloscCodec:
         """Fill ``typesize`` from the itemsize of the chunk's dtype when it is unset (and
         an unset ``shuffle`` as zarr-python does: bit shuffle for 1-byte types)."""
-        if self.typesize is None or self.shuffle_unset:
+        if self._typesize is None or self.shuffle_unset:
             # variable-length elements (strings, objects) reach blosc as bytes: 1, as
             # zarr-python resolves it
             itemsize = 1 if spec.dtype.kind in "OT" else spec.dtype.itemsize
             shuffle = ("bitshuffle" if itemsize == 1 else "shuffle") if self.shuffle_unset \
-                else self.shuffle
-            return BloscCodec(self.cname, self.clevel, shuffle, self.typesize or itemsize,
-                              self.blocksize)
+                else self._shuffle
+            return BloscCodec(cname=self._cname, clevel=self.clevel, shuffle=shuffle,
+                              typesize=self._typesize or itemsize, blocksize=self.blocksize)
         return self
 
     @property
     def own_writer(self) -> bool:
         """Whether chunks are written by zarrhpc's own c-blosc1 writer (lz4 and lz4hc,
         clevel 1-9, ``blocksize: 0``) in OWN_BLOCK_BYTES non-split blocks."""
-        return self.blocksize == 0 and blosc1_handles(self.cname, self.clevel)
+        return self.blocksize == 0 and blosc1_handles(self._cname, self.clevel)
 
     @property
     def write_blocksize(self) -> int:
@@ -445,17 +489,17 @@ class BloscCodec(BytesToBytesCodec):
         writer's choice, see the module docstring)."""
         if self.own_writer:
             return OWN_BLOCK_BYTES  # for the chunks the own writer hands to c-blosc1
-        return self.blocksize or _auto_blocksize(self.cname, self.typesize or 1)
+        return self.blocksize or _auto_blocksize(self._cname, self.typesize)
 
     def native_step(self) -> NativeStep:
         # a negative blocksize tells the engine to use the own writer (csrc/zh_blosc1.c);
         # c-blosc takes a typesize past 255 (BLOSC_MAX_TYPESIZE) as 1, and a huge one from
         # damaged metadata must not overflow the engine's int either
-        typesize = self.typesize if self.typesize and self.typesize <= 255 else 1
-        return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self.shuffle],
+        typesize = self.typesize if self.typesize <= 255 else 1
+        return NativeStep(BB_BLOSC, level=self.clevel, shuffle=_SHUFFLE_INT[self._shuffle],
                           typesize=typesize,
                           blocksize=-OWN_BLOCK_BYTES if self.own_writer
-                          else self.write_blocksize, cname=self.cname)
+                          else self.write_blocksize, cname=self._cname)
 
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into a c-blosc1 chunk: with the own writer (the same bytes as
@@ -466,15 +510,15 @@ class BloscCodec(BytesToBytesCodec):
                 f"blosc: a chunk of {data.nbytes} bytes exceeds blosc's limit of "
                 f"{_MAX_BUFFERSIZE} bytes; use smaller chunks or another compressor"
             )
-        typesize = self.typesize or 1
-        shuffle = _SHUFFLE_INT[self.shuffle]
+        typesize = self.typesize
+        shuffle = _SHUFFLE_INT[self._shuffle]
         if self.own_writer:
-            out = blosc1_encode(data, self.cname, self.clevel, shuffle, typesize,
+            out = blosc1_encode(data, self._cname, self.clevel, shuffle, typesize,
                                 OWN_BLOCK_BYTES)
             if out is not None:
                 return out
         src: Any = np.frombuffer(data, dtype=np.uint8)
-        cname = self.cname.encode("ascii")
+        cname = self._cname.encode("ascii")
         blocksize = self.write_blocksize
         try:
             if _NC_TYPESIZE:

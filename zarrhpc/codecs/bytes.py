@@ -34,6 +34,7 @@ from zarrhpc.codecs.abc import (
     ChunkSpec,
     as_bytes_view,
     check_choice,
+    chunk_spec_of,
     component_size,
     config_dict,
     field_name,
@@ -51,6 +52,7 @@ class Endian(Enum):
     big = "big"
     little = "little"
 _NATIVE = sys.byteorder
+_DEFAULT_ENDIAN = Endian(_NATIVE)  # zarr-python's default_system_endian
 
 
 def _stored_order(dtype: np.dtype) -> str | None:
@@ -116,10 +118,34 @@ class BytesCodec(ArrayToBytesCodec):
         """The draft's ``endian`` codec ``{"endian": "little" | "big"}``."""
         return {"name": cls.name, "configuration": {"endian": conf.get("endian", "little")}}
 
-    def __init__(self, endian: str | None = "little") -> None:
+    is_fixed_size: ClassVar[bool] = True
+
+    def __init__(self, endian: Endian | str | None = _DEFAULT_ENDIAN) -> None:
         if endian is not None:
             endian = check_choice(endian, _ENDIANS, "", "BytesCodec", "endian")
-        self.endian = endian
+        self._endian = endian
+
+    @property
+    def endian(self) -> Endian | None:
+        """The byte order (zarr-python's enum, None for types without one; ``_endian``
+        is its string)."""
+        return None if self._endian is None else Endian(self._endian)
+
+    def _hash_fields(self) -> tuple:
+        return (self.endian,)
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """The input's size (zarr-python's method)."""
+        return input_byte_length
+
+    def evolve_from_array_spec(self, array_spec: Any) -> BytesCodec:
+        """As zarr-python: ``endian`` dropped for types without a byte order, and a
+        ValueError for a multi-byte type without one."""
+        spec = chunk_spec_of(array_spec)
+        if self._endian is None and _has_order(spec.dtype):
+            raise ValueError(
+                "The `endian` configuration needs to be specified for multi-byte data types.")
+        return self.evolve(spec)
 
     @classmethod
     def from_config(
@@ -132,27 +158,36 @@ class BytesCodec(ArrayToBytesCodec):
             endian = check_choice(endian, _ENDIANS, doc, field, "endian")
         return cls(endian=endian)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> BytesCodec:
+        """As zarr-python's ``from_dict``: a configuration without ``endian`` means the
+        constructor's default (metadata read through :meth:`from_config` keeps it absent)."""
+        codec = super().from_dict(data)
+        if codec._endian is None and "endian" not in (data.get("configuration") or {}):
+            return cls()
+        return codec
+
     def to_json(self) -> dict:
         """Return ``{"name": "bytes"[, "configuration": {"endian": ...}]}``."""
-        if self.endian is None:
+        if self._endian is None:
             return {"name": self.name}
-        return {"name": self.name, "configuration": {"endian": self.endian}}
+        return {"name": self.name, "configuration": {"endian": self._endian}}
 
     def _repr_fields(self) -> dict:
         from zarrhpc.codecs.abc import _Shown
 
-        shown = None if self.endian is None else _Shown(f"<Endian.{self.endian}: '{self.endian}'>")
+        shown = None if self._endian is None else _Shown(f"<Endian.{self._endian}: '{self._endian}'>")
         return {"endian": shown}
 
     def evolve(self, spec: ChunkSpec) -> BytesCodec:
         """Drop ``endian`` for types without a byte order (what zarr-python writes)."""
-        if self.endian is not None and not _has_order(spec.dtype):
+        if self._endian is not None and not _has_order(spec.dtype):
             return BytesCodec(endian=None)
         return self
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
         """Refuse a multi-byte type without ``endian``."""
-        if self.endian is None and component_size(spec.dtype) != 0:
+        if self._endian is None and component_size(spec.dtype) != 0:
             raise CodecError(
                 f"{field_name(doc, field, 'endian')}: expected 'little' or 'big' for data "
                 f"type {spec.dtype.name} ({spec.dtype.itemsize} bytes per element), got "
@@ -162,21 +197,21 @@ class BytesCodec(ArrayToBytesCodec):
     def stored_dtype(self, dtype: np.dtype) -> np.dtype:
         """The dtype of elements as stored: ``dtype`` in this codec's byte order."""
         dtype = np.dtype(dtype)
-        if self.endian is None or not _has_order(dtype):
+        if self._endian is None or not _has_order(dtype):
             return dtype
         if _swapped_in_place(dtype):
             # a user-defined numpy type (ml_dtypes' bfloat16) has no byte-swapped form, nor
             # has a [real, imag] pair of them (complex_bfloat16, complex_float16): decode
             # swaps each part in place and hands the chunk on in native order
             return dtype
-        return dtype.newbyteorder("<" if self.endian == "little" else ">")
+        return dtype.newbyteorder("<" if self._endian == "little" else ">")
 
     def swaps_user_type(self, dtype: np.dtype) -> bool:
         """Whether decode must byte-swap a user-defined type or a complex pair of two-byte
         floats (stored in the other order)."""
         dtype = np.dtype(dtype)
-        return (_swapped_in_place(dtype) and self.endian is not None
-                and _has_order(dtype) and self.endian != _NATIVE)
+        return (_swapped_in_place(dtype) and self._endian is not None
+                and _has_order(dtype) and self._endian != _NATIVE)
 
     def encoded_size(self, spec: ChunkSpec) -> int:
         """The encoded size is always ``prod(shape) * itemsize``."""
@@ -203,13 +238,13 @@ class BytesCodec(ArrayToBytesCodec):
                 f"bytes: expected an array of shape {spec.shape} and itemsize "
                 f"{spec.dtype.itemsize}, got shape {arr.shape} and itemsize {arr.dtype.itemsize}"
             )
-        if self.endian is not None and struct_has_byte_order(arr.dtype):
+        if self._endian is not None and struct_has_byte_order(arr.dtype):
             # every field in the codec's byte order, converted by numpy
-            stored = np.dtype(spec.dtype).newbyteorder("<" if self.endian == "little" else ">")
+            stored = np.dtype(spec.dtype).newbyteorder("<" if self._endian == "little" else ">")
             return np.ascontiguousarray(arr.astype(stored)).reshape(-1).view(np.uint8)
         src_order = _stored_order(arr.dtype)
         swap = 0
-        if self.endian is not None and src_order is not None and src_order != self.endian:
+        if self._endian is not None and src_order is not None and src_order != self._endian:
             swap = component_size(arr.dtype)
         out = np.empty(arr.shape, dtype=arr.dtype)
         copy_into(out, arr, swap)
@@ -237,7 +272,7 @@ class BytesCodec(ArrayToBytesCodec):
             return np.empty(spec.shape, dtype=dtype)
         arr = np.frombuffer(view, dtype=dtype).reshape(spec.shape)
         if self.swaps_user_type(dtype) and struct_has_byte_order(dtype):
-            stored = dtype.newbyteorder("<" if self.endian == "little" else ">")
+            stored = dtype.newbyteorder("<" if self._endian == "little" else ">")
             return np.frombuffer(view, dtype=stored).reshape(spec.shape).astype(dtype)
         if self.swaps_user_type(dtype):
             out = np.empty(spec.shape, dtype=dtype)

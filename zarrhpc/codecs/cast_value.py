@@ -371,7 +371,8 @@ class CastValueCodec(ArrayToArrayCodec):
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
         _numeric(spec.dtype, "the array's data type", doc, field)
-        self._doc, self._field = doc or self._doc, field
+        self._set("_doc", doc or self._doc)  # names the document in later errors
+        self._set("_field", field)
         self._pairs("encode", spec.dtype, self.target)
         self._pairs("decode", self.target, spec.dtype)
         if spec.fill_value is not None:  # the README: it must survive the round trip
@@ -395,9 +396,9 @@ class CastValueCodec(ArrayToArrayCodec):
     def evolve(self, spec: ChunkSpec) -> CastValueCodec:
         out = CastValueCodec(self.data_type, self.rounding, self.out_of_range,
                              self.scalar_map, self._doc, self._field)
-        out._source = spec.dtype
-        out._enc = self._pairs("encode", spec.dtype, self.target)
-        out._dec = self._pairs("decode", self.target, spec.dtype)
+        out._set("_source", spec.dtype)
+        out._set("_enc", self._pairs("encode", spec.dtype, self.target))
+        out._set("_dec", self._pairs("decode", self.target, spec.dtype))
         return out
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
@@ -447,8 +448,10 @@ class ScaleOffsetCodec(ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> ScaleOffsetCodec:
         out = ScaleOffsetCodec(self.offset, self.scale)
-        out._off = scalar(self.offset if self.offset is not None else 0, spec.dtype, "", "offset")
-        out._mul = scalar(self.scale if self.scale is not None else 1, spec.dtype, "", "scale")
+        out._set("_off", scalar(self.offset if self.offset is not None else 0, spec.dtype, "",
+                                "offset"))
+        out._set("_mul", scalar(self.scale if self.scale is not None else 1, spec.dtype, "",
+                                "scale"))
         return out
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:

@@ -43,6 +43,7 @@ class Crc32cCodec(BytesToBytesCodec):
     name: ClassVar[str] = "crc32c"
     core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "crc32c"
+    is_fixed_size: ClassVar[bool] = True
 
     @classmethod
     def v3_from_v2(cls, conf: dict, dtype) -> dict:
@@ -65,6 +66,13 @@ class Crc32cCodec(BytesToBytesCodec):
     def to_json(self) -> dict:
         """Return ``{"name": "crc32c"}``."""
         return {"name": self.name}
+
+    def _hash_fields(self) -> tuple:
+        return ()
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """Four bytes more than the input (zarr-python's method)."""
+        return input_byte_length + 4
 
     def encoded_size(self, decoded_size: int) -> int:
         """Four bytes more than the input."""

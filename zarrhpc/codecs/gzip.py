@@ -50,6 +50,7 @@ class GzipCodec(BytesToBytesCodec):
     core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "gzip"
     draft_names: ClassVar[tuple[str, ...]] = ("gzip",)
+    is_fixed_size: ClassVar[bool] = False
 
     @classmethod
     def v3_from_v2(cls, conf: dict, dtype) -> dict:
@@ -66,6 +67,9 @@ class GzipCodec(BytesToBytesCodec):
         """Build from ``{"level": 0..9}`` (level left out: 5, zarr-python's default)."""
         config = config_dict(configuration, doc, field, {"level"})
         return cls(level=get_int(config, "level", doc, field, 0, 9, default=5))
+
+    def _hash_fields(self) -> tuple:
+        return (self.level,)
 
     def to_json(self) -> dict:
         """Return ``{"name": "gzip", "configuration": {"level": ...}}``."""

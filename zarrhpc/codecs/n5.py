@@ -119,7 +119,8 @@ class N5DefaultCodec(ArrayToBytesCodec):
         if spec.dtype.kind not in "biuf" or spec.ndim == 0:
             raise CodecError(f"{field_name(doc, field)}: n5_default stores numeric chunks "
                              f"of one or more dimensions, not {spec.dtype} {spec.shape}")
-        self._doc, self._field = doc or self._doc, field
+        self._set("_doc", doc or self._doc)  # names the document in later errors
+        self._set("_field", field)
         self._pipe(spec.shape, spec)
 
     def _n5_order(self, shape: tuple[int, ...]) -> tuple[int, ...]:

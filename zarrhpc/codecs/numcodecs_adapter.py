@@ -47,7 +47,7 @@ from zarrhpc.codecs.abc import (
 )
 from zarrhpc.errors import CodecError, CorruptChunkError, ZarrhpcError
 
-__all__ = ["PACKAGES", "ZARR_NAMES", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
+__all__ = ["PACKAGES", "ZARR_NAMES", "adopt_class", "NumcodecsArrayBytesCodec", "NumcodecsBytesCodec", "NumcodecsCodec",
            "NumcodecsFilterCodec", "NumcodecsObjectCodec", "numcodecs_class", "numcodecs_codec_classes"]
 
 FILTER_IDS = ("delta", "fixedscaleoffset", "quantize", "astype", "packbits", "categorize",
@@ -57,6 +57,12 @@ ARRAY_BYTES_IDS = ("pcodec", "zfpy")
 #: ones (codecs/vlen.py): each element any JSON / msgpack value. ``pickle`` is left out
 #: (numcodecs refuses to decode it unless told to trust the data).
 OBJECT_IDS = ("json2", "msgpack2")
+#: the member zarr-python's wrapper fills from the array's type when it is not given
+#: (its evolve_from_array_spec): a codec left without it waits for evolve
+FILLED_BY_EVOLVE = {"fixedscaleoffset": "dtype", "quantize": "dtype", "astype": "decode_dtype",
+                    "shuffle": "elementsize"}
+#: the checksum codecs: 4 bytes appended (zarr-python's _NumcodecsChecksumCodec)
+CHECKSUM_IDS = ("crc32", "crc32c", "adler32", "fletcher32", "jenkins_lookup3")
 COMPRESSOR_IDS = ("lz4", "bz2", "lzma", "crc32", "adler32", "fletcher32", "jenkins_lookup3",
                   "shuffle")
 #: the ``numcodecs.<id>`` codecs zarr-python 3.1 reads in v3 (zarr.codecs.numcodecs)
@@ -160,7 +166,23 @@ class NumcodecsCodec:
     codec_id: ClassVar[str]
 
     def __init__(self, configuration: dict | None = None, doc: str = "", field: str = "codec"):
+        key = FILLED_BY_EVOLVE.get(self.codec_id)
+        if key is not None and (configuration or {}).get(key) is None:
+            # left to the array's type, as zarr-python's wrappers leave it (evolve fills it
+            # and builds the numcodecs codec then)
+            self._codec = None
+            self.configuration = {k: v for k, v in (configuration or {}).items() if k != "id"}
+            return
         self._codec, self.configuration = _build(self.codec_id, configuration, doc, field)
+
+    def _filled(self, spec: ChunkSpec):
+        """This codec with what it left to the array's type filled from ``spec`` (what
+        zarr-python's ``evolve_from_array_spec`` writes: ``str(dtype)``, the itemsize)."""
+        key = FILLED_BY_EVOLVE.get(self.codec_id)
+        if key is None or self.configuration.get(key) is not None:
+            return self
+        value = int(spec.dtype.itemsize) if key == "elementsize" else str(spec.dtype)
+        return type(self)({**self.configuration, key: value})
 
     def _bound_to(self, spec: ChunkSpec):
         """This codec with what depends on the chunk's element type filled in: a copy,
@@ -177,8 +199,27 @@ class NumcodecsCodec:
         import numcodecs
 
         out = copy.copy(self)
-        out._codec = numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1))
+        out._set("_codec", numcodecs.Shuffle(elementsize=max(int(spec.dtype.itemsize), 1)))
         return out
+
+    @property
+    def codec_name(self) -> str:
+        """The v3 name ``numcodecs.<id>`` (zarr-python's field)."""
+        return self.name
+
+    @property
+    def codec_config(self) -> dict:
+        """numcodecs' configuration with its ``id`` (zarr-python's field)."""
+        return {"id": self.codec_id, **self.configuration}
+
+    def _hash_fields(self) -> tuple:
+        return (self.codec_name, repr(self.codec_config))
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """Four bytes more for the checksums (as zarr-python's); not fixed otherwise."""
+        if self.codec_id in CHECKSUM_IDS:
+            return input_byte_length + 4
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         """As zarr-python shows its ``zarr.codecs.numcodecs`` classes."""
@@ -257,8 +298,8 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsFilterCodec:
         """Bind the chunk spec this filter sees (needed to undo flattening filters)."""
-        out = type(self)(self.configuration)._bound_to(spec)
-        out._in_spec = spec
+        out = type(self)(self._filled(spec).configuration)._bound_to(spec)
+        out._set("_in_spec", spec)
         return out
 
     def validate(self, spec: ChunkSpec, doc: str = "", field: str = "codec") -> None:
@@ -340,7 +381,7 @@ class NumcodecsBytesCodec(_NumcodecsBase, BytesToBytesCodec):
 
     def evolve(self, spec: ChunkSpec) -> NumcodecsBytesCodec:
         """Bind the element type reaching the serializer (``spec``), see :meth:`_bound_to`."""
-        return self._bound_to(spec)
+        return self._filled(spec)._bound_to(spec)
 
     def encode(self, buf: Any) -> Any:
         return self._codec.encode(np.frombuffer(as_bytes_view(buf), dtype=np.uint8))
@@ -444,6 +485,13 @@ def numcodecs_class(codec_id: str, kind: str | None = None) -> type:
         })
         _CLASSES[(codec_id, kind)] = cls
     return cls
+
+
+def adopt_class(codec_id: str, cls: type) -> None:
+    """Make ``cls`` (a subclass of ``numcodecs_class(codec_id)``: zarr-python's class of
+    that name, :mod:`zarrhpc.codecs.numcodecs`) the class the registry runs the id with,
+    so arrays read show the class users build."""
+    _CLASSES[(codec_id, default_kind(codec_id))] = cls
 
 
 def numcodecs_codec_classes() -> list[type]:

@@ -45,7 +45,7 @@ from zarrhpc.codecs.abc import (
     swap_size,
 )
 from zarrhpc.codecs.bytes import BytesCodec, struct_has_byte_order
-from zarrhpc.codecs.numcodecs_adapter import NumcodecsBytesCodec, numcodecs_class
+from zarrhpc.codecs.numcodecs_adapter import ZARR_NAMES, NumcodecsBytesCodec, numcodecs_class
 from zarrhpc.codecs.registry import parse_codec
 from zarrhpc.codecs.vlen import VLenBytesCodec, VLenUTF8Codec
 from zarrhpc.codecs.zstd import ZstdCodec
@@ -321,6 +321,33 @@ class CodecPipeline:
     def bytes_bytes(self) -> tuple[BytesToBytesCodec, ...]:
         """The bytes->bytes codecs ("compressors"), in chain order."""
         return tuple(c for _, c in self._bb)
+
+    def _shown(self, i: int, codec: Codec) -> Codec:
+        """The codec as zarr-python shows it: a ``numcodecs.<id>`` entry that zarrhpc runs
+        with its own class (blosc, zstd, gzip, zlib, crc32c) is zarr-python's numcodecs
+        wrapper object (``zarr.codecs.Blosc(...)``) with the stored configuration."""
+        raw = self._raw[i]
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if isinstance(name, str) and name[len("numcodecs."):] in ZARR_NAMES \
+                and name.startswith("numcodecs.") and codec.name != name:
+            return numcodecs_class(name[len("numcodecs."):]).from_config(
+                raw.get("configuration"), self.doc, f"codecs[{i}]")
+        return codec
+
+    @property
+    def shown_filters(self) -> tuple[Codec, ...]:
+        """:attr:`array_array` as zarr-python's ``Array.filters`` shows them."""
+        return tuple(self._shown(i, c) for i, c in self._aa)
+
+    @property
+    def shown_serializer(self) -> Codec:
+        """:attr:`array_bytes` as zarr-python's ``Array.serializer`` shows it."""
+        return self._shown(*self._ab)
+
+    @property
+    def shown_compressors(self) -> tuple[Codec, ...]:
+        """:attr:`bytes_bytes` as zarr-python's ``Array.compressors`` shows them."""
+        return tuple(self._shown(i, c) for i, c in self._bb)
 
     @property
     def codecs(self) -> list[Codec]:

@@ -35,10 +35,11 @@ from typing import Any
 from zarrhpc.codec_forms import CodecForms, register_forms
 from zarrhpc.codecs.abc import Codec, field_name
 from zarrhpc.codecs.numcodecs_adapter import numcodecs_class
+from zarrhpc.codecs.user_codecs import adapter_class, zarr_python_registered
 from zarrhpc.errors import CodecError
 
 __all__ = ["codec_from_v2", "codec_to_v2", "get_codec_class", "parse_codec", "register_codec",
-           "registered_names"]
+           "register_codec_as", "registered_names"]
 
 _REGISTRY: dict[str, type[Codec]] = {}
 _BY_V2: dict[str, type[Codec]] = {}
@@ -48,13 +49,20 @@ _ENTRY_KEYS = {"name", "configuration", "must_understand"}
 _RAW_NAME = re.compile(r"^[a-z][a-z0-9-_.]+$")
 
 
-def register_codec(cls: type[Codec]) -> type[Codec]:
-    """Register ``cls`` under its ``name`` and ``aliases``; usable as a decorator.
+def register_codec(cls: type[Codec] | str, codec_cls: type | None = None, *,
+                   qualname: str | None = None) -> type[Codec]:
+    """Register ``cls`` under its ``name`` and ``aliases``; usable as a decorator. Also
+    zarr-python's form ``register_codec(key, codec_cls)`` (:func:`register_codec_as`).
 
     Parameters
     ----------
-    cls : type
-        A :class:`~zarrhpc.codecs.abc.Codec` subclass with ``name`` and ``kind`` set.
+    cls : type or str
+        A :class:`~zarrhpc.codecs.abc.Codec` subclass with ``name`` and ``kind`` set; or
+        the v3 name ``key`` of zarr-python's form, ``codec_cls`` then being the class.
+    codec_cls : type, optional
+        zarr-python's form: the class registered as ``key``.
+    qualname : str, optional
+        Accepted for zarr-python's signature.
 
     Returns
     -------
@@ -66,6 +74,10 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
     ValueError
         ``cls`` is not a codec class, or one of its names is taken by another class.
     """
+    if isinstance(cls, str):
+        if codec_cls is None:
+            raise TypeError("register_codec(key, codec_cls): the codec class is missing")
+        return register_codec_as(cls, codec_cls)
     if not (isinstance(cls, type) and issubclass(cls, Codec)) or not getattr(cls, "name", None):
         raise ValueError(f"register_codec: expected a Codec subclass with a name, got {cls!r}")
     for key in (cls.name, *cls.aliases):
@@ -83,6 +95,32 @@ def register_codec(cls: type[Codec]) -> type[Codec]:
     elif cls.draft_names:
         register_forms(_forms(cls, None))
     return cls
+
+
+def register_codec_as(key: str, codec_cls: type) -> type[Codec]:
+    """Register ``codec_cls`` under the v3 name ``key``, as zarr-python's
+    ``register_codec(key, codec_cls)``: a zarrhpc codec class gets ``key`` as one more
+    name; a zarr-python codec class (a user's ``zarr.abc.codec.BytesBytesCodec``
+    subclass) runs through :mod:`~zarrhpc.codecs.user_codecs` (registering ``key`` again
+    replaces the class, as zarr-python's registry keeps the last one).
+
+    Returns
+    -------
+    type
+        The zarrhpc codec class now registered for ``key``.
+    """
+    if isinstance(codec_cls, type) and issubclass(codec_cls, Codec):
+        if key not in (codec_cls.name, *codec_cls.aliases):
+            other = _REGISTRY.get(key)
+            if other is not None and other is not codec_cls:
+                raise ValueError(f"register_codec: codec name {key!r} is already registered "
+                                 f"by {other.__module__}.{other.__qualname__}")
+            _REGISTRY[key] = codec_cls
+            return codec_cls
+        return register_codec(codec_cls)
+    adapter = adapter_class(key, codec_cls)
+    _REGISTRY[key] = adapter
+    return adapter
 
 
 def _forms(cls: type[Codec], v2_id: str | None) -> CodecForms:
@@ -116,12 +154,13 @@ def _zarrs_uri_name(name: str) -> str:
 
 
 def get_codec_class(name: str) -> type[Codec] | None:
-    """Return the class for a v3 name or alias, including ``numcodecs.<id>``; else None."""
+    """Return the class for a v3 name or alias, including ``numcodecs.<id>`` and a user's
+    codec registered with zarr-python (its adapter); else None."""
     name = _zarrs_uri_name(name)
     cls = _REGISTRY.get(name)
     if cls is None and name.startswith(_NUMCODECS) and len(name) > len(_NUMCODECS):
         cls = _BY_V2.get(name[len(_NUMCODECS):]) or numcodecs_class(name[len(_NUMCODECS):])
-    return cls
+    return cls or zarr_python_registered(name)
 
 
 def codec_from_v2(conf: dict, doc: str = "", field: str = "compressor") -> Codec:
@@ -250,6 +289,8 @@ def parse_codec(entry: Any, doc: str = "", field: str = "codecs[0]") -> Codec | 
             if not must_understand:
                 return None
             raise
+    if cls is None:
+        cls = zarr_python_registered(name)  # a user's codec registered with zarr-python
     if cls is None:
         if not must_understand:
             return None

@@ -105,7 +105,7 @@ class ReshapeCodec(ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> ReshapeCodec:
         out = ReshapeCodec(self.shape)
-        out._in_shape = spec.shape
+        out._set("_in_shape", spec.shape)
         return out
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:

@@ -48,6 +48,7 @@ from zarrhpc.codecs.abc import (
     as_bytes_view,
     check_choice,
     check_int,
+    chunk_spec_of,
     component_size,
     config_dict,
     config_error,
@@ -124,6 +125,12 @@ def _chain_json(codecs: Sequence, raw: Sequence) -> list:
     return [c.to_json() if c is not None else r for c, r in zip(codecs, raw)]
 
 
+#: zarr-python's defaults (frozen objects: one instance serves every codec)
+_CODECS = (BytesCodec(),)
+_INDEX_CODECS = (BytesCodec(), Crc32cCodec())
+_END = ShardingCodecIndexLocation.end
+
+
 class ShardingCodec(ArrayToBytesCodec):
     """Pack inner chunks of ``chunk_shape`` into one shard with an index.
 
@@ -142,8 +149,9 @@ class ShardingCodec(ArrayToBytesCodec):
     name: ClassVar[str] = "sharding_indexed"
     core: ClassVar[bool] = True
 
-    def __init__(self, chunk_shape: Sequence[int], codecs: Iterable | None = None,
-                 index_codecs: Iterable | None = None, index_location: str = "end",
+    def __init__(self, chunk_shape: Sequence[int], codecs: Iterable | None = _CODECS,
+                 index_codecs: Iterable | None = _INDEX_CODECS,
+                 index_location: ShardingCodecIndexLocation | str = _END,
                  *, doc: str = "", field: str = "ShardingCodec") -> None:
         if not isinstance(chunk_shape, (list, tuple)) or not chunk_shape:
             raise config_error(doc, field, "chunk_shape", "a non-empty list of integers",
@@ -158,9 +166,25 @@ class ShardingCodec(ArrayToBytesCodec):
         self._codecs, self._raw = _parse_chain(_as_list(codecs), doc, field, "codecs")
         self._index_codecs, self._index_raw = _parse_chain(
             _as_list(index_codecs), doc, field, "index_codecs")
-        self.index_location = check_choice(index_location, _LOCATIONS, doc, field,
-                                           "index_location")
+        self._index_location = check_choice(index_location, _LOCATIONS, doc, field,
+                                            "index_location")
         self._layouts: dict = {}
+
+    @property
+    def index_location(self) -> ShardingCodecIndexLocation:
+        """Where the index is (zarr-python's enum; ``_index_location`` is its string)."""
+        return ShardingCodecIndexLocation(self._index_location)
+
+    def _hash_fields(self) -> tuple:
+        return (self.chunk_shape, self.codecs, self.index_codecs, self.index_location)
+
+    def to_dict(self) -> dict:
+        """zarr-python's ``to_dict()`` (tuples, each codec's own ``to_dict()``)."""
+        return {"name": self.name, "configuration": {
+            "chunk_shape": self.chunk_shape,
+            "codecs": tuple(c.to_dict() for c in self.codecs),
+            "index_codecs": tuple(c.to_dict() for c in self.index_codecs),
+            "index_location": self._index_location}}
 
     @classmethod
     def from_config(cls, configuration: dict | None, doc: str = "",
@@ -179,13 +203,13 @@ class ShardingCodec(ArrayToBytesCodec):
             "chunk_shape": list(self.chunk_shape),
             "codecs": _chain_json(self._codecs, self._raw),
             "index_codecs": _chain_json(self._index_codecs, self._index_raw),
-            "index_location": self.index_location,
+            "index_location": self._index_location,
         }}
 
     def _repr_fields(self) -> dict:
         from zarrhpc.codecs.abc import _Shown
 
-        loc = self.index_location
+        loc = self._index_location
         return {"chunk_shape": self.chunk_shape, "codecs": self.codecs,
                 "index_codecs": self.index_codecs,
                 "index_location": _Shown(f"<ShardingCodecIndexLocation.{loc}: '{loc}'>")}
@@ -214,7 +238,7 @@ class ShardingCodec(ArrayToBytesCodec):
             [c if c is not None else r for c, r in zip(self._codecs, self._raw)],
             self.inner_spec(spec))
         return ShardingCodec(self.chunk_shape, inner.to_json(), self._index_chain_json(),
-                             self.index_location)
+                             self._index_location)
 
     def _index_chain_json(self) -> list:
         return _chain_json(self._index_codecs, self._index_raw)
@@ -232,6 +256,10 @@ class ShardingCodec(ArrayToBytesCodec):
             layout = ShardLayout(self, spec, doc, field)
             self._layouts[cache_key] = layout
         return layout
+
+    def compute_encoded_size(self, input_byte_length: int, shard_spec: Any) -> int:
+        """The input's size plus the shard index's (zarr-python's method)."""
+        return input_byte_length + self.layout(chunk_spec_of(shard_spec)).index_nbytes
 
     def encoded_size(self, spec: ChunkSpec) -> None:
         """Shards have no fixed size."""
@@ -301,7 +329,7 @@ class ShardLayout:
         self.chunk_shape = codec.chunk_shape
         self.grid_shape = tuple(s // c for s, c in zip(spec.shape, codec.chunk_shape))
         self.nchunks = math.prod(self.grid_shape)
-        self.index_location = codec.index_location
+        self.index_location = codec._index_location
         self.dtype = spec.dtype
         fv = spec.fill_value
         self.fill_bytes = (np.zeros((), spec.dtype) if fv is None else fv).tobytes()

@@ -43,7 +43,7 @@ class SqueezeCodec(NoConfiguration, ArrayToArrayCodec):
 
     def evolve(self, spec: ChunkSpec) -> SqueezeCodec:
         out = SqueezeCodec()
-        out._shape = spec.shape
+        out._set("_shape", spec.shape)
         return out
 
     _shape: tuple[int, ...] | None = None

@@ -26,6 +26,7 @@ import numpy as np
 from zarrhpc.codecs.abc import (
     ArrayToArrayCodec,
     ChunkSpec,
+    chunk_spec_of,
     config_dict,
     config_error,
     field_name,
@@ -62,6 +63,7 @@ class TransposeCodec(ArrayToArrayCodec):
 
     name: ClassVar[str] = "transpose"
     core: ClassVar[bool] = True
+    is_fixed_size: ClassVar[bool] = True
 
     def __init__(self, order: Any) -> None:
         self.order = _check_order(order, "", "TransposeCodec")
@@ -82,6 +84,27 @@ class TransposeCodec(ArrayToArrayCodec):
         """Return ``{"name": "transpose", "configuration": {"order": [...]}}``."""
         order = list(self.order) if isinstance(self.order, tuple) else self.order
         return {"name": self.name, "configuration": {"order": order}}
+
+    def to_dict(self) -> dict:
+        """zarr-python's ``to_dict()`` (the order as a tuple)."""
+        order = self.order if isinstance(self.order, str) else tuple(self.order)
+        return {"name": self.name, "configuration": {"order": order}}
+
+    def _hash_fields(self) -> tuple:
+        return (self.order,)
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
+        """The input's size (zarr-python's method)."""
+        return input_byte_length
+
+    def evolve_from_array_spec(self, array_spec: Any) -> TransposeCodec:
+        """As zarr-python: a ValueError when the order does not fit the array."""
+        spec = chunk_spec_of(array_spec)
+        if len(self._explicit(spec.ndim)) != spec.ndim:
+            raise ValueError(
+                "The `order` tuple must have as many entries as there are dimensions in "
+                f"the array. Got {self.order}.")
+        return self.evolve(spec)
 
     def _explicit(self, ndim: int) -> tuple[int, ...]:
         if self.order == "C":

@@ -101,6 +101,7 @@ class ZstdCodec(BytesToBytesCodec):
     core: ClassVar[bool] = True
     v2_id: ClassVar[str | None] = "zstd"
     draft_names: ClassVar[tuple[str, ...]] = ("zstd",)
+    is_fixed_size: ClassVar[bool] = False
 
     @classmethod
     def v3_from_v2(cls, conf: dict, dtype) -> dict:
@@ -110,18 +111,32 @@ class ZstdCodec(BytesToBytesCodec):
 
     def to_v2(self) -> dict:
         out: dict[str, Any] = {"id": "zstd", "level": self.level}
-        if self.checksum:
+        if self._checksum:
             out["checksum"] = True
         return out
 
     def __init__(self, level: int = 0, checksum: bool | None = False) -> None:
         self.level = check_int(level, MIN_LEVEL, MAX_LEVEL, "", "ZstdCodec", "level")
-        self.checksum = (
+        self._checksum = (
             None if checksum is None else check_bool(checksum, "", "ZstdCodec", "checksum")
         )
 
+    @property
+    def checksum(self) -> bool:
+        """Whether frames carry a checksum (``_checksum``: None when not given, written
+        as absent)."""
+        return bool(self._checksum)
+
     def _repr_fields(self) -> dict:
-        return {"level": self.level, "checksum": bool(self.checksum)}
+        return {"level": self.level, "checksum": self.checksum}
+
+    def _hash_fields(self) -> tuple:
+        return (self.level, self.checksum)
+
+    def to_dict(self) -> dict:
+        """zarr-python's ``to_dict()`` (``checksum`` always shown)."""
+        return {"name": self.name, "configuration": {"level": self.level,
+                                                      "checksum": self.checksum}}
 
     @classmethod
     def from_config(
@@ -140,16 +155,16 @@ class ZstdCodec(BytesToBytesCodec):
     def to_json(self) -> dict:
         """Return ``{"name": "zstd", "configuration": {"level": ..., ["checksum": ...]}}``."""
         config: dict[str, Any] = {"level": self.level}
-        if self.checksum is not None:
-            config["checksum"] = self.checksum
+        if self._checksum is not None:
+            config["checksum"] = self._checksum
         return {"name": self.name, "configuration": config}
 
     def native_step(self) -> NativeStep:
-        return NativeStep(BB_ZSTD, level=self.level, checksum=bool(self.checksum))
+        return NativeStep(BB_ZSTD, level=self.level, checksum=bool(self._checksum))
 
     def encode(self, buf: Any) -> bytes:
         """Compress ``buf`` into one frame with the content size in its header."""
-        return _compressor(self.level, bool(self.checksum)).compress(as_bytes_view(buf))
+        return _compressor(self.level, bool(self._checksum)).compress(as_bytes_view(buf))
 
     def decode(self, buf: Any, spec: ChunkSpec, decoded_size: int | None = None) -> Any:
         """Decompress one frame; see :meth:`BytesToBytesCodec.decode`."""

@@ -577,7 +577,7 @@ def _index_form(layout):
     """
     pipe = layout.index_pipeline
     ab = pipe.array_bytes
-    if pipe.array_array or not isinstance(ab, BytesCodec) or ab.endian not in ("little", None):
+    if pipe.array_array or not isinstance(ab, BytesCodec) or ab._endian not in ("little", None):
         return None
     bb = pipe.bytes_bytes
     if len(bb) > 1 or (bb and not isinstance(bb[0], Crc32cCodec)):

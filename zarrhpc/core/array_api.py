@@ -134,21 +134,21 @@ class ArrayApiMixin:
         """The array->array codecs (v2: numcodecs filter objects)."""
         if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
             return _v2_codecs(self._metadata)[0]
-        return tuple(self._inner_pipeline().array_array)
+        return self._inner_pipeline().shown_filters
 
     @property
     def serializer(self):
         """The array->bytes codec (None for v2)."""
         if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
             return None
-        return self._inner_pipeline().array_bytes
+        return self._inner_pipeline().shown_serializer
 
     @property
     def compressors(self) -> tuple:
         """The bytes->bytes codecs (v2: the numcodecs compressor, if any)."""
         if self.zarr_format == 2 and hasattr(self._metadata, "filters"):
             return _v2_codecs(self._metadata)[1]
-        return tuple(self._inner_pipeline().bytes_bytes)
+        return self._inner_pipeline().shown_compressors
 
     @property
     def compressor(self):

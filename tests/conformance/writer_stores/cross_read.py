@@ -220,23 +220,72 @@ def _gdal_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
         arr.Read(), dtype=object).reshape(want.shape)
 
 
-def _result(name: str, want: np.ndarray, read, *args) -> tuple:
-    """``(name, ok|DIFF|ERROR, detail)`` of ``read(*args)`` against ``want``."""
+def _result(name: str, want: np.ndarray, read, *args, ml: Path | None = None) -> tuple:
+    """``(name, ok|DIFF|ERROR, detail)`` of ``read(*args)`` against ``want``; with ``ml``
+    (a ``<name>.ml`` file naming an ml_dtypes type) both are compared by value (bits
+    outside a sub-byte type do not count)."""
     try:
         got = read(*args)
+        if ml is not None and ml.exists():
+            import ml_dtypes
+
+            mdt = np.dtype(getattr(ml_dtypes, ml.read_text()))
+            got = np.ascontiguousarray(got).view(want.dtype).view(mdt).astype("f8")
+            want = want.view(mdt).astype("f8")
         same = _same(got, want)
         return (name, "ok" if same else "DIFF", "" if same else
-                f"{np.ravel(got)[:4]} vs {want.ravel()[:4]}")
+                f"{np.ravel(got)[:6]} vs {want.ravel()[:6]}")
     except Exception as exc:
+        if "-v" in sys.argv:
+            traceback.print_exc()
         return (name, "ERROR", f"{type(exc).__name__}: {exc}")
 
 
-def _read_rewritten(root: Path, read) -> None:
-    """Each array of ``rewritten.json`` read with ``read(store, path, want)``, compared."""
+def _read_rewritten(root: Path, read, *, mode: bool = False) -> None:
+    """Each array of ``rewritten.json`` read with ``read(store, path, want[, mode])``
+    (``mode``: the entry's netCDF mode), compared."""
     results = []
     for name, entry in json.loads((root / "rewritten.json").read_text()).items():
         want = np.load(root / f"{name}.npy", allow_pickle=True)
-        results.append(_result(name, want, read, root / entry["store"], entry["path"], want))
+        extra = (entry["mode"].replace("-", ","),) if mode else ()
+        results.append(_result(name, want, read, root / entry["store"], entry["path"], want,
+                               *extra, ml=root / f"{name}.ml"))
+    _report(results)
+
+
+def _netcdf_read(store: Path, path: str, want: np.ndarray, mode: str = "zarr") -> np.ndarray:
+    """libnetcdf's read (netCDF4) of the variable at ``path`` of ``store``, raw values."""
+    import netCDF4
+
+    with netCDF4.Dataset(f"file://{store}#mode={mode},file", "r") as ds:
+        v = ds["/" + path]
+        v.set_auto_maskandscale(False)
+        v.set_auto_chartostring(False)
+        got = np.ma.getdata(v[...])
+    return got.reshape(want.shape) if got.size == want.size else got
+
+
+def _zarrista_read(store: Path, path: str, want: np.ndarray) -> np.ndarray:
+    """zarrs' read (zarrista) of the array at ``path`` of ``store``."""
+    import zarrista
+    from zarrista.store import FilesystemStore
+
+    t = zarrista.Array.open(FilesystemStore(str(store)), "/" + path)[...]
+    try:
+        return t.to_numpy()
+    except TypeError:
+        return np.frombuffer(bytes(t.buffer()), dtype=want.dtype).reshape(want.shape)
+
+
+def _read_written(root: Path, fmt: str, read) -> None:
+    """Each ``<fmt>-*.zarr`` store ``write`` left, read with ``read(store, path, want)``
+    (the array is ``var`` in a v2 store, the root in a v3 one), compared."""
+    results = []
+    for p in sorted(root.glob(f"{fmt}-*.zarr")):
+        name = p.name[:-5]
+        want = np.load(root / f"{name}.npy", allow_pickle=True)
+        results.append(_result(name, want, read, p, "var" if fmt == "v2" else "", want,
+                               ml=root / f"{name}.ml"))
     _report(results)
 
 
@@ -259,50 +308,11 @@ def read_z5py_rewritten(root: Path) -> None:
 
 
 def read_netcdf_rewritten(root: Path) -> None:
-    import netCDF4
-
-    results = []
-    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            mode = entry["mode"].replace("-", ",")
-            with netCDF4.Dataset(f"file://{root / entry['store']}#mode={mode},file", "r") as ds:
-                v = ds["/" + entry["path"]]
-                v.set_auto_maskandscale(False)
-                v.set_auto_chartostring(False)
-                got = np.ma.getdata(v[...])
-            got = got.reshape(want.shape) if got.size == want.size else got
-            results.append((name, "ok" if _same(got, want) else "DIFF", ""))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
-    _report(results)
+    _read_rewritten(root, _netcdf_read, mode=True)
 
 
 def read_zarrista_rewritten(root: Path) -> None:
-    import zarrista
-    from zarrista.store import FilesystemStore
-
-    results = []
-    for name, entry in json.loads((root / "rewritten.json").read_text()).items():
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            t = zarrista.Array.open(FilesystemStore(str(root / entry["store"])),
-                                    "/" + entry["path"])[...]
-            try:
-                got = t.to_numpy()
-            except TypeError:
-                got = np.frombuffer(bytes(t.buffer()), dtype=want.dtype).reshape(want.shape)
-            ml = root / f"{name}.ml"
-            if ml.exists():  # compared by value (bits outside a sub-byte type do not count)
-                import ml_dtypes
-
-                mdt = np.dtype(getattr(ml_dtypes, ml.read_text()))
-                got = np.ascontiguousarray(got).view(want.dtype).view(mdt).astype("f8")
-                want = want.view(mdt).astype("f8")
-            results.append((name, "ok" if _same(got, want) else "DIFF", ""))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
-    _report(results)
+    _read_rewritten(root, _zarrista_read)
 
 
 def _report(results):
@@ -328,63 +338,18 @@ def _same(got, want) -> bool:
 
 
 def read_netcdf(root: Path) -> None:
-    import netCDF4
-
-    results = []
-    for p in sorted(root.glob("v2-*.zarr")):
-        name = p.name[:-5]
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            with netCDF4.Dataset(f"file://{p}#mode=zarr,file", "r") as ds:
-                v = ds["var"]
-                v.set_auto_maskandscale(False)
-                v.set_auto_chartostring(False)
-                got = np.ma.getdata(v[...])
-            results.append((name, "ok" if _same(got, want) else "DIFF", ""))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
-    _report(results)
+    """libnetcdf (NCZarr, mode=zarr) reads every v2 store."""
+    _read_written(root, "v2", _netcdf_read)
 
 
 def read_gdal(root: Path) -> None:
     """GDAL 3.6 reads Zarr v2 (its v3 is the 2022 draft): every v2 store."""
-    results = []
-    for p in sorted(root.glob("v2-*.zarr")):
-        name = p.name[:-5]
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        results.append(_result(name, want, _gdal_read, p, "var", want))
-    _report(results)
+    _read_written(root, "v2", _gdal_read)
 
 
 def read_zarrista(root: Path) -> None:
-    import zarrista
-    from zarrista.store import FilesystemStore
-
-    results = []
-    for p in sorted(root.glob("v3-*.zarr")):
-        name = p.name[:-5]
-        want = np.load(root / f"{name}.npy", allow_pickle=True)
-        try:
-            t = zarrista.Array.open(FilesystemStore(str(p)), "/")[...]
-            try:
-                got = t.to_numpy()
-            except TypeError:
-                got = np.frombuffer(bytes(t.buffer()), dtype=want.dtype).reshape(want.shape)
-            ml = root / f"{name}.ml"
-            if ml.exists():  # compared by value (bits outside a sub-byte type do not count)
-                import ml_dtypes
-
-                mdt = np.dtype(getattr(ml_dtypes, ml.read_text()))
-                got = np.ascontiguousarray(got).view(mdt).astype("f8")
-                want = want.view(mdt).astype("f8")
-            same = _same(got, want)
-            results.append((name, "ok" if same else "DIFF",
-                            "" if same else f"{got.ravel()[:6]} vs {want.ravel()[:6]}"))
-        except Exception as exc:
-            results.append((name, "ERROR", f"{type(exc).__name__}: {exc}"))
-            if "-v" in sys.argv:
-                traceback.print_exc()
-    _report(results)
+    """zarrs reads every v3 store."""
+    _read_written(root, "v3", _zarrista_read)
 
 
 if __name__ == "__main__":
