@@ -61,6 +61,24 @@ LIBS = {
               ["-o", "addopts=", "--ignore=cubed/tests/runtime", "--tb=native",
                "--ignore=cubed/tests/test_icechunk.py",
                "-W", "ignore::pytest.PytestUnknownMarkWarning"], ()),
+    # spatialdata stores its tables through anndata and its images through ome-zarr:
+    # both switched with it
+    "spatialdata": ("spatialdata", ["tests"],
+                    ["-o", "addopts=--import-mode=importlib", "-m", "not gpu"],
+                    ("anndata", "ome_zarr", *STACK)),
+    # its pydantic models over zarr-python's metadata (the library of the STACK above)
+    # its warnings are errors: pytest's note that the switch plugin was imported first is not
+    # its own; the docs examples need pytest-examples
+    "pydantic-zarr": ("pydantic_zarr", ["tests"],
+                      ["-o", "addopts=--strict-markers", "--ignore=tests/test_docs",
+                       "-W", "ignore::pytest.PytestAssertRewriteWarning"], ()),
+    # doctests left out (they print zarr-python reprs); network/minio/flaky marks are
+    # skipped by its own conftest
+    "virtualizarr": ("virtualizarr", ["virtualizarr/tests"], ["-o", "addopts="], ()),
+    # pyramids written with xarray's to_zarr (the engine switch); coverage addopts dropped
+    "ndpyramid": ("ndpyramid", ["tests"], ["-o", "addopts="], ()),
+    "multiscale-spatial-image": ("multiscale_spatial_image", ["test"], ["-o", "addopts="],
+                                 ()),
 }
 
 
