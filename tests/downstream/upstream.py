@@ -61,9 +61,9 @@ LIBS = {
               ["-o", "addopts=", "--ignore=cubed/tests/runtime", "--tb=native",
                "--ignore=cubed/tests/test_icechunk.py",
                "-W", "ignore::pytest.PytestUnknownMarkWarning"], ()),
-    # spatialdata stores its tables through anndata and its images through ome-zarr:
-    # both switched with it
-    "spatialdata": ("spatialdata", ["tests"],
+    # its I/O tests; spatialdata stores its tables through anndata and its images through
+    # ome-zarr: both switched with it
+    "spatialdata": ("spatialdata", ["tests/io"],
                     ["-o", "addopts=--import-mode=importlib", "-m", "not gpu"],
                     ("anndata", "ome_zarr", *STACK)),
     # its pydantic models over zarr-python's metadata (the library of the STACK above)
@@ -77,8 +77,6 @@ LIBS = {
     "virtualizarr": ("virtualizarr", ["virtualizarr/tests"], ["-o", "addopts="], ()),
     # pyramids written with xarray's to_zarr (the engine switch); coverage addopts dropped
     "ndpyramid": ("ndpyramid", ["tests"], ["-o", "addopts="], ()),
-    "multiscale-spatial-image": ("multiscale_spatial_image", ["test"], ["-o", "addopts="],
-                                 ()),
 }
 
 
