@@ -184,6 +184,17 @@ def test_internal():
     minilib.uses_internal()
 
 
+def test_async_store_subclass():
+    # a test helper counting reads the zarr-python way (anndata's AccessTrackingStore)
+    class Counting(zarr.storage.MemoryStore):
+        async def get(self, key, prototype=None, byte_range=None):
+            return await super().get(key, prototype=prototype, byte_range=byte_range)
+
+    store = Counting()
+    zarr.create_array(store, shape=(2,), dtype="i4")
+    zarr.open_array(store, mode="r")[:]
+
+
 def test_plain_failure():
     assert zarr.zeros((2,)).shape == (3,)
 '''
@@ -214,6 +225,9 @@ def test_downstream_switch_on_a_small_library(tmp_path):
     assert ours["test_others_see_zarr_python"][0] == "passed"
     assert ours["test_internal"] == ["skipped",
                                      "internal: zarr.core.buffer.default_buffer_prototype"]
+    assert ours["test_async_store_subclass"] == [
+        "skipped", "internal: an async method overriding a store's (zarr-python's "
+        "asynchronous Store API)"]
     assert ours["test_plain_failure"][0] == "failed"
     # the baseline: zarr-python everywhere (its arrays are not zarrhpc's)
     assert out["zarr"]["test_library_makes_zarrhpc_arrays"][0] == "failed"

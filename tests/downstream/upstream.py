@@ -61,6 +61,18 @@ LIBS = {
               ["-o", "addopts=", "--ignore=cubed/tests/runtime", "--tb=native",
                "--ignore=cubed/tests/test_icechunk.py",
                "-W", "ignore::pytest.PytestUnknownMarkWarning"], ()),
+    # its I/O tests; spatialdata stores its tables through anndata and its images through
+    # ome-zarr: both switched with it
+    "spatialdata": ("spatialdata", ["tests/io"],
+                    ["-o", "addopts=--import-mode=importlib", "-m", "not gpu"],
+                    ("anndata", "ome_zarr", *STACK)),
+    # its pydantic models over zarr-python's metadata (the library of the STACK above)
+    # the docs examples need pytest-examples
+    "pydantic-zarr": ("pydantic_zarr", ["tests"],
+                      ["-o", "addopts=--strict-markers", "--ignore=tests/test_docs"], ()),
+    # doctests left out (they print zarr-python reprs); network/minio/flaky marks are
+    # skipped by its own conftest
+    "virtualizarr": ("virtualizarr", ["virtualizarr/tests"], ["-o", "addopts="], ()),
 }
 
 
@@ -104,6 +116,10 @@ def run_one(root: pathlib.Path, lib: str, zarr_lib: str, extra=(), timeout=3000)
                # pytest-asyncio (installed for xarray) warns at start-up without it, and
                # cubed's configuration makes that warning an error
                "-o", "asyncio_default_fixture_loop_scope=function",
+               # pytest's note that the switch plugin was imported before it could rewrite
+               # its asserts (the boot line above) is the runner's, not the library's: an
+               # error where the library makes warnings errors (pydantic-zarr, cubed)
+               "-W", "ignore::pytest.PytestAssertRewriteWarning",
                *args, *extra, *paths]
         proc = subprocess.run(cmd, cwd=src, env=env, timeout=timeout,
                               capture_output=True, text=True)

@@ -51,6 +51,7 @@ from zarrhpc.metadata import (
     fill_value_from_user,
     normalize_path,
 )
+from zarrhpc.metadata.dtypes_ml import ml_data_type_of
 from zarrhpc.metadata.grids import RectilinearGrid
 from zarrhpc.metadata.v2 import TYPE_DEFAULT_FILL, normalize_path_v2
 
@@ -215,6 +216,8 @@ def create_array(store, *, name=None, shape=None, dtype=None, data=None, chunks=
             fill_value = (np.array("NaT", dt)[()] if dt.kind in "mM"  # as zarr-python 3
                           else np.zeros((), dt)[()].item() if dt.kind in "biufcSU"
                           else "" if dt.kind == "T"  # StringDType: "", as zarr-python
+                          # ml_dtypes' floats are kind "V" too: a zero of their own
+                          else np.zeros((), dt)[()] if ml_data_type_of(dt) is not None
                           else bytes(dt.itemsize) if dt.kind == "V" else TYPE_DEFAULT_FILL)
         if dimension_names is not None:
             raise ValueError("Zarr format 2 arrays do not support dimension names.")

@@ -74,6 +74,7 @@ def sync(coro: Awaitable, loop: asyncio.AbstractEventLoop | None = None,
     if not isinstance(loop, asyncio.AbstractEventLoop):
         raise TypeError(f"loop cannot be of type {type(loop)}")
     if not loop.is_running():
+        getattr(coro, "close", lambda: None)()  # never run: no "never awaited" warning
         raise RuntimeError("Loop is not running")
     try:
         running = asyncio.get_running_loop()

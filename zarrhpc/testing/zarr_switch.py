@@ -223,5 +223,9 @@ def internal_cause(exc: BaseException | None) -> str | None:
             return f"private attribute {type(exc.obj).__name__}.{exc.name}"
         if "_InternalMeta" in str(exc):
             return "a zarr-python internal used as a value"
+        if isinstance(exc, TypeError) and "'coroutine' object" in str(exc):
+            # a store subclass overriding ``get``/``set``... with ``async def``, as
+            # zarr-python's Store API is: zarrhpc's stores are synchronous (README)
+            return "an async method overriding a store's (zarr-python's asynchronous Store API)"
         exc = exc.__cause__ or exc.__context__
     return None

@@ -177,7 +177,13 @@ def parse_data_type(dtype_spec: Any, *, zarr_format: int) -> ZDType:
 
 def as_dtype_like(dtype: Any) -> Any:
     """What zarrhpc's creation functions take for ``dtype``: a ZDType becomes its numpy
-    dtype (``str``/``bytes`` for the variable-length types); anything else is kept."""
+    dtype (``str``/``bytes`` for the variable-length types), and so does a JSON form as
+    zarr-python takes it (a v3 ``data_type`` document such as ``{"name":
+    "numpy.datetime64", "configuration": {...}}``, structured fields as JSON lists
+    ``[["a", "<i4"], ...]``); anything else is kept."""
+    if isinstance(dtype, Mapping) or (isinstance(dtype, list) and dtype
+                                      and all(isinstance(f, list) for f in dtype)):
+        dtype = parse_dtype(dtype, zarr_format=3)
     return dtype._dtype_like() if isinstance(dtype, ZDType) else dtype
 
 
