@@ -498,17 +498,6 @@ int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     return chunk_view(job, w, t, coords, box_ranges, &ctx, base);
 }
 
-static inline void put_elem(char *dst, const char *src, int64_t itemsize, int swap) {
-    if (swap <= 1) {
-        if (itemsize == 4) memcpy(dst, src, 4);
-        else if (itemsize == 8) memcpy(dst, src, 8);
-        else memcpy(dst, src, (size_t)itemsize);
-        return;
-    }
-    for (int64_t c = 0; c < itemsize; c += swap)
-        for (int b = 0; b < swap; b++) dst[c + b] = src[c + swap - 1 - b];
-}
-
 int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w) {
     if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
         job->task_status[t] = ZH_TASK_SKIPPED;
@@ -550,10 +539,10 @@ void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     const char *base = NULL;
     int rv = m ? chunk_view(job, w, t, coords, mk_ranges, &ctx, &base) : VIEW_MISSING;
     if (rv == VIEW_OK) {
-        for (int64_t i = 0; i < m; i++) put_elem(out + dst[i] * isz, base + offs[i], isz, job->swap);
+        for (int64_t i = 0; i < m; i++) zh_put_elem(out + dst[i] * isz, base + offs[i], isz, job->swap);
         job->task_status[t] = ZH_TASK_DONE;
     } else if (rv == VIEW_MISSING) {
-        for (int64_t i = 0; i < m; i++) put_elem(out + dst[i] * isz, job->fill_native, isz, 0);
+        for (int64_t i = 0; i < m; i++) zh_put_elem(out + dst[i] * isz, job->fill_native, isz, 0);
         job->task_status[t] = ZH_TASK_DONE;
     } else if (rv == VIEW_FALLBACK) {
         job->task_status[t] = ZH_TASK_FALLBACK;
@@ -655,7 +644,7 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
     int64_t isz = job->itemsize;
     const int64_t *bs = job->buf_strides, *ls = job->chunk_lstrides;
     if (nd == 0) {
-        if (src) put_elem(job->buf, src, isz, job->swap);
+        if (src) zh_put_elem(job->buf, src, isz, job->swap);
         else memcpy(job->buf, job->fill_native, (size_t)isz);
         return;
     }
@@ -676,12 +665,12 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
         }
         char *dst = job->buf + dof;
         if (!src) {
-            for (int64_t j = 0; j < n_l; j++) put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
+            for (int64_t j = 0; j < n_l; j++) zh_put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
         } else if (run) {
             memcpy(dst + out_l[0] * isz, src + so + in_l[0] * isz, (size_t)(n_l * isz));
         } else {
             for (int64_t j = 0; j < n_l; j++)
-                put_elem(dst + out_l[j] * bs[last], src + so + in_l[j] * ls[last], isz, job->swap);
+                zh_put_elem(dst + out_l[j] * bs[last], src + so + in_l[j] * ls[last], isz, job->swap);
         }
         for (int d = last - 1; d >= 0; d--) {
             if (++idx[d] < count[d]) break;

@@ -15,7 +15,7 @@ Files: ``_engine_decl.pxi`` declares the C side (csrc/zh_engine.h, zh_select.h, 
 zh_codecs.h, zh_status.h) and the status constants; ``_engine_base.pxi`` holds the small
 helpers and :class:`_EngineBase` (the array's layout and codec chain, job set-up, basic
 reads and writes); :class:`Engine` here adds the selection reads (points, orthogonal,
-masks, and the lean small read).
+masks, and the lean small read) and the point and mask writes.
 """
 import numpy as np
 cimport numpy as cnp
@@ -263,6 +263,113 @@ cdef class Engine(_EngineBase):
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, None, 0)
         with nogil:
             rc = zh_mask_run(&mj, ntasks, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef int _values(self, cnp.ndarray values, int64_t nplaces, str what) except -1:
+        """1 when ``values`` is one value for every place, 0 when one per place."""
+        if not cnp.PyArray_IS_C_CONTIGUOUS(values) or cnp.PyArray_ITEMSIZE(values) != self.itemsize:
+            raise ValueError(f"engine: {what}: values must be C-contiguous of the array's itemsize")
+        if cnp.PyArray_SIZE(values) == 1:
+            return 1
+        if cnp.PyArray_SIZE(values) != nplaces:
+            raise ValueError(f"engine: {what}: expected {nplaces} values or one")
+        return 0
+
+    def write_mask(self, cnp.ndarray values not None, shape, cnp.ndarray rank not None,
+                   cnp.ndarray bits not None, *, str path_prefix, int64_t root_len,
+                   int key_kind=0, str sep="/", bint write_empty_chunks=False,
+                   bint durable=False, int nthreads=1):
+        """Set the elements a mask selects (C order) to ``values`` (one per selected
+        element, or one for all; C-contiguous, native byte order), one task per chunk of
+        the grid: each chunk holding any read (unless wholly selected), merged, encoded
+        and written atomically under ``path_prefix``, or erased when all fill (unless
+        ``write_empty_chunks``); chunks holding none are not touched. ``rank`` and
+        ``bits`` from :meth:`mask_ranks`. Returns ``(task_status, err_task, err_code,
+        err_msg)``; FALLBACK tasks wrote nothing."""
+        cdef int64_t shp[64]
+        cdef int64_t grid[64]
+        cdef int64_t rows
+        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int nd = self.ndim, d
+        cdef int64_t ntasks = 1
+        for d in range(nd):
+            ntasks *= grid[d]
+        cdef int64_t nseg = grid[nd - 1]
+        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
+                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
+                or bits.dtype != np.uint64
+                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
+                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
+            raise ValueError("engine: write_mask: rank or bits do not fit the array")
+        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
+        cdef int64_t nplaces = rp[ZH_MASK_RANKS(rows, nseg) - 1]
+        cdef int scalar = self._values(values, nplaces, "write_mask")
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_mask_t mj
+        cdef list keep = []
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, [shp[d] for d in range(nd)], path_prefix, root_len,
+                           key_kind, sep, write_empty_chunks, durable)
+        memset(&mj, 0, sizeof(mj))
+        mj.job = &job
+        mj.bits = <const uint64_t *> cnp.PyArray_DATA(bits)
+        mj.shape = shp
+        mj.grid = grid
+        mj.rank = rp
+        mj.out = <char *> cnp.PyArray_DATA(values)
+        mj.out_size = nplaces
+        mj.scalar = scalar
+        with nogil:
+            rc = zh_mask_write_run(&mj, ntasks, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write_points(self, cnp.ndarray values not None, chunk_coords, offsets, in_chunk,
+                     out_index, array_shape, *, str path_prefix, int64_t root_len,
+                     int key_kind=0, str sep="/", bint write_empty_chunks=False,
+                     bint durable=False, int nthreads=1):
+        """Set scattered elements (a PointProjection) from ``values`` (one per point in
+        result order, or one for all; C-contiguous, native byte order): chunk ``k``'s
+        points ``offsets[k]:offsets[k+1]``, point ``i`` element ``in_chunk[i]`` of its
+        chunk set to ``values[out_index[i]]`` in point order (a repeated point keeps its
+        last value). Each chunk read once, merged, encoded and written atomically under
+        ``path_prefix``, or erased when all fill (unless ``write_empty_chunks``).
+        Returns ``(task_status, err_task, err_code, err_msg)``; FALLBACK tasks wrote
+        nothing."""
+        cdef int nd = self.ndim
+        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
+        cdef Py_ssize_t nchunks = cc.shape[0]
+        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
+        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
+        cdef Py_ssize_t npoints = inc.shape[0]
+        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
+        cdef int scalar = self._values(values, npoints, "write_points")
+        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_points_t pj
+        cdef list keep = []
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
+        memset(&pj, 0, sizeof(pj))
+        pj.job = &job
+        pj.nchunks = nchunks
+        pj.npoints = npoints
+        pj.chunk_coords = _p(cc)
+        pj.offsets = _p(offs)
+        pj.in_chunk = _p(inc)
+        pj.out_index = _p(oi)
+        pj.out = <char *> cnp.PyArray_DATA(values)
+        pj.out_size = npoints
+        pj.scalar = scalar
+        with nogil:
+            rc = zh_points_write_run(&pj, nthreads)
         del keep
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
