@@ -282,7 +282,8 @@ static void mask_write_task(void *arg, int64_t t) {
     if (k == 0)
         job->task_status[t] = ZH_TASK_DONE;
     else
-        zh_sel_scatter(job, w, t, coords, offs, dst, k, mj->out, mj->scalar, covered);
+        zh_sel_scatter(job, w, t, coords, offs, dst, job->itemsize, k, mj->out, mj->scalar,
+                       covered);
     free(offs);
     free(dst);
 }

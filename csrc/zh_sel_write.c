@@ -1,4 +1,4 @@
-/* Selection writes of the native engine: point (coordinate) and mask writes, one task
+/* Selection writes of the native engine: point (coordinate), orthogonal and mask writes, one task
  * per touched chunk, each chunk read once, merged, encoded and written atomically on
  * the engine's pool with the GIL released by the caller.  The mask write finds its
  * chunk's elements with zh_mask.c's pass (zh_mask_write_run); both end in
@@ -18,8 +18,8 @@
 #include "zh_select.h"
 
 void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
-                    const int64_t *offs, const int64_t *src, int64_t m, const char *values,
-                    int scalar, int covered) {
+                    const int64_t *offs, const int64_t *src, int64_t src_scale, int64_t m,
+                    const char *values, int scalar, int covered) {
     char path[ZH_PATH_MAX], msg[ZH_ERRLEN];
     msg[0] = 0;
     if (zh_chunk_path(job, coords, path, sizeof(path)) < 0) {
@@ -54,7 +54,8 @@ void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
             for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], values, isz, swap);
         }
     } else {
-        for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], values + src[i] * isz, isz, swap);
+        for (int64_t i = 0; i < m; i++)
+            zh_put_elem(chunk + offs[i], values + src[i] * src_scale, isz, swap);
     }
     if (!job->write_empty_chunks &&
         zh_is_fill(chunk, job->decoded_size, job->fill_stored, isz)) {
@@ -122,11 +123,92 @@ static void point_write_task(void *arg, int64_t k) {
         }
         offs[i] = off;
     }
-    zh_sel_scatter(job, w, k, pj->chunk_coords + k * nd, offs, pj->out_index + p0, m, pj->out,
-                   pj->scalar, 0);
+    zh_sel_scatter(job, w, k, pj->chunk_coords + k * nd, offs, pj->out_index + p0,
+                   job->itemsize, m, pj->out, pj->scalar, 0);
     free(offs);
 }
 
 int zh_points_write_run(zh_points_t *pj, int nthreads) {
     return zh_job_run(pj->job, point_write_task, pj, pj->nchunks, nthreads);
+}
+
+/* Chunk t of an orthogonal write: the product of its index lists (each checked inside
+ * the chunk and the value's extent), in C order (a repeated index keeps the last value,
+ * as numpy's assignment), each element's offset in the chunk and in the value (the
+ * job's buffer: any strides, 0 for broadcast dimensions), then zh_sel_scatter. */
+static void ortho_write_task(void *arg, int64_t t) {
+    zh_ortho_t *oj = (zh_ortho_t *)arg;
+    zh_job_t *job = oj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, t, &w)) return;
+    int nd = job->ndim;
+    int64_t piece[ZH_MAX_DIMS], coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
+    zh_task_pieces(job, t, piece);
+    int64_t m = 1;
+    for (int d = 0; d < nd; d++) {
+        int64_t k = piece[d];
+        coords[d] = job->p_chunk[k];
+        start[d] = oj->q_start[k];
+        count[d] = oj->q_count[k];
+        if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > oj->nq) {
+            zh_fail(job, t, ZH_ERR_BOUNDS, "index lists out of range");
+            return;
+        }
+        for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
+            if (oj->q_in[j] < 0 || oj->q_in[j] >= job->chunk_shape[d]) {
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index lies outside its chunk");
+                return;
+            }
+            if (oj->q_out[j] < 0 || oj->q_out[j] >= oj->full_shape[d]) {
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the value is out of range");
+                return;
+            }
+        }
+        m *= count[d];
+    }
+    if (m == 0) {
+        job->task_status[t] = ZH_TASK_DONE;
+        return;
+    }
+    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)m * 2);
+    if (!offs) {
+        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
+        return;
+    }
+    int64_t *src = offs + m, idx[ZH_MAX_DIMS] = {0}, covered = 1;
+    for (int d = 0; d < nd; d++)
+        if (count[d] != job->chunk_shape[d]) covered = 0;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t o = 0, v = 0;
+        for (int d = 0; d < nd; d++) {
+            o += oj->q_in[start[d] + idx[d]] * job->chunk_lstrides[d];
+            v += oj->q_out[start[d] + idx[d]] * job->buf_strides[d];
+        }
+        offs[i] = o;
+        src[i] = v;
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < count[d]) break;
+            idx[d] = 0;
+        }
+    }
+    if (covered) { /* every index of the chunk, once each: nothing to merge */
+        for (int d = 0; d < nd && covered; d++) {
+            uint8_t seen[4096];
+            if (count[d] > (int64_t)sizeof(seen)) {
+                covered = 0;
+                break;
+            }
+            memset(seen, 0, (size_t)count[d]);
+            for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
+                if (seen[oj->q_in[j]]) covered = 0;
+                seen[oj->q_in[j]] = 1;
+            }
+        }
+    }
+    zh_sel_scatter(job, w, t, coords, offs, src, 1, m, job->buf, 0, (int)covered);
+    free(offs);
+}
+
+int zh_ortho_write_run(zh_ortho_t *oj, int nthreads) {
+    return zh_job_run(oj->job, ortho_write_task, oj, zh_job_ntasks(oj->job), nthreads);
 }

@@ -115,6 +115,11 @@ int zh_points_run(zh_points_t *pj, int nthreads);
  * write_empty_chunks (the job's write target).  Returns as zh_points_run. */
 int zh_points_write_run(zh_points_t *pj, int nthreads);
 int zh_ortho_run(zh_ortho_t *oj, int nthreads);
+/* The orthogonal write (csrc/zh_sel_write.c): the job's buffer is the value (full
+ * shape, any strides), q_out places along its dimensions; each touched chunk read
+ * (unless every element is set), merged, encoded, written atomically or erased as in
+ * zh_points_write_run. */
+int zh_ortho_write_run(zh_ortho_t *oj, int nthreads);
 
 /* ---- shared with csrc/zh_mask.c (mask reads) and csrc/zh_sel_write.c ---- */
 
@@ -142,14 +147,15 @@ void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
 
 /* Task t's chunk at coords after a selection write (csrc/zh_sel_write.c): the stored
  * chunk is read and decoded (not when covered: every element is set here), element i
- * at byte offset offs[i] set to values[src[i]] (values[0] when scalar; native order,
- * swapped to the stored order) in order, then the chunk encoded and written atomically
- * (temporary file, rename), or erased when it equals the fill value and the job does
- * not write empty chunks.  Offsets and value places are the caller's checked ones.
- * Sets the task's status: done, fallback (a chunk the Python codecs must decode or
- * encode; nothing written), or failed with the job's error. */
+ * at byte offset offs[i] set to the value at byte src[i] * src_scale of values (the
+ * first value for all when scalar; native order, swapped to the stored order) in order,
+ * then the chunk encoded and written atomically (temporary file, rename), or erased
+ * when it equals the fill value and the job does not write empty chunks.  Offsets and
+ * value places are the caller's checked ones.  Sets the task's status: done, fallback
+ * (a chunk the Python codecs must decode or encode; nothing written), or failed with
+ * the job's error. */
 void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
-                    const int64_t *offs, const int64_t *src, int64_t m, const char *values,
-                    int scalar, int covered);
+                    const int64_t *offs, const int64_t *src, int64_t src_scale, int64_t m,
+                    const char *values, int scalar, int covered);
 
 #endif

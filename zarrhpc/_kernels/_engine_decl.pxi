@@ -115,6 +115,7 @@ cdef extern from "zh_select.h":
     int zh_points_run(zh_points_t *pj, int nthreads) nogil
     int zh_points_write_run(zh_points_t *pj, int nthreads) nogil
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+    int zh_ortho_write_run(zh_ortho_t *oj, int nthreads) nogil
 
 cdef extern from "zh_mask.h":
     int64_t ZH_MASK_RANKS(int64_t rows, int64_t nseg) nogil

@@ -15,7 +15,7 @@ Files: ``_engine_decl.pxi`` declares the C side (csrc/zh_engine.h, zh_select.h, 
 zh_codecs.h, zh_status.h) and the status constants; ``_engine_base.pxi`` holds the small
 helpers and :class:`_EngineBase` (the array's layout and codec chain, job set-up, basic
 reads and writes); :class:`Engine` here adds the selection reads (points, orthogonal,
-masks, and the lean small read) and the point and mask writes.
+masks, and the lean small read) and the point, orthogonal and mask writes.
 """
 import numpy as np
 cimport numpy as cnp
@@ -116,22 +116,67 @@ cdef class Engine(_EngineBase):
         """
         if not cnp.PyArray_ISWRITEABLE(full):
             raise ValueError("engine: the result buffer is read-only")
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        cdef Py_ssize_t ntasks
+        arrays = self._ortho_job(&job, &oj, full, tables, "read_orthogonal", &ntasks)
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, ntasks)
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads)
+        del keep, keep_r, arrays
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write_orthogonal(self, cnp.ndarray value not None, tuple tables, array_shape, *,
+                         str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
+                         bint write_empty_chunks=False, bint durable=False, int nthreads=1):
+        """Store ``value`` (the selection's values with integer-indexed dimensions kept
+        as length 1, any strides, 0 for broadcast dimensions) at an orthogonal selection:
+        ``tables`` as for :meth:`read_orthogonal`, ``out`` placing along ``value``'s
+        dimensions. Each touched chunk read (unless every element is set), merged,
+        encoded and written atomically under ``path_prefix``, or erased when all fill
+        (unless ``write_empty_chunks``). Returns ``(task_status, err_task, err_code,
+        err_msg)``; FALLBACK tasks wrote nothing."""
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        cdef Py_ssize_t ntasks
+        cdef list keep = []
+        arrays = self._ortho_job(&job, &oj, value, tables, "write_orthogonal", &ntasks)
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
+        with nogil:
+            rc = zh_ortho_write_run(&oj, nthreads)
+        del keep, arrays
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef list _ortho_job(self, zh_job_t *job, zh_ortho_t *oj, cnp.ndarray full, tuple tables,
+                         str what, Py_ssize_t *ntasks_out):
+        """Set ``job`` and ``oj`` up for the orthogonal ``tables`` over ``full`` (see
+        :meth:`read_orthogonal`); returns the arrays they point into."""
         cdef int nd = self.ndim, d
         if cnp.PyArray_NDIM(full) != nd or len(tables) != 5:
-            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions and 5 tables")
+            raise ValueError(f"engine: {what}: expected {nd} dimensions and 5 tables")
         if cnp.PyArray_ITEMSIZE(full) != self.itemsize:
-            raise ValueError("engine: read_orthogonal: the result has the wrong itemsize")
+            raise ValueError(f"engine: {what}: the buffer has the wrong itemsize")
         nchunks_t, chunks_t, offsets_t, in_t, out_t = tables
         cdef cnp.ndarray nch = _i64(nchunks_t, nd, "nchunks")
         if (nch < 0).any():
-            raise ValueError("engine: read_orthogonal: negative chunk count")
+            raise ValueError(f"engine: {what}: negative chunk count")
         cdef Py_ssize_t npc = int(nch.sum()) if nd else 0
         cdef cnp.ndarray chunks = _i64(chunks_t, npc, "chunks")
         cdef cnp.ndarray offs = _i64(offsets_t, npc + nd, "offsets")
         in_a = np.ascontiguousarray(in_t, dtype=np.int64)
         cdef Py_ssize_t nq = in_a.shape[0] if in_a.ndim == 1 else -1
         if nq < 0:
-            raise ValueError("engine: read_orthogonal: in_chunk must be one-dimensional")
+            raise ValueError(f"engine: {what}: in_chunk must be one-dimensional")
         starts, counts, piece_off = [], [], []
         cdef Py_ssize_t ntasks = 1, base = 0
         for d in range(nd):
@@ -147,34 +192,22 @@ cdef class Engine(_EngineBase):
                   _i64(in_a, nq, "in_chunk"), _i64(out_t, nq, "out"),
                   _i64([full.shape[d] for d in range(nd)], nd, "full_shape"),
                   _i64([full.strides[d] for d in range(nd)], nd, "strides")]
-        base = nq
-        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
-        cdef zh_job_t job
-        cdef zh_ortho_t oj
-        cdef int rc
-        self._fill_common(&job)
-        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._fill_common(job)
         job.npieces = _p(arrays[0])
         job.piece_off = _p(arrays[1])
         job.p_chunk = _p(arrays[2])
         job.buf = <char *> cnp.PyArray_DATA(full)
         job.buf_strides = _p(arrays[8])
-        memset(&oj, 0, sizeof(oj))
-        oj.job = &job
+        memset(oj, 0, sizeof(zh_ortho_t))
+        oj.job = job
         oj.q_start = _p(arrays[3])
         oj.q_count = _p(arrays[4])
         oj.q_in = _p(arrays[5])
         oj.q_out = _p(arrays[6])
-        oj.nq = base
+        oj.nq = nq
         oj.full_shape = _p(arrays[7])
-        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
-        keep_r = None
-        if ranges is not None and path_prefix is not None:
-            keep_r = self._ranged(&job, ranges, ntasks)
-        with nogil:
-            rc = zh_ortho_run(&oj, nthreads)
-        del keep, keep_r
-        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+        ntasks_out[0] = ntasks
+        return arrays
 
     cdef int64_t _mask_grid(self, shape, int64_t *shp, int64_t *grid, int64_t *rows) except -1:
         """The array's extents and grid; returns the words per row segment."""

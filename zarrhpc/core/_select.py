@@ -17,9 +17,10 @@ PointProjection: arrays only). Here every touched chunk is located once:
   stored, or erased when it equals the fill value unless ``write_empty_chunks``; a shard
   is rebuilt once with all its touched inner chunks (core/_shard.py's shard writer).
   Points keep selection order within a chunk, so repeated coordinates end with the last
-  value, as numpy's assignment does. On a directory store (plain arrays) point and mask
-  writes are the engine's (``write_points``, ``write_mask``: csrc/zh_sel_write.c), one
-  task per chunk without the GIL; the mask write never builds per-point arrays.
+  value, as numpy's assignment does. On a directory store (plain arrays) point,
+  orthogonal and mask writes are the engine's (``write_points``, ``write_orthogonal``,
+  ``write_mask``: csrc/zh_sel_write.c), one task per chunk without the GIL; the mask
+  write never builds per-point arrays.
 
 The native engine seam: when the prepared engine has ``read_points`` /
 ``read_orthogonal`` (the native engineer's kernels), :func:`_native_points` /
@@ -243,6 +244,11 @@ def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
     engine = _native_engine(prep)
     if engine is None or not hasattr(engine, "read_orthogonal"):
         return None
+    return _engine_call(prep, engine.read_orthogonal, coords, full, _ortho_tables(proj))
+
+
+def _ortho_tables(proj) -> tuple:
+    """The engine's orthogonal tables of ``proj`` (see `_native_orthogonal`)."""
     dims = proj.dims
     base = np.cumsum([0] + [d.count for d in dims[:-1]]).astype(np.int64)
 
@@ -251,14 +257,13 @@ def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
             return np.zeros(0, np.int64)
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
 
-    tables = (
+    return (
         np.array([len(d.chunks) for d in dims], dtype=np.int64),
         cat([d.chunks for d in dims]),
         cat([d.offsets + b for d, b in zip(dims, base)]),
         cat([d.in_chunk for d in dims]),
         cat([d.out for d in dims]),
     )
-    return _engine_call(prep, engine.read_orthogonal, coords, full, tables)
 
 
 # ------------------------------------------------------------------ reads
@@ -423,15 +428,23 @@ def write_orthogonal(prep, proj, value: np.ndarray) -> None:
     if proj.ntasks == 0 or value.size == 0:
         return
     coords = proj.task_coords()
+    tasks = np.arange(len(coords))
+    if prep.ndim and value.dtype == prep.dtype:
+        status = _native_write(prep, "write_orthogonal", value, _ortho_tables(proj),
+                               prep.shape, key=lambda t: prep.chunk_key(tuple(coords[t])))
+        if status is not None:
+            tasks = np.flatnonzero(status == FALLBACK)
+            if len(tasks) == 0:
+                return
 
-    def apply(t, chunk):
-        cidx, oidx = proj.task_parts(t)
+    def apply(i, chunk):
+        cidx, oidx = proj.task_parts(int(tasks[i]))
         if not cidx:
             chunk[...] = value
             return
         chunk[np.ix_(*cidx)] = value[np.ix_(*oidx)]
 
-    _update_chunks(prep, coords, apply)
+    _update_chunks(prep, coords[tasks], apply)
 
 
 def write_points(prep, proj, flat_value: np.ndarray, tasks=None) -> None:
