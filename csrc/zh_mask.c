@@ -248,8 +248,10 @@ static int mask_find(zh_mask_t *mj, int64_t t, int64_t *coords, int64_t **offs_o
     return 0;
 }
 
-static void mask_task(void *arg, int64_t t) {
-    zh_mask_t *mj = (zh_mask_t *)arg;
+/* A mask task: its chunk's selected elements gathered into the result (read) or set
+ * from the values (write: mj->out, one value for all when mj->scalar, through
+ * csrc/zh_sel_write.c); a chunk with none is not touched. */
+static void mask_any(zh_mask_t *mj, int64_t t, int write) {
     zh_job_t *job = mj->job;
     zh_wctx *w;
     if (!zh_sel_begin(job, t, &w)) return;
@@ -258,34 +260,20 @@ static void mask_task(void *arg, int64_t t) {
     if (mask_find(mj, t, coords, &offs, &dst, &k, &covered) != 0) return;
     if (k == 0)
         job->task_status[t] = ZH_TASK_DONE;
+    else if (write)
+        zh_sel_scatter(job, w, t, coords, offs, dst, job->itemsize, k, mj->out, mj->scalar,
+                       covered);
     else
         zh_sel_gather(job, w, t, coords, offs, dst, k, mj->out);
     free(offs);
     free(dst);
 }
 
+static void mask_task(void *arg, int64_t t) { mask_any((zh_mask_t *)arg, t, 0); }
+static void mask_write_task(void *arg, int64_t t) { mask_any((zh_mask_t *)arg, t, 1); }
+
 int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {
     return zh_job_run(mj->job, mask_task, mj, ntasks, nthreads);
-}
-
-/* A mask write's task: the chunk's selected elements set from the values (mj->out; one
- * value for all when mj->scalar) through csrc/zh_sel_write.c; a chunk with none is not
- * touched. */
-static void mask_write_task(void *arg, int64_t t) {
-    zh_mask_t *mj = (zh_mask_t *)arg;
-    zh_job_t *job = mj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, t, &w)) return;
-    int64_t coords[ZH_MAX_DIMS], *offs, *dst, k;
-    int covered;
-    if (mask_find(mj, t, coords, &offs, &dst, &k, &covered) != 0) return;
-    if (k == 0)
-        job->task_status[t] = ZH_TASK_DONE;
-    else
-        zh_sel_scatter(job, w, t, coords, offs, dst, job->itemsize, k, mj->out, mj->scalar,
-                       covered);
-    free(offs);
-    free(dst);
 }
 
 int zh_mask_write_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {

@@ -81,50 +81,21 @@ void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     job->task_status[t] = ZH_TASK_DONE;
 }
 
-/* Chunk k of a point write: its points' offsets (each checked inside the chunk, its
- * value's place inside the values), then zh_sel_scatter in point order. */
+/* Chunk k of a point write: its points' offsets (checked by zh_point_offsets), then
+ * zh_sel_scatter in point order. */
 static void point_write_task(void *arg, int64_t k) {
     zh_points_t *pj = (zh_points_t *)arg;
     zh_job_t *job = pj->job;
     zh_wctx *w;
     if (!zh_sel_begin(job, k, &w)) return;
-    int nd = job->ndim;
-    int64_t p0 = pj->offsets[k], p1 = pj->offsets[k + 1];
-    if (p0 < 0 || p1 < p0 || p1 > pj->npoints) {
-        zh_fail(job, k, ZH_ERR_BOUNDS, "point offsets out of range");
-        return;
-    }
-    int64_t m = p1 - p0;
-    if (m == 0) {
+    int64_t m;
+    int64_t *offs = zh_point_offsets(pj, k, &m);
+    if (!offs) return;
+    if (m == 0)
         job->task_status[k] = ZH_TASK_DONE;
-        return;
-    }
-    int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)m);
-    if (!offs) {
-        zh_fail(job, k, ZH_ERR_NOMEM, "out of memory");
-        return;
-    }
-    for (int64_t i = 0; i < m; i++) {
-        const int64_t *c = pj->in_chunk + (p0 + i) * nd;
-        int64_t off = 0;
-        for (int d = 0; d < nd; d++) {
-            if (c[d] < 0 || c[d] >= job->chunk_shape[d]) {
-                zh_fail(job, k, ZH_ERR_BOUNDS, "a point lies outside its chunk");
-                free(offs);
-                return;
-            }
-            off += c[d] * job->chunk_lstrides[d];
-        }
-        int64_t o = pj->out_index[p0 + i];
-        if (o < 0 || o >= pj->out_size) {
-            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's value is out of range");
-            free(offs);
-            return;
-        }
-        offs[i] = off;
-    }
-    zh_sel_scatter(job, w, k, pj->chunk_coords + k * nd, offs, pj->out_index + p0,
-                   job->itemsize, m, pj->out, pj->scalar, 0);
+    else
+        zh_sel_scatter(job, w, k, pj->chunk_coords + k * job->ndim, offs,
+                       pj->out_index + pj->offsets[k], job->itemsize, m, pj->out, pj->scalar, 0);
     free(offs);
 }
 
@@ -132,8 +103,8 @@ int zh_points_write_run(zh_points_t *pj, int nthreads) {
     return zh_job_run(pj->job, point_write_task, pj, pj->nchunks, nthreads);
 }
 
-/* Chunk t of an orthogonal write: the product of its index lists (each checked inside
- * the chunk and the value's extent), in C order (a repeated index keeps the last value,
+/* Chunk t of an orthogonal write: the product of its index lists (checked by
+ * zh_ortho_lists), in C order (a repeated index keeps the last value,
  * as numpy's assignment), each element's offset in the chunk and in the value (the
  * job's buffer: any strides, 0 for broadcast dimensions), then zh_sel_scatter. */
 static void ortho_write_task(void *arg, int64_t t) {
@@ -142,30 +113,8 @@ static void ortho_write_task(void *arg, int64_t t) {
     zh_wctx *w;
     if (!zh_sel_begin(job, t, &w)) return;
     int nd = job->ndim;
-    int64_t piece[ZH_MAX_DIMS], coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
-    zh_task_pieces(job, t, piece);
-    int64_t m = 1;
-    for (int d = 0; d < nd; d++) {
-        int64_t k = piece[d];
-        coords[d] = job->p_chunk[k];
-        start[d] = oj->q_start[k];
-        count[d] = oj->q_count[k];
-        if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > oj->nq) {
-            zh_fail(job, t, ZH_ERR_BOUNDS, "index lists out of range");
-            return;
-        }
-        for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
-            if (oj->q_in[j] < 0 || oj->q_in[j] >= job->chunk_shape[d]) {
-                zh_fail(job, t, ZH_ERR_BOUNDS, "an index lies outside its chunk");
-                return;
-            }
-            if (oj->q_out[j] < 0 || oj->q_out[j] >= oj->full_shape[d]) {
-                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the value is out of range");
-                return;
-            }
-        }
-        m *= count[d];
-    }
+    int64_t coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS], m;
+    if (zh_ortho_lists(oj, t, coords, start, count, &m) != 0) return;
     if (m == 0) {
         job->task_status[t] = ZH_TASK_DONE;
         return;

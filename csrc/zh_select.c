@@ -549,22 +549,19 @@ void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     }
 }
 
-static void point_task(void *arg, int64_t k) {
-    zh_points_t *pj = (zh_points_t *)arg;
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
     zh_job_t *job = pj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, k, &w)) return;
     int nd = job->ndim;
     int64_t p0 = pj->offsets[k], p1 = pj->offsets[k + 1];
     if (p0 < 0 || p1 < p0 || p1 > pj->npoints) {
         zh_fail(job, k, ZH_ERR_BOUNDS, "point offsets out of range");
-        return;
+        return NULL;
     }
     int64_t m = p1 - p0;
     int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
     if (!offs) {
         zh_fail(job, k, ZH_ERR_NOMEM, "out of memory");
-        return;
+        return NULL;
     }
     for (int64_t i = 0; i < m; i++) {
         const int64_t *c = pj->in_chunk + (p0 + i) * nd;
@@ -573,19 +570,32 @@ static void point_task(void *arg, int64_t k) {
             if (c[d] < 0 || c[d] >= job->chunk_shape[d]) {
                 zh_fail(job, k, ZH_ERR_BOUNDS, "a point lies outside its chunk");
                 free(offs);
-                return;
+                return NULL;
             }
             off += c[d] * job->chunk_lstrides[d];
         }
         int64_t o = pj->out_index[p0 + i];
         if (o < 0 || o >= pj->out_size) {
-            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the result is out of range");
+            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the buffer is out of range");
             free(offs);
-            return;
+            return NULL;
         }
         offs[i] = off;
     }
-    zh_sel_gather(job, w, k, pj->chunk_coords + k * nd, offs, pj->out_index + p0, m, pj->out);
+    *m_out = m;
+    return offs;
+}
+
+static void point_task(void *arg, int64_t k) {
+    zh_points_t *pj = (zh_points_t *)arg;
+    zh_job_t *job = pj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, k, &w)) return;
+    int64_t m;
+    int64_t *offs = zh_point_offsets(pj, k, &m);
+    if (!offs) return;
+    zh_sel_gather(job, w, k, pj->chunk_coords + k * job->ndim, offs,
+                  pj->out_index + pj->offsets[k], m, pj->out);
     free(offs);
 }
 
@@ -679,15 +689,13 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
     }
 }
 
-static void ortho_task(void *arg, int64_t t) {
-    zh_ortho_t *oj = (zh_ortho_t *)arg;
+int zh_ortho_lists(zh_ortho_t *oj, int64_t t, int64_t *coords, int64_t *start,
+                   int64_t *count, int64_t *nelem) {
     zh_job_t *job = oj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, t, &w)) return;
     int nd = job->ndim;
-    int64_t piece[ZH_MAX_DIMS], coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
+    int64_t piece[ZH_MAX_DIMS];
     zh_task_pieces(job, t, piece);
-    int64_t nelem = 1;
+    *nelem = 1;
     for (int d = 0; d < nd; d++) {
         int64_t k = piece[d];
         coords[d] = job->p_chunk[k];
@@ -695,20 +703,30 @@ static void ortho_task(void *arg, int64_t t) {
         count[d] = oj->q_count[k];
         if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > oj->nq) {
             zh_fail(job, t, ZH_ERR_BOUNDS, "index lists out of range");
-            return;
+            return -1;
         }
         for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
             if (oj->q_in[j] < 0 || oj->q_in[j] >= job->chunk_shape[d]) {
                 zh_fail(job, t, ZH_ERR_BOUNDS, "an index lies outside its chunk");
-                return;
+                return -1;
             }
             if (oj->q_out[j] < 0 || oj->q_out[j] >= oj->full_shape[d]) {
-                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the result is out of range");
-                return;
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the buffer is out of range");
+                return -1;
             }
         }
-        nelem *= count[d];
+        *nelem *= count[d];
     }
+    return 0;
+}
+
+static void ortho_task(void *arg, int64_t t) {
+    zh_ortho_t *oj = (zh_ortho_t *)arg;
+    zh_job_t *job = oj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, t, &w)) return;
+    int64_t coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS], nelem;
+    if (zh_ortho_lists(oj, t, coords, start, count, &nelem) != 0) return;
     if (nelem == 0) {
         job->task_status[t] = ZH_TASK_DONE;
         return;

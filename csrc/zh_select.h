@@ -145,6 +145,16 @@ int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w);
 void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                    const int64_t *offs, const int64_t *dst, int64_t m, char *out);
 
+/* Task k of a point job: its points' byte offsets in the decoded chunk (malloc'ed, the
+ * caller frees; *m of them), each point checked inside its chunk and its place
+ * (out_index) inside out_size; NULL when the task failed (done here). */
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m);
+/* Task t of an orthogonal job: its chunk's coords, and per dimension where its index
+ * list starts in q_in/q_out and its length, each index checked inside the chunk and
+ * its place inside full_shape; *nelem the product.  0, or -1 when the task failed. */
+int zh_ortho_lists(zh_ortho_t *oj, int64_t t, int64_t *coords, int64_t *start,
+                   int64_t *count, int64_t *nelem);
+
 /* Task t's chunk at coords after a selection write (csrc/zh_sel_write.c): the stored
  * chunk is read and decoded (not when covered: every element is set here), element i
  * at byte offset offs[i] set to the value at byte src[i] * src_scale of values (the

@@ -225,6 +225,25 @@ cdef class Engine(_EngineBase):
                 rows[0] *= shp[d]
         return (cs[nd - 1] + 63) // 64
 
+    cdef int64_t _mask_checked(self, shape, cnp.ndarray rank, cnp.ndarray bits, int64_t *shp,
+                               int64_t *grid, int64_t *ntasks, str what) except -1:
+        """The extents, grid and task count of a mask job, ``rank`` and ``bits`` checked
+        against them; returns the selected elements (the last rank)."""
+        cdef int64_t rows
+        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int nd = self.ndim, d
+        ntasks[0] = 1
+        for d in range(nd):
+            ntasks[0] *= grid[d]
+        cdef int64_t nseg = grid[nd - 1]
+        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
+                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
+                or bits.dtype != np.uint64
+                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
+                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
+            raise ValueError(f"engine: {what}: rank or bits do not fit the array")
+        return (<const int64_t *> cnp.PyArray_DATA(rank))[ZH_MASK_RANKS(rows, nseg) - 1]
+
     def mask_ranks(self, mask, shape, int nthreads=1):
         """``(rank, bits)`` of a full-shape boolean ``mask`` (C-contiguous, one byte per
         element): per row segment the result index of its first selected element, as a
@@ -260,24 +279,14 @@ cdef class Engine(_EngineBase):
         Returns ``(task_status, err_task, err_code, err_msg)``."""
         cdef int64_t shp[64]
         cdef int64_t grid[64]
-        cdef int64_t rows
-        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
-        cdef int nd = self.ndim, d
-        cdef int64_t ntasks = 1
-        for d in range(nd):
-            ntasks *= grid[d]
-        cdef int64_t nseg = grid[nd - 1]
-        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
-                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
-                or bits.dtype != np.uint64
-                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
-                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
-            raise ValueError("engine: read_mask: rank or bits do not fit the array")
+        cdef int64_t ntasks
+        cdef int64_t nplaces = self._mask_checked(shape, rank, bits, shp, grid, &ntasks,
+                                                  "read_mask")
+        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
         if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
             raise ValueError("engine: read_mask: out must be writable and C-contiguous")
-        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
         if (cnp.PyArray_ITEMSIZE(out) != self.itemsize
-                or cnp.PyArray_SIZE(out) != rp[ZH_MASK_RANKS(rows, nseg) - 1]):
+                or cnp.PyArray_SIZE(out) != nplaces):
             raise ValueError("engine: read_mask: out does not fit the selection")
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         cdef zh_job_t job
@@ -322,21 +331,11 @@ cdef class Engine(_EngineBase):
         err_msg)``; FALLBACK tasks wrote nothing."""
         cdef int64_t shp[64]
         cdef int64_t grid[64]
-        cdef int64_t rows
-        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int64_t ntasks
         cdef int nd = self.ndim, d
-        cdef int64_t ntasks = 1
-        for d in range(nd):
-            ntasks *= grid[d]
-        cdef int64_t nseg = grid[nd - 1]
-        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
-                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
-                or bits.dtype != np.uint64
-                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
-                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
-            raise ValueError("engine: write_mask: rank or bits do not fit the array")
+        cdef int64_t nplaces = self._mask_checked(shape, rank, bits, shp, grid, &ntasks,
+                                                  "write_mask")
         cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
-        cdef int64_t nplaces = rp[ZH_MASK_RANKS(rows, nseg) - 1]
         cdef int scalar = self._values(values, nplaces, "write_mask")
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         cdef zh_job_t job

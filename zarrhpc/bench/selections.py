@@ -76,13 +76,7 @@ def _time_write_rounds(r, workload, codec, op, handles, kind, sel, value, want) 
             live[name] = (lambda p=peer, h=h: p.select_write(h, kind, sel, value))
         except Unavailable as exc:
             notes[name] = str(exc)
-    names = list(live)
-    for i in range(r.repeat):
-        order = names[i % len(names):] + names[:i % len(names)] if names else []
-        for name in order:
-            t0 = time.perf_counter()
-            live[name]()
-            samples[name].append((time.perf_counter() - t0) * 1e3)
+    _rounds(r, live, samples)
     for name in handles:
         r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
 
@@ -106,6 +100,13 @@ def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
             live[name] = call
         except Unavailable as exc:
             notes[name] = str(exc)
+    _rounds(r, live, samples)
+    for name in calls:
+        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
+
+
+def _rounds(r, live: dict, samples: dict) -> None:
+    """Every call once per round, ``r.repeat`` rounds, the order turning (ms per call)."""
     names = list(live)
     for i in range(r.repeat):
         order = names[i % len(names):] + names[:i % len(names)] if names else []
@@ -113,8 +114,6 @@ def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
             t0 = time.perf_counter()
             live[name]()
             samples[name].append((time.perf_counter() - t0) * 1e3)
-    for name in calls:
-        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
 
 
 def run_selections(r, sizes, codecs, workloads) -> None:
