@@ -56,7 +56,11 @@
  *   ~4 %: shifts for power-of-two blocks (chunk_view).
  * - W8 none / blosc: no new idea that measured faster (mmap of chunk files: faults cost
  *   as much as the copy on this VM, and a file truncated by another program would
- *   raise SIGBUS in the engine). */
+ *   raise SIGBUS in the engine).
+ *
+ * Wave 10: the selection writes (point, orthogonal, mask) are the engine's too
+ * (csrc/zh_sel_write.c, figures there).  W8 / W11 reads: nothing new tried; the floors
+ * above stand (the copy of the chunks' bytes and LZ4 of the wanted blocks). */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zarrhpc
+from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core import _select
 from zarrhpc.errors import CorruptChunkError
 
@@ -341,3 +342,57 @@ def test_orthogonal_write_with_an_integer_and_zarr_python_reads(tmp_path):
     ref[:, 1:3, 30:] = 4
     np.testing.assert_array_equal(a[...], ref)
     np.testing.assert_array_equal(zarr.open_array(path, mode="r")[...], ref)
+
+
+@pytest.mark.parametrize("kind", ["mask", "points", "ortho"])
+def test_chunks_handed_back_are_written_by_python(tmp_path, monkeypatch, kind):
+    """Chunks the engine hands back (FALLBACK) are written by the Python path, and only
+    those: here every other chunk is marked handed back and its old bytes put back."""
+    path = str(tmp_path / kind)
+    a = zarrhpc.create_array(path, shape=(30, 40), chunks=(8, 16), dtype="<f4",
+                             compressors=COMPRESSORS["blosc"], fill_value=0)
+    rng = np.random.default_rng(7)
+    data = rng.random((30, 40), dtype=np.float32)
+    a[...] = data
+    ref = data.copy()
+    real = _select._native_write
+
+    def hands_back(prep, method, *args, key):
+        status = real(prep, method, *args, key=key)
+        status[np.arange(len(status)) % 2 == 1] = FALLBACK
+        coords = _coords_of(method, args, (4, 3))
+        b = zarrhpc.open_array(path, mode="r+")
+        for t in np.flatnonzero(status == FALLBACK):
+            c = coords[t]
+            region = (slice(c[0] * 8, c[0] * 8 + 8), slice(c[1] * 16, c[1] * 16 + 16))
+            b[region] = data[region]
+        return status
+
+    monkeypatch.setattr(_select, "_native_write", hands_back)
+    if kind == "mask":
+        m = rng.random((30, 40)) < 0.3
+        v = rng.random(int(m.sum()), dtype=np.float32)
+        a.vindex[m] = v
+        ref[m] = v
+    elif kind == "points":
+        idx = (rng.integers(0, 30, 200), rng.integers(0, 40, 200))
+        v = rng.random(200, dtype=np.float32)
+        a.vindex[idx] = v
+        ref[idx] = v
+    else:
+        idx = (rng.choice(30, 12, replace=False), rng.choice(40, 25, replace=False))
+        v = rng.random((12, 25), dtype=np.float32)
+        a.oindex[idx] = v
+        ref[np.ix_(*idx)] = v
+    np.testing.assert_array_equal(a[...], ref)
+
+
+def _coords_of(method, args, grid):
+    """The chunk coordinates of each task of an engine selection write call."""
+    if method == "write_mask":
+        return [np.unravel_index(t, grid) for t in range(int(np.prod(grid)))]
+    if method == "write_points":
+        return [tuple(c) for c in args[1]]
+    nch, chunks = args[1][0], args[1][1]
+    rows, cols = chunks[:nch[0]], chunks[nch[0]:]
+    return [(r, c) for r in rows for c in cols]

@@ -489,6 +489,8 @@ def write_mask(prep, mask: np.ndarray, value) -> bool:
     status = _native_write(
         prep, "write_mask", _values(flat), prep.shape, rank, bits,
         key=lambda t: prep.chunk_key(tuple(int(i) for i in np.unravel_index(t, grid))))
+    if status is None:
+        return False
     fallback = np.flatnonzero(status == FALLBACK)
     if len(fallback):  # those chunks through points, nothing else projected
         keep = np.zeros(grid, dtype=bool)
