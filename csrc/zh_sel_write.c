@@ -1,8 +1,9 @@
-/* Selection writes of the native engine: point (coordinate), orthogonal and mask writes, one task
- * per touched chunk, each chunk read once, merged, encoded and written atomically on
- * the engine's pool with the GIL released by the caller.  The mask write finds its
- * chunk's elements with zh_mask.c's pass (zh_mask_write_run); both end in
- * zh_sel_scatter below.  See zh_select.h.  No Python.h.
+/* Selection writes of the native engine: point (coordinate), orthogonal and mask
+ * writes, one task per touched chunk, each chunk read once, merged, encoded and written
+ * atomically on the engine's pool with the GIL released by the caller.  The point
+ * write's tasks are zh_select.c's (zh_points_write_run), the mask write's zh_mask.c's
+ * (zh_mask_write_run), the orthogonal write's here; all end in zh_sel_scatter below.
+ * See zh_select.h.  No Python.h.
  *
  * Why (wave 10, W8w/W10w of zarrhpc.bench.selections): these writes went through
  * Python per chunk (core/_select.py _update_chunks: a fetch, a decode, a numpy scatter,
@@ -87,28 +88,6 @@ void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
         return;
     }
     job->task_status[t] = ZH_TASK_DONE;
-}
-
-/* Chunk k of a point write: its points' offsets (checked by zh_point_offsets), then
- * zh_sel_scatter in point order. */
-static void point_write_task(void *arg, int64_t k) {
-    zh_points_t *pj = (zh_points_t *)arg;
-    zh_job_t *job = pj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, k, &w)) return;
-    int64_t m;
-    int64_t *offs = zh_point_offsets(pj, k, &m);
-    if (!offs) return;
-    if (m == 0)
-        job->task_status[k] = ZH_TASK_DONE;
-    else
-        zh_sel_scatter(job, w, k, pj->chunk_coords + k * job->ndim, offs,
-                       pj->out_index + pj->offsets[k], job->itemsize, m, pj->out, pj->scalar, 0);
-    free(offs);
-}
-
-int zh_points_write_run(zh_points_t *pj, int nthreads) {
-    return zh_job_run(pj->job, point_write_task, pj, pj->nchunks, nthreads);
 }
 
 /* Chunk t of an orthogonal write: the product of its index lists (checked by

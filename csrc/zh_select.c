@@ -586,17 +586,32 @@ int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
     return offs;
 }
 
-static void point_task(void *arg, int64_t k) {
-    zh_points_t *pj = (zh_points_t *)arg;
+/* Chunk k of a point read (its elements gathered into the result) or write (set from
+ * the values in point order, a repeated point keeping its last value: zh_sel_scatter in
+ * csrc/zh_sel_write.c; a chunk of no points is not touched). */
+static void point_any(zh_points_t *pj, int64_t k, int write) {
     zh_job_t *job = pj->job;
     zh_wctx *w;
     if (!zh_sel_begin(job, k, &w)) return;
     int64_t m;
     int64_t *offs = zh_point_offsets(pj, k, &m);
     if (!offs) return;
-    zh_sel_gather(job, w, k, pj->chunk_coords + k * job->ndim, offs,
-                  pj->out_index + pj->offsets[k], m, pj->out);
+    const int64_t *coords = pj->chunk_coords + k * job->ndim;
+    const int64_t *where = pj->out_index + pj->offsets[k];
+    if (!write)
+        zh_sel_gather(job, w, k, coords, offs, where, m, pj->out);
+    else if (m == 0)
+        job->task_status[k] = ZH_TASK_DONE;
+    else
+        zh_sel_scatter(job, w, k, coords, offs, where, job->itemsize, m, pj->out, pj->scalar, 0);
     free(offs);
+}
+
+static void point_task(void *arg, int64_t k) { point_any((zh_points_t *)arg, k, 0); }
+static void point_write_task(void *arg, int64_t k) { point_any((zh_points_t *)arg, k, 1); }
+
+int zh_points_write_run(zh_points_t *pj, int nthreads) {
+    return zh_job_run(pj->job, point_write_task, pj, pj->nchunks, nthreads);
 }
 
 int zh_points_run(zh_points_t *pj, int nthreads) {

@@ -66,27 +66,13 @@ cdef class Engine(_EngineBase):
             raise ValueError("engine: read_points: out must be writable and C-contiguous")
         if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
             raise ValueError("engine: read_points: out has the wrong itemsize")
-        cdef int nd = self.ndim
-        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
-        cdef Py_ssize_t nchunks = cc.shape[0]
-        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
-        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
-        cdef Py_ssize_t npoints = inc.shape[0]
-        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
-        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
         cdef zh_job_t job
         cdef zh_points_t pj
         cdef int rc
-        self._fill_common(&job)
+        arrays = self._points_job(&job, &pj, chunk_coords, offsets, in_chunk, out_index)
+        cdef Py_ssize_t nchunks = pj.nchunks
+        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
-        memset(&pj, 0, sizeof(pj))
-        pj.job = &job
-        pj.nchunks = nchunks
-        pj.npoints = npoints
-        pj.chunk_coords = _p(cc)
-        pj.offsets = _p(offs)
-        pj.in_chunk = _p(inc)
-        pj.out_index = _p(oi)
         pj.out = <char *> cnp.PyArray_DATA(out)
         pj.out_size = cnp.PyArray_SIZE(out)
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
@@ -95,8 +81,31 @@ cdef class Engine(_EngineBase):
             keep_r = self._ranged(&job, ranges, nchunks)
         with nogil:
             rc = zh_points_run(&pj, nthreads)
-        del keep, keep_r
+        del keep, keep_r, arrays
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef list _points_job(self, zh_job_t *job, zh_points_t *pj, chunk_coords, offsets,
+                          in_chunk, out_index):
+        """Set ``job`` and ``pj`` up for a PointProjection's arrays (see
+        :meth:`read_points`; the buffer is the caller's to set); returns the arrays they
+        point into."""
+        cdef int nd = self.ndim
+        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
+        cdef Py_ssize_t nchunks = cc.shape[0]
+        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
+        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
+        cdef Py_ssize_t npoints = inc.shape[0]
+        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
+        self._fill_common(job)
+        memset(pj, 0, sizeof(zh_points_t))
+        pj.job = job
+        pj.nchunks = nchunks
+        pj.npoints = npoints
+        pj.chunk_coords = _p(cc)
+        pj.offsets = _p(offs)
+        pj.in_chunk = _p(inc)
+        pj.out_index = _p(oi)
+        return [cc, offs, inc, oi]
 
     def read_orthogonal(self, cnp.ndarray full not None, tuple tables, *, path_prefix=None,
                         int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
@@ -372,37 +381,21 @@ cdef class Engine(_EngineBase):
         ``path_prefix``, or erased when all fill (unless ``write_empty_chunks``).
         Returns ``(task_status, err_task, err_code, err_msg)``; FALLBACK tasks wrote
         nothing."""
-        cdef int nd = self.ndim
-        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
-        cdef Py_ssize_t nchunks = cc.shape[0]
-        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
-        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
-        cdef Py_ssize_t npoints = inc.shape[0]
-        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
-        cdef int scalar = self._values(values, npoints, "write_points")
-        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
         cdef zh_job_t job
         cdef zh_points_t pj
         cdef list keep = []
         cdef int rc
-        self._fill_common(&job)
+        arrays = self._points_job(&job, &pj, chunk_coords, offsets, in_chunk, out_index)
+        pj.scalar = self._values(values, pj.npoints, "write_points")
+        pj.out = <char *> cnp.PyArray_DATA(values)
+        pj.out_size = pj.npoints
+        cdef cnp.ndarray status = np.zeros(pj.nchunks, dtype=np.uint8)
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
         self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
                            write_empty_chunks, durable)
-        memset(&pj, 0, sizeof(pj))
-        pj.job = &job
-        pj.nchunks = nchunks
-        pj.npoints = npoints
-        pj.chunk_coords = _p(cc)
-        pj.offsets = _p(offs)
-        pj.in_chunk = _p(inc)
-        pj.out_index = _p(oi)
-        pj.out = <char *> cnp.PyArray_DATA(values)
-        pj.out_size = npoints
-        pj.scalar = scalar
         with nogil:
             rc = zh_points_write_run(&pj, nthreads)
-        del keep
+        del keep, arrays
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,
