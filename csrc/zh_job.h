@@ -85,5 +85,10 @@ int zh_erase_file(const zh_job_t *job, const char *path, char *msg, size_t msgle
 void zh_gather(const zh_job_t *job, const zh_piece *p, char *chunk);
 /* Fill a decoded chunk with the fill value (stored byte order). */
 void zh_fill_chunk(const zh_job_t *job, char *chunk);
+/* Read the stored chunk at path into chunk (decoded_size bytes: decoded, stored byte
+ * order), or fill it when missing.  ZH_OK, ZH_FALLBACK (the Python codecs must decode
+ * it), ZH_ERR_CORRUPT / ZH_ERR_IO with msg, or ZH_ERR_NOMEM. */
+int zh_load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *chunk, char *msg,
+                  size_t msglen);
 
 #endif

@@ -1,4 +1,4 @@
-/* Boolean-mask reads of the native engine, chunk by chunk.  See zh_mask.h. */
+/* Boolean-mask reads and writes of the native engine, chunk by chunk.  See zh_mask.h. */
 #include "zh_mask.h"
 
 #include <stdlib.h>
@@ -127,20 +127,25 @@ void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t s
     blk[nblocks] = acc;
 }
 
-static void mask_task(void *arg, int64_t t) {
-    zh_mask_t *mj = (zh_mask_t *)arg;
+/* Task t's chunk of the grid (C order): its grid coordinates, and the byte offsets in
+ * the decoded chunk (*offs) and result places (*dst) of its selected elements (*k of
+ * them, malloc'ed: the caller frees both), and in *covered whether they are all the
+ * chunk's elements (a chunk inside the array, wholly selected).  0, or -1 when the task failed
+ * (done here). */
+static int mask_find(zh_mask_t *mj, int64_t t, int64_t *coords, int64_t **offs_out,
+                     int64_t **dst_out, int64_t *k_out, int *covered) {
     zh_job_t *job = mj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, t, &w)) return;
     int nd = job->ndim, last = nd - 1;
-    int64_t coords[ZH_MAX_DIMS], first[ZH_MAX_DIMS], count[ZH_MAX_DIMS], rstride[ZH_MAX_DIMS];
+    int64_t first[ZH_MAX_DIMS], count[ZH_MAX_DIMS], rstride[ZH_MAX_DIMS];
     int64_t rest = t, rows = 1, rs = 1;
+    int inside = 1;
     for (int d = last; d >= 0; d--) {
         coords[d] = rest % mj->grid[d];
         rest /= mj->grid[d];
         first[d] = coords[d] * job->chunk_shape[d];
         count[d] = mj->shape[d] - first[d];
         if (count[d] > job->chunk_shape[d]) count[d] = job->chunk_shape[d];
+        if (count[d] != job->chunk_shape[d]) inside = 0;
         if (d < last) {
             rstride[d] = rs; /* rows of the array are C order over the outer dims */
             rs *= mj->shape[d];
@@ -228,19 +233,49 @@ static void mask_task(void *arg, int64_t t) {
         free(offs);
         free(dst);
         zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
-        return;
+        return -1;
     }
     if (bad) {
+        free(offs);
+        free(dst);
         zh_fail(job, t, ZH_ERR_BOUNDS, "mask bits or ranks do not fit the chunk or the result");
-    } else if (k == 0) {
-        job->task_status[t] = ZH_TASK_DONE;
-    } else {
-        zh_sel_gather(job, w, t, coords, offs, dst, k, mj->out);
+        return -1;
     }
+    *offs_out = offs;
+    *dst_out = dst;
+    *k_out = k;
+    *covered = inside && k == rows * count[last];
+    return 0;
+}
+
+/* A mask task: its chunk's selected elements gathered into the result (read) or set
+ * from the values (write: mj->out, one value for all when mj->scalar, through
+ * csrc/zh_sel_write.c); a chunk with none is not touched. */
+static void mask_any(zh_mask_t *mj, int64_t t, int write) {
+    zh_job_t *job = mj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, t, &w)) return;
+    int64_t coords[ZH_MAX_DIMS], *offs, *dst, k;
+    int covered;
+    if (mask_find(mj, t, coords, &offs, &dst, &k, &covered) != 0) return;
+    if (k == 0)
+        job->task_status[t] = ZH_TASK_DONE;
+    else if (write)
+        zh_sel_scatter(job, w, t, coords, offs, dst, job->itemsize, k, mj->out, mj->scalar,
+                       covered);
+    else
+        zh_sel_gather(job, w, t, coords, offs, dst, k, mj->out);
     free(offs);
     free(dst);
 }
 
+static void mask_task(void *arg, int64_t t) { mask_any((zh_mask_t *)arg, t, 0); }
+static void mask_write_task(void *arg, int64_t t) { mask_any((zh_mask_t *)arg, t, 1); }
+
 int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {
     return zh_job_run(mj->job, mask_task, mj, ntasks, nthreads);
+}
+
+int zh_mask_write_run(zh_mask_t *mj, int64_t ntasks, int nthreads) {
+    return zh_job_run(mj->job, mask_write_task, mj, ntasks, nthreads);
 }

@@ -1,4 +1,4 @@
-/* Boolean-mask reads of the native engine, one task per chunk of the grid, without a
+/* Boolean-mask reads and writes of the native engine, one task per chunk of the grid, without a
  * list of points: a counting pass over the mask (zh_mask_count), then per-chunk tasks
  * (zh_mask_run) that gather their elements through csrc/zh_select.c's chunk view.
  * Shares the engine's job (zh_job_t) like the point and orthogonal reads (zh_select.h).
@@ -31,12 +31,18 @@ typedef struct {
     const uint64_t *bits;        /* rows * nseg * wps */
     const int64_t *shape, *grid; /* ndim each */
     const int64_t *rank;         /* ZH_MASK_RANKS(rows, nseg) */
-    char *out;
-    int64_t out_size;
+    char *out;                   /* reads: the result; writes: the values (native order) */
+    int64_t out_size;            /* the selection's elements (result places) */
+    int scalar;                  /* writes: out holds one value, set at every place */
 } zh_mask_t;
 
 void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
                    int64_t *rank, uint64_t *bits, int nthreads);
 int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads);
+/* The mask write: each chunk holding selected elements read (unless wholly selected),
+ * the values at their places (mj->out[rank...]) merged in, encoded and written
+ * atomically, or erased when all fill and not write_empty_chunks (the job's write
+ * target: array_shape, path_prefix, write_empty_chunks, durable); see zh_sel_scatter. */
+int zh_mask_write_run(zh_mask_t *mj, int64_t ntasks, int nthreads);
 
 #endif

@@ -498,17 +498,6 @@ int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     return chunk_view(job, w, t, coords, box_ranges, &ctx, base);
 }
 
-static inline void put_elem(char *dst, const char *src, int64_t itemsize, int swap) {
-    if (swap <= 1) {
-        if (itemsize == 4) memcpy(dst, src, 4);
-        else if (itemsize == 8) memcpy(dst, src, 8);
-        else memcpy(dst, src, (size_t)itemsize);
-        return;
-    }
-    for (int64_t c = 0; c < itemsize; c += swap)
-        for (int b = 0; b < swap; b++) dst[c + b] = src[c + swap - 1 - b];
-}
-
 int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w) {
     if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED)) {
         job->task_status[t] = ZH_TASK_SKIPPED;
@@ -550,32 +539,29 @@ void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     const char *base = NULL;
     int rv = m ? chunk_view(job, w, t, coords, mk_ranges, &ctx, &base) : VIEW_MISSING;
     if (rv == VIEW_OK) {
-        for (int64_t i = 0; i < m; i++) put_elem(out + dst[i] * isz, base + offs[i], isz, job->swap);
+        for (int64_t i = 0; i < m; i++) zh_put_elem(out + dst[i] * isz, base + offs[i], isz, job->swap);
         job->task_status[t] = ZH_TASK_DONE;
     } else if (rv == VIEW_MISSING) {
-        for (int64_t i = 0; i < m; i++) put_elem(out + dst[i] * isz, job->fill_native, isz, 0);
+        for (int64_t i = 0; i < m; i++) zh_put_elem(out + dst[i] * isz, job->fill_native, isz, 0);
         job->task_status[t] = ZH_TASK_DONE;
     } else if (rv == VIEW_FALLBACK) {
         job->task_status[t] = ZH_TASK_FALLBACK;
     }
 }
 
-static void point_task(void *arg, int64_t k) {
-    zh_points_t *pj = (zh_points_t *)arg;
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
     zh_job_t *job = pj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, k, &w)) return;
     int nd = job->ndim;
     int64_t p0 = pj->offsets[k], p1 = pj->offsets[k + 1];
     if (p0 < 0 || p1 < p0 || p1 > pj->npoints) {
         zh_fail(job, k, ZH_ERR_BOUNDS, "point offsets out of range");
-        return;
+        return NULL;
     }
     int64_t m = p1 - p0;
     int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
     if (!offs) {
         zh_fail(job, k, ZH_ERR_NOMEM, "out of memory");
-        return;
+        return NULL;
     }
     for (int64_t i = 0; i < m; i++) {
         const int64_t *c = pj->in_chunk + (p0 + i) * nd;
@@ -584,20 +570,48 @@ static void point_task(void *arg, int64_t k) {
             if (c[d] < 0 || c[d] >= job->chunk_shape[d]) {
                 zh_fail(job, k, ZH_ERR_BOUNDS, "a point lies outside its chunk");
                 free(offs);
-                return;
+                return NULL;
             }
             off += c[d] * job->chunk_lstrides[d];
         }
         int64_t o = pj->out_index[p0 + i];
         if (o < 0 || o >= pj->out_size) {
-            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the result is out of range");
+            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the buffer is out of range");
             free(offs);
-            return;
+            return NULL;
         }
         offs[i] = off;
     }
-    zh_sel_gather(job, w, k, pj->chunk_coords + k * nd, offs, pj->out_index + p0, m, pj->out);
+    *m_out = m;
+    return offs;
+}
+
+/* Chunk k of a point read (its elements gathered into the result) or write (set from
+ * the values in point order, a repeated point keeping its last value: zh_sel_scatter in
+ * csrc/zh_sel_write.c; a chunk of no points is not touched). */
+static void point_any(zh_points_t *pj, int64_t k, int write) {
+    zh_job_t *job = pj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, k, &w)) return;
+    int64_t m;
+    int64_t *offs = zh_point_offsets(pj, k, &m);
+    if (!offs) return;
+    const int64_t *coords = pj->chunk_coords + k * job->ndim;
+    const int64_t *where = pj->out_index + pj->offsets[k];
+    if (!write)
+        zh_sel_gather(job, w, k, coords, offs, where, m, pj->out);
+    else if (m == 0)
+        job->task_status[k] = ZH_TASK_DONE;
+    else
+        zh_sel_scatter(job, w, k, coords, offs, where, job->itemsize, m, pj->out, pj->scalar, 0);
     free(offs);
+}
+
+static void point_task(void *arg, int64_t k) { point_any((zh_points_t *)arg, k, 0); }
+static void point_write_task(void *arg, int64_t k) { point_any((zh_points_t *)arg, k, 1); }
+
+int zh_points_write_run(zh_points_t *pj, int nthreads) {
+    return zh_job_run(pj->job, point_write_task, pj, pj->nchunks, nthreads);
 }
 
 int zh_points_run(zh_points_t *pj, int nthreads) {
@@ -655,7 +669,7 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
     int64_t isz = job->itemsize;
     const int64_t *bs = job->buf_strides, *ls = job->chunk_lstrides;
     if (nd == 0) {
-        if (src) put_elem(job->buf, src, isz, job->swap);
+        if (src) zh_put_elem(job->buf, src, isz, job->swap);
         else memcpy(job->buf, job->fill_native, (size_t)isz);
         return;
     }
@@ -676,12 +690,12 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
         }
         char *dst = job->buf + dof;
         if (!src) {
-            for (int64_t j = 0; j < n_l; j++) put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
+            for (int64_t j = 0; j < n_l; j++) zh_put_elem(dst + out_l[j] * bs[last], job->fill_native, isz, 0);
         } else if (run) {
             memcpy(dst + out_l[0] * isz, src + so + in_l[0] * isz, (size_t)(n_l * isz));
         } else {
             for (int64_t j = 0; j < n_l; j++)
-                put_elem(dst + out_l[j] * bs[last], src + so + in_l[j] * ls[last], isz, job->swap);
+                zh_put_elem(dst + out_l[j] * bs[last], src + so + in_l[j] * ls[last], isz, job->swap);
         }
         for (int d = last - 1; d >= 0; d--) {
             if (++idx[d] < count[d]) break;
@@ -690,15 +704,13 @@ static void or_copy(const zh_ortho_t *oj, const int64_t *start, const int64_t *c
     }
 }
 
-static void ortho_task(void *arg, int64_t t) {
-    zh_ortho_t *oj = (zh_ortho_t *)arg;
+int zh_ortho_lists(zh_ortho_t *oj, int64_t t, int64_t *coords, int64_t *start,
+                   int64_t *count, int64_t *nelem) {
     zh_job_t *job = oj->job;
-    zh_wctx *w;
-    if (!zh_sel_begin(job, t, &w)) return;
     int nd = job->ndim;
-    int64_t piece[ZH_MAX_DIMS], coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS];
+    int64_t piece[ZH_MAX_DIMS];
     zh_task_pieces(job, t, piece);
-    int64_t nelem = 1;
+    *nelem = 1;
     for (int d = 0; d < nd; d++) {
         int64_t k = piece[d];
         coords[d] = job->p_chunk[k];
@@ -706,20 +718,30 @@ static void ortho_task(void *arg, int64_t t) {
         count[d] = oj->q_count[k];
         if (start[d] < 0 || count[d] < 0 || start[d] + count[d] > oj->nq) {
             zh_fail(job, t, ZH_ERR_BOUNDS, "index lists out of range");
-            return;
+            return -1;
         }
         for (int64_t j = start[d]; j < start[d] + count[d]; j++) {
             if (oj->q_in[j] < 0 || oj->q_in[j] >= job->chunk_shape[d]) {
                 zh_fail(job, t, ZH_ERR_BOUNDS, "an index lies outside its chunk");
-                return;
+                return -1;
             }
             if (oj->q_out[j] < 0 || oj->q_out[j] >= oj->full_shape[d]) {
-                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the result is out of range");
-                return;
+                zh_fail(job, t, ZH_ERR_BOUNDS, "an index's place in the buffer is out of range");
+                return -1;
             }
         }
-        nelem *= count[d];
+        *nelem *= count[d];
     }
+    return 0;
+}
+
+static void ortho_task(void *arg, int64_t t) {
+    zh_ortho_t *oj = (zh_ortho_t *)arg;
+    zh_job_t *job = oj->job;
+    zh_wctx *w;
+    if (!zh_sel_begin(job, t, &w)) return;
+    int64_t coords[ZH_MAX_DIMS], start[ZH_MAX_DIMS], count[ZH_MAX_DIMS], nelem;
+    if (zh_ortho_lists(oj, t, coords, start, count, &nelem) != 0) return;
     if (nelem == 0) {
         job->task_status[t] = ZH_TASK_DONE;
         return;

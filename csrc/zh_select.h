@@ -56,11 +56,16 @@
  *   ~4 %: shifts for power-of-two blocks (chunk_view).
  * - W8 none / blosc: no new idea that measured faster (mmap of chunk files: faults cost
  *   as much as the copy on this VM, and a file truncated by another program would
- *   raise SIGBUS in the engine). */
+ *   raise SIGBUS in the engine).
+ *
+ * Wave 10: the selection writes (point, orthogonal, mask) are the engine's too
+ * (csrc/zh_sel_write.c, figures there).  W8 / W11 reads: nothing new tried; the floors
+ * above stand (the copy of the chunks' bytes and LZ4 of the wanted blocks). */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "zh_engine.h"
 
@@ -74,8 +79,9 @@ typedef struct {
     const int64_t *offsets;      /* nchunks + 1 */
     const int64_t *in_chunk;     /* npoints * ndim */
     const int64_t *out_index;    /* npoints */
-    char *out;
+    char *out;                   /* reads: the result; writes: the values (native order) */
     int64_t out_size;
+    int scalar;                  /* writes: out holds one value, set at every point */
 } zh_points_t;
 
 /* Orthogonal: the job's per-dimension pieces (npieces, piece_off, p_chunk) name the
@@ -107,9 +113,32 @@ int zh_box_view(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
 /* Run every chunk of a point (orthogonal) read on nthreads threads.  Returns ZH_OK or
  * the first failure's code (details in the job's err_*). */
 int zh_points_run(zh_points_t *pj, int nthreads);
+/* The point write (csrc/zh_sel_write.c): each chunk read, point i set to
+ * out[out_index[i]] in point order (a repeated point ends with its last value, as
+ * numpy's assignment), encoded and written atomically, or erased when all fill and not
+ * write_empty_chunks (the job's write target).  Returns as zh_points_run. */
+int zh_points_write_run(zh_points_t *pj, int nthreads);
 int zh_ortho_run(zh_ortho_t *oj, int nthreads);
+/* The orthogonal write (csrc/zh_sel_write.c): the job's buffer is the value (full
+ * shape, any strides), q_out places along its dimensions; each touched chunk read
+ * (unless every element is set), merged, encoded, written atomically or erased as in
+ * zh_points_write_run. */
+int zh_ortho_write_run(zh_ortho_t *oj, int nthreads);
 
-/* ---- shared with csrc/zh_mask.c (mask reads) ---- */
+/* ---- shared with csrc/zh_mask.c (mask reads) and csrc/zh_sel_write.c ---- */
+
+/* One element of itemsize bytes from src to dst, each swap-byte component reversed
+ * when swap > 1 (stored <-> native byte order). */
+static inline void zh_put_elem(char *dst, const char *src, int64_t itemsize, int swap) {
+    if (swap <= 1) {
+        if (itemsize == 4) memcpy(dst, src, 4);
+        else if (itemsize == 8) memcpy(dst, src, 8);
+        else memcpy(dst, src, (size_t)itemsize);
+        return;
+    }
+    for (int64_t c = 0; c < itemsize; c += swap)
+        for (int b = 0; b < swap; b++) dst[c + b] = src[c + swap - 1 - b];
+}
 
 /* Start task t: 0 when it must not run (an earlier task failed: marked skipped; out of
  * memory: failed), else 1 with the thread's working context in *w. */
@@ -119,5 +148,28 @@ int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w);
  * sets the task's status: done, fallback, or failed with the job's error. */
 void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                    const int64_t *offs, const int64_t *dst, int64_t m, char *out);
+
+/* Task k of a point job: its points' byte offsets in the decoded chunk (malloc'ed, the
+ * caller frees; *m of them), each point checked inside its chunk and its place
+ * (out_index) inside out_size; NULL when the task failed (done here). */
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m);
+/* Task t of an orthogonal job: its chunk's coords, and per dimension where its index
+ * list starts in q_in/q_out and its length, each index checked inside the chunk and
+ * its place inside full_shape; *nelem the product.  0, or -1 when the task failed. */
+int zh_ortho_lists(zh_ortho_t *oj, int64_t t, int64_t *coords, int64_t *start,
+                   int64_t *count, int64_t *nelem);
+
+/* Task t's chunk at coords after a selection write (csrc/zh_sel_write.c): the stored
+ * chunk is read and decoded (not when covered: every element is set here), element i
+ * at byte offset offs[i] set to the value at byte src[i] * src_scale of values (the
+ * first value for all when scalar; native order, swapped to the stored order) in order,
+ * then the chunk encoded and written atomically (temporary file, rename), or erased
+ * when it equals the fill value and the job does not write empty chunks.  Offsets and
+ * value places are the caller's checked ones.  Sets the task's status: done, fallback
+ * (a chunk the Python codecs must decode or encode; nothing written), or failed with
+ * the job's error. */
+void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
+                    const int64_t *offs, const int64_t *src, int64_t src_scale, int64_t m,
+                    const char *values, int scalar, int covered);
 
 #endif

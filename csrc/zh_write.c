@@ -234,9 +234,8 @@ int zh_erase_file(const zh_job_t *job, const char *path, char *msg, size_t msgle
     return ZH_OK;
 }
 
-/* Read the stored chunk at path into chunk (decoded, stored byte order), or fill it. */
-static int load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *chunk, char *msg,
-                      size_t msglen) {
+int zh_load_chunk(const zh_job_t *job, zh_wctx *w, const char *path, char *chunk, char *msg,
+                  size_t msglen) {
     int fd = -1;
     int64_t n = 0;
     int rc = zh_open_chunk(job, path, &fd, &n);
@@ -383,7 +382,7 @@ static void write_piece(zh_job_t *job, zh_wctx *w, int64_t t, const zh_piece *p,
             return;
         }
         if (!covers) {
-            int rc = load_chunk(job, w, path, buf, msg, sizeof(msg));
+            int rc = zh_load_chunk(job, w, path, buf, msg, sizeof(msg));
             if (rc == ZH_FALLBACK || rc == ZH_ERR_CORRUPT) {
                 job->task_status[t] = ZH_TASK_FALLBACK;
                 return;

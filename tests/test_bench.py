@@ -48,6 +48,32 @@ def test_a_wrong_read_is_caught(tmp_path):
             directory=str(tmp_path), sizes=TINY, log=lambda m: None)
 
 
+def test_selection_writes_are_measured_and_checked(tmp_path):
+    results = run(peers=["zarrhpc", "tensorstore", "zarr-python"], codecs=["none", "blosc-lz4"],
+                  workloads=["W8w", "W9w", "W10w"], repeat=1, directory=str(tmp_path),
+                  sizes=TINY, log=lambda m: None)
+    got = {(r.workload, r.codec, r.op, r.peer) for r in results if r.median is not None}
+    for peer in ("zarrhpc", "tensorstore", "zarr-python"):
+        for codec in ("none", "blosc-lz4"):
+            for w, op in [("W8w", "vindex-write"), ("W9w", "oindex-write"),
+                          ("W10w", "mask-write")]:
+                assert (w, codec, op, peer) in got
+    assert not list(tmp_path.iterdir())
+
+
+class _WrongWriter(Zarrhpc):
+    name = "wrong-writer"
+
+    def select_write(self, handle, kind, selection, value):
+        super().select_write(handle, kind, selection, value + 1)
+
+
+def test_a_wrong_selection_write_is_caught(tmp_path):
+    with pytest.raises(AssertionError, match="wrong-writer W8w none vindex-write: wrong data"):
+        run(peers=[_WrongWriter()], codecs=["none"], workloads=["W8w"], repeat=1,
+            directory=str(tmp_path), sizes=TINY, log=lambda m: None)
+
+
 def test_cli_json(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("zarrhpc.bench.Sizes.quick", classmethod(lambda cls: TINY))
     assert cli.main(["bench", "--quick", "--json", "--peers", "zarrhpc,raw", "--codecs", "none",

@@ -78,3 +78,36 @@ class Selections:
     def time_w4_blocks(self, root, codec):
         for b in self.blocks:
             self.arr[b]
+
+
+class SelectionWrites:
+    """W8w/W9w/W10w at 8 MiB: the vindex (distinct points), oindex and 1 % mask writes,
+    random values, time per write (each write repeats the same one: same work)."""
+
+    params = [CODECS]
+    param_names = ["codec"]
+    timeout = 120
+
+    def setup(self, codec):
+        data = field(SHAPE, "f4")
+        self.arr = zarrhpc.create_array(f"writes-{codec}", shape=SHAPE, chunks=CHUNKS,
+                                        dtype="f4", compressors=COMPRESSORS[codec],
+                                        overwrite=True)
+        self.arr[...] = data
+        rng = np.random.default_rng(16)
+        flat = rng.choice(data.size, 10_000, replace=False)
+        self.points = np.unravel_index(flat, SHAPE)
+        self.ortho = tuple(rng.choice(n, 16, replace=False) for n in SHAPE)
+        self.mask = rng.random(SHAPE) < 0.01
+        self.pv = rng.random(len(flat), dtype=np.float32)
+        self.ov = rng.random((16, 16, 16), dtype=np.float32)
+        self.mv = rng.random(int(self.mask.sum()), dtype=np.float32)
+
+    def time_w8w_vindex_write(self, codec):
+        self.arr.vindex[self.points] = self.pv
+
+    def time_w9w_oindex_write(self, codec):
+        self.arr.oindex[self.ortho] = self.ov
+
+    def time_w10w_mask_write(self, codec):
+        self.arr.vindex[self.mask] = self.mv

@@ -103,6 +103,7 @@ cdef extern from "zh_select.h":
         const int64_t *out_index
         char *out
         int64_t out_size
+        int scalar
     ctypedef struct zh_ortho_t:
         zh_job_t *job
         const int64_t *q_start
@@ -112,7 +113,9 @@ cdef extern from "zh_select.h":
         int64_t nq
         const int64_t *full_shape
     int zh_points_run(zh_points_t *pj, int nthreads) nogil
+    int zh_points_write_run(zh_points_t *pj, int nthreads) nogil
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
+    int zh_ortho_write_run(zh_ortho_t *oj, int nthreads) nogil
 
 cdef extern from "zh_mask.h":
     int64_t ZH_MASK_RANKS(int64_t rows, int64_t nseg) nogil
@@ -124,9 +127,11 @@ cdef extern from "zh_mask.h":
         const int64_t *rank
         char *out
         int64_t out_size
+        int scalar
     void zh_mask_count(const uint8_t *mask, int64_t rows, int64_t row_len, int64_t seg_len,
                        int64_t *rank, uint64_t *bits, int nthreads) nogil
     int zh_mask_run(zh_mask_t *mj, int64_t ntasks, int nthreads) nogil
+    int zh_mask_write_run(zh_mask_t *mj, int64_t ntasks, int nthreads) nogil
 
 BB_CRC32C, BB_ZSTD, BB_GZIP, BB_BLOSC, BB_ZLIB = 1, 2, 3, 4, 5
 DONE, FALLBACK, FAILED, SKIPPED = ZH_TASK_DONE, ZH_TASK_FALLBACK, ZH_TASK_FAILED, ZH_TASK_SKIPPED

@@ -15,7 +15,7 @@ Files: ``_engine_decl.pxi`` declares the C side (csrc/zh_engine.h, zh_select.h, 
 zh_codecs.h, zh_status.h) and the status constants; ``_engine_base.pxi`` holds the small
 helpers and :class:`_EngineBase` (the array's layout and codec chain, job set-up, basic
 reads and writes); :class:`Engine` here adds the selection reads (points, orthogonal,
-masks, and the lean small read).
+masks, and the lean small read) and the point, orthogonal and mask writes.
 """
 import numpy as np
 cimport numpy as cnp
@@ -66,27 +66,13 @@ cdef class Engine(_EngineBase):
             raise ValueError("engine: read_points: out must be writable and C-contiguous")
         if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
             raise ValueError("engine: read_points: out has the wrong itemsize")
-        cdef int nd = self.ndim
-        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
-        cdef Py_ssize_t nchunks = cc.shape[0]
-        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
-        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
-        cdef Py_ssize_t npoints = inc.shape[0]
-        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
-        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
         cdef zh_job_t job
         cdef zh_points_t pj
         cdef int rc
-        self._fill_common(&job)
+        arrays = self._points_job(&job, &pj, chunk_coords, offsets, in_chunk, out_index)
+        cdef Py_ssize_t nchunks = pj.nchunks
+        cdef cnp.ndarray status = np.zeros(nchunks, dtype=np.uint8)
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
-        memset(&pj, 0, sizeof(pj))
-        pj.job = &job
-        pj.nchunks = nchunks
-        pj.npoints = npoints
-        pj.chunk_coords = _p(cc)
-        pj.offsets = _p(offs)
-        pj.in_chunk = _p(inc)
-        pj.out_index = _p(oi)
         pj.out = <char *> cnp.PyArray_DATA(out)
         pj.out_size = cnp.PyArray_SIZE(out)
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
@@ -95,8 +81,31 @@ cdef class Engine(_EngineBase):
             keep_r = self._ranged(&job, ranges, nchunks)
         with nogil:
             rc = zh_points_run(&pj, nthreads)
-        del keep, keep_r
+        del keep, keep_r, arrays
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef list _points_job(self, zh_job_t *job, zh_points_t *pj, chunk_coords, offsets,
+                          in_chunk, out_index):
+        """Set ``job`` and ``pj`` up for a PointProjection's arrays (see
+        :meth:`read_points`; the buffer is the caller's to set); returns the arrays they
+        point into."""
+        cdef int nd = self.ndim
+        cdef cnp.ndarray cc = _i64_2d(chunk_coords, nd, "chunk_coords")
+        cdef Py_ssize_t nchunks = cc.shape[0]
+        cdef cnp.ndarray offs = _i64(offsets, nchunks + 1, "offsets")
+        cdef cnp.ndarray inc = _i64_2d(in_chunk, nd, "in_chunk")
+        cdef Py_ssize_t npoints = inc.shape[0]
+        cdef cnp.ndarray oi = _i64(out_index, npoints, "out_index")
+        self._fill_common(job)
+        memset(pj, 0, sizeof(zh_points_t))
+        pj.job = job
+        pj.nchunks = nchunks
+        pj.npoints = npoints
+        pj.chunk_coords = _p(cc)
+        pj.offsets = _p(offs)
+        pj.in_chunk = _p(inc)
+        pj.out_index = _p(oi)
+        return [cc, offs, inc, oi]
 
     def read_orthogonal(self, cnp.ndarray full not None, tuple tables, *, path_prefix=None,
                         int64_t root_len=0, int key_kind=0, str sep="/", sources=None,
@@ -116,22 +125,67 @@ cdef class Engine(_EngineBase):
         """
         if not cnp.PyArray_ISWRITEABLE(full):
             raise ValueError("engine: the result buffer is read-only")
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        cdef Py_ssize_t ntasks
+        arrays = self._ortho_job(&job, &oj, full, tables, "read_orthogonal", &ntasks)
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
+        keep_r = None
+        if ranges is not None and path_prefix is not None:
+            keep_r = self._ranged(&job, ranges, ntasks)
+        with nogil:
+            rc = zh_ortho_run(&oj, nthreads)
+        del keep, keep_r, arrays
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write_orthogonal(self, cnp.ndarray value not None, tuple tables, array_shape, *,
+                         str path_prefix, int64_t root_len, int key_kind=0, str sep="/",
+                         bint write_empty_chunks=False, bint durable=False, int nthreads=1):
+        """Store ``value`` (the selection's values with integer-indexed dimensions kept
+        as length 1, any strides, 0 for broadcast dimensions) at an orthogonal selection:
+        ``tables`` as for :meth:`read_orthogonal`, ``out`` placing along ``value``'s
+        dimensions. Each touched chunk read (unless every element is set), merged,
+        encoded and written atomically under ``path_prefix``, or erased when all fill
+        (unless ``write_empty_chunks``). Returns ``(task_status, err_task, err_code,
+        err_msg)``; FALLBACK tasks wrote nothing."""
+        cdef zh_job_t job
+        cdef zh_ortho_t oj
+        cdef int rc
+        cdef Py_ssize_t ntasks
+        cdef list keep = []
+        arrays = self._ortho_job(&job, &oj, value, tables, "write_orthogonal", &ntasks)
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
+        with nogil:
+            rc = zh_ortho_write_run(&oj, nthreads)
+        del keep, arrays
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef list _ortho_job(self, zh_job_t *job, zh_ortho_t *oj, cnp.ndarray full, tuple tables,
+                         str what, Py_ssize_t *ntasks_out):
+        """Set ``job`` and ``oj`` up for the orthogonal ``tables`` over ``full`` (see
+        :meth:`read_orthogonal`); returns the arrays they point into."""
         cdef int nd = self.ndim, d
         if cnp.PyArray_NDIM(full) != nd or len(tables) != 5:
-            raise ValueError(f"engine: read_orthogonal: expected {nd} dimensions and 5 tables")
+            raise ValueError(f"engine: {what}: expected {nd} dimensions and 5 tables")
         if cnp.PyArray_ITEMSIZE(full) != self.itemsize:
-            raise ValueError("engine: read_orthogonal: the result has the wrong itemsize")
+            raise ValueError(f"engine: {what}: the buffer has the wrong itemsize")
         nchunks_t, chunks_t, offsets_t, in_t, out_t = tables
         cdef cnp.ndarray nch = _i64(nchunks_t, nd, "nchunks")
         if (nch < 0).any():
-            raise ValueError("engine: read_orthogonal: negative chunk count")
+            raise ValueError(f"engine: {what}: negative chunk count")
         cdef Py_ssize_t npc = int(nch.sum()) if nd else 0
         cdef cnp.ndarray chunks = _i64(chunks_t, npc, "chunks")
         cdef cnp.ndarray offs = _i64(offsets_t, npc + nd, "offsets")
         in_a = np.ascontiguousarray(in_t, dtype=np.int64)
         cdef Py_ssize_t nq = in_a.shape[0] if in_a.ndim == 1 else -1
         if nq < 0:
-            raise ValueError("engine: read_orthogonal: in_chunk must be one-dimensional")
+            raise ValueError(f"engine: {what}: in_chunk must be one-dimensional")
         starts, counts, piece_off = [], [], []
         cdef Py_ssize_t ntasks = 1, base = 0
         for d in range(nd):
@@ -147,34 +201,22 @@ cdef class Engine(_EngineBase):
                   _i64(in_a, nq, "in_chunk"), _i64(out_t, nq, "out"),
                   _i64([full.shape[d] for d in range(nd)], nd, "full_shape"),
                   _i64([full.strides[d] for d in range(nd)], nd, "strides")]
-        base = nq
-        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
-        cdef zh_job_t job
-        cdef zh_ortho_t oj
-        cdef int rc
-        self._fill_common(&job)
-        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._fill_common(job)
         job.npieces = _p(arrays[0])
         job.piece_off = _p(arrays[1])
         job.p_chunk = _p(arrays[2])
         job.buf = <char *> cnp.PyArray_DATA(full)
         job.buf_strides = _p(arrays[8])
-        memset(&oj, 0, sizeof(oj))
-        oj.job = &job
+        memset(oj, 0, sizeof(zh_ortho_t))
+        oj.job = job
         oj.q_start = _p(arrays[3])
         oj.q_count = _p(arrays[4])
         oj.q_in = _p(arrays[5])
         oj.q_out = _p(arrays[6])
-        oj.nq = base
+        oj.nq = nq
         oj.full_shape = _p(arrays[7])
-        keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, ntasks)
-        keep_r = None
-        if ranges is not None and path_prefix is not None:
-            keep_r = self._ranged(&job, ranges, ntasks)
-        with nogil:
-            rc = zh_ortho_run(&oj, nthreads)
-        del keep, keep_r
-        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+        ntasks_out[0] = ntasks
+        return arrays
 
     cdef int64_t _mask_grid(self, shape, int64_t *shp, int64_t *grid, int64_t *rows) except -1:
         """The array's extents and grid; returns the words per row segment."""
@@ -191,6 +233,25 @@ cdef class Engine(_EngineBase):
             if d < nd - 1:
                 rows[0] *= shp[d]
         return (cs[nd - 1] + 63) // 64
+
+    cdef int64_t _mask_checked(self, shape, cnp.ndarray rank, cnp.ndarray bits, int64_t *shp,
+                               int64_t *grid, int64_t *ntasks, str what) except -1:
+        """The extents, grid and task count of a mask job, ``rank`` and ``bits`` checked
+        against them; returns the selected elements (the last rank)."""
+        cdef int64_t rows
+        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
+        cdef int nd = self.ndim, d
+        ntasks[0] = 1
+        for d in range(nd):
+            ntasks[0] *= grid[d]
+        cdef int64_t nseg = grid[nd - 1]
+        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
+                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
+                or bits.dtype != np.uint64
+                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
+                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
+            raise ValueError(f"engine: {what}: rank or bits do not fit the array")
+        return (<const int64_t *> cnp.PyArray_DATA(rank))[ZH_MASK_RANKS(rows, nseg) - 1]
 
     def mask_ranks(self, mask, shape, int nthreads=1):
         """``(rank, bits)`` of a full-shape boolean ``mask`` (C-contiguous, one byte per
@@ -227,24 +288,14 @@ cdef class Engine(_EngineBase):
         Returns ``(task_status, err_task, err_code, err_msg)``."""
         cdef int64_t shp[64]
         cdef int64_t grid[64]
-        cdef int64_t rows
-        cdef int64_t wps = self._mask_grid(shape, shp, grid, &rows)
-        cdef int nd = self.ndim, d
-        cdef int64_t ntasks = 1
-        for d in range(nd):
-            ntasks *= grid[d]
-        cdef int64_t nseg = grid[nd - 1]
-        if (rank.dtype != np.int64 or not cnp.PyArray_IS_C_CONTIGUOUS(rank)
-                or cnp.PyArray_SIZE(rank) != ZH_MASK_RANKS(rows, nseg)
-                or bits.dtype != np.uint64
-                or not cnp.PyArray_IS_C_CONTIGUOUS(bits)
-                or cnp.PyArray_SIZE(bits) != rows * nseg * wps):
-            raise ValueError("engine: read_mask: rank or bits do not fit the array")
+        cdef int64_t ntasks
+        cdef int64_t nplaces = self._mask_checked(shape, rank, bits, shp, grid, &ntasks,
+                                                  "read_mask")
+        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
         if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
             raise ValueError("engine: read_mask: out must be writable and C-contiguous")
-        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
         if (cnp.PyArray_ITEMSIZE(out) != self.itemsize
-                or cnp.PyArray_SIZE(out) != rp[ZH_MASK_RANKS(rows, nseg) - 1]):
+                or cnp.PyArray_SIZE(out) != nplaces):
             raise ValueError("engine: read_mask: out does not fit the selection")
         cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
         cdef zh_job_t job
@@ -264,6 +315,87 @@ cdef class Engine(_EngineBase):
         with nogil:
             rc = zh_mask_run(&mj, ntasks, nthreads)
         del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    cdef int _values(self, cnp.ndarray values, int64_t nplaces, str what) except -1:
+        """1 when ``values`` is one value for every place, 0 when one per place."""
+        if not cnp.PyArray_IS_C_CONTIGUOUS(values) or cnp.PyArray_ITEMSIZE(values) != self.itemsize:
+            raise ValueError(f"engine: {what}: values must be C-contiguous of the array's itemsize")
+        if cnp.PyArray_SIZE(values) == 1:
+            return 1
+        if cnp.PyArray_SIZE(values) != nplaces:
+            raise ValueError(f"engine: {what}: expected {nplaces} values or one")
+        return 0
+
+    def write_mask(self, cnp.ndarray values not None, shape, cnp.ndarray rank not None,
+                   cnp.ndarray bits not None, *, str path_prefix, int64_t root_len,
+                   int key_kind=0, str sep="/", bint write_empty_chunks=False,
+                   bint durable=False, int nthreads=1):
+        """Set the elements a mask selects (C order) to ``values`` (one per selected
+        element, or one for all; C-contiguous, native byte order), one task per chunk of
+        the grid: each chunk holding any read (unless wholly selected), merged, encoded
+        and written atomically under ``path_prefix``, or erased when all fill (unless
+        ``write_empty_chunks``); chunks holding none are not touched. ``rank`` and
+        ``bits`` from :meth:`mask_ranks`. Returns ``(task_status, err_task, err_code,
+        err_msg)``; FALLBACK tasks wrote nothing."""
+        cdef int64_t shp[64]
+        cdef int64_t grid[64]
+        cdef int64_t ntasks
+        cdef int nd = self.ndim, d
+        cdef int64_t nplaces = self._mask_checked(shape, rank, bits, shp, grid, &ntasks,
+                                                  "write_mask")
+        cdef const int64_t *rp = <const int64_t *> cnp.PyArray_DATA(rank)
+        cdef int scalar = self._values(values, nplaces, "write_mask")
+        cdef cnp.ndarray status = np.zeros(ntasks, dtype=np.uint8)
+        cdef zh_job_t job
+        cdef zh_mask_t mj
+        cdef list keep = []
+        cdef int rc
+        self._fill_common(&job)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, [shp[d] for d in range(nd)], path_prefix, root_len,
+                           key_kind, sep, write_empty_chunks, durable)
+        memset(&mj, 0, sizeof(mj))
+        mj.job = &job
+        mj.bits = <const uint64_t *> cnp.PyArray_DATA(bits)
+        mj.shape = shp
+        mj.grid = grid
+        mj.rank = rp
+        mj.out = <char *> cnp.PyArray_DATA(values)
+        mj.out_size = nplaces
+        mj.scalar = scalar
+        with nogil:
+            rc = zh_mask_write_run(&mj, ntasks, nthreads)
+        del keep
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
+    def write_points(self, cnp.ndarray values not None, chunk_coords, offsets, in_chunk,
+                     out_index, array_shape, *, str path_prefix, int64_t root_len,
+                     int key_kind=0, str sep="/", bint write_empty_chunks=False,
+                     bint durable=False, int nthreads=1):
+        """Set scattered elements (a PointProjection) from ``values`` (one per point in
+        result order, or one for all; C-contiguous, native byte order): chunk ``k``'s
+        points ``offsets[k]:offsets[k+1]``, point ``i`` element ``in_chunk[i]`` of its
+        chunk set to ``values[out_index[i]]`` in point order (a repeated point keeps its
+        last value). Each chunk read once, merged, encoded and written atomically under
+        ``path_prefix``, or erased when all fill (unless ``write_empty_chunks``).
+        Returns ``(task_status, err_task, err_code, err_msg)``; FALLBACK tasks wrote
+        nothing."""
+        cdef zh_job_t job
+        cdef zh_points_t pj
+        cdef list keep = []
+        cdef int rc
+        arrays = self._points_job(&job, &pj, chunk_coords, offsets, in_chunk, out_index)
+        pj.scalar = self._values(values, pj.npoints, "write_points")
+        pj.out = <char *> cnp.PyArray_DATA(values)
+        pj.out_size = pj.npoints
+        cdef cnp.ndarray status = np.zeros(pj.nchunks, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
+        with nogil:
+            rc = zh_points_write_run(&pj, nthreads)
+        del keep, arrays
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
     def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,

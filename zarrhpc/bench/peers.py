@@ -62,6 +62,16 @@ class Peer:
             return np.asarray(handle.vindex[selection])
         return np.asarray(getattr(handle, kind)[selection])
 
+    def open_writable(self, path: str):
+        return self.open(path)
+
+    def select_write(self, handle, kind: str, selection, value) -> None:
+        """Store ``value`` at a ``kind`` selection (as `select`)."""
+        if kind == "mask":
+            handle.vindex[selection] = value
+        else:
+            getattr(handle, kind)[selection] = value
+
     def clear(self, path: str) -> None:
         if os.path.isdir(path):
             shutil.rmtree(path)
@@ -97,6 +107,11 @@ class Zarrhpc(Peer):
         import zarrhpc
 
         return zarrhpc.open_array(path, mode="r")
+
+    def open_writable(self, path):
+        import zarrhpc
+
+        return zarrhpc.open_array(path, mode="r+")
 
 
 class ZarrhpcV2(Zarrhpc):
@@ -145,6 +160,12 @@ class ZarrPython(Peer):
         with self._config():
             return zarr.open_array(path, mode="r")
 
+    def open_writable(self, path):
+        import zarr
+
+        with self._config():
+            return zarr.open_array(path, mode="r+")
+
     def read(self, handle, selection):
         with self._config():
             return np.asarray(handle[selection])
@@ -152,6 +173,10 @@ class ZarrPython(Peer):
     def select(self, handle, kind, selection):
         with self._config():
             return super().select(handle, kind, selection)
+
+    def select_write(self, handle, kind, selection, value):
+        with self._config():
+            super().select_write(handle, kind, selection, value)
 
 
 class ZarrsPipeline(ZarrPython):
@@ -206,6 +231,10 @@ class Tensorstore(Peer):
             return handle[selection].read().result()
         return getattr(handle, kind)[selection].read().result()
 
+    def select_write(self, handle, kind, selection, value):
+        view = handle[selection] if kind == "mask" else getattr(handle, kind)[selection]
+        view.write(value).result()
+
 
 class H5py(Peer):
     name = "h5py"
@@ -238,6 +267,9 @@ class H5py(Peer):
     def select(self, handle, kind, selection):
         raise Unavailable("h5py has no vindex/oindex over several index arrays")
 
+    def select_write(self, handle, kind, selection, value):
+        raise Unavailable("h5py has no vindex/oindex over several index arrays")
+
 
 class Raw(Peer):
     """numpy tofile/readinto (and memmap for sub-reads) of the same bytes."""
@@ -261,6 +293,9 @@ class Raw(Peer):
         return np.array(handle[selection])
 
     def select(self, handle, kind, selection):
+        raise Unavailable("raw bytes only")
+
+    def select_write(self, handle, kind, selection, value):
         raise Unavailable("raw bytes only")
 
     def read_full(self, path, shape, dtype) -> np.ndarray:

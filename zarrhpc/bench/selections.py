@@ -10,6 +10,10 @@ so that all see the same machine). Reported: the median milliseconds per selecti
 - W10 mask: a boolean mask of the whole shape with ``Sizes.mask_frac`` of it set
 - W11 sharded vindex: W8's points on W5's sharded array (shards ``Sizes.w5_shards``,
   inner chunks ``Sizes.w5_chunks``, blosc lz4)
+- W8w / W9w / W10w: the writes of W8 (``Sizes.vpoints`` distinct random points), W9
+  (``Sizes.oindex_n`` indices per axis) and W10 (the 1 % mask), random values, on the
+  same arrays after the reads; each peer's array is read back whole once and checked
+  against numpy's assignment, then the same write is timed in rounds.
 
 Peers without a selection API for a case (h5py, raw file I/O) are skipped with a reason.
 """
@@ -25,7 +29,7 @@ from zarrhpc.bench.peers import Unavailable
 
 __all__ = ["SELECTION_WORKLOADS", "run_selections"]
 
-SELECTION_WORKLOADS = ("W8", "W9", "W10", "W11")
+SELECTION_WORKLOADS = ("W8", "W9", "W10", "W11", "W8w", "W9w", "W10w")
 #: the codecs the selection workloads run with (issue 15: uncompressed and blosc lz4)
 SELECTION_CODECS = ("none", "blosc-lz4")
 
@@ -42,6 +46,39 @@ def _cases(sizes, shape, rng, workloads):
         mask = rng.random(shape, dtype=np.float32) < sizes.mask_frac
         cases.append(("W10", "mask", "mask", mask))
     return cases
+
+
+def _write_cases(sizes, shape, rng, workloads):
+    cases = []
+    if "W8w" in workloads:  # distinct points: peers differ on which repeated write wins
+        size = int(np.prod(shape))
+        flat = rng.choice(size, min(sizes.vpoints, size // 2), replace=False)
+        coords = np.unravel_index(flat, shape)
+        cases.append(("W8w", "vindex-write", "vindex", coords, len(flat)))
+    if "W9w" in workloads:
+        idx = tuple(rng.choice(n, min(n, sizes.oindex_n), replace=False) for n in shape)
+        cases.append(("W9w", "oindex-write", "oindex", idx, tuple(len(i) for i in idx)))
+    if "W10w" in workloads:
+        mask = rng.random(shape, dtype=np.float32) < sizes.mask_frac
+        cases.append(("W10w", "mask-write", "mask", mask, int(mask.sum())))
+    return [(w, op, kind, sel, rng.random(n, dtype=np.float32)) for w, op, kind, sel, n in cases]
+
+
+def _time_write_rounds(r, workload, codec, op, handles, kind, sel, value, want) -> None:
+    """Each peer writes once and its whole array is checked against ``want``; then the
+    same write is timed in turning rounds (ms per call)."""
+    samples, notes, live = {name: [] for name in handles}, {}, {}
+    for name, (peer, h) in handles.items():
+        try:
+            peer.select_write(h, kind, sel, value)
+            if not np.array_equal(np.asarray(peer.read(h, Ellipsis)), want):
+                raise AssertionError(f"{name} {workload} {codec} {op}: wrong data written")
+            live[name] = (lambda p=peer, h=h: p.select_write(h, kind, sel, value))
+        except Unavailable as exc:
+            notes[name] = str(exc)
+    _rounds(r, live, samples)
+    for name in handles:
+        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
 
 
 def _want(data, kind, sel):
@@ -63,6 +100,13 @@ def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
             live[name] = call
         except Unavailable as exc:
             notes[name] = str(exc)
+    _rounds(r, live, samples)
+    for name in calls:
+        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
+
+
+def _rounds(r, live: dict, samples: dict) -> None:
+    """Every call once per round, ``r.repeat`` rounds, the order turning (ms per call)."""
     names = list(live)
     for i in range(r.repeat):
         order = names[i % len(names):] + names[:i % len(names)] if names else []
@@ -70,19 +114,19 @@ def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
             t0 = time.perf_counter()
             live[name]()
             samples[name].append((time.perf_counter() - t0) * 1e3)
-    for name in calls:
-        r.add(workload, codec, op, name, "ms", samples[name], notes.get(name, ""))
 
 
 def run_selections(r, sizes, codecs, workloads) -> None:
-    """W8-W10 on the standard array for each codec, W11 on the sharded one."""
+    """W8-W10 (and their writes) on the standard array for each codec, W11 on the
+    sharded one."""
     from zarrhpc.bench import _field
 
     peers = [p for p in r.peers if "durable" not in p.name]
-    if workloads & {"W8", "W9", "W10"}:
+    if workloads & {"W8", "W9", "W10", "W8w", "W9w", "W10w"}:
         data = _field(sizes.shape, np.float32, seed=8)
         rng = np.random.default_rng(88)
         cases = _cases(sizes, sizes.shape, rng, workloads)
+        writes = _write_cases(sizes, sizes.shape, np.random.default_rng(89), workloads)
         for codec in [c for c in codecs if c in SELECTION_CODECS]:
             handles, paths = {}, {}
             try:
@@ -98,6 +142,16 @@ def run_selections(r, sizes, codecs, workloads) -> None:
                     calls = {name: (lambda p=p, h=h, k=kind, s=sel: p.select(h, k, s))
                              for name, (p, h) in handles.items()}
                     _time_rounds(r, workload, codec, op, calls, want)
+                if writes:
+                    want = data.copy()
+                    whandles = {}
+                    for name, (p, _h) in handles.items():
+                        whandles[name] = (p, p.open_writable(paths[name]))
+                    for workload, op, kind, sel, value in writes:
+                        want[np.ix_(*sel) if kind == "oindex" else sel] = value
+                        _time_write_rounds(r, workload, codec, op, whandles, kind, sel,
+                                           value, want)
+                    del want, whandles
             finally:
                 for peer in peers:
                     if peer.name in paths:

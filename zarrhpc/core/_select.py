@@ -17,7 +17,10 @@ PointProjection: arrays only). Here every touched chunk is located once:
   stored, or erased when it equals the fill value unless ``write_empty_chunks``; a shard
   is rebuilt once with all its touched inner chunks (core/_shard.py's shard writer).
   Points keep selection order within a chunk, so repeated coordinates end with the last
-  value, as numpy's assignment does.
+  value, as numpy's assignment does. On a directory store (plain arrays) point,
+  orthogonal and mask writes are the engine's (``write_points``, ``write_orthogonal``,
+  ``write_mask``: csrc/zh_sel_write.c), one task per chunk without the GIL; the mask
+  write never builds per-point arrays.
 
 The native engine seam: when the prepared engine has ``read_points`` /
 ``read_orthogonal`` (the native engineer's kernels), :func:`_native_points` /
@@ -40,9 +43,11 @@ from zarrhpc.core._shard import (
 )
 from zarrhpc.core._shard_index import _InnerRanges, _shard_split, _unique_rows
 from zarrhpc.core._tasks import map_all
+from zarrhpc.core._write import broadcast_value
 from zarrhpc.errors import CorruptChunkError, StoreError
+from zarrhpc.indexing import mask_projection
 
-__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
+__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points", "write_mask",
            "write_orthogonal", "write_points"]
 
 
@@ -239,6 +244,11 @@ def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
     engine = _native_engine(prep)
     if engine is None or not hasattr(engine, "read_orthogonal"):
         return None
+    return _engine_call(prep, engine.read_orthogonal, coords, full, _ortho_tables(proj))
+
+
+def _ortho_tables(proj) -> tuple:
+    """The engine's orthogonal tables of ``proj`` (see `_native_orthogonal`)."""
     dims = proj.dims
     base = np.cumsum([0] + [d.count for d in dims[:-1]]).astype(np.int64)
 
@@ -247,14 +257,13 @@ def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
             return np.zeros(0, np.int64)
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
 
-    tables = (
+    return (
         np.array([len(d.chunks) for d in dims], dtype=np.int64),
         cat([d.chunks for d in dims]),
         cat([d.offsets + b for d, b in zip(dims, base)]),
         cat([d.in_chunk for d in dims]),
         cat([d.out for d in dims]),
     )
-    return _engine_call(prep, engine.read_orthogonal, coords, full, tables)
 
 
 # ------------------------------------------------------------------ reads
@@ -419,25 +428,100 @@ def write_orthogonal(prep, proj, value: np.ndarray) -> None:
     if proj.ntasks == 0 or value.size == 0:
         return
     coords = proj.task_coords()
+    tasks = np.arange(len(coords))
+    if prep.ndim and value.dtype == prep.dtype:
+        status = _native_write(prep, "write_orthogonal", value, _ortho_tables(proj),
+                               prep.shape, key=lambda t: prep.chunk_key(tuple(coords[t])))
+        if status is not None:
+            tasks = np.flatnonzero(status == FALLBACK)
+            if len(tasks) == 0:
+                return
 
-    def apply(t, chunk):
-        cidx, oidx = proj.task_parts(t)
+    def apply(i, chunk):
+        cidx, oidx = proj.task_parts(int(tasks[i]))
         if not cidx:
             chunk[...] = value
             return
         chunk[np.ix_(*cidx)] = value[np.ix_(*oidx)]
 
-    _update_chunks(prep, coords, apply)
+    _update_chunks(prep, coords[tasks], apply)
 
 
-def write_points(prep, proj, flat_value: np.ndarray) -> None:
-    """Store ``flat_value`` (one value per point, result C order) at the points."""
+def write_points(prep, proj, flat_value: np.ndarray, tasks=None) -> None:
+    """Store ``flat_value`` (one value per point, result C order; a broadcast scalar
+    too) at the points; ``tasks``: only these chunks of ``proj`` (default all)."""
     if proj.npoints == 0:
+        return
+    if tasks is None:
+        status = _native_write(prep, "write_points", _values(flat_value), proj.chunk_coords,
+                               proj.offsets, proj.in_chunk, proj.out_index, prep.shape,
+                               key=lambda t: prep.chunk_key(tuple(proj.chunk_coords[t])))
+        tasks = np.arange(len(proj.chunk_coords)) if status is None else np.flatnonzero(
+            status == FALLBACK)
+    if len(tasks) == 0:
         return
     ordered = flat_value[proj.out_index]  # grouped by chunk, selection order kept
 
-    def apply(k, chunk):
+    def apply(i, chunk):
+        k = tasks[i]
         lo, hi = proj.offsets[k], proj.offsets[k + 1]
         chunk[tuple(proj.in_chunk[lo:hi].T)] = ordered[lo:hi]
 
-    _update_chunks(prep, proj.chunk_coords, apply)
+    _update_chunks(prep, proj.chunk_coords[tasks], apply)
+
+
+def write_mask(prep, mask: np.ndarray, value) -> bool:
+    """``a.vindex[mask] = value`` by the engine's per-chunk mask pass (the counting pass
+    of `read_mask`, then one task per chunk: read, merged, encoded, written atomically,
+    without the GIL); False when that does not apply (as for `read_mask`: the caller
+    then projects the mask to points). Chunks the engine hands back are written here.
+    """
+    engine = _native_engine(prep)
+    if (engine is None or prep.sharding is not None or not hasattr(engine, "write_mask")
+            or mask.ndim != prep.ndim or mask.ndim == 0 or prep.chunks[-1] < 8
+            or prep.native_target() is None or prep.store.read_only):
+        return False
+    if mask.dtype != np.bool_ or not mask.flags.c_contiguous:
+        mask = np.ascontiguousarray(mask, dtype=np.bool_)
+    rank, bits = engine.mask_ranks(mask, prep.shape, nthreads=config.get("threads"))
+    flat = broadcast_value(prep, value, (int(rank[-1]),))
+    grid = tuple(-(-s // c) for s, c in zip(prep.shape, prep.chunks))
+    status = _native_write(
+        prep, "write_mask", _values(flat), prep.shape, rank, bits,
+        key=lambda t: prep.chunk_key(tuple(int(i) for i in np.unravel_index(t, grid))))
+    if status is None:
+        return False
+    fallback = np.flatnonzero(status == FALLBACK)
+    if len(fallback):  # those chunks through points, nothing else projected
+        keep = np.zeros(grid, dtype=bool)
+        keep.flat[fallback] = True
+        proj = mask_projection(mask, prep.shape, prep.chunks)
+        hit = np.ravel_multi_index(tuple(proj.chunk_coords.T), grid)
+        write_points(prep, proj, flat, np.flatnonzero(keep.flat[hit]))
+    return True
+
+
+def _values(flat: np.ndarray) -> np.ndarray:
+    """The engine's values: one when ``flat`` broadcasts a scalar, else contiguous."""
+    if flat.ndim == 1 and flat.strides == (0,) and len(flat):
+        return np.ascontiguousarray(flat[:1])
+    return np.ascontiguousarray(flat)
+
+
+def _native_write(prep, method: str, *args, key):
+    """Task statuses of the engine's selection write ``method`` on a directory store,
+    or None (no engine, sharded, another store, elements Python must handle); its first
+    failure raised with the chunk's ``key(task)``."""
+    engine = _native_engine(prep)
+    target = prep.native_target()
+    if (engine is None or prep.sharding is not None or target is None
+            or not hasattr(engine, method) or prep.store.read_only):
+        return None
+    prefix, root_len, kind, sep = target
+    status, err_task, code, msg = getattr(engine, method)(
+        *args, path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
+        write_empty_chunks=prep.write_empty_chunks, durable=prep.store.durable,
+        nthreads=config.get("threads"))
+    if code:
+        raise engine_error(prep, key(err_task), code, msg)
+    return status

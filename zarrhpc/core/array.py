@@ -35,6 +35,7 @@ from zarrhpc.core._select import (
     read_mask,
     read_orthogonal,
     read_points,
+    write_mask,
     write_orthogonal,
     write_points,
 )
@@ -423,7 +424,10 @@ class Array(ArrayApiMixin, Node):
                                          prep.chunks)
             value = points_value(value, proj.out_shape)
         else:
-            proj = mask_projection(check_mask(selection, shape), shape, prep.chunks)
+            mask = check_mask(selection, shape)
+            if write_mask(prep, mask, value):  # the engine's per-chunk pass (core/_select)
+                return
+            proj = mask_projection(mask, shape, prep.chunks)
         write_points(prep, proj, broadcast_value(prep, value, proj.out_shape).reshape(-1))
 
     def _masked(self, result):
