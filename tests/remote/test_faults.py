@@ -152,16 +152,3 @@ def test_delete_fallback_goes_through_the_clients_proxy(s3, s3_url):
             forward.log
         assert endpoint.counts["DELETE"] == 3
         assert all(store.get(k) is None for k in keys)
-
-
-@pytest.mark.parametrize("left", [0.0, 0.001, 0.3, 0.5, 0.7, 0.999, 1.0, 1.49, 1.51, 2.99, 30.0])
-def test_try_timeout_leaves_fsspec_check_behind(left):
-    """A try's timeout never exceeds the time left and stays >= 0.5 s before fsspec's own
-    once-a-second check, which raises without waiting for the cancelled call."""
-    import math
-
-    from zarrhpc.storage._fsspec import _try_timeout
-
-    t = _try_timeout(left)
-    assert 0 < t <= max(left, 0.001)
-    assert math.floor(t) + 1 - t >= 0.5

@@ -32,7 +32,6 @@ HTTP(S) through fsspec is read-only.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import time
@@ -117,20 +116,6 @@ def is_transient(exc: BaseException) -> bool:
 
 
 _PART = re.compile(r"bytes (\d+)-(\d+)/(\d+)$")
-
-
-def _try_timeout(left: float) -> float:
-    """The ``timeout=`` of one try, given the seconds ``left`` before the deadline.
-
-    fsspec's blocking wrapper cancels the call at ``timeout`` on its loop, but also checks
-    the time itself once a second (at ``floor(timeout) + 1`` s) and then raises without
-    waiting for the cancellation: a try still running there could send one more request
-    after the caller was told it failed. Keeping ``timeout`` at least 0.5 s before that
-    check lets the cancellation come first even on a busy machine.
-    """
-    left = max(left, 0.001)
-    whole = math.floor(left)
-    return whole + min(left - whole, 0.5)
 
 
 def _check_part(rng: str | None, content_range: str, n: int) -> None:
@@ -350,7 +335,7 @@ class FsspecStore(RemoteStore):
         pauses = backoff(retry)
         timed = self._async
         while True:
-            kw = {"timeout": _try_timeout(min(limit, deadline - time.monotonic()))} if timed else {}
+            kw = {"timeout": max(min(limit, deadline - time.monotonic()), 0.001)} if timed else {}
             try:
                 return fn(**kw)
             except ObjectChanged:
