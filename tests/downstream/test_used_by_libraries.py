@@ -45,7 +45,7 @@ def test_info_fields_as_zarr_python(zarr_format, shards):
                 assert getattr(info_o, name) == getattr(info_t, name), (name, type(t))
             assert repr(info_o) == repr(info_t)
         if t.info._type == "Array":
-            assert o.info._data_type == repr(t.info._data_type)
+            assert repr(o.info._data_type) == repr(t.info._data_type)  # the data type object
             assert len(o.info._compressors) == len(t.info._compressors)
 
 

@@ -32,6 +32,7 @@ HTTP(S) through fsspec is read-only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -356,6 +357,8 @@ class FsspecStore(RemoteStore):
                 continue
             except Exception as exc:
                 failure = exc
+                if timed and isinstance(exc, TimeoutError):
+                    self._settle()
             pause = next(pauses, None) if is_transient(failure) else None
             if pause is not None and time.monotonic() + pause >= deadline:
                 pause = None
@@ -371,6 +374,21 @@ class FsspecStore(RemoteStore):
                 err.answer = _answer(failure)
                 raise err from None
             time.sleep(pause)
+
+    def _settle(self) -> None:
+        """Let fsspec's loop finish cancelling a try that timed out.
+
+        fsspec's blocking wrapper also checks the time itself, once a second, and may raise
+        before its loop has cancelled the try: the try could still send a request after
+        the caller was told the call failed. A short sleep queued on that loop ends after
+        the try's own cancellation (its timer is due earlier), so nothing of it runs on.
+        """
+        import asyncio
+
+        from fsspec.asyn import sync
+
+        with contextlib.suppress(Exception):
+            sync(self.fs.loop, asyncio.sleep, 0.05)
 
     # -- primitives --------------------------------------------------------------------
 
