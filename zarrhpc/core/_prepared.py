@@ -6,6 +6,10 @@ _write.py, _shard.py, _select.py) takes this object and never the Array, so the 
 share one view of the store, key encoder, codec chain, native engine, fill value, dtype,
 grid and sharding layout, and no module but core/array.py touches Array's internals.
 
+:func:`prepare` builds it from the metadata: the codec pipeline and native engine are
+cached per metadata object (both stateless, shared by every Array opened from the same
+cached, immutable metadata), the grid and sharding layout derived from the spec.
+
 Also the dtype-generic element helpers of the Python path: chunks of object or numpy
 StringDType arrays (strings) are filled and copied by numpy assignment, never by the
 byte-level kernels, and never reach the native engine.
@@ -13,17 +17,22 @@ byte-level kernels, and never reach the native engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from zarrhpc._kernels import alloc, copy_into, fill
 from zarrhpc._kernels.engine import KEY_KINDS
-from zarrhpc.codecs import swap_size
+from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec, swap_size
+from zarrhpc.codecs.native import engine_for
 from zarrhpc.codecs.sharding import is_fill_chunk as bits_equal_fill
-from zarrhpc.indexing import RegularChunkGrid
+from zarrhpc.core.formats import doc_key
+from zarrhpc.errors import ZarrUserWarning
+from zarrhpc.indexing import RectilinearChunkGrid, RegularChunkGrid
 
-__all__ = ["Prepared", "is_fill_chunk", "new_empty"]
+__all__ = ["Prepared", "is_fill_chunk", "new_empty", "prepare"]
 
 
 def byte_kernels_ok(dtype: np.dtype) -> bool:
@@ -123,6 +132,80 @@ class Prepared:
 
     def is_fill(self, chunk: np.ndarray) -> bool:
         return is_fill_chunk(chunk, self.fill_bytes, self.fill_value)
+
+
+# (id(metadata), doc) -> (metadata, pipeline, engine): both are stateless and shared by
+# every Array opened from the same (cached, immutable) metadata object
+_PREPARED: OrderedDict = OrderedDict()
+_PREPARED_MAX = 256
+
+
+def _numcodecs_in(codecs) -> bool:
+    """Whether a v3 codec chain (JSON, sharding codecs' inner chains included) names a
+    ``numcodecs.*`` codec."""
+    for entry in codecs or ():
+        if not isinstance(entry, dict):
+            continue
+        if str(entry.get("name", "")).startswith("numcodecs."):
+            return True
+        conf = entry.get("configuration") or {}
+        if isinstance(conf, dict) and (_numcodecs_in(conf.get("codecs"))
+                                       or _numcodecs_in(conf.get("index_codecs"))):
+            return True
+    return False
+
+
+def _prepared(metadata, md, doc: str):
+    """Codec pipeline and native engine for ``md`` (the ArraySpec of ``metadata``)."""
+    key = (id(metadata), doc)
+    hit = _PREPARED.get(key)
+    if hit is not None and hit[0] is metadata:
+        return hit[1], hit[2]
+    spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
+    pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
+    if getattr(metadata, "zarr_format", None) == 3 and _numcodecs_in(md.codecs):
+        # what zarr-python's users see when a v3 array (created or opened) uses them
+        warnings.warn("Numcodecs codecs are not in the Zarr version 3 specification and may "
+                      "not be supported by other zarr implementations.", ZarrUserWarning,
+                      stacklevel=4)
+    engine = engine_for(pipeline)
+    _PREPARED[key] = (metadata, pipeline, engine)
+    if len(_PREPARED) > _PREPARED_MAX:
+        _PREPARED.popitem(last=False)
+    return pipeline, engine
+
+
+def prepare(metadata, store, path: str, *, order: str, write_empty_chunks: bool):
+    """``(spec, Prepared)`` for an array's ``metadata`` (any format) at ``path`` in
+    ``store``: ``spec`` is ``metadata.to_spec()`` as the handle shows it."""
+    md = spec = metadata.to_spec()
+    if 0 in md.chunk_shape:
+        # chunk length 0 (zarr-python's, on an axis of length 0, the only place the
+        # metadata parsers accept it): the array holds no chunk; its grid and codecs
+        # are prepared with length 1 there (still no chunk), ``chunks`` shows the 0
+        md = replace(md, chunk_shape=tuple(c or 1 for c in md.chunk_shape))
+    doc = doc_key(path, metadata)
+    grid = RegularChunkGrid(md.shape, md.chunk_shape)
+    pipeline, engine = _prepared(metadata, md, doc)
+    # as zarr-python: an array is sharded when its chain is one sharding codec
+    codecs = pipeline.codecs
+    sharding = None
+    if md.chunk_grid is not None:  # irregular rectilinear: the Python path (_irregular)
+        grid = RectilinearChunkGrid(md.shape, md.chunk_grid.edges)
+        engine = None  # shards too are read and written whole there
+    elif len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
+        chunk = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
+        sharding = codecs[0].layout(chunk, doc, "codecs[0]")
+    if md.chunk_prefix is not None:
+        prefix = md.chunk_prefix
+    else:
+        prefix = f"{path}/" if path else ""
+    return spec, Prepared(
+        store=store, path=path, key_prefix=prefix,
+        key_encoding=md.chunk_key_encoding, pipeline=pipeline, engine=engine,
+        fill_value=np.asarray(md.fill_value, dtype=md.data_type.dtype),
+        fill_bytes=md.fill_value.tobytes(), dtype=md.data_type.dtype, shape=md.shape,
+        grid=grid, sharding=sharding, write_empty_chunks=write_empty_chunks, order=order)
 
 
 def new_empty(shape, dtype: np.dtype, order: str = "C") -> np.ndarray:

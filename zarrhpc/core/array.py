@@ -4,8 +4,8 @@ Life cycle: ``create_array``/``open_array`` parse or build the metadata of any f
 (v3, v2, the 2022 draft), which ``to_spec()`` turns into one ``ArraySpec`` with a
 v3-shaped codec chain; ``Array`` prepares once from it what every chunk needs (codec
 pipeline for the chunk shape and dtype, chunk key encoder, fill value bytes), so every
-format runs the same read and write path. The prepared form (core/_prepared.py, one frozen object,
-rebuilt when the shape changes) is all the read and write paths see.
+format runs the same read and write path. The prepared form (core/_prepared.py, one frozen
+object, rebuilt when the shape changes) is all the read and write paths see.
 
 Selections dispatch as zarr-python's do: ``a[...]`` sends pure fancy selections to
 ``vindex`` and pure orthogonal ones to ``oindex``, the rest to basic indexing (any step);
@@ -18,17 +18,13 @@ become basic ones; resize and append live in _resize.
 from __future__ import annotations
 
 import math
-import warnings
-from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
 
-from zarrhpc.codecs import ChunkSpec, CodecPipeline, ShardingCodec
-from zarrhpc.codecs.native import engine_for
 from zarrhpc.core._info import array_info, data_type_of, node_url
 from zarrhpc.core._irregular import get_selection, resize_irregular, set_selection
-from zarrhpc.core._prepared import Prepared
+from zarrhpc.core._prepared import prepare
 from zarrhpc.core._read import check_out, read_box, read_element, read_selection
 from zarrhpc.core._resize import append_data, resize_array
 from zarrhpc.core._select import (
@@ -57,10 +53,8 @@ from zarrhpc.core.formats import doc_key, read_node
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
 from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
-from zarrhpc.errors import ArrayNotFoundError, ZarrUserWarning
+from zarrhpc.errors import ArrayNotFoundError
 from zarrhpc.indexing import (
-    RectilinearChunkGrid,
-    RegularChunkGrid,
     block_to_basic,
     check_coordinate,
     check_fields,
@@ -79,47 +73,6 @@ from zarrhpc.metadata.dtypes_opt import from_masked, to_masked
 from zarrhpc.metadata.dtypes_opt import is_optional as _is_optional
 
 __all__ = ["Array", "ArrayV2Metadata", "ArrayV3Metadata", "BlockIndex", "OIndex", "VIndex"]
-
-
-# (id(metadata), doc) -> (metadata, pipeline, engine): both are stateless and shared by
-# every Array opened from the same (cached, immutable) metadata object
-_PREPARED: OrderedDict = OrderedDict()
-_PREPARED_MAX = 256
-
-
-def _numcodecs_in(codecs) -> bool:
-    """Whether a v3 codec chain (JSON, sharding codecs' inner chains included) names a
-    ``numcodecs.*`` codec."""
-    for entry in codecs or ():
-        if not isinstance(entry, dict):
-            continue
-        if str(entry.get("name", "")).startswith("numcodecs."):
-            return True
-        conf = entry.get("configuration") or {}
-        if isinstance(conf, dict) and (_numcodecs_in(conf.get("codecs"))
-                                       or _numcodecs_in(conf.get("index_codecs"))):
-            return True
-    return False
-
-
-def _prepared(metadata, md, doc: str):
-    """Codec pipeline and native engine for ``md`` (the ArraySpec of ``metadata``)."""
-    key = (id(metadata), doc)
-    hit = _PREPARED.get(key)
-    if hit is not None and hit[0] is metadata:
-        return hit[1], hit[2]
-    spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
-    pipeline = CodecPipeline.from_json(md.codecs, spec, doc)
-    if getattr(metadata, "zarr_format", None) == 3 and _numcodecs_in(md.codecs):
-        # what zarr-python's users see when a v3 array (created or opened) uses them
-        warnings.warn("Numcodecs codecs are not in the Zarr version 3 specification and may "
-                      "not be supported by other zarr implementations.", ZarrUserWarning,
-                      stacklevel=3)
-    engine = engine_for(pipeline)
-    _PREPARED[key] = (metadata, pipeline, engine)
-    if len(_PREPARED) > _PREPARED_MAX:
-        _PREPARED.popitem(last=False)
-    return pipeline, engine
 
 
 class Array(ArrayApiMixin, Node):
@@ -145,38 +98,13 @@ class Array(ArrayApiMixin, Node):
         self._prepare()
 
     def _prepare(self) -> None:
-        md = self._spec = self._metadata.to_spec()
-        if 0 in md.chunk_shape:
-            # chunk length 0 (zarr-python's, on an axis of length 0, the only place the
-            # metadata parsers accept it): the array holds no chunk; its grid and codecs
-            # are prepared with length 1 there (still no chunk), ``chunks`` shows the 0
-            md = replace(md, chunk_shape=tuple(c or 1 for c in md.chunk_shape))
-        grid = RegularChunkGrid(md.shape, md.chunk_shape)
-        pipeline, engine = _prepared(self._metadata, md, doc_key(self._path, self._metadata))
-        # as zarr-python: an array is sharded when its chain is one sharding codec
-        codecs = pipeline.codecs
-        sharding = None
-        if md.chunk_grid is not None:  # irregular rectilinear: the Python path (_irregular)
-            grid = RectilinearChunkGrid(md.shape, md.chunk_grid.edges)
-            engine = None  # shards too are read and written whole there
-        elif len(codecs) == 1 and isinstance(codecs[0], ShardingCodec):
-            spec = ChunkSpec(md.chunk_shape, md.data_type.dtype, md.fill_value)
-            sharding = codecs[0].layout(spec, doc_key(self._path, self._metadata), "codecs[0]")
-        if md.chunk_prefix is not None:
-            prefix = md.chunk_prefix
-        else:
-            prefix = f"{self._path}/" if self._path else ""
-        self._prep = Prepared(
-            store=self._store, path=self._path, key_prefix=prefix,
-            key_encoding=md.chunk_key_encoding, pipeline=pipeline, engine=engine,
-            fill_value=np.asarray(md.fill_value, dtype=md.data_type.dtype),
-            fill_bytes=md.fill_value.tobytes(), dtype=md.data_type.dtype, shape=md.shape,
-            grid=grid, sharding=sharding, write_empty_chunks=self._write_empty_chunks,
-            order=self._order)
+        self._spec, self._prep = prepare(self._metadata, self._store, self._path,
+                                         order=self._order,
+                                         write_empty_chunks=self._write_empty_chunks)
         self._swapped = other_order(self._stored_dtype())
         # a[int...] / a[slices...] straight to the engine: not when results are converted
         # after the read (stored byte order shown, zarrs' optional type as masked arrays)
-        self._lean = self._swapped is None and not _is_optional(md.data_type)
+        self._lean = self._swapped is None and not _is_optional(self._spec.data_type)
 
     def _evolve(self, **changes) -> None:
         self._prep = replace(self._prep, **changes)
