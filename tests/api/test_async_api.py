@@ -21,7 +21,6 @@ import pytest
 
 import zarrhpc
 import zarrhpc.api.asynchronous as za
-from zarrhpc.errors import UnsupportedError
 
 zarr = pytest.importorskip("zarr")
 
@@ -322,11 +321,31 @@ def test_gathered_writes_to_one_chunk_keep_every_value(tmp_path, store):
         np.testing.assert_array_equal(_run(main(st)), np.arange(200))
 
 
-def test_resize_keep_outside_chunks_refused():
-    aa = zarrhpc.create_array({}, shape=(4,), chunks=(2,), dtype="i1").async_array
-    with pytest.raises(UnsupportedError, match="delete_outside_chunks"):
-        _run(aa.resize((2,), delete_outside_chunks=False))
-    assert aa.shape == (4,)
+@pytest.mark.parametrize("store", ["memory", "local", "v2 local"])
+def test_resize_keep_outside_chunks_as_zarr_python(store):
+    """``AsyncArray.resize(..., delete_outside_chunks=False)``: the chunks outside the
+    smaller shape stay in the store and growing again (also without deleting) shows their
+    old values, as zarr-python; the default erases them, so the grown part is fill."""
+    def run(lib):
+        st = lib.storage.MemoryStore() if store == "memory" else "a.zarr"
+        a = lib.create_array(st, shape=(6, 4), chunks=(2, 2), dtype="i2", fill_value=-1,
+                             zarr_format=2 if store.startswith("v2") else 3, overwrite=True)
+        a[:] = np.arange(24).reshape(6, 4)
+        _run(a.async_array.resize((3, 4), delete_outside_chunks=False))
+        shrunk = a.nchunks_initialized
+        _run(a.async_array.resize((6, 4), delete_outside_chunks=False))
+        kept = a[:]
+        a.resize((3, 4))
+        a.resize((6, 4))
+        return shrunk, kept, a.nchunks_initialized, a[:]
+
+    theirs, ours = _both(run)
+    assert ours[0] == theirs[0] == 4  # the (3, 4) grid's chunks
+    np.testing.assert_array_equal(ours[1], theirs[1])
+    np.testing.assert_array_equal(ours[1], np.arange(24).reshape(6, 4))
+    assert ours[2] == theirs[2]
+    np.testing.assert_array_equal(ours[3], theirs[3])
+    assert (ours[3][4:] == -1).all()
 
 
 # -- attrs and metadata.attributes; the creating handle's byte order -------------------------

@@ -237,14 +237,15 @@ def set_selection(prep, kind: str, selection, value) -> None:
                       value)
 
 
-def resize_irregular(prep, metadata, new_shape, written=None):
+def resize_irregular(prep, metadata, new_shape, written=None, delete_outside_chunks=True):
     """Write and return the new metadata, then erase the chunks wholly outside
     ``new_shape`` (the crash-safe order of core/_resize.py; growing past the declared edges
-    adds edges of the last edge's length)."""
+    adds edges of the last edge's length; nothing erased if not ``delete_outside_chunks``)."""
     shape = _check_shape(new_shape, len(prep.shape))
     grid = prep.grid
     keys = [prep.chunk_key(c) for c in grid.all_chunk_coords()
-            if any(grid.start(d, k) >= n for d, (k, n) in enumerate(zip(c, shape)))]
+            if any(grid.start(d, k) >= n for d, (k, n) in enumerate(zip(c, shape)))
+            ] if delete_outside_chunks else []
     md = metadata.with_shape(shape)
     write_node(prep.store, prep.path, md)
     if written is not None:  # as core/_resize.py: the handle takes the stored shape

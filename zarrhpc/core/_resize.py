@@ -13,7 +13,9 @@ moment leaves the old shape over the old chunks or the new shape over the new on
 ``store.set`` of the metadata is atomic (temporary name, then rename); the array then
 prepares itself again. Chunks cut in part keep their bytes, as zarr-python keeps them:
 growing the array again shows their old elements. ``append`` is a resize followed by a
-write of the new region. Under MPI, zarrhpc.mpi.resize runs this on rank 0 and refreshes
+write of the new region. ``delete_outside_chunks=False`` (zarr-python's
+``AsyncArray.resize`` argument) erases nothing, either way: the chunks outside a smaller
+shape stay, and a later grow shows their old values, as in zarr-python. Under MPI, zarrhpc.mpi.resize runs this on rank 0 and refreshes
 the others.
 """
 
@@ -59,9 +61,10 @@ def outside_chunks(old_shape, new_shape, chunk_shape):
         yield from itertools.product(*ranges)
 
 
-def resize_array(prep, metadata, new_shape, written=None):
+def resize_array(prep, metadata, new_shape, written=None, delete_outside_chunks=True):
     """Write and return the new metadata, erasing chunks outside whichever shape is the
-    smaller in the crash-safe order of the module docstring.
+    smaller in the crash-safe order of the module docstring (none when
+    ``delete_outside_chunks`` is false).
 
     ``written(metadata)`` is called as soon as the new document is stored: when the erase
     after it fails, the caller's handle must still take the stored shape (a handle left
@@ -71,6 +74,8 @@ def resize_array(prep, metadata, new_shape, written=None):
     chunk_shape = prep.grid.chunk_shape if prep.shape else ()
 
     def erase(outer, inner):
+        if not delete_outside_chunks:
+            return
         keys = [prep.chunk_key(c) for c in outside_chunks(outer, inner, chunk_shape)]
         if keys:
             prep.store.erase_values(keys)

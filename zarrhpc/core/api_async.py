@@ -30,7 +30,6 @@ import weakref
 from zarrhpc.core.array import Array
 from zarrhpc.core.group import Group
 from zarrhpc.core.node import ASYNC_CLASSES
-from zarrhpc.errors import UnsupportedError
 
 __all__ = ["AsyncArray", "AsyncGroup", "run_sync", "unwrap", "wrap"]
 
@@ -275,19 +274,10 @@ class AsyncArray(_AsyncNode):
                                        fields=fields)
 
     async def resize(self, new_shape, delete_outside_chunks: bool = True) -> None:
-        """Change the shape; chunks wholly outside the new shape are erased.
-
-        Raises
-        ------
-        UnsupportedError
-            ``delete_outside_chunks=False``: zarrhpc always erases them (a later grow
-            must not show values a shrink cut off).
-        """
-        if not delete_outside_chunks:
-            raise UnsupportedError(
-                f"{self._node.name}: resize(delete_outside_chunks=False) is not supported: "
-                f"zarrhpc erases the chunks outside the new shape")
-        await _write(self._node, self._node.resize, new_shape)
+        """Change the shape; chunks wholly outside the new shape are erased unless
+        ``delete_outside_chunks`` is false (then they stay, as in zarr-python: growing
+        again shows their old values)."""
+        await _write(self._node, self._node._resize, new_shape, delete_outside_chunks)
 
     async def append(self, data, axis: int = 0) -> tuple[int, ...]:
         """Grow ``axis`` by ``data``'s extent and store it there; the new shape."""

@@ -612,6 +612,11 @@ class Array(ArrayApiMixin, Node):
         ReadOnlyError
             The array was opened read-only.
         """
+        self._resize(new_shape)
+
+    def _resize(self, new_shape, delete_outside_chunks: bool = True) -> None:
+        """``resize``; AsyncArray.resize's ``delete_outside_chunks=False`` erases nothing
+        (core/_resize.py)."""
         self._check_writable()
         resize = resize_irregular if self._irregular else resize_array
 
@@ -619,7 +624,7 @@ class Array(ArrayApiMixin, Node):
             self._metadata = md
             self._prepare()
 
-        resize(self._prep, self._metadata, new_shape, written)
+        resize(self._prep, self._metadata, new_shape, written, delete_outside_chunks)
 
     def append(self, data, axis: int = 0) -> tuple[int, ...]:
         """Grow ``axis`` by ``data``'s extent and store ``data`` there.
