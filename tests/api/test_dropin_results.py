@@ -514,3 +514,20 @@ def test_info_fields_are_zarr_python_values(dtype, fmt):
                 [repr(getattr(i, n)) for n in names], repr(i).splitlines()[2])
     theirs, ours = _both(info)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("value", [
+    np.arange(3), np.array(["ab", "c"]), np.ma.masked_array([1, 2]), [1, 2, 3], 5,
+    np.int32(4), "abc", "zarr array"], ids=repr)
+def test_group_setitem_takes_what_save_array_takes(value):
+    """``g[name] = value`` is zarr-python's ``save_array``: a numpy array (or one like it)
+    becomes a new array; a list, a scalar, a string or a zarr Array is its TypeError
+    (zarrhpc copied a zarr Array and took lists and scalars)."""
+    def run(lib):
+        g = lib.group()
+        v = lib.zeros((3,)) if isinstance(value, str) and value == "zarr array" else value
+        g["x"] = v
+        return g["x"][:], g["x"].dtype
+
+    theirs, ours = (_outcome(run, lib) for lib in LIBS)
+    assert ours == theirs

@@ -65,12 +65,6 @@ KNOWN = {
         "types are its own fixed set (zarrhpc/core/dtype), with no registry for new ones",
     ("user-guide/performance.md", "performance", 6): _ZSTD,
     ("user-guide/performance.md", "performance", 7): _ZSTD,
-    # zarr-python's docstring examples (data/zarr_docstrings_*.json)
-    ("docstrings", "Group.__setitem__", 2):
-        "group['foo'] = <Array>: zarr-python refuses an Array as the value (TypeError) "
-        "although this very docstring shows it working; zarrhpc copies it into a new array, "
-        "as documented",
-    ("docstrings", "Group.__setitem__", 3): "the same example: the array now exists",
 }
 # pages whose examples write ~1.5 GB of arrays (10000 x 10000 and larger)
 _SLOW = {"user-guide/arrays.md", "user-guide/performance.md"}

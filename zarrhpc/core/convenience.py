@@ -23,7 +23,7 @@ from zarrhpc.core._hierarchy import write_hierarchy
 from zarrhpc.core._nodes import resolve_store_path
 from zarrhpc.core.api import create_group, open, open_array, open_group
 from zarrhpc.core.array import Array
-from zarrhpc.core.group import Group
+from zarrhpc.core.group import Group, ndarray_like
 from zarrhpc.errors import UnsupportedError
 
 __all__ = ["array", "copy", "copy_all", "copy_store", "create", "create_hierarchy", "empty", "empty_like",
@@ -106,23 +106,12 @@ def group(store=None, *, overwrite=False, chunk_store=None, cache_attrs=None,
                       storage_options=storage_options)
 
 
-# the members of zarr-python's NDArrayLike protocol: what save, save_array and save_group
-# take as an array (a numpy array or one like it; not a list, nor a zarr Array)
-_NDARRAY_LIKE = ("dtype", "ndim", "size", "shape", "__len__", "__getitem__", "__setitem__",
-                 "__array__", "reshape", "view", "astype", "fill", "copy", "transpose",
-                 "ravel", "all")
-
-
-def _ndarray_like(obj) -> bool:
-    return all(hasattr(obj, name) for name in _NDARRAY_LIKE)
-
-
 def save_array(store, arr, *, zarr_format=None, path=None, storage_options=None,
                zarr_version=None, **kwargs) -> None:
     """Save one numpy array at ``path``, as zarr-python: ``mode`` (default "a") "w"
     replaces a node there, other modes refuse one (``ContainsArrayError``); the other
     keywords go to :func:`create_array` (``chunks``, ``compressors``...)."""
-    if not _ndarray_like(arr):
+    if not ndarray_like(arr):
         raise TypeError("arr argument must be numpy or other NDArrayLike array")
     zarr_format = format_of(zarr_version, zarr_format)
     mode = kwargs.pop("mode", "a")
@@ -137,11 +126,11 @@ def save_group(store, *args, zarr_format=None, path=None, storage_options=None,
     (each a numpy or NDArrayLike array: a keyword such as ``mode=`` is refused, as in
     zarr-python, rather than saved as an array)."""
     for arg in args:
-        if not _ndarray_like(arg):
+        if not ndarray_like(arg):
             raise TypeError("All arguments must be numpy or other NDArrayLike arrays "
                             "(except store, path, storage_options, and zarr_format)")
     for name, value in kwargs.items():
-        if not _ndarray_like(value):
+        if not ndarray_like(value):
             raise TypeError(f"Keyword argument '{name}' must be a numpy or other NDArrayLike "
                             f"array")
     if not args and not kwargs:

@@ -102,6 +102,19 @@ def open_node(store, path: str, *, read_only: bool, consolidated=None, **array_k
         f"{doc_key(path)}: no array or group at path {path or '/'!r} in {store!r}")
 
 
+
+# the members of zarr-python's NDArrayLike protocol: what g[name] = value, save, save_array
+# and save_group take as an array (a numpy array or one like it; not a list, nor a zarr Array)
+_NDARRAY_LIKE = ("dtype", "ndim", "size", "shape", "__len__", "__getitem__", "__setitem__",
+                 "__array__", "reshape", "view", "astype", "fill", "copy", "transpose",
+                 "ravel", "all")
+
+
+def ndarray_like(obj) -> bool:
+    """Whether ``obj`` is an array zarr-python's ``save_array`` takes (its NDArrayLike)."""
+    return all(hasattr(obj, name) for name in _NDARRAY_LIKE)
+
+
 class Group(Node):
     """A Zarr v3 group. Create with ``zarrhpc.create_group``/``open_group``."""
 
@@ -463,14 +476,15 @@ class Group(Node):
         return self._like(name, data, None, kwargs)
 
     def __setitem__(self, name: str, value) -> None:
-        """``g[name] = ndarray``: a new array holding a copy (replacing what is there)."""
+        """``g[name] = ndarray``: a new array holding a copy (replacing what is there).
+
+        As zarr-python's (its ``save_array``), ``value`` is a numpy array or one like it:
+        a list, a scalar or a zarr Array is a TypeError (zarr-python's docstring once showed
+        an Array there; its main branch shows ``np.array(zarr.zeros(...))``)."""
+        if not ndarray_like(value):
+            raise TypeError("arr argument must be numpy or other NDArrayLike array")
         self._check_writable()
         self._consolidated = None
-        if isinstance(value, Array):
-            from zarrhpc.core._create import from_array
-
-            from_array(self._store, data=value, name=self._child(name), overwrite=True)
-            return
         self.create_array(name, data=np.asanyarray(value), overwrite=True)
 
     def __delitem__(self, name: str) -> None:
