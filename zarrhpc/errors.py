@@ -26,6 +26,7 @@ __all__ = [
     "CorruptChunkError",
     "SelectionError",
     "ZeroStepError",
+    "OutShapeError",
     "UnsupportedError",
     "StoreError",
     "StorePermissionError",
@@ -134,6 +135,11 @@ class SelectionError(ZarrhpcError, IndexError):
 
 class ZeroStepError(SelectionError, ValueError):
     """A slice with step 0: a ValueError too, as numpy and zarr-python raise."""
+
+
+class OutShapeError(SelectionError, ValueError):
+    """``out=`` of another shape than the selection's result: a ValueError too, as
+    zarr-python raises."""
 
 
 class UnsupportedError(ZarrhpcError, NotImplementedError):

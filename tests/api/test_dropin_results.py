@@ -531,3 +531,58 @@ def test_group_setitem_takes_what_save_array_takes(value):
 
     theirs, ours = (_outcome(run, lib) for lib in LIBS)
     assert ours == theirs
+
+
+_OUT_READS = {
+    "basic": lambda a, out: a.get_basic_selection((slice(1, 5), 2), out=out),
+    "orthogonal": lambda a, out: a.get_orthogonal_selection(([1, 2, 3, 4], 2), out=out),
+    "coordinate": lambda a, out: a.get_coordinate_selection(([1, 2, 3, 4], [2] * 4), out=out),
+    "mask": lambda a, out: a.get_mask_selection(np.eye(6, 3, k=-1, dtype=bool)[:, ::-1]
+                                                & (np.arange(6) < 4)[:, None], out=out),
+    "block": lambda a, out: a.get_block_selection((slice(0, 2), 1), out=out),
+}
+
+
+@pytest.mark.parametrize("kind", list(_OUT_READS))
+@pytest.mark.parametrize("stored", [("<i4", 3), (">i4", 2), ("<f8", 2)])
+@pytest.mark.parametrize("out_dtype", ["<i4", ">i4", "<f8", ">f8", "i2", "shape"])
+def test_out_buffer_of_any_dtype(kind, stored, out_dtype):
+    """``out=`` a zarr-python NDBuffer of another dtype (byte order, width, kind) than the
+    array's: zarr-python assigns the decoded chunks into it, so numpy converts; zarrhpc
+    refused any dtype but the array's (TypeError). A buffer of another shape is
+    zarr-python's ValueError (zarrhpc: an IndexError, now both)."""
+    from zarr.core.buffer import default_buffer_prototype
+
+    dtype, fmt = stored
+
+    def run(lib):
+        a = lib.create_array({}, shape=(6, 3), chunks=(2, 2), dtype=dtype, zarr_format=fmt)
+        a[:] = np.arange(18).reshape(6, 3) - 5
+        shape = np.shape(_OUT_READS[kind](a, None))
+        arr = np.full((7,) if out_dtype == "shape" else shape, 99,
+                      dtype="i4" if out_dtype == "shape" else out_dtype)
+        buf = default_buffer_prototype().nd_buffer.from_numpy_array(arr)
+        got = _OUT_READS[kind](a, buf)
+        return np.asarray(got), arr, str(arr.dtype)  # out filled, and the value returned
+
+    outs = []
+    for lib in LIBS:
+        try:
+            outs.append(run(lib))
+        except ValueError as e:
+            outs.append(("ValueError", str(e)))
+    theirs, ours = outs
+    if isinstance(theirs[0], str):  # ("ValueError", message)
+        assert ours == theirs
+        return
+    assert ours[2] == theirs[2]
+    for o, t in zip(ours[:2], theirs[:2]):
+        assert o.dtype == t.dtype
+        np.testing.assert_array_equal(o, t)
+
+
+def test_out_not_a_buffer_is_zarr_pythons_type_error():
+    for lib in LIBS:
+        a = lib.create_array({}, shape=(4,), dtype="i4")
+        with pytest.raises(TypeError, match="out argument needs to be an NDBuffer"):
+            a.get_basic_selection(slice(None), out=[0, 0, 0, 0])

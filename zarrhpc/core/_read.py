@@ -21,7 +21,7 @@ from zarrhpc import config, errors
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core._stream import fetched_units
 from zarrhpc.core._tasks import map_all
-from zarrhpc.errors import SelectionError, StoreError, status_class
+from zarrhpc.errors import OutShapeError, StoreError, status_class
 from zarrhpc.indexing import (
     iter_chunk_projections,
     normalize_basic_selection,
@@ -73,8 +73,9 @@ def native_target(prep):
 def check_out(out, shape, dtype) -> np.ndarray:
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out: expected a numpy.ndarray, got {type(out).__name__}")
-    if out.shape != shape:
-        raise SelectionError(f"out: shape {out.shape} does not match the selection's {shape}")
+    if out.shape != shape:  # zarr-python's words
+        raise OutShapeError(f"shape of out argument doesn't match. Expected {tuple(shape)}, "
+                            f"got {out.shape}")
     if out.dtype != dtype:
         raise TypeError(f"out: dtype {out.dtype} does not match the prep's {dtype}")
     if not out.flags.writeable:

@@ -371,13 +371,17 @@ class Array(ArrayApiMixin, Node):
         if isinstance(selection, Array):  # as zarr-python: a zarr array is read first
             selection = index_array(selection)
         dtype = check_fields(fields, self.dtype)
-        if not fields:
+        out = _out_array(out)
+        if not fields and (out is None or out.dtype == dtype):
             return self._masked(self._get_raw(kind, selection, out))
-        data = self._get_raw(kind, selection, None)
-        part = data[fields] if isinstance(fields, str) else data[list(fields)]
+        part = self._get_raw(kind, selection, None)
+        if fields:
+            part = part[fields] if isinstance(fields, str) else part[list(fields)]
         if out is None:
             return part
-        check_out(out, np.shape(part), dtype)[...] = part
+        # zarr-python assigns the decoded chunks into ``out``: numpy converts the values
+        # to its dtype (another byte order, a wider type), as here
+        check_out(out, np.shape(part), out.dtype)[...] = part
         return out
 
     def _set(self, kind: str, selection, value, fields=None) -> None:
@@ -668,6 +672,18 @@ class Array(ArrayApiMixin, Node):
 
     def __repr__(self) -> str:
         return f"<Array {node_url(self._store, self._path)} shape={self.shape} dtype={self.dtype}>"
+
+
+def _out_array(out):
+    """The array ``out=`` names: zarr-python's NDBuffer (its array, written in place) or,
+    wider than zarr-python, a numpy array."""
+    if out is None or isinstance(out, np.ndarray):
+        return out
+    unwrap = getattr(out, "as_ndarray_like", None)
+    arr = unwrap() if callable(unwrap) else None
+    if isinstance(arr, np.ndarray):
+        return arr
+    raise TypeError(f"out argument needs to be an NDBuffer. Got {type(out)!r}")
 
 
 class OIndex:
