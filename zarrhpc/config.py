@@ -22,8 +22,15 @@ defaults of new and opened arrays), ``array.target_shard_size_bytes`` (the size
 ``shard_lock`` (default False): shard writes to a LocalStore hold an exclusive
 ``flock`` on the shard file from reading it to renaming the new one in (whole shards
 too), so writers in several processes updating different inner chunks of one shard lose
-nothing (see ``LocalStore.lock``). Other zarr-python keys (codec pipeline classes, buffer prototypes...) do not apply and are
-refused with a KeyError naming them.
+nothing (see ``LocalStore.lock``).
+
+``codec_pipeline.path``, ``codec_pipeline.batch_size`` and ``async.timeout`` are accepted
+and kept with zarr-python's defaults (``get`` returns them) but change nothing: they tune
+how zarr-python runs its own pipeline (zarrs users set ``codec_pipeline.path`` to
+``"zarrs.ZarrsCodecPipeline"`` for speed), and results are the same whichever it names.
+Keys that would change results (``codecs.<name>`` implementation classes, the ``buffer``
+/ ``ndbuffer`` prototypes for GPU arrays) and unknown keys are refused with a KeyError
+naming them.
 """
 
 from __future__ import annotations
@@ -79,7 +86,10 @@ def _defaults() -> dict:
     return {"threads": _threads_from_env(), "buffer_cache": _buffer_cache_from_env(),
             "array.order": "C", "array.write_empty_chunks": False,
             "array.target_shard_size_bytes": None, "default_zarr_format": 3,
-            "json_indent": 2, "shard_lock": False}
+            "json_indent": 2, "shard_lock": False,
+            # zarr-python's, kept but without effect (module docstring)
+            "codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline",
+            "codec_pipeline.batch_size": 1, "async.timeout": None}
 
 
 _settings = _defaults()

@@ -295,8 +295,21 @@ def test_config_keys():
         b = zarrhpc.zeros((4,), chunks=(2,), dtype="i1")
         b[...] = 0
         assert b.nchunks_initialized == 2
-    with pytest.raises(KeyError, match="codec_pipeline"):
-        zarrhpc.config.set({"codec_pipeline.path": "x"})
+    # zarr-python's pipeline knobs are kept (zarrs users set the path) and change nothing;
+    # keys that would change results are refused
+    with zarrhpc.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline",
+                             "codec_pipeline.batch_size": 4, "async.timeout": 5}):
+        assert zarrhpc.config.get("codec_pipeline.path") == "zarrs.ZarrsCodecPipeline"
+        assert zarrhpc.config.get("codec_pipeline") == {"path": "zarrs.ZarrsCodecPipeline",
+                                                        "batch_size": 4}
+        c = zarrhpc.create_array({}, shape=(3,), dtype="i2")
+        c[:] = [1, 2, 3]
+        assert c[:].tolist() == [1, 2, 3]
+    assert zarrhpc.config.get("codec_pipeline.path") == (
+        "zarr.core.codec_pipeline.BatchedCodecPipeline")
+    for key in ("codecs.blosc", "buffer", "ndbuffer", "no.such.key"):
+        with pytest.raises(KeyError, match=key):
+            zarrhpc.config.set({key: "x"})
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])

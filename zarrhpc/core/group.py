@@ -389,17 +389,22 @@ class Group(Node):
             raise TypeError(f"Incompatible dtype ({node.dtype} vs {dtype})")
         return node
 
-    def create_dataset(self, name: str, *, shape=None, **kwargs) -> Array:
-        """h5py-style ``create_array`` (``data`` gives the shape); deprecated as in
-        zarr-python 3 (ZarrDeprecationWarning): use ``create_array``."""
+    def create_dataset(self, name: str, **kwargs) -> Array:
+        """h5py-style ``create_array``, deprecated as in zarr-python 3 (ZarrDeprecationWarning:
+        use ``create_array``). As zarr-python's: ``shape`` is required (TypeError without
+        it, ``data`` or not); ``dtype`` defaults to ``data.dtype``; ``data`` is written into
+        the new array."""
         _deprecated("Use Group.create_array instead.")
-        data = kwargs.get("data")
-        if data is not None:  # a shape may come along if it is the data's (zarr-python)
-            if shape is not None and tuple(np.shape(data)) != tuple(np.atleast_1d(shape)):
-                raise ValueError(f"create_dataset: shape {shape} is not the data's shape "
-                                 f"{np.shape(data)}")
-            return self.create_array(name, **kwargs)
-        return self.create_array(name, shape=shape, **kwargs)
+        if "shape" not in kwargs:  # zarr-python's words (its AsyncGroup.create_dataset's)
+            raise TypeError("create_dataset() missing 1 required keyword-only argument: "
+                            "'shape'")
+        data = kwargs.pop("data", None)
+        if "dtype" not in kwargs and data is not None:
+            kwargs["dtype"] = data.dtype  # as zarr-python: a list needs dtype= too
+        arr = self.create_array(name, **kwargs)
+        if data is not None:
+            arr[slice(None)] = data
+        return arr
 
     def require_dataset(self, name: str, *, shape, **kwargs) -> Array:
         """h5py-style ``require_array``; deprecated as in zarr-python 3."""
