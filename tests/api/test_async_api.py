@@ -383,10 +383,17 @@ def test_attrs_and_metadata_attributes_are_one_dict(kind):
 def test_v3_byte_order_values_and_documents(tmp_path, dtype):
     """A v3 array created with ``dtype=">i2"``: the same stored bytes, document and values as
     zarr-python's, and the same dtype once opened (the machine's order: v3 documents have no
-    byte order). Kept difference: zarr-python's *creating* handle shows and reads ``>i2``;
-    zarrhpc's shows the machine's order there too (equal values). Tried this session: the
-    creating handle in the asked order broke internal users of ``Array.dtype`` that hand
-    buffers to the engine (the kernels' own tests read swapped bytes), so it was taken out."""
+    byte order). Kept difference: zarr-python's *creating* handle shows and reads ``>i2``
+    (also ``metadata.data_type``: ``Int16(endianness='big')``); zarrhpc's shows the
+    machine's order there too (equal values; every later open agrees). Tried twice (tenth
+    and eleventh sessions, the second showing it as a v2 big-endian array is shown, reads
+    converted): zarrhpc's own users of ``Array.dtype`` take it for the engine's order.
+    The MPI layer wrote wrong data (tests/mpi/test_fuzz, 5 ranks, v3 ">i2": rank 0's
+    creating handle and the others' opened ones disagreed, and ``_raw_runs`` stored
+    big-endian pieces as little-endian chunks); the node-aggregated shard writer
+    (mpi/aggregate.py) builds its fill value, fill test, raw and blosc chunks from
+    ``arr.dtype`` too; the kernels' tests read into ``a.dtype`` buffers. Showing the
+    order needs those to use the engine's dtype first, so it was taken out again."""
     def run(lib):
         path = str(tmp_path / lib.__name__)
         a = lib.create_array(path, shape=(5,), chunks=(2,), dtype=dtype, fill_value=0,

@@ -5225,4 +5225,166 @@ async def main():
 
 asyncio.run(main())
 """),
+    # ---- eleventh session: zarr-python, dask, VirtualiZarr, zarrs, xarray reports ----
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2298", code="""
+import zarr
+try:
+    zarr.open_group(zarr.storage.MemoryStore(), mode='r')
+except Exception as e:
+    caught(e)
+try:
+    zarr.open_group('nothing-here.zarr', mode='r')
+except Exception as e:
+    caught(e)
+import os
+print(os.path.exists('nothing-here.zarr'))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2275", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+zarr.open_array(store=store, shape=(4,), path='foo', zarr_format=2)
+g = zarr.open_group(store, zarr_format=2)
+print(g['foo'].shape, g['foo'].path, g['foo'].dtype)
+print(sorted(g.array_keys()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2275#implicit-v3", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+zarr.open_array(store=store, shape=(4,), path='foo')
+try:
+    g = zarr.open_group(store, mode='r')
+    print(g['foo'].shape)
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3147", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+root = zarr.create_group(store=store)
+root.create_group('foo')
+root.create_group('bar')
+print(sorted(k for k, _ in root.members()))
+ro = zarr.open_group(store, path='/', mode='r')
+try:
+    del ro['foo']
+except Exception as e:
+    caught(e)
+print(sorted(k for k, _ in zarr.open_group(store, mode='r').members()))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2410", code="""
+import numpy as np
+import zarr
+a = zarr.zeros((40, 40), chunks=(10, 10), dtype='uint16', store='a.zarr')
+a[:5, :5] = 7
+b = zarr.array(a, chunks=(10, 20), store='b.zarr')
+print(b.shape, b.chunks, b.dtype, int(b[:].sum()))
+c = zarr.open_array('b.zarr', mode='r')
+print(c[4, 4], c[5, 5])
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/2010", code="""
+import zarr
+store = zarr.storage.ZipStore('example.zip', mode='w')
+root = zarr.group(store=store)
+z = root.zeros(name='foo/bar', shape=(100, 100), chunks=(10, 10), dtype='i4')
+z[:] = 42
+store.close()
+store = zarr.storage.ZipStore('example.zip', mode='r')
+r = zarr.open_group(store, mode='r')
+print(r['foo/bar'].shape, int(r['foo/bar'][:].sum()), sorted(r.group_keys()))
+store.close()
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/issues/478", code="""
+import zarr
+for fmt in (2, 3):
+    a = zarr.create_array({}, shape=(3,), dtype='i4', fill_value=None, zarr_format=fmt)
+    print(fmt, repr(a.fill_value), a.metadata.fill_value, a[:])
+"""),
+    dict(source="https://github.com/zarr-developers/VirtualiZarr/issues/530", code="""
+import zarr
+store = zarr.storage.MemoryStore()
+a = zarr.create_array(store, shape=(), dtype='f8', fill_value=1.5)
+a[()] = 2.5
+print(sorted(k for k in store._store_dict))
+print(a[()], a.shape, a.chunks, a.nchunks)
+s2 = zarr.storage.MemoryStore()
+b = zarr.create_array(s2, shape=(), dtype='f8', zarr_format=2)
+b[...] = 3.0
+print(sorted(s2._store_dict), b[...])
+"""),
+    dict(source="https://github.com/pydata/xarray/issues/5475#create-dataset-data", code="""
+import zarr
+root = zarr.group(store='example.zarr', overwrite=True, zarr_format=2)
+arr = root.create_dataset(name='arr', data=[0, 1, 2, 3, 4], dtype='i4')
+arr.attrs['_ARRAY_DIMENSIONS'] = ['phony_dim_0']
+zarr.consolidate_metadata('example.zarr')
+root = zarr.open('example.zarr')
+print(root['arr'].fill_value, root['arr'][:].tolist(), dict(root['arr'].attrs))
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/pull/2870", code="""
+import zarr
+a = zarr.create_array({}, shape=(2,), dtype='i1', attributes={'a': 1})
+a.update_attributes({'b': [1, 2]})
+print(dict(a.attrs))
+a.update_attributes({'a': 3})
+print(dict(a.attrs))
+g = zarr.group(attributes={'x': 'y'})
+g.update_attributes({'z': (1, 2)})
+print(dict(g.attrs))
+a.attrs.put({'only': True})
+print(dict(a.attrs), a.metadata.attributes)
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/266", code="""
+import dask.array as da
+import zarr
+z = zarr.zeros((6, 4), chunks=(3, 2), dtype='f8', store='target.zarr')
+x = da.ones((6, 4), chunks=(3, 2))
+try:
+    x.to_zarr(z)
+except Exception as e:
+    caught(e)
+print(z[:].sum())
+"""),
+    dict(source="https://github.com/zarrs/zarrs-python#usage", code="""
+import numpy as np
+import zarr
+zarr.config.set({'codec_pipeline.path': 'zarrs.ZarrsCodecPipeline'})
+print(zarr.config.get('codec_pipeline.path'))
+a = zarr.create_array('z.zarr', shape=(8, 8), chunks=(4, 4), dtype='u2')
+a[:] = np.arange(64).reshape(8, 8)
+print(int(a[:].sum()), a[3, 5], a[5:7, 1].tolist())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/3541", code="""
+import numpy as np
+import zarr
+a = zarr.create_array('data.zarr', shape=(1, 3, 40, 50), chunks=(1, 1, 16, 16), dtype='f4',
+                      dimension_names=('time', 'band', 'y', 'x'),
+                      attributes={'scale_factor': 1.0, '_FillValue': 'AAAAAAAA+H8='},
+                      config={'write_empty_chunks': False})
+a[0, 1, 16:32, 16:40] = 1.5
+arr = zarr.open('data.zarr')
+print(type(arr).__name__, arr.nchunks_initialized, arr.metadata.dimension_names)
+d = arr[0:1, :, 16:32, 32:48]
+print(d.shape, d.sum(), d[0, 1, 0, :8].tolist())
+"""),
+    dict(source="https://github.com/zarr-developers/zarr-python/issues/1931", code="""
+import numpy as np
+import zarr
+store = zarr.storage.ZipStore('temp.zip', mode='w')
+arr = zarr.zeros(shape=(10, 20, 5), chunks=(10, 20, 1), compressor=None, store=store, dtype='u1',
+                 zarr_format=2)
+arr[:, :, :] = (np.arange(1000) % 251).astype('u1').reshape(10, 20, 5)
+store.close()
+zf = zarr.open('temp.zip', mode='r')
+print(type(zf).__name__, zf[:, :, 1].shape, int(zf[:, :, 1].sum()), zf[3, 4, :].tolist())
+"""),
+    dict(source="https://github.com/emfdavid/insitubatch/issues/56", code="""
+import numpy as np
+import zarr
+a = zarr.create_array('s.zarr', shape=(30, 12), chunks=(5, 4), shards=(10, 12), dtype='f4')
+a[:] = np.arange(360, dtype='f4').reshape(30, 12)
+b = zarr.open_array('s.zarr', mode='r')
+print(b.chunks, b.shards, b.metadata.chunk_grid.chunk_shape)
+print(b[7, 5], b[12:14, 10:].tolist(), b.nchunks, b.nchunks_initialized)
+print([type(c).__name__ for c in b.metadata.codecs])
+"""),
 ]
