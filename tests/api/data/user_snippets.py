@@ -5387,4 +5387,76 @@ print(b.chunks, b.shards, b.metadata.chunk_grid.chunk_shape)
 print(b[7, 5], b[12:14, 10:].tolist(), b.nchunks, b.nchunks_initialized)
 print([type(c).__name__ for c in b.metadata.codecs])
 """),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/codecs/numcodecs/", code="""
+import numpy as np
+import zarr
+from zarr.codecs.numcodecs import Zlib, Delta, FixedScaleOffset, CRC32C
+a = zarr.create_array({}, shape=(12,), chunks=(6,), dtype='f8',
+                      filters=[FixedScaleOffset(offset=0, scale=10, dtype='f8', astype='i4')],
+                      compressors=[Zlib(level=3), CRC32C()])
+a[:] = np.linspace(0, 1.1, 12)
+print(a[:].tolist())
+print([c.to_dict() if hasattr(c, 'to_dict') else repr(c) for c in a.metadata.codecs])
+b = zarr.create_array({}, shape=(5,), dtype='i4', filters=[Delta(dtype='i4')])
+b[:] = [1, 2, 4, 7, 11]
+print(b[:].tolist(), type(b.filters[0]).__name__)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/dtype/", code="""
+import numpy as np
+import zarr
+from zarr.dtype import Int32, Float64, VariableLengthUTF8, Structured, parse_dtype
+for spec in ('int32', np.dtype('f8'), str, Int32(), [('a', 'f8'), ('b', 'i1')]):
+    dt = parse_dtype(spec, zarr_format=3)
+    print(type(dt).__name__, dt.to_native_dtype())
+a = zarr.create_array({}, shape=(2,), dtype=Float64())
+print(repr(a.metadata.data_type), a.dtype)
+s = zarr.create_array({}, shape=(2,), dtype=VariableLengthUTF8(), fill_value='')
+s[:] = ['x', 'yz']
+print(s[:].tolist(), repr(s.metadata.data_type))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/group/#zarr.Group.move", code="""
+import zarr
+g = zarr.group()
+g.create_array('a', shape=(2,), dtype='i1')
+try:
+    g.move('a', 'b')
+except Exception as e:
+    caught(e)
+print(sorted(g.array_keys()))
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/deprecated/convenience/#copy_store", code="""
+import zarr
+src = zarr.group(store={})
+src.create_array('x', shape=(3,), dtype='i2')
+for fn in ('copy', 'copy_all', 'copy_store'):
+    try:
+        getattr(zarr, fn)(src, zarr.group(store={}))
+    except Exception as e:
+        caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/registry/", code="""
+import zarr
+from zarr.registry import get_codec_class, get_pipeline_class
+print(get_codec_class('blosc').__name__, get_codec_class('zstd').__name__, get_codec_class('bytes').__name__)
+print(get_pipeline_class().__name__)
+try:
+    get_codec_class('no-such-codec')
+except Exception as e:
+    caught(e)
+"""),
+    dict(source="https://zarr.readthedocs.io/en/v3.1.6/api/zarr/errors/", code="""
+import zarr
+from zarr.errors import (ArrayNotFoundError, GroupNotFoundError, NodeTypeValidationError,
+                         ContainsArrayError, ContainsGroupError)
+store = zarr.storage.MemoryStore()
+zarr.create_array(store, name='a', shape=(1,), dtype='i1')
+for call in (lambda: zarr.open_array(store, path='b', mode='r'),
+             lambda: zarr.open_group(store, path='a', mode='r'),
+             lambda: zarr.create_array(store, name='a', shape=(1,), dtype='i1'),
+             lambda: zarr.create_group(store, path='a')):
+    try:
+        call()
+    except Exception as e:
+        caught(e)
+"""),
 ]
