@@ -21,7 +21,8 @@ KERNELS = [
     ("zarrhpc._kernels.points", []),
     ("zarrhpc._kernels.engine",
      ["csrc/zh_job.c", "csrc/zh_read.c", "csrc/zh_write.c", "csrc/zh_shard_write.c",
-      "csrc/zh_select.c", "csrc/zh_mask.c", "csrc/zh_sel_write.c", "csrc/zh_pool.c",
+      "csrc/zh_select.c", "csrc/zh_mask.c", "csrc/zh_sel_write.c", "csrc/zh_shard_sel.c",
+      "csrc/zh_pool.c",
       "csrc/zh_codecs.c", "csrc/zh_zlib.c", "csrc/zh_crc32c.c", "csrc/zh_strided.c",
       "csrc/zh_blosc1.c"]),
 ]

@@ -26,6 +26,24 @@
 #include "zh_job.h"
 #include "zh_select.h"
 
+void zh_sel_put(const zh_job_t *job, char *chunk, const int64_t *offs, const int64_t *src,
+                int64_t src_scale, int64_t m, const char *values, int scalar) {
+    int64_t isz = job->itemsize;
+    int swap = job->swap;
+    if (scalar) {
+        char one[64];
+        if (isz <= (int64_t)sizeof(one)) { /* swapped once, then plain copies */
+            zh_put_elem(one, values, isz, swap);
+            for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], one, isz, 0);
+        } else {
+            for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], values, isz, swap);
+        }
+    } else {
+        for (int64_t i = 0; i < m; i++)
+            zh_put_elem(chunk + offs[i], values + src[i] * src_scale, isz, swap);
+    }
+}
+
 void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                     const int64_t *offs, const int64_t *src, int64_t src_scale, int64_t m,
                     const char *values, int scalar, int covered) {
@@ -52,22 +70,9 @@ void zh_sel_scatter(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
             return;
         }
     }
-    int64_t isz = job->itemsize;
-    int swap = job->swap;
-    if (scalar) {
-        char one[64];
-        if (isz <= (int64_t)sizeof(one)) { /* swapped once, then plain copies */
-            zh_put_elem(one, values, isz, swap);
-            for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], one, isz, 0);
-        } else {
-            for (int64_t i = 0; i < m; i++) zh_put_elem(chunk + offs[i], values, isz, swap);
-        }
-    } else {
-        for (int64_t i = 0; i < m; i++)
-            zh_put_elem(chunk + offs[i], values + src[i] * src_scale, isz, swap);
-    }
+    zh_sel_put(job, chunk, offs, src, src_scale, m, values, scalar);
     if (!job->write_empty_chunks &&
-        zh_is_fill(chunk, job->decoded_size, job->fill_stored, isz)) {
+        zh_is_fill(chunk, job->decoded_size, job->fill_stored, job->itemsize)) {
         rc = zh_erase_file(job, path, msg, sizeof(msg));
     } else {
         const char *out;

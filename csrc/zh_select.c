@@ -549,18 +549,18 @@ void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
     }
 }
 
-int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t t, int64_t *m_out) {
     zh_job_t *job = pj->job;
     int nd = job->ndim;
     int64_t p0 = pj->offsets[k], p1 = pj->offsets[k + 1];
     if (p0 < 0 || p1 < p0 || p1 > pj->npoints) {
-        zh_fail(job, k, ZH_ERR_BOUNDS, "point offsets out of range");
+        zh_fail(job, t, ZH_ERR_BOUNDS, "point offsets out of range");
         return NULL;
     }
     int64_t m = p1 - p0;
     int64_t *offs = (int64_t *)malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
     if (!offs) {
-        zh_fail(job, k, ZH_ERR_NOMEM, "out of memory");
+        zh_fail(job, t, ZH_ERR_NOMEM, "out of memory");
         return NULL;
     }
     for (int64_t i = 0; i < m; i++) {
@@ -568,7 +568,7 @@ int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
         int64_t off = 0;
         for (int d = 0; d < nd; d++) {
             if (c[d] < 0 || c[d] >= job->chunk_shape[d]) {
-                zh_fail(job, k, ZH_ERR_BOUNDS, "a point lies outside its chunk");
+                zh_fail(job, t, ZH_ERR_BOUNDS, "a point lies outside its chunk");
                 free(offs);
                 return NULL;
             }
@@ -576,7 +576,7 @@ int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m_out) {
         }
         int64_t o = pj->out_index[p0 + i];
         if (o < 0 || o >= pj->out_size) {
-            zh_fail(job, k, ZH_ERR_BOUNDS, "a point's place in the buffer is out of range");
+            zh_fail(job, t, ZH_ERR_BOUNDS, "a point's place in the buffer is out of range");
             free(offs);
             return NULL;
         }
@@ -594,7 +594,7 @@ static void point_any(zh_points_t *pj, int64_t k, int write) {
     zh_wctx *w;
     if (!zh_sel_begin(job, k, &w)) return;
     int64_t m;
-    int64_t *offs = zh_point_offsets(pj, k, &m);
+    int64_t *offs = zh_point_offsets(pj, k, k, &m);
     if (!offs) return;
     const int64_t *coords = pj->chunk_coords + k * job->ndim;
     const int64_t *where = pj->out_index + pj->offsets[k];

@@ -59,7 +59,7 @@
  *   raise SIGBUS in the engine).
  *
  * Wave 10: the selection writes (point, orthogonal, mask) are the engine's too
- * (csrc/zh_sel_write.c, figures there).  W8 / W11 reads: nothing new tried; the floors
+ * (csrc/zh_sel_write.c, figures there); wave 11 into shards (csrc/zh_shard_sel.c).  W8 / W11 reads: nothing new tried; the floors
  * above stand (the copy of the chunks' bytes and LZ4 of the wanted blocks). */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
@@ -149,10 +149,36 @@ int zh_sel_begin(zh_job_t *job, int64_t t, zh_wctx **w);
 void zh_sel_gather(zh_job_t *job, zh_wctx *w, int64_t t, const int64_t *coords,
                    const int64_t *offs, const int64_t *dst, int64_t m, char *out);
 
-/* Task k of a point job: its points' byte offsets in the decoded chunk (malloc'ed, the
+/* Chunk k of a point job: its points' byte offsets in the decoded chunk (malloc'ed, the
  * caller frees; *m of them), each point checked inside its chunk and its place
- * (out_index) inside out_size; NULL when the task failed (done here). */
-int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t *m);
+ * (out_index) inside out_size; NULL when task t failed (done here; t is k but for
+ * zh_shard_points_write_run, whose tasks are shards). */
+int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t t, int64_t *m);
+
+/* Point writes into shards (csrc/zh_shard_sel.c): the point job's chunks are inner
+ * chunks, grouped by shard: shard s (grid coordinates shard_coords[s*ndim ...]) holds
+ * the point job's chunks member[first[s] .. first[s+1]), member_flat[...] their places
+ * in the shard's index (C order over the nchunks_per_shard inner chunks).  The index is
+ * little-endian uint64 (offset, length) pairs, at the start or the end, a crc32c after
+ * it with index_crc. */
+typedef struct {
+    zh_points_t *pj;
+    int64_t nshards, nchunks_per_shard;
+    const int64_t *shard_coords, *first, *member, *member_flat;
+    int index_start, index_crc;
+} zh_shard_points_t;
+/* One task per shard: the stored shard read once and its index checked, its touched
+ * inner chunks merged as zh_points_write_run does, the others kept as stored, the shard
+ * written atomically (or erased when no inner chunk is left).  task_status and err_task
+ * are per shard; FALLBACK (a corrupt shard, a codec the engine cannot run) wrote
+ * nothing. */
+int zh_shard_points_write_run(zh_shard_points_t *sp, int nthreads);
+
+/* Set element i at byte offset offs[i] of a decoded chunk to the value at byte
+ * src[i] * src_scale of values (the first value for all when scalar; native order,
+ * swapped to the stored order), in order. */
+void zh_sel_put(const zh_job_t *job, char *chunk, const int64_t *offs, const int64_t *src,
+                int64_t src_scale, int64_t m, const char *values, int scalar);
 /* Task t of an orthogonal job: its chunk's coords, and per dimension where its index
  * list starts in q_in/q_out and its length, each index checked inside the chunk and
  * its place inside full_shape; *nelem the product.  0, or -1 when the task failed. */

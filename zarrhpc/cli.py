@@ -185,7 +185,7 @@ def main(argv=None) -> int:
     b.add_argument("--peers", help="comma-separated: zarrhpc,zarr-python,zarr-python+zarrs,"
                    "tensorstore,h5py,raw (default: all installed)")
     b.add_argument("--codecs", help="comma-separated: none,blosc-lz4,zstd-1,gzip-1")
-    b.add_argument("--workloads", help="comma-separated: W1..W7, and the selections W8 (vindex), W9 (oindex), W10 (mask), W11 (sharded vindex), W8w/W9w/W10w (their writes)")
+    b.add_argument("--workloads", help="comma-separated: W1..W7, and the selections W8 (vindex), W9 (oindex), W10 (mask), W11 (sharded vindex), W8w/W9w/W10w/W11w (their writes)")
     b.add_argument("--repeat", type=int, default=None,
                    help="runs per measurement (median; default 3, and 6 rounds for --mpi)")
     b.add_argument("--dir", help="where the data goes (default /dev/shm)")

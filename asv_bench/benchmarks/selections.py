@@ -82,7 +82,8 @@ class Selections:
 
 class SelectionWrites:
     """W8w/W9w/W10w at 8 MiB: the vindex (distinct points), oindex and 1 % mask writes,
-    random values, time per write (each write repeats the same one: same work)."""
+    random values, time per write (each write repeats the same one: same work); W11w:
+    the vindex write into the sharded array (shards ``SHARDS``, inner chunks ``INNER``)."""
 
     params = [CODECS]
     param_names = ["codec"]
@@ -94,6 +95,10 @@ class SelectionWrites:
                                         dtype="f4", compressors=COMPRESSORS[codec],
                                         overwrite=True)
         self.arr[...] = data
+        self.sharded = zarrhpc.create_array(f"writes-{codec}-sharded", shape=SHAPE,
+                                            chunks=INNER, shards=SHARDS, dtype="f4",
+                                            compressors=COMPRESSORS[codec], overwrite=True)
+        self.sharded[...] = data
         rng = np.random.default_rng(16)
         flat = rng.choice(data.size, 10_000, replace=False)
         self.points = np.unravel_index(flat, SHAPE)
@@ -111,3 +116,6 @@ class SelectionWrites:
 
     def time_w10w_mask_write(self, codec):
         self.arr.vindex[self.mask] = self.mv
+
+    def time_w11w_sharded_vindex_write(self, codec):
+        self.sharded.vindex[self.points] = self.pv

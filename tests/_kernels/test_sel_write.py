@@ -179,7 +179,8 @@ def test_points_2d_value_shape_and_zarr_python_reads(tmp_path):
 
 
 def test_sharded_mask_and_point_writes(tmp_path):
-    """Sharded arrays keep the Python path (a shard rebuilt once): same results."""
+    """Sharded arrays (the engine's shard task, tests/_kernels/test_shard_sel_write.py):
+    same results."""
     path = str(tmp_path / "s")
     a = zarrhpc.create_array(path, shape=(40, 45), chunks=(10, 16), shards=(20, 32),
                              dtype="<i4", fill_value=-1)

@@ -112,8 +112,19 @@ cdef extern from "zh_select.h":
         const int64_t *q_out
         int64_t nq
         const int64_t *full_shape
+    ctypedef struct zh_shard_points_t:
+        zh_points_t *pj
+        int64_t nshards
+        int64_t nchunks_per_shard
+        const int64_t *shard_coords
+        const int64_t *first
+        const int64_t *member
+        const int64_t *member_flat
+        int index_start
+        int index_crc
     int zh_points_run(zh_points_t *pj, int nthreads) nogil
     int zh_points_write_run(zh_points_t *pj, int nthreads) nogil
+    int zh_shard_points_write_run(zh_shard_points_t *sp, int nthreads) nogil
     int zh_ortho_run(zh_ortho_t *oj, int nthreads) nogil
     int zh_ortho_write_run(zh_ortho_t *oj, int nthreads) nogil
 

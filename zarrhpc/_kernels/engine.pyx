@@ -398,6 +398,56 @@ cdef class Engine(_EngineBase):
         del keep, arrays
         return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
 
+    def write_shard_points(self, cnp.ndarray values not None, chunk_coords, offsets,
+                           in_chunk, out_index, array_shape, tuple shards, *,
+                           bint index_start, bint index_crc, str path_prefix,
+                           int64_t root_len, int key_kind=0, str sep="/",
+                           bint write_empty_chunks=False, bint durable=False,
+                           int nthreads=1):
+        """:meth:`write_points` into shards: this engine's chunks are the inner chunks
+        (``chunk_coords`` etc. as there), ``shards`` is ``(shard_coords (ns, ndim),
+        first (ns+1,), member, member_flat, chunks_per_shard)``: shard ``s`` holds the
+        point chunks ``member[first[s]:first[s+1]]`` at ``member_flat[...]`` in its
+        index. One task per shard: read once, its touched inner chunks merged, the
+        others kept, written atomically (csrc/zh_shard_sel.c). Returns
+        ``(task_status, err_task, err_code, err_msg)``, tasks being shards; FALLBACK
+        shards wrote nothing."""
+        cdef zh_job_t job
+        cdef zh_points_t pj
+        cdef zh_shard_points_t sp
+        cdef list keep = []
+        cdef int rc
+        arrays = self._points_job(&job, &pj, chunk_coords, offsets, in_chunk, out_index)
+        pj.scalar = self._values(values, pj.npoints, "write_shard_points")
+        pj.out = <char *> cnp.PyArray_DATA(values)
+        pj.out_size = pj.npoints
+        shard_coords, first, member, member_flat, per_shard = shards
+        cdef cnp.ndarray sc = _i64_2d(shard_coords, self.ndim, "shard_coords")
+        cdef Py_ssize_t ns = sc.shape[0]
+        cdef cnp.ndarray fi = _i64(first, ns + 1, "first")
+        cdef cnp.ndarray mem = _i64(member, len(member), "member")
+        cdef cnp.ndarray mf = _i64(member_flat, len(mem), "member_flat")
+        if per_shard <= 0:
+            raise ValueError("engine: write_shard_points: chunks_per_shard must be positive")
+        memset(&sp, 0, sizeof(sp))
+        sp.pj = &pj
+        sp.nshards = ns
+        sp.nchunks_per_shard = per_shard
+        sp.shard_coords = _p(sc)
+        sp.first = _p(fi)
+        sp.member = _p(mem)
+        sp.member_flat = _p(mf)
+        sp.index_start = index_start
+        sp.index_crc = index_crc
+        cdef cnp.ndarray status = np.zeros(ns, dtype=np.uint8)
+        job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
+        self._write_target(&job, keep, array_shape, path_prefix, root_len, key_kind, sep,
+                           write_empty_chunks, durable)
+        with nogil:
+            rc = zh_shard_points_write_run(&sp, nthreads)
+        del keep, arrays
+        return status, job.err_task, job.err_code, job.err_msg.decode("utf-8", "replace")
+
     def read_small(self, selection, shape, dtype, str path_prefix, int64_t root_len=0,
                    int key_kind=0, str sep="/", int nthreads=1, int64_t max_items=32768):
         """The lean path of a small basic read (ints and step-1 slices, one entry per

@@ -14,6 +14,8 @@ so that all see the same machine). Reported: the median milliseconds per selecti
   (``Sizes.oindex_n`` indices per axis) and W10 (the 1 % mask), random values, on the
   same arrays after the reads; each peer's array is read back whole once and checked
   against numpy's assignment, then the same write is timed in rounds.
+- W11w sharded vindex write: W8w's distinct points, random values, into W11's sharded
+  array (after its reads), checked and timed as W8w.
 
 Peers without a selection API for a case (h5py, raw file I/O) are skipped with a reason.
 """
@@ -29,7 +31,7 @@ from zarrhpc.bench.peers import Unavailable
 
 __all__ = ["SELECTION_WORKLOADS", "run_selections"]
 
-SELECTION_WORKLOADS = ("W8", "W9", "W10", "W11", "W8w", "W9w", "W10w")
+SELECTION_WORKLOADS = ("W8", "W9", "W10", "W11", "W8w", "W9w", "W10w", "W11w")
 #: the codecs the selection workloads run with (issue 15: uncompressed and blosc lz4)
 SELECTION_CODECS = ("none", "blosc-lz4")
 
@@ -157,7 +159,7 @@ def run_selections(r, sizes, codecs, workloads) -> None:
                     if peer.name in paths:
                         peer.clear(paths[peer.name])
         del data
-    if "W11" in workloads:
+    if workloads & {"W11", "W11w"}:
         data = _field(sizes.shape, np.float32, seed=11)
         rng = np.random.default_rng(111)
         coords = tuple(rng.integers(0, n, sizes.vpoints) for n in sizes.shape)
@@ -171,9 +173,18 @@ def run_selections(r, sizes, codecs, workloads) -> None:
                     handles[peer.name] = (peer, peer.open(path))
                 except Unavailable as exc:
                     r.log(f"  {peer.name} W11: skipped ({exc})")
-            calls = {name: (lambda p=p, h=h: p.select(h, "vindex", coords))
-                     for name, (p, h) in handles.items()}
-            _time_rounds(r, "W11", "blosc-lz4", "sharded-vindex", calls, want)
+            if "W11" in workloads:
+                calls = {name: (lambda p=p, h=h: p.select(h, "vindex", coords))
+                         for name, (p, h) in handles.items()}
+                _time_rounds(r, "W11", "blosc-lz4", "sharded-vindex", calls, want)
+            if "W11w" in workloads:
+                (_, _, kind, sel, value), = _write_cases(
+                    sizes, sizes.shape, np.random.default_rng(112), {"W8w"})
+                data[sel] = value
+                whandles = {name: (p, p.open_writable(paths[name]))
+                            for name, (p, _h) in handles.items()}
+                _time_write_rounds(r, "W11w", "blosc-lz4", "sharded-vindex-write", whandles,
+                                   kind, sel, value, data)
         finally:
             for peer in peers:
                 if peer.name in paths:

@@ -20,7 +20,13 @@ PointProjection: arrays only). Here every touched chunk is located once:
   value, as numpy's assignment does. On a directory store (plain arrays) point,
   orthogonal and mask writes are the engine's (``write_points``, ``write_orthogonal``,
   ``write_mask``: csrc/zh_sel_write.c), one task per chunk without the GIL; the mask
-  write never builds per-point arrays.
+  write never builds per-point arrays. Into shards on a directory store (index chain
+  bytes [+ crc32c], no ``shard_lock``) point writes are the engine's too
+  (``write_shard_points``: csrc/zh_shard_sel.c, one task per touched shard: read once,
+  its touched inner chunks merged and encoded, the others kept, written atomically);
+  masks reach it as points (their projection), orthogonal selections up to
+  ``_ORTHO_AS_POINTS`` elements as the points of their product. A shard it hands back
+  (corrupt, a codec it cannot run) is rebuilt here, which names the problem.
 
 The native engine seam: when the prepared engine has ``read_points`` /
 ``read_orthogonal`` (the native engineer's kernels), :func:`_native_points` /
@@ -37,6 +43,7 @@ from zarrhpc import config
 from zarrhpc.codecs.native import FALLBACK
 from zarrhpc.core._read import engine_error
 from zarrhpc.core._shard import (
+    _index_form,
     _load_existing,
     _ShardWrite,
     _store_shard,
@@ -45,10 +52,10 @@ from zarrhpc.core._shard_index import _InnerRanges, _shard_split, _unique_rows
 from zarrhpc.core._tasks import map_all
 from zarrhpc.core._write import broadcast_value
 from zarrhpc.errors import CorruptChunkError, StoreError
-from zarrhpc.indexing import mask_projection
+from zarrhpc.indexing import coordinate_projection, mask_projection
 
-__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points", "write_mask",
-           "write_orthogonal", "write_points"]
+__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
+           "write_mask", "write_orthogonal", "write_points"]
 
 
 # ------------------------------------------------------------------ chunk source
@@ -427,6 +434,12 @@ def write_orthogonal(prep, proj, value: np.ndarray) -> None:
     """Store ``value`` (broadcast to ``proj.full_shape``) at the orthogonal selection."""
     if proj.ntasks == 0 or value.size == 0:
         return
+    if (prep.sharding is not None and prep.ndim and value.dtype == prep.dtype
+            and math.prod(proj.full_shape) <= _ORTHO_AS_POINTS and _shard_native(prep)):
+        # into shards, as points: the engine's shard task merges them (zh_shard_sel.c)
+        flat = np.broadcast_to(value, proj.full_shape).reshape(-1)
+        write_points(prep, _ortho_points(prep, proj), flat)
+        return
     coords = proj.task_coords()
     tasks = np.arange(len(coords))
     if prep.ndim and value.dtype == prep.dtype:
@@ -447,11 +460,32 @@ def write_orthogonal(prep, proj, value: np.ndarray) -> None:
     _update_chunks(prep, coords[tasks], apply)
 
 
+# the largest orthogonal write into shards handed to the engine as points (three int64
+# coordinates and more per element; W9w's 64^3 is 262,144)
+_ORTHO_AS_POINTS = 1 << 22
+
+
+def _ortho_points(prep, proj):
+    """The PointProjection of the orthogonal ``proj`` (points in the C order of its full
+    shape, so a repeated index keeps its last value as numpy's assignment does)."""
+    idx = []
+    for d, c in zip(proj.dims, prep.chunks):
+        i = np.empty(d.count, np.int64)
+        i[d.out] = np.repeat(d.chunks * c, np.diff(d.offsets)) + d.in_chunk
+        idx.append(i)
+    coords = tuple(x.reshape(-1) for x in np.broadcast_arrays(*np.ix_(*idx)))
+    return coordinate_projection(coords, prep.shape, prep.chunks)
+
+
 def write_points(prep, proj, flat_value: np.ndarray, tasks=None) -> None:
     """Store ``flat_value`` (one value per point, result C order; a broadcast scalar
     too) at the points; ``tasks``: only these chunks of ``proj`` (default all)."""
     if proj.npoints == 0:
         return
+    if tasks is None and prep.sharding is not None:
+        status = _native_shard_points(prep, proj, _values(flat_value))
+        tasks = np.arange(len(proj.chunk_coords)) if status is None else np.flatnonzero(
+            status == FALLBACK)
     if tasks is None:
         status = _native_write(prep, "write_points", _values(flat_value), proj.chunk_coords,
                                proj.offsets, proj.in_chunk, proj.out_index, prep.shape,
@@ -506,6 +540,43 @@ def _values(flat: np.ndarray) -> np.ndarray:
     if flat.ndim == 1 and flat.strides == (0,) and len(flat):
         return np.ascontiguousarray(flat[:1])
     return np.ascontiguousarray(flat)
+
+
+def _shard_native(prep) -> bool:
+    """Whether the engine writes points into this sharded array's shards: a directory
+    store, an index chain it writes (`_index_form`), no ``shard_lock``."""
+    engine = _native_engine(prep)
+    return (engine is not None and hasattr(engine, "write_shard_points")
+            and prep.native_target() is not None and not prep.store.read_only
+            and _index_form(prep.sharding) is not None and not config.get("shard_lock"))
+
+
+def _native_shard_points(prep, proj, values: np.ndarray):
+    """Per inner chunk of ``proj``, FALLBACK or not, after the engine's point write into
+    the shards on a directory store (one task per shard: read once, merged, written
+    atomically; csrc/zh_shard_sel.c); or None when it does not apply (no engine, another
+    store or index chain, the ``shard_lock`` setting: the Python path then)."""
+    if not _shard_native(prep):
+        return None
+    layout = prep.sharding
+    engine = _native_engine(prep)
+    form = _index_form(layout)
+    target = prep.native_target()
+    shards, local = _shard_split(prep, proj.chunk_coords)
+    uniq, inv = _unique_rows(shards)
+    member = np.argsort(inv, kind="stable")
+    first = np.searchsorted(inv[member], np.arange(len(uniq) + 1))
+    flat = np.ravel_multi_index(tuple(local.T), layout.grid_shape)[member]
+    prefix, root_len, kind, sep = target
+    status, err, code, msg = engine.write_shard_points(
+        values, proj.chunk_coords, proj.offsets, proj.in_chunk, proj.out_index, prep.shape,
+        (uniq, first, member, flat, layout.nchunks), index_start=form[0],
+        index_crc=form[1], path_prefix=prefix, root_len=root_len, key_kind=kind, sep=sep,
+        write_empty_chunks=prep.write_empty_chunks, durable=prep.store.durable,
+        nthreads=config.get("threads"))
+    if code:
+        raise engine_error(prep, prep.chunk_key(tuple(int(i) for i in uniq[err])), code, msg)
+    return (status == FALLBACK)[inv].astype(np.uint8) * FALLBACK
 
 
 def _native_write(prep, method: str, *args, key):
