@@ -586,6 +586,31 @@ int64_t *zh_point_offsets(zh_points_t *pj, int64_t k, int64_t t, int64_t *m_out)
     return offs;
 }
 
+/* The whole decoded chunk as one range (ZH_FLOOR_WHOLE). */
+static int64_t whole_range(void *arg, zh_rng **out) {
+    const zh_job_t *job = (const zh_job_t *)arg;
+    zh_rng *rg = (zh_rng *)malloc(sizeof(zh_rng));
+    if (!rg) return -1;
+    rg->lo = 0;
+    rg->hi = job->decoded_size;
+    *out = rg;
+    return 1;
+}
+
+/* Task k of a floor read (see ZH_FLOOR_*): the chunk's view made, nothing gathered. */
+static void point_floor(zh_points_t *pj, int64_t k, zh_wctx *w, const int64_t *offs,
+                        int64_t m) {
+    zh_job_t *job = pj->job;
+    const int64_t *coords = pj->chunk_coords + k * job->ndim;
+    mk_ctx ctx = {job->itemsize, offs, m};
+    const char *base = NULL;
+    int rv = !m ? VIEW_MISSING
+             : pj->floor == ZH_FLOOR_WHOLE ? chunk_view(job, w, k, coords, whole_range, job, &base)
+                                           : chunk_view(job, w, k, coords, mk_ranges, &ctx, &base);
+    if (rv == VIEW_OK || rv == VIEW_MISSING) job->task_status[k] = ZH_TASK_DONE;
+    else if (rv == VIEW_FALLBACK) job->task_status[k] = ZH_TASK_FALLBACK;
+}
+
 /* Chunk k of a point read (its elements gathered into the result) or write (set from
  * the values in point order, a repeated point keeping its last value: zh_sel_scatter in
  * csrc/zh_sel_write.c; a chunk of no points is not touched). */
@@ -598,7 +623,9 @@ static void point_any(zh_points_t *pj, int64_t k, int write) {
     if (!offs) return;
     const int64_t *coords = pj->chunk_coords + k * job->ndim;
     const int64_t *where = pj->out_index + pj->offsets[k];
-    if (!write)
+    if (!write && pj->floor)
+        point_floor(pj, k, w, offs, m);
+    else if (!write)
         zh_sel_gather(job, w, k, coords, offs, where, m, pj->out);
     else if (m == 0)
         job->task_status[k] = ZH_TASK_DONE;

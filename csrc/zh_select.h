@@ -59,8 +59,22 @@
  *   raise SIGBUS in the engine).
  *
  * Wave 10: the selection writes (point, orthogonal, mask) are the engine's too
- * (csrc/zh_sel_write.c, figures there); wave 11 into shards (csrc/zh_shard_sel.c).  W8 / W11 reads: nothing new tried; the floors
- * above stand (the copy of the chunks' bytes and LZ4 of the wanted blocks). */
+ * (csrc/zh_sel_write.c, figures there); wave 11 into shards (csrc/zh_shard_sel.c).
+ * W8 / W11 reads: nothing new tried; the floors above stand (the copy of the chunks'
+ * bytes and LZ4 of the wanted blocks).
+ *
+ * Wave 11, the floor measured (ZH_FLOOR_*: zarrhpc bench's floor rows; CPU per read, all
+ * threads, medians of 5 in turning rounds, load 8-9):
+ * - The bench's blosc-lz4 chunks differ by writer: ours 8 KiB blocks (128 per 64^3 chunk,
+ *   16 per 32^3 inner chunk, ratio 1.26); zarr-python's, zarrs' and tensorstore's (all
+ *   c-blosc1, blocksize 0) 512 KiB (2 per chunk) and 128 KiB (1 per inner chunk), 1.44.
+ * - W8: ours 174 ms, its floor (each touched chunk fetched and decoded whole, nothing
+ *   gathered) 170, floor-blocks 170; on zarr-python's bytes ours 197, floor 183;
+ *   tensorstore 303.  W11: ours 165, floor 178, floor-blocks 162; on zarr-python's
+ *   bytes ours 191, floor 184; tensorstore 361.  The selection work is within noise of
+ *   nothing: 3x the best peer would need a third of the bare fetch + decode of the
+ *   touched chunks.  Partial decode (the wanted blocks only) saves nothing measurable:
+ *   78 % of our 8 KiB blocks are touched, and on the peers' layout every block is. */
 #ifndef ZH_SELECT_H
 #define ZH_SELECT_H
 
@@ -82,7 +96,14 @@ typedef struct {
     char *out;                   /* reads: the result; writes: the values (native order) */
     int64_t out_size;
     int scalar;                  /* writes: out holds one value, set at every point */
+    int floor;                   /* reads: ZH_FLOOR_* (zarrhpc bench's floor rows) */
 } zh_points_t;
+
+/* A point read that fetches and decodes but gathers nothing (out is not touched): the
+ * floor of a selection read that `zarrhpc bench` reports beside it.  WHOLE: each touched
+ * chunk read and decoded whole (what every peer does); BLOCKS: only what the points
+ * need, as a real read (the wanted blosc blocks, the uncompressed runs). */
+enum { ZH_FLOOR_NONE = 0, ZH_FLOOR_WHOLE = 1, ZH_FLOOR_BLOCKS = 2 };
 
 /* Orthogonal: the job's per-dimension pieces (npieces, piece_off, p_chunk) name the
  * touched chunks; piece k selects the indices q_in[q_start[k] .. q_start[k]+q_count[k])

@@ -61,6 +61,31 @@ def test_selection_writes_are_measured_and_checked(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_sharded_selection_write_is_measured_and_checked(tmp_path):
+    results = run(peers=["zarrhpc", "tensorstore"], codecs=["blosc-lz4"], workloads=["W11w"],
+                  repeat=1, directory=str(tmp_path), sizes=TINY, log=lambda m: None)
+    got = {(r.workload, r.op, r.peer) for r in results if r.median is not None}
+    for peer in ("zarrhpc", "tensorstore"):
+        assert ("W11w", "sharded-vindex-write", peer) in got
+    with pytest.raises(AssertionError, match="wrong-writer W11w blosc-lz4 sharded-vindex-write"):
+        run(peers=[_WrongWriter()], codecs=["blosc-lz4"], workloads=["W11w"], repeat=1,
+            directory=str(tmp_path), sizes=TINY, log=lambda m: None)
+
+
+def test_floor_rows_beside_the_point_reads(tmp_path):
+    """W8 and W11 carry the engine's floor rows (references, not peers); W9 does not."""
+    results = run(peers=["zarrhpc", "zarr-python"], codecs=["none", "blosc-lz4"],
+                  workloads=["W8", "W9", "W11"], repeat=2, directory=str(tmp_path), sizes=TINY,
+                  log=lambda m: None)
+    got = {(r.workload, r.codec, r.peer): r.median for r in results}
+    for key in [("W8", "none"), ("W8", "blosc-lz4"), ("W11", "blosc-lz4")]:
+        for floor in ("floor", "floor-blocks"):
+            assert got[(*key, floor)] > 0
+    assert not any(r.peer.startswith("floor") for r in results if r.workload == "W9")
+    table = format_table(results)
+    assert "floor-blocks" in table
+
+
 class _WrongWriter(Zarrhpc):
     name = "wrong-writer"
 
@@ -96,3 +121,23 @@ def test_cli_bench_mpi_runs_the_collective_benchmark(tmp_path, capfd):
     assert rc == 0
     out = capfd.readouterr().out
     assert "2 ranks" in out and "zarrhpc collective" in out and "h5py per rank (a)" in out
+
+
+@pytest.mark.parametrize("shards", [None, (16, 16)])
+@pytest.mark.parametrize("compressors", [None, "auto"])
+def test_floor_read_decodes_and_gathers_nothing(tmp_path, shards, compressors):
+    import zarrhpc
+    from zarrhpc.core._select import read_floor
+    from zarrhpc.indexing import coordinate_projection
+
+    a = zarrhpc.create_array(tmp_path / "a", shape=(40, 40), chunks=(8, 8), shards=shards,
+                             dtype="f4", compressors=compressors)
+    a[:20] = 1.0  # half the chunks stored: the others are missing (fill)
+    rng = np.random.default_rng(0)
+    coords = (rng.integers(0, 40, 200), rng.integers(0, 40, 200))
+    prep = a._prep
+    proj = coordinate_projection(coords, a.shape, prep.chunks)
+    flat = np.full(proj.npoints, -7, dtype="f4")
+    for whole in (True, False):
+        read_floor(prep, proj, flat, whole=whole)
+        assert (flat == -7).all()

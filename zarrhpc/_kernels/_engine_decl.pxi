@@ -104,6 +104,7 @@ cdef extern from "zh_select.h":
         char *out
         int64_t out_size
         int scalar
+        int floor
     ctypedef struct zh_ortho_t:
         zh_job_t *job
         const int64_t *q_start

@@ -50,7 +50,7 @@ cdef class Engine(_EngineBase):
 
     def read_points(self, cnp.ndarray out not None, chunk_coords, offsets, in_chunk,
                     out_index, *, path_prefix=None, int64_t root_len=0, int key_kind=0,
-                    str sep="/", sources=None, ranges=None, int nthreads=1):
+                    str sep="/", sources=None, ranges=None, int nthreads=1, int floor=0):
         """Read scattered elements (a PointProjection) into ``out`` (contiguous).
 
         Chunk ``k`` (grid coordinates ``chunk_coords[k]``) holds the points
@@ -60,8 +60,12 @@ cdef class Engine(_EngineBase):
         ``path_prefix``) are the stored bytes per chunk; ``ranges`` (with
         ``path_prefix``) place each chunk in a range of another chunk's file (inner
         chunks of shards, see ``_ranged``). Returns ``(task_status, err_task, err_code,
-        err_msg)``, tasks being chunks.
+        err_msg)``, tasks being chunks. ``floor`` (``zarrhpc bench``'s floor rows): 1
+        reads and decodes each chunk whole, 2 only what the points need, and neither
+        touches ``out``.
         """
+        if not 0 <= floor <= 2:
+            raise ValueError("engine: read_points: floor must be 0, 1 or 2")
         if not cnp.PyArray_ISWRITEABLE(out) or not cnp.PyArray_IS_C_CONTIGUOUS(out):
             raise ValueError("engine: read_points: out must be writable and C-contiguous")
         if cnp.PyArray_ITEMSIZE(out) != self.itemsize:
@@ -75,6 +79,7 @@ cdef class Engine(_EngineBase):
         job.task_status = <uint8_t *> cnp.PyArray_DATA(status)
         pj.out = <char *> cnp.PyArray_DATA(out)
         pj.out_size = cnp.PyArray_SIZE(out)
+        pj.floor = floor
         keep = self._store_target(&job, path_prefix, root_len, key_kind, sep, sources, nchunks)
         keep_r = None
         if ranges is not None and path_prefix is not None:

@@ -18,6 +18,13 @@ so that all see the same machine). Reported: the median milliseconds per selecti
   array (after its reads), checked and timed as W8w.
 
 Peers without a selection API for a case (h5py, raw file I/O) are skipped with a reason.
+
+Floor rows (W8, W11; references, not peers): zarrhpc's array fetched and decoded on the
+native engine exactly as its point read does, in parallel, with no selection work (the
+projection made beforehand, nothing gathered): ``floor`` decodes every touched chunk
+whole (what every peer does, and the cheapest whole-chunk read of those bytes),
+``floor-blocks`` only the blosc blocks (uncompressed: the byte runs) the points need,
+as our read does. ``zarrhpc`` minus ``floor-blocks`` is our selection work.
 """
 
 from __future__ import annotations
@@ -89,13 +96,35 @@ def _want(data, kind, sel):
     return data[sel]
 
 
-def _time_rounds(r, workload, codec, op, calls: dict, want) -> None:
-    """Check every peer's call once, then time them in turning rounds (ms per call)."""
+def _floors(handles, coords) -> dict:
+    """The floor rows' calls (see the module docstring) on zarrhpc's array of
+    ``handles``, for the points ``coords``; none without zarrhpc."""
+    if "zarrhpc" not in handles:
+        return {}
+    from zarrhpc.core._select import read_floor
+    from zarrhpc.indexing import coordinate_projection
+
+    h = handles["zarrhpc"][1]
+    prep = h._prep  # the bench measures the engine beneath the API (as bench/remote.py)
+    proj = coordinate_projection(coords, h.shape, prep.chunks)
+    flat = prep.empty((proj.npoints,), "C")
+    return {"floor": lambda: read_floor(prep, proj, flat, whole=True),
+            "floor-blocks": lambda: read_floor(prep, proj, flat, whole=False)}
+
+
+def _time_rounds(r, workload, codec, op, calls: dict, want, floors=None) -> None:
+    """Check every peer's call once, then time them in turning rounds (ms per call),
+    with the unchecked ``floors`` (name -> call) in the same rounds."""
+    floors = floors or {}
+    calls = {**calls, **floors}
     samples, notes = {name: [] for name in calls}, {}
     live = {}
     for name, call in calls.items():
         try:
             got = call()
+            if name in floors:
+                live[name] = call
+                continue
             if not np.array_equal(np.asarray(got), want):
                 raise AssertionError(f"{name} {workload} {codec} {op}: wrong data read")
             del got
@@ -143,7 +172,8 @@ def run_selections(r, sizes, codecs, workloads) -> None:
                     want = _want(data, kind, sel)
                     calls = {name: (lambda p=p, h=h, k=kind, s=sel: p.select(h, k, s))
                              for name, (p, h) in handles.items()}
-                    _time_rounds(r, workload, codec, op, calls, want)
+                    floors = _floors(handles, sel) if kind == "vindex" else None
+                    _time_rounds(r, workload, codec, op, calls, want, floors)
                 if writes:
                     want = data.copy()
                     whandles = {}
@@ -176,7 +206,8 @@ def run_selections(r, sizes, codecs, workloads) -> None:
             if "W11" in workloads:
                 calls = {name: (lambda p=p, h=h: p.select(h, "vindex", coords))
                          for name, (p, h) in handles.items()}
-                _time_rounds(r, "W11", "blosc-lz4", "sharded-vindex", calls, want)
+                _time_rounds(r, "W11", "blosc-lz4", "sharded-vindex", calls, want,
+                             _floors(handles, coords))
             if "W11w" in workloads:
                 (_, _, kind, sel, value), = _write_cases(
                     sizes, sizes.shape, np.random.default_rng(112), {"W8w"})

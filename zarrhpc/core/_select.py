@@ -35,6 +35,7 @@ The native engine seam: when the prepared engine has ``read_points`` /
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -54,7 +55,7 @@ from zarrhpc.core._write import broadcast_value
 from zarrhpc.errors import CorruptChunkError, StoreError
 from zarrhpc.indexing import coordinate_projection, mask_projection
 
-__all__ = ["fetch_chunks", "read_mask", "read_orthogonal", "read_points",
+__all__ = ["fetch_chunks", "read_floor", "read_mask", "read_orthogonal", "read_points",
            "write_mask", "write_orthogonal", "write_points"]
 
 
@@ -237,6 +238,24 @@ def _native_points(prep, proj, flat: np.ndarray):
         return None
     return _engine_call(prep, engine.read_points, proj.chunk_coords, flat,
                         proj.chunk_coords, proj.offsets, proj.in_chunk, proj.out_index)
+
+
+def read_floor(prep, proj, flat: np.ndarray, whole: bool = True) -> None:
+    """The floor of :func:`read_points` (``zarrhpc bench``'s floor rows): the same
+    fetch and decode of every touched chunk on the engine, nothing gathered into
+    ``flat`` (a buffer of ``proj.npoints`` elements, not written). ``whole``: each chunk
+    read and decoded whole, as every peer does; else only what the points need (the
+    wanted blosc blocks, the uncompressed runs), as :func:`read_points` does. Shard
+    indexes are read as in a real read. Raises when the engine cannot run it.
+    """
+    engine = _native_engine(prep)
+    if engine is None or not hasattr(engine, "read_points"):
+        raise StoreError("the floor read needs the native engine")
+    method = functools.partial(engine.read_points, floor=1 if whole else 2)
+    left = _engine_call(prep, method, proj.chunk_coords, flat.reshape(-1),
+                        proj.chunk_coords, proj.offsets, proj.in_chunk, proj.out_index)
+    if len(left):
+        raise StoreError(f"the floor read left {len(left)} chunks to the Python codecs")
 
 
 def _native_orthogonal(prep, proj, full: np.ndarray, coords: np.ndarray):
