@@ -83,6 +83,12 @@ typedef struct {
     size_t used, cap;
 } grow_buf;
 
+/* Each thread keeps its encoded-shard buffer between tasks (up to ZH_KEEP_ENC bytes): a
+ * fresh one costs a page fault and a cleared page per 4 KiB written, measured ~6 % of
+ * W11w's CPU. */
+#define ZH_KEEP_ENC ((size_t)128 << 20)
+static __thread grow_buf t_enc;
+
 /* Room for n more bytes at b->p + b->used: 0, or -1 (out of memory). */
 static int grow(grow_buf *b, size_t n) {
     if (b->used + n <= b->cap) return 0;
@@ -110,7 +116,10 @@ static void shard_points_task(void *arg, int64_t s) {
     int64_t *which = NULL;
     struct iovec *iov = NULL;
     unsigned char *index = NULL;
-    grow_buf enc = {NULL, 0, 0};
+    grow_buf enc = t_enc;
+    t_enc.p = NULL;
+    t_enc.cap = 0;
+    enc.used = 0;
     int fd = -1;
     if (zh_chunk_path(job, sp->shard_coords + s * nd, path, sizeof(path)) < 0) {
         zh_fail(job, s, ZH_ERR_IO, "path too long");
@@ -255,7 +264,11 @@ done:
     free(which);
     free(iov);
     free(index);
-    free(enc.p);
+    if (enc.cap <= ZH_KEEP_ENC && !t_enc.p) {
+        t_enc = enc;
+    } else {
+        free(enc.p);
+    }
 }
 
 int zh_shard_points_write_run(zh_shard_points_t *sp, int nthreads) {
