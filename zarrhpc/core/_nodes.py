@@ -5,7 +5,8 @@ a Store; a :class:`StorePath` (store plus a path prefix); ``None`` or a ``dict``
 MemoryStore, backed by that dict); a path or ``file://`` URL (a directory, or a ZipStore
 for ``*.zip``); ``memory://name`` (one in-memory store per name for the life of the
 process; bare ``memory://`` is a new one); any other URL scheme goes to the remote stores
-(``zarrhpc.storage.remote.open_url``), and never becomes a local directory.
+(``zarrhpc.storage.remote.open_url``), and never becomes a local directory; a zarr-python
+store is taken over or wrapped (``zarrhpc.storage.zarr_python.adapt``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from zarrhpc.errors import ReadOnlyError, UnsupportedError
 from zarrhpc.metadata.n5 import node_json
 from zarrhpc.storage import LocalStore, MemoryStore, Store, StorePath, ZipStore
 from zarrhpc.storage.n5 import N5Store, is_n5_container, register_translation
+from zarrhpc.storage.zarr_python import adapt
 
 META = "zarr.json"
 
@@ -103,6 +105,10 @@ def resolve_store_path(store, path: str | None = None, mode: str = "r",
     """``(Store, path)`` from zarr-python's ``StoreLike`` and a node path; a StorePath's own
     path is prefixed to ``path``."""
     path = (path or "").strip("/")
+    if type(store).__name__ == "StorePath" and not isinstance(store, StorePath):
+        inner = adapt(getattr(store, "store", None))  # zarr-python's StorePath
+        if inner is not None:
+            store = StorePath(inner, store.path)
     if isinstance(store, StorePath):
         joined = store / path if path else store
         return joined.store, joined.path
@@ -111,6 +117,9 @@ def resolve_store_path(store, path: str | None = None, mode: str = "r",
 
 def resolve_store(store, mode: str = "r", storage_options: dict | None = None) -> Store:
     """A Store from what the user passed (see the module docstring)."""
+    adapted = adapt(store)  # zarr-python's stores (storage/zarr_python.py)
+    if adapted is not None:
+        store = adapted
     if isinstance(store, Store):
         if storage_options:  # zarr-python's check and message
             raise TypeError("'storage_options' was provided but unused. 'storage_options' "

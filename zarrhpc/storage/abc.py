@@ -166,12 +166,18 @@ class Store(abc.ABC):
 
     # -- readable ----------------------------------------------------------------------
 
-    def get(self, key: str) -> Buffer | None:
+    def get(self, key: str, prototype: Any = None, byte_range: Any = None) -> Buffer | None:
         """Return the value stored under ``key``, or ``None`` if there is none.
 
         Parameters
         ----------
         key : str
+        prototype, byte_range : optional
+            zarr-python's asynchronous ``Store.get`` arguments. Given a ``prototype``, the
+            call is zarr-python's: it returns a coroutine giving ``prototype.buffer`` of
+            the bytes (``byte_range`` a zarr-python ``ByteRequest``). What a subclass
+            overriding ``get`` with ``async def`` awaits from ``super().get(...)``
+            (see :mod:`zarrhpc.storage.zarr_python`).
 
         Returns
         -------
@@ -185,8 +191,28 @@ class Store(abc.ABC):
         StoreError
             If the store is closed or the read fails.
         """
+        if prototype is not None:
+            return self._get_as_zarr_python(key, prototype, byte_range)
         self._check_open()
         return self._get(self._validate_key(key))
+
+    async def _get_as_zarr_python(self, key: str, prototype: Any, byte_range: Any) -> Any:
+        """zarr-python's ``await store.get(key, prototype, byte_range)``, read on a worker
+        thread (the loop's other reads go on meanwhile)."""
+        import asyncio
+
+        if byte_range is None:
+            value = await asyncio.to_thread(Store.get, self, key)  # not an override
+        else:  # zarr-python's RangeByteRequest, OffsetByteRequest, SuffixByteRequest
+            if hasattr(byte_range, "suffix"):
+                offset, length = -byte_range.suffix, None
+            elif hasattr(byte_range, "offset"):
+                offset, length = byte_range.offset, None
+            else:
+                offset, length = byte_range.start, byte_range.end - byte_range.start
+            (value,) = await asyncio.to_thread(Store.get_partial_values, self,
+                                               [(key, offset, length)])
+        return None if value is None else prototype.buffer.from_bytes(value)
 
     def get_values(self, keys: Iterable[str]) -> list[Buffer | None]:
         """Return the values of several keys, in order (``None`` for a missing key).

@@ -17,7 +17,7 @@ own writer takes the encoding back); the Zarr fill value used as the missing-val
 v2 (and for v3 kept as ``encoding["fill_value"]``), whatever ``use_zarr_fill_value_as_mask``
 says, as engine="zarr" reads; a store without consolidated metadata opened with xarray's
 RuntimeWarning when ``consolidated`` is None; zarr-python store objects taken
-(:mod:`._foreign`); groups below the one opened read by ``open_datatree`` /
+(:mod:`zarrhpc.storage.zarr_python`); groups below the one opened read by ``open_datatree`` /
 ``open_groups_as_dict``. Helpers that do not touch zarr-python are taken from xarray's zarr
 module so the two engines cannot drift.
 """
@@ -38,7 +38,7 @@ from xarray.core.utils import FrozenDict, emit_user_level_warning
 import zarrhpc
 from zarrhpc.core.array import Array
 from zarrhpc.errors import GroupNotFoundError
-from zarrhpc.xarray._foreign import as_zarrhpc_store
+from zarrhpc.storage.zarr_python import as_zarrhpc_store
 
 __all__ = ["ZarrhpcBackendArray", "ZarrhpcBackendEntrypoint", "ZarrhpcDataStore", "open_zarr"]
 

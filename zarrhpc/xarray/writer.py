@@ -37,7 +37,7 @@ from xarray.backends.zarr import _choose_default_mode, encode_zarr_variable
 import zarrhpc
 from zarrhpc.core._create_args import ABSENT
 from zarrhpc.errors import ContainsArrayError, ContainsGroupError
-from zarrhpc.xarray._foreign import as_zarrhpc_store
+from zarrhpc.storage.zarr_python import as_zarrhpc_store
 from zarrhpc.xarray._incremental import write_incremental
 from zarrhpc.xarray._writes import create_variable, finish, zarr_attrs
 
