@@ -68,10 +68,15 @@ def from_zarr(url, component=None, storage_options=None, chunks=None, name=None,
     return da.from_array(z, chunks, name=name, inline_array=inline_array)
 
 
+# dask's ``zarr_read_kwargs`` (how the store is opened); any other keyword given loose
+# is an array argument, as dask < 2025.12 passed its ``**kwargs`` to ``zarr.create``
+_READ_KWARGS = ("mode", "read_only")
+
+
 def to_zarr(arr, url, component=None, storage_options=None, region=None, compute=True,
-            return_stored=False, mode="a", **zarr_array_kwargs):
+            return_stored=False, zarr_array_kwargs=None, zarr_read_kwargs=None, **kwargs):
     """Store a dask array as a Zarr array through zarrhpc (arguments as
-    ``dask.array.to_zarr``).
+    ``dask.array.to_zarr``, dask >= 2025.12 and earlier).
 
     Parameters
     ----------
@@ -85,10 +90,15 @@ def to_zarr(arr, url, component=None, storage_options=None, region=None, compute
         Where in an existing Array ``arr`` goes.
     compute, return_stored : bool
         As ``dask.array.store``.
-    mode : str
-        How the store is opened ("w": replace an existing array).
-    **zarr_array_kwargs
-        Passed to ``zarrhpc.create_array`` (``chunks``, ``shards``, ``compressors``...).
+    zarr_array_kwargs : dict, optional
+        Passed to ``zarrhpc.create_array`` (``chunks``, ``shards``, ``compressors``,
+        ``dimension_names``...; ``name`` when no ``component``).
+    zarr_read_kwargs : dict, optional
+        How the store is opened: ``mode`` ("a"; "w" replaces an existing array; "r" is
+        refused) or ``read_only``.
+    **kwargs
+        ``mode``/``read_only`` as in ``zarr_read_kwargs``, anything else as in
+        ``zarr_array_kwargs`` (the dicts win).
 
     Returns
     -------
@@ -98,11 +108,23 @@ def to_zarr(arr, url, component=None, storage_options=None, region=None, compute
     if np.isnan(arr.shape).any():
         raise ValueError("Saving a dask array with unknown chunk sizes is not supported by "
                          "Zarr; compute the chunk sizes first (arr.compute_chunk_sizes())")
+    create = dict(zarr_array_kwargs or {})
+    if component is not None and "name" in create:  # dask's check and words
+        raise ValueError("Cannot specify both 'component' and 'name' in zarr_array_kwargs. "
+                         "Please use 'name' in zarr_array_kwargs")
+    read = dict(zarr_read_kwargs or {})
+    for key, value in kwargs.items():
+        (read if key in _READ_KWARGS else create).setdefault(key, value)
+    unknown = sorted(set(read) - set(_READ_KWARGS))
+    if unknown:
+        raise TypeError(f"to_zarr: zarr_read_kwargs {unknown} not understood "
+                        f"(expected {list(_READ_KWARGS)})")
+    mode = read.get("mode", "a")
     if isinstance(url, Array):
         return _write_existing(arr, url, region, compute, return_stored)
     if region is not None:
         raise ValueError("Cannot use `region` keyword when url is not a `zarr.Array`.")
-    if mode == "r":
+    if read.get("read_only", mode == "r"):
         raise ValueError("Cannot use mode `r` (read-only) when writing to zarr.")
     if any(len(set(c[:-1])) > 1 or (len(c) > 1 and c[-1] > c[0]) for c in arr.chunks):
         warnings.warn("The array uses irregular chunk sizes. Rechunking to regular "
@@ -111,14 +133,13 @@ def to_zarr(arr, url, component=None, storage_options=None, region=None, compute
         arr = arr.rechunk(tuple(map(max, arr.chunks)))
     if isinstance(url, os.PathLike):
         url = os.fspath(url)
-    zarr_array_kwargs.setdefault("shape", arr.shape)
-    zarr_array_kwargs.setdefault("chunks", tuple(max(c[0], 1) for c in arr.chunks))
-    zarr_array_kwargs.setdefault("dtype", arr.dtype)
-    name = component or zarr_array_kwargs.pop("name", None)
+    create.setdefault("shape", arr.shape)
+    create.setdefault("chunks", tuple(max(c[0], 1) for c in arr.chunks))
+    create.setdefault("dtype", arr.dtype)
+    name = component or create.pop("name", None)
     if mode == "w":
-        zarr_array_kwargs["overwrite"] = True
-    z = zarrhpc.create_array(url, name=name, storage_options=storage_options,
-                             **zarr_array_kwargs)
+        create["overwrite"] = True
+    z = zarrhpc.create_array(url, name=name, storage_options=storage_options, **create)
     return _write_existing(arr, z, None, compute, return_stored)
 
 

@@ -2,6 +2,8 @@
 (zarr-python) on the same data: same values, same chunks, the stores each writes read
 back by the other library; threads, processes and a dask.distributed cluster."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -163,3 +165,38 @@ def test_dask_token_reads_no_metadata(tmp_path, monkeypatch):
     m1 = zarrhpc.create_array({}, shape=(3,), dtype="i1")
     m2 = zarrhpc.create_array({}, shape=(3,), dtype="i1")
     assert tokenize(m1) == tokenize(m1) != tokenize(m2)  # in-memory: by identity
+
+
+def test_to_zarr_array_and_read_kwargs_as_dask(tmp_path, data):
+    """dask >= 2025.12's ``zarr_array_kwargs`` / ``zarr_read_kwargs`` (ome-zarr writes its
+    axes as ``dimension_names`` this way): the same metadata as dask's own."""
+    kwargs = {"dimension_names": ["y", "x"], "chunks": (30, 15),
+              "attributes": {"a": 1}, "fill_value": 0.5}
+    group = zarr.open_group(str(tmp_path / "theirs.zarr"), mode="w")
+    param = inspect.signature(da.to_zarr).parameters["zarr_array_kwargs"]
+    if param.kind is not param.VAR_KEYWORD:  # a dict argument in dask 2025.12-2026.1
+        da.to_zarr(data, group.store, component="g/s0", zarr_array_kwargs=kwargs)
+    else:
+        da.to_zarr(data, group.store, component="g/s0", **kwargs)
+    zd.to_zarr(data, tmp_path / "ours.zarr", component="g/s0", zarr_array_kwargs=kwargs)
+    theirs = zarr.open_array(str(tmp_path / "theirs.zarr"), path="g/s0", mode="r")
+    ours = zarrhpc.open_array(tmp_path / "ours.zarr", path="g/s0", mode="r")
+    assert ours.metadata.dimension_names == theirs.metadata.dimension_names == ("y", "x")
+    assert ours.chunks == theirs.chunks == (30, 15)
+    assert dict(ours.attrs) == dict(theirs.attrs) == {"a": 1}
+    assert ours.fill_value == theirs.fill_value == 0.5
+    np.testing.assert_array_equal(ours[...], theirs[...])
+    with pytest.raises(ValueError, match="Cannot specify both 'component' and 'name'"):
+        zd.to_zarr(data, tmp_path / "x.zarr", component="a", zarr_array_kwargs={"name": "b"})
+    # the name in zarr_array_kwargs, and mode through zarr_read_kwargs
+    zd.to_zarr(data, tmp_path / "n.zarr", zarr_array_kwargs={"name": "b"})
+    with pytest.raises(Exception, match="exist|already"):
+        zd.to_zarr(data, tmp_path / "n.zarr", zarr_array_kwargs={"name": "b"})
+    zd.to_zarr(data * 2, tmp_path / "n.zarr", zarr_array_kwargs={"name": "b"},
+               zarr_read_kwargs={"mode": "w"})
+    np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "n.zarr", path="b")[...],
+                                  (data * 2).compute())
+    with pytest.raises(ValueError, match="read-only"):
+        zd.to_zarr(data, tmp_path / "r.zarr", zarr_read_kwargs={"read_only": True})
+    with pytest.raises(TypeError, match="zarr_read_kwargs"):
+        zd.to_zarr(data, tmp_path / "r.zarr", zarr_read_kwargs={"cache": 1})

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import UnsupportedError
-from zarrhpc.storage._values import Buffer, RangeReader
+from zarrhpc.storage._values import Buffer, RangeReader, ValueReader
 from zarrhpc.storage.abc import Store
 
 __all__ = ["AsyncGetStore", "ZarrPythonStore", "adapt", "as_zarrhpc_store",
@@ -88,6 +88,14 @@ def as_zarrhpc_store(obj: Any) -> Any:
 def _overrides_get(cls: type) -> bool:
     """Whether a zarrhpc Store class overrides ``get`` with a coroutine function."""
     return inspect.iscoroutinefunction(getattr(cls, "get", None))
+
+
+def _own_getsize(cls: type) -> bool:
+    """Whether a zarr-python store class has a ``getsize`` of its own (not the ABC's,
+    which reads the whole value)."""
+    from zarr.abc.store import Store as ZStore
+
+    return getattr(cls, "getsize", None) is not ZStore.getsize
 
 
 def _loop() -> asyncio.AbstractEventLoop:
@@ -296,16 +304,25 @@ class ZarrPythonStore(Store):
     def _getsize(self, key: str) -> int | None:
         return _run(self._asize(key))
 
+    def _open_reader(self, key: str) -> RangeReader | None:
+        return self.open_readers([key])[0]
+
     def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
-        """Readers of several keys: their sizes asked concurrently."""
+        """Readers of several keys, opened concurrently: their sizes asked, or, when the
+        store has no ``getsize`` of its own (zarr-python's fallback reads the whole value
+        for it), the values taken whole once and every range read from them."""
         self._check_open()
         checked = [self._validate_key(k) for k in keys]
+        if not checked:
+            return []
+        if _own_getsize(type(self._zstore)):
+            async def sizes():
+                return await asyncio.gather(*(self._asize(k) for k in checked))
 
-        async def sizes():
-            return await asyncio.gather(*(self._asize(k) for k in checked))
-
-        return [None if size is None else RangeReader(self, key, size)
-                for key, size in zip(checked, _run(sizes()) if checked else [])]
+            return [None if size is None else RangeReader(self, key, size)
+                    for key, size in zip(checked, _run(sizes()))]
+        return [None if value is None else ValueReader(self, key, value)
+                for key, value in zip(checked, self._get_values(checked))]
 
     def read_ranges(
         self, requests: list[tuple[RangeReader, list[tuple[int, int | None]]]]
@@ -313,6 +330,8 @@ class ZarrPythonStore(Store):
         """Every range of every reader in one batch of concurrent ranged gets, each range
         first cut to its reader's size (some stores refuse a range past the end)."""
         self._check_open()
+        if any(type(reader) is not RangeReader for reader, _ in requests):
+            return Store.read_ranges(self, requests)  # values in hand: no request
         flat = []
         for reader, ranges in requests:
             for offset, length in ranges:
@@ -432,6 +451,9 @@ class AsyncGetStore(ZarrPythonStore):
 
     def _getsize(self, key: str) -> int | None:
         return self._zstore.getsize(key)
+
+    def _open_reader(self, key: str) -> RangeReader | None:
+        return Store._open_reader(self, key)  # its size from the store's own getsize
 
     def open_readers(self, keys: Iterable[str]) -> list[RangeReader | None]:
         return Store.open_readers(self, keys)
