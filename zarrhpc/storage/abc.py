@@ -212,7 +212,8 @@ class Store(abc.ABC):
                 offset, length = byte_range.start, byte_range.end - byte_range.start
             (value,) = await asyncio.to_thread(Store.get_partial_values, self,
                                                [(key, offset, length)])
-        return None if value is None else prototype.buffer.from_bytes(value)
+        buffer = getattr(prototype, "buffer", None)  # else not zarr-python's: the bytes
+        return value if value is None or buffer is None else buffer.from_bytes(value)
 
     def get_values(self, keys: Iterable[str]) -> list[Buffer | None]:
         """Return the values of several keys, in order (``None`` for a missing key).
