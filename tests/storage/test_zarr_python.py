@@ -18,7 +18,7 @@ from zarr.storage import MemoryStore as ZMemoryStore  # noqa: E402
 
 import zarrhpc  # noqa: E402
 from zarrhpc.errors import ReadOnlyError, UnsupportedError  # noqa: E402
-from zarrhpc.storage import LocalStore, MemoryStore  # noqa: E402
+from zarrhpc.storage import LocalStore, MemoryStore, Store  # noqa: E402
 from zarrhpc.storage.zarr_python import (  # noqa: E402
     AsyncGetStore,
     ZarrPythonStore,
@@ -280,3 +280,77 @@ def test_super_get_is_zarr_pythons_coroutine(tmp_path):
         b"0123456789", b"234", b"789", b"789", b"0123456789"]
     assert got[-1] is None
     assert bytes(store.get("k")) == b"0123456789"  # the synchronous call is unchanged
+
+
+class OnlyZarrPythonAPI(Store):
+    """A store class written for zarr-python's Store ABC, made on zarrhpc's (what
+    ``import zarrhpc as zarr`` does to virtualizarr's ManifestStore): async methods only."""
+
+    supports_writes = True
+    supports_deletes = True
+    supports_listing = True
+
+    def __init__(self, read_only=False):
+        super().__init__(read_only=read_only)
+        self.values = {}
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+    async def get(self, key, prototype, byte_range=None):
+        if key not in self.values:
+            return None
+        value = self.values[key]
+        if byte_range is not None:
+            start, stop = byte_range.start, byte_range.end  # RangeByteRequest only here
+            value = value[start:stop]
+        return prototype.buffer.from_bytes(value)
+
+    async def get_partial_values(self, prototype, key_ranges):
+        return [await self.get(k, prototype, r) for k, r in key_ranges]
+
+    async def exists(self, key):
+        return key in self.values
+
+    async def set(self, key, value):
+        self.values[key] = value.to_bytes()
+
+    async def delete(self, key):
+        self.values.pop(key, None)
+
+    async def list(self):
+        for key in list(self.values):
+            yield key
+
+    async def list_prefix(self, prefix):
+        for key in list(self.values):
+            if key.startswith(prefix):
+                yield key
+
+    async def list_dir(self, prefix):
+        prefix = prefix.rstrip("/") + "/" if prefix else ""
+        for name in {k[len(prefix):].split("/")[0] for k in self.values
+                     if k.startswith(prefix)}:
+            yield name
+
+
+def test_store_subclass_with_only_zarr_pythons_api():
+    from zarrhpc.storage.abc import Store as OurStore
+
+    assert OnlyZarrPythonAPI.zarr_python_api and not LocalStore.zarr_python_api
+    store = OnlyZarrPythonAPI()  # instantiable: the hooks are filled
+    assert isinstance(store, OurStore)
+    with pytest.raises(UnsupportedError, match="asynchronous Store API"):
+        store._get("k")
+    assert type(adapt(store)) is ZarrPythonStore
+    data = np.arange(30, dtype="i2").reshape(5, 6)
+    a = zarrhpc.create_array(store, name="a", shape=data.shape, dtype=data.dtype,
+                             chunks=(2, 3), attributes={"k": 1})
+    a[...] = data
+    assert "a/zarr.json" in store.values and "a/c/0/0" in store.values
+    b = zarrhpc.open_array(store, path="a", mode="r")
+    np.testing.assert_array_equal(b[...], data)
+    assert dict(b.attrs) == {"k": 1}
+    assert list(zarrhpc.open_group(store, mode="r").array_keys()) == ["a"]

@@ -89,6 +89,26 @@ class Store(abc.ABC):
     supports_listing = True
     supports_consolidated_metadata = True
 
+    # True for a subclass written against zarr-python's asynchronous Store API instead of
+    # these hooks (see __init_subclass__)
+    zarr_python_api = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that implements zarr-python's asynchronous API (``async def get``,
+        ``set``, ``list``...) and none of the required hooks, as a zarr-python store class
+        does when ``zarr.abc.store.Store`` is this class (``import zarrhpc as zarr``:
+        virtualizarr's ManifestStore), can be made: its hooks refuse direct use, and
+        zarrhpc reads and writes it through that API (``zarrhpc.storage.zarr_python``)."""
+        super().__init_subclass__(**kwargs)
+        import inspect
+
+        if not (inspect.iscoroutinefunction(getattr(cls, "get", None))
+                and getattr(cls._get, "__isabstractmethod__", False)):
+            return
+        cls.zarr_python_api = True
+        for hook in ("_get", "_set", "_erase", "_list"):
+            if getattr(getattr(cls, hook), "__isabstractmethod__", False):
+                setattr(cls, hook, _zarr_python_api_only)
     def __init__(self, *, read_only: bool = False) -> None:
         self._read_only = bool(read_only)
         self._closed = False
@@ -666,3 +686,9 @@ class Store(abc.ABC):
     def _list_dir(self, prefix: str) -> Iterable[str]:
         n = len(prefix)
         return {key[n:].split("/", 1)[0] for key in self._list_prefix(prefix)}
+
+
+def _zarr_python_api_only(self: Store, *args: Any) -> Any:
+    raise UnsupportedError(
+        f"{type(self).__name__} implements zarr-python's asynchronous Store API: give it to "
+        "zarrhpc.open / open_array / create_array..., which drive that API")

@@ -60,6 +60,8 @@ def adapt(obj: Any) -> Store | None:
     """A zarrhpc Store over ``obj`` when it is a zarr-python store, else None (see the
     module docstring for which classes are taken over and which are wrapped)."""
     if isinstance(obj, Store):
+        if obj.zarr_python_api:  # only zarr-python's API: driven as a zarr-python store
+            return ZarrPythonStore(obj)
         return AsyncGetStore(obj) if _overrides_get(type(obj)) else None
     zstore_cls = zarr_python_store_class()
     if zstore_cls is None or not isinstance(obj, zstore_cls):
