@@ -354,3 +354,18 @@ def test_store_subclass_with_only_zarr_pythons_api():
     np.testing.assert_array_equal(b[...], data)
     assert dict(b.attrs) == {"k": 1}
     assert list(zarrhpc.open_group(store, mode="r").array_keys()) == ["a"]
+
+
+@pytest.mark.parametrize("wrap", ["zarr-python", "async-get"])
+def test_large_write_through_submitted_sets(tmp_path, wrap):
+    """Many chunks written (the write path's submit_set, several in flight), read back by
+    zarr-python / by zarrhpc's own store over the same files."""
+    data = np.random.default_rng(5).integers(0, 1000, (120, 90)).astype("i4")
+    store = CountingLocal(str(tmp_path)) if wrap == "zarr-python" else AsyncTracking(
+        str(tmp_path))
+    a = zarrhpc.create_array(store, name="a", shape=data.shape, dtype=data.dtype,
+                             chunks=(10, 10), fill_value=0)
+    a[...] = data
+    np.testing.assert_array_equal(zarr.open_array(str(tmp_path), path="a", mode="r")[...],
+                                  data)
+    np.testing.assert_array_equal(zarrhpc.open_array(store, path="a", mode="r")[...], data)

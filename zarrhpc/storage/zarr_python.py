@@ -33,6 +33,7 @@ import queue
 import sys
 import threading
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from zarrhpc.errors import UnsupportedError
@@ -379,6 +380,10 @@ class ZarrPythonStore(Store):
         if items:
             _run(many())
 
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        """The set started on the loop (the encoders go on while it runs)."""
+        return asyncio.run_coroutine_threadsafe(self._aset(key, data), _loop())
+
     async def _adelete(self, key: str) -> None:
         # only a stored value: zarr-python's LocalStore deletes a directory's tree
         if await self._aexists(key):
@@ -468,6 +473,9 @@ class AsyncGetStore(ZarrPythonStore):
 
     def _set_values(self, items: list[tuple[str, memoryview]]) -> None:
         self._zstore.set_values(items)
+
+    def _submit_set(self, key: str, data: memoryview) -> Future:
+        return self._zstore.submit_set(key, data)
 
     def _erase(self, key: str) -> None:
         self._zstore.erase(key)
