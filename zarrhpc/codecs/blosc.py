@@ -107,7 +107,8 @@ import blosc2
 import numcodecs.blosc as _nc_blosc
 import numpy as np
 
-from zarrhpc._kernels.engine import BB_BLOSC, blosc1_encode, blosc1_handles
+from zarrhpc._kernels.engine import BB_BLOSC, blosc1_encode, blosc1_encode_into, blosc1_handles
+from zarrhpc.codecs._pool import lend
 from zarrhpc.codecs.abc import (
     BytesToBytesCodec,
     ChunkSpec,
@@ -513,10 +514,17 @@ class BloscCodec(BytesToBytesCodec):
         typesize = self.typesize
         shuffle = _SHUFFLE_INT[self._shuffle]
         if self.own_writer:
-            out = blosc1_encode(data, self._cname, self.clevel, shuffle, typesize,
-                                OWN_BLOCK_BYTES)
-            if out is not None:
-                return out
+            dst = lend(data.nbytes + 16)
+            if dst is not None:  # a pooled write: the chunk in the pool's buffer
+                n = blosc1_encode_into(data, dst, self._cname, self.clevel, shuffle,
+                                       typesize, OWN_BLOCK_BYTES)
+                if n:
+                    return memoryview(dst)[:n]
+            else:
+                out = blosc1_encode(data, self._cname, self.clevel, shuffle, typesize,
+                                    OWN_BLOCK_BYTES)
+                if out is not None:
+                    return out
         src: Any = np.frombuffer(data, dtype=np.uint8)
         cname = self._cname.encode("ascii")
         blocksize = self.write_blocksize

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zarrhpc._kernels import copy_into
+from zarrhpc.codecs._pool import lend
 from zarrhpc.codecs.abc import (
     ArrayToBytesCodec,
     ChunkSpec,
@@ -246,7 +247,12 @@ class BytesCodec(ArrayToBytesCodec):
         swap = 0
         if self._endian is not None and src_order is not None and src_order != self._endian:
             swap = component_size(arr.dtype)
-        out = np.empty(arr.shape, dtype=arr.dtype)
+        n = arr.nbytes
+        buf = lend(n) if n and not arr.dtype.hasobject else None
+        if buf is None:
+            out = np.empty(arr.shape, dtype=arr.dtype)
+        else:  # a pooled write's buffer (`zarrhpc.codecs._pool`)
+            out = buf[:n].view(arr.dtype).reshape(arr.shape)
         copy_into(out, arr, swap)
         return out.reshape(-1).view(np.uint8)
 
