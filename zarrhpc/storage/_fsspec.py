@@ -42,7 +42,10 @@ from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
 from zarrhpc.storage._remotebase import (
+    ABORT_SECONDS,
+    PART_BYTES,
     SETTINGS,
+    SINGLE_PUT_MAX,
     Fetched,
     ObjectChanged,
     RemoteStore,
@@ -512,6 +515,50 @@ class FsspecStore(RemoteStore):
                 raise ObjectChanged(key) from None
             raise
 
+    def _s3_put(self, path: str, body: bytes, timeout: float | None = None) -> None:
+        """``body`` to ``path`` on s3fs: one PUT up to `SINGLE_PUT_MAX` (atomic, nothing
+        left behind when it fails), else a multipart upload of `PART_BYTES` parts that
+        is aborted (``AbortMultipartUpload``, `ABORT_SECONDS` at most) when a part or
+        the completion fails or the try is cut at its timeout -- s3fs's own
+        ``pipe_file`` starts multipart uploads from 100 MiB and leaves them unfinished
+        when the call is cancelled."""
+        import asyncio
+
+        from fsspec.asyn import sync
+
+        fs = self.fs
+        bucket, obj, _ = fs.split_path(path)
+
+        async def put() -> None:
+            if len(body) <= SINGLE_PUT_MAX:
+                await fs._call_s3("put_object", Bucket=bucket, Key=obj, Body=body)
+                return
+            upload = (await fs._call_s3("create_multipart_upload", Bucket=bucket,
+                                        Key=obj))["UploadId"]
+            try:
+                slots = asyncio.Semaphore(8)
+
+                async def part(number: int, start: int) -> dict:
+                    async with slots:
+                        got = await fs._call_s3(
+                            "upload_part", Bucket=bucket, Key=obj, UploadId=upload,
+                            PartNumber=number, Body=body[start:start + PART_BYTES])
+                    return {"PartNumber": number, "ETag": got["ETag"]}
+
+                parts = await asyncio.gather(*(
+                    part(n, start)
+                    for n, start in enumerate(range(0, len(body), PART_BYTES), 1)))
+                await fs._call_s3("complete_multipart_upload", Bucket=bucket, Key=obj,
+                                  UploadId=upload, MultipartUpload={"Parts": parts})
+            except BaseException:  # a cancelled try too (the deadline)
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(fs._call_s3(
+                        "abort_multipart_upload", Bucket=bucket, Key=obj,
+                        UploadId=upload), ABORT_SECONDS)
+                raise
+
+        sync(fs.loop, put, timeout=timeout)
+
     def _open_reader(self, key: str) -> RangeReader | None:
         if self._s3:  # one suffix GET: size, ETag and the index (RemoteStore's)
             return super()._open_reader(key)
@@ -532,8 +579,12 @@ class FsspecStore(RemoteStore):
     def _put(self, key: str, data: memoryview) -> None:
         path = self._path(key)
         # one PUT (or a multipart upload completed as a whole): never a partial object
+        body = bytes(data)  # a copy: a cut try may still be sending it (s3fs's loop)
         try:
-            self._call("PUT", key, lambda **kw: self.fs.pipe_file(path, bytes(data), **kw))
+            if self._s3:
+                self._call("PUT", key, lambda **kw: self._s3_put(path, body, **kw))
+            else:
+                self._call("PUT", key, lambda **kw: self.fs.pipe_file(path, body, **kw))
         except FileNotFoundError as exc:  # no such bucket or container
             raise StoreError(f"{self.url_of(key)}: PUT failed: {exc}") from None
         self._invalidate()

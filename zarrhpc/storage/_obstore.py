@@ -54,7 +54,13 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
 from zarrhpc.errors import ReadOnlyError, StoreError, StorePermissionError, UnsupportedError
-from zarrhpc.storage._remotebase import Fetched, ObjectChanged, RemoteStore, backoff
+from zarrhpc.storage._remotebase import (
+    SINGLE_PUT_MAX,
+    Fetched,
+    ObjectChanged,
+    RemoteStore,
+    backoff,
+)
 
 __all__ = ["OBSTORE_SCHEMES", "ObstoreStore", "OptionsNotUnderstood", "is_loopback",
            "translate_options"]
@@ -306,15 +312,22 @@ class ObstoreStore(RemoteStore):
         import obstore
 
         try:
-            # bytes larger than a part go up as a multipart upload, completed or aborted
-            # as a whole: no reader sees a partial object
+            # one PUT up to SINGLE_PUT_MAX: atomic, and nothing to clean up whatever
+            # fails or is cut. obstore would start a multipart upload above 5 MiB,
+            # which it aborts only when a part fails while it is still sending parts:
+            # not when the last parts or the completion fail, nor when the deadline
+            # cuts the call, and it never tells the upload's id. Larger values (S3
+            # takes no more in one PUT) are such an upload: if that fails, an unfinished
+            # upload may remain (never visible as an object; a bucket lifecycle rule
+            # removes them)
             # a retry gets its own copy: obstore reads the caller's buffer while it
             # uploads, and the write path reuses its encode buffers once the call
             # has returned -- which a cut retry may do before the cancelled upload is
             # dropped on obstore's threads
             path = self._path(key)
-            self._call(lambda c: obstore.put(c, path, data),
-                       lambda c: obstore.put_async(c, path, bytes(data)))
+            one = data.nbytes <= SINGLE_PUT_MAX
+            self._call(lambda c: obstore.put(c, path, data, use_multipart=not one),
+                       lambda c: obstore.put_async(c, path, bytes(data), use_multipart=not one))
         except Exception as exc:
             raise self._error("PUT", key, exc) from None
 

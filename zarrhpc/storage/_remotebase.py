@@ -99,7 +99,8 @@ from zarrhpc.storage._ranges import coalesce, split
 from zarrhpc.storage._values import checked_length
 from zarrhpc.storage.abc import Buffer, RangeReader, Store, resolve_range
 
-__all__ = ["SETTINGS", "Fetched", "ObjectChanged", "RemoteStore", "backoff", "store_settings"]
+__all__ = ["ABORT_SECONDS", "PART_BYTES", "SETTINGS", "SINGLE_PUT_MAX", "Fetched",
+           "ObjectChanged", "RemoteStore", "backoff", "store_settings"]
 
 def backoff(retry_timeout: float) -> Iterator[float]:
     """The pauses between tries of a call that failed transiently: jittered, doubling from
@@ -114,6 +115,14 @@ def backoff(retry_timeout: float) -> Iterator[float]:
             delay = min(delay * 2, 5.0)
     return pauses()
 
+
+#: The largest value uploaded in one PUT (S3's limit for one): atomic, nothing left
+#: behind when it fails or is cut. Larger ones are multipart uploads (`PART_BYTES`
+#: parts), aborted when they fail or are cut where the library allows (FsspecStore on
+#: s3fs; obstore aborts only some failures itself). `ABORT_SECONDS`: an abort's time.
+SINGLE_PUT_MAX = 5 << 30
+PART_BYTES = 64 << 20
+ABORT_SECONDS = 2.0
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
