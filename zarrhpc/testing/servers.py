@@ -91,6 +91,35 @@ class _Child:
         self.port = int(line)
         _wait_listening(self.port, self.timeout)
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds (user + system) the child and every process under it have used so
+        far (Linux ``/proc``; None elsewhere): what the server costs per operation, apart
+        from the client's."""
+        if self._proc is None or not os.path.isdir("/proc"):
+            return None
+        tick = os.sysconf("SC_CLK_TCK")
+        stats: dict[int, tuple[int, float]] = {}  # pid -> (parent, seconds)
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rpartition(")")[2].split()
+            except OSError:  # gone meanwhile
+                continue
+            stats[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+        wanted, total = {self._proc.pid}, 0.0
+        grew = True
+        while grew:
+            grew = False
+            for pid, (parent, _) in stats.items():
+                if parent in wanted and pid not in wanted:
+                    wanted.add(pid)
+                    grew = True
+        for pid in wanted:
+            total += stats.get(pid, (0, 0.0))[1]
+        return total
+
     def stop(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
@@ -459,7 +488,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             owner._released.wait(owner.stall)
             self._drop(owner)
             return
-        if fault is not None and fault not in ("headers", "truncate"):
+        if fault is not None and fault not in ("headers", "truncate", "late"):
             if fault in (0, "reset"):  # drop the connection without an answer
                 self._drop(owner)
                 return
@@ -489,6 +518,10 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+        if fault == "late":  # the server did it; its answer never comes, then a drop
+            owner._released.wait(owner.stall)
+            self._drop(owner)
+            return
         if fault is not None:  # "headers" or "truncate": the answer cut short, then a drop
             self._cut_answer(owner, resp, data, fault)
             return
@@ -592,10 +625,12 @@ class CountingProxy(_Served):
         ``"reset"``: the connection dropped before any answer; ``"headers"``: the upstream
         answer's status and headers, then the connection dropped before the body;
         ``"truncate"``: the same with half the body; ``"stall"``: no answer at all for
-        ``proxy.stall`` seconds or until `clear_faults`, then a drop.
+        ``proxy.stall`` seconds or until `clear_faults`, then a drop (the request never
+        reaches the server); ``"late"``: the request done upstream, then no answer for
+        as long, then a drop (a write or delete that happened, its client never told).
         """
         if not (isinstance(status, int) or status in ("reset", "headers", "truncate",
-                                                       "stall")):
+                                                       "stall", "late")):
             raise ValueError(f"fail_next: unknown fault {status!r}")
         with self._lock:
             self._released.clear()
