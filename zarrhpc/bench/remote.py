@@ -386,23 +386,33 @@ def server_costs(env: Env, shard_path: str) -> list[str]:
 SETTLE = 0.1
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
-    """``(wall seconds, CPU seconds of this process)`` of ``fn()``: the CPU time counts
-    every thread of the client (the peers' I/O and codec threads included), not the
-    server's or the proxy's, so it changes little when other work loads the machine."""
+def _server_cpu(servers: list) -> float:
+    return sum(s.cpu_seconds() or 0.0 for s in servers)
+
+
+def _timed(fn: Callable[[], Any], servers: list = ()) -> tuple[float, float, float]:
+    """``(wall seconds, CPU seconds of this process, CPU seconds of the server processes
+    in ``servers``)`` of ``fn()``: the client's CPU time counts every thread of the
+    client (the peers' I/O and codec threads included), not the server's or the
+    proxy's, so it changes little when other work loads the machine; the server's
+    (S3 server and proxy, ``/proc``) says how much of the wall time it was busy."""
     time.sleep(SETTLE)
+    s0 = _server_cpu(servers)
     c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0, time.process_time() - c0
+    return (time.perf_counter() - t0, time.process_time() - c0,
+            _server_cpu(servers) - s0)
 
 
-def _cpu_of(fn: Callable[[], float]) -> tuple[float, float]:
-    """``(what fn returns: its own wall seconds, CPU seconds of this process)``."""
+def _cpu_of(fn: Callable[[], float], servers: list = ()) -> tuple[float, float, float]:
+    """``(what fn returns: its own wall seconds, CPU seconds of this process, of the
+    servers)``."""
     time.sleep(SETTLE)
+    s0 = _server_cpu(servers)
     c0 = time.process_time()
     wall = fn()
-    return wall, time.process_time() - c0
+    return wall, time.process_time() - c0, _server_cpu(servers) - s0
 
 
 def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray,
@@ -428,12 +438,17 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray,
         requests: dict = {}
 
         cpu: dict = {}
+        server_cpu: dict = {}
+        servers = [s3] + ([proxy] if proxy is not None else [])
+        timed, cpu_of = partial(_timed, servers=servers), partial(_cpu_of, servers=servers)
 
-        def add(workload: str, peer: str, measured: tuple[float, float],
+        def add(workload: str, peer: str, measured: tuple[float, float, float],
                 per: int = 1) -> None:
-            seconds, cpu_seconds = measured
+            seconds, cpu_seconds, server_seconds = measured
             times.setdefault(workload, {}).setdefault(peer, []).append(seconds / per)
             cpu.setdefault(workload, {}).setdefault(peer, []).append(cpu_seconds / per)
+            server_cpu.setdefault(workload, {}).setdefault(peer, []).append(
+                server_seconds / per)
             if proxy is not None:  # requests of the last round, as the proxy counted them
                 requests.setdefault(workload, {})[peer] = proxy.total
                 proxy.reset()
@@ -462,20 +477,20 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray,
             proxy.reset()
         for _ in range(repeat):
             add("fetch floor (obstore, no decode)", "floor",
-                _cpu_of(partial(fetch_floor, *floor)))
+                cpu_of(partial(fetch_floor, *floor)))
             add("upload floor (obstore, encoded bytes)", "floor",
-                _cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
+                cpu_of(partial(upload_floor, floor[0], floor[1], blobs)))
             add(UNSIGNED_FLOOR, "floor",
-                _cpu_of(partial(upload_floor, unsigned[0], floor[1], blobs)))
+                cpu_of(partial(upload_floor, unsigned[0], floor[1], blobs)))
             add(SUB_FLOOR, "floor",
-                _cpu_of(partial(ranges_floor, shard_store, *sub_ranges, range_pool)))
-            add(POINT_FLOOR, "floor", _cpu_of(lambda: sum(
+                cpu_of(partial(ranges_floor, shard_store, *sub_ranges, range_pool)))
+            add(POINT_FLOOR, "floor", cpu_of(lambda: sum(
                 ranges_floor(shard_store, *kr, range_pool) for kr in point_ranges)),
                 len(points))
             peers = peers[1:] + peers[:1]  # each peer goes first in some round
             for p in peers:
                 if getattr(p, "only", None):  # a variant measured on its workloads only
-                    add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data,
+                    add("write", p.name, timed(partial(p.write, f"w-{p.name}", data,
                                                         (64,) * 3)))
                     erase(env, f"w-{p.name}")
                     if proxy is not None:
@@ -483,17 +498,18 @@ def run(size: int, repeat: int, latency: float, s3: Any, data: np.ndarray,
                     continue
                 plain, sharded = handles[p.name]
                 full = np.s_[...]
-                add("full read", p.name, _timed(partial(_read, p, plain, full)))
-                add("sharded sub-volume 128^3", p.name, _timed(partial(_read, p, sharded, sub)))
+                add("full read", p.name, timed(partial(_read, p, plain, full)))
+                add("sharded sub-volume 128^3", p.name, timed(partial(_read, p, sharded, sub)))
                 add("single element (sharded), per element", p.name,
-                    _timed(partial(_points, p, sharded, points)), len(points))
-                add("write", p.name, _timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
+                    timed(partial(_points, p, sharded, points)), len(points))
+                add("write", p.name, timed(partial(p.write, f"w-{p.name}", data, (64,) * 3)))
                 erase(env, f"w-{p.name}")
                 if proxy is not None:
                     proxy.reset()  # the erase is no peer's request
         if requests:
             times["requests (last round)"] = requests
         times["client cpu"] = cpu
+        times["server cpu"] = server_cpu
         return times
     finally:
         if proxy is not None:
@@ -535,6 +551,7 @@ def format_table(times: dict, title: str) -> str:
     times = dict(times)
     counts = times.pop("requests (last round)", None)
     cpu = times.pop("client cpu", None)
+    server_cpu = times.pop("server cpu", None)
     for workload, by_peer in times.items():
         if "floor" in by_peer:
             lines.append(f"{workload:42s}{statistics.median(by_peer['floor']) * 1e3:>19.1f} ms")
@@ -563,6 +580,19 @@ def format_table(times: dict, title: str) -> str:
                 continue
             lines.append(f"{workload:42s}" + "".join(
                 f"{med[p]:>19.2f} ms" if p in med else f"{'-':>22s}" for p in peers))
+    if server_cpu:
+        lines.append("server CPU per operation (S3 server and proxy processes, /proc; "
+                     "medians) / its wall time = the server's busy cores:")
+        for workload, by_peer in server_cpu.items():
+            wall = times.get(workload, {})
+            cells = []
+            for p in (["floor"] if "floor" in by_peer else peers):
+                if p not in by_peer or p not in wall:
+                    cells.append(f"{'-':>22s}")
+                    continue
+                busy = statistics.median(by_peer[p])
+                cells.append(f"{busy * 1e3:>12.1f} ms {busy / statistics.median(wall[p]):4.2f}c")
+            lines.append(f"{workload:42s}" + "".join(cells))
     return "\n".join(lines)
 
 
