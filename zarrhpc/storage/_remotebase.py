@@ -31,9 +31,8 @@ object, a byte range, an open-ended range or a suffix; ``None`` when missing), `
   inner chunks of a sub-volume come in one or two requests instead of four. A reader
   opened without such a request (`FsspecStore`'s: a HEAD, which costs moto no read of
   the object) times its first small read instead, the shard's index.
-- `set_values` uploads several values concurrently, and `submit_set` starts one upload
-  on the I/O threads and returns its future; every single upload is one atomic PUT
-  (the backend completes a multipart upload or aborts it, never leaving a partial object).
+- `set_values` uploads several values concurrently, `submit_set` starts one upload on
+  the I/O threads and returns its future; a value is one atomic PUT (`SINGLE_PUT_MAX`).
 - The *tail cache*: `open_reader` (how the read path opens a shard) fetches the last
   ``tail_bytes`` of the object in one suffix request, which also tells its size and ETag,
   so a shard's size and index cost one request. Those bytes (and every suffix read, as a
@@ -116,13 +115,10 @@ def backoff(retry_timeout: float) -> Iterator[float]:
     return pauses()
 
 
-#: The largest value uploaded in one PUT (S3's limit for one): atomic, nothing left
-#: behind when it fails or is cut. Larger ones are multipart uploads (`PART_BYTES`
-#: parts), aborted when they fail or are cut where the library allows (FsspecStore on
-#: s3fs; obstore aborts only some failures itself). `ABORT_SECONDS`: an abort's time.
-SINGLE_PUT_MAX = 5 << 30
-PART_BYTES = 64 << 20
-ABORT_SECONDS = 2.0
+#: The largest value sent in one PUT (S3's limit): atomic, nothing left behind if it fails
+#: or is cut. Larger: a multipart upload of `PART_BYTES` parts, aborted on failure or cut
+#: where the library allows (s3fs: ours; obstore aborts only some failures itself).
+SINGLE_PUT_MAX, PART_BYTES, ABORT_SECONDS = 5 << 30, 64 << 20, 2.0
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
