@@ -1,6 +1,6 @@
 """No unfinished multipart upload is left on the server after a failed or cut write.
 
-Values up to `SINGLE_PUT_MAX` (5 GiB) go up in one PUT on both backends (obstore
+Values up to `SINGLE_PUT_MAX` (4 GiB) go up in one PUT on both backends (obstore
 started a multipart upload above 5 MiB, and left it unfinished when its completion failed
 or the deadline cut it; s3fs from 100 MiB, left when the try was cut). Larger values are
 multipart uploads; FsspecStore on s3fs aborts them when a part or the completion fails or

@@ -316,8 +316,8 @@ class ObstoreStore(RemoteStore):
             # fails or is cut. obstore would start a multipart upload above 5 MiB,
             # which it aborts only when a part fails while it is still sending parts:
             # not when the last parts or the completion fail, nor when the deadline
-            # cuts the call, and it never tells the upload's id. Larger values (S3
-            # takes no more in one PUT) are such an upload: if that fails, an unfinished
+            # cuts the call, and it never tells the upload's id. Larger values (more than
+            # a PUT may carry) are such an upload: if that fails, an unfinished
             # upload may remain (never visible as an object; a bucket lifecycle rule
             # removes them)
             # a retry gets its own copy: obstore reads the caller's buffer while it

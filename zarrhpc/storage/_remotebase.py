@@ -115,10 +115,11 @@ def backoff(retry_timeout: float) -> Iterator[float]:
     return pauses()
 
 
-#: The largest value sent in one PUT (S3's limit): atomic, nothing left behind if it fails
-#: or is cut. Larger: a multipart upload of `PART_BYTES` parts, aborted on failure or cut
-#: where the library allows (s3fs: ours; obstore aborts only some failures itself).
-SINGLE_PUT_MAX, PART_BYTES, ABORT_SECONDS = 5 << 30, 64 << 20, 2.0
+#: The largest value sent in one PUT (under S3's 5 GiB and Azure's 5000 MiB): atomic,
+#: nothing left behind if it fails or is cut. Larger: a multipart upload of `PART_BYTES`
+#: parts, aborted on failure or cut where the library allows (s3fs: ours; obstore aborts
+#: only some failures itself). `ABORT_SECONDS`: the time an abort may take.
+SINGLE_PUT_MAX, PART_BYTES, ABORT_SECONDS = 4 << 30, 64 << 20, 2.0
 
 #: The store settings and their defaults (see the module docstring).
 SETTINGS = {
