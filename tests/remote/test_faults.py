@@ -56,8 +56,15 @@ def test_persistent_errors_name_url_and_key(s3_url, s3_options, proxy, backend):
     assert bytes(store.get("a/k")) == b"old"  # the failed PUT changed nothing
 
 
-def test_failed_multipart_upload_leaves_no_partial_object(s3_url, s3_options, proxy):
-    store = open_url(s3_url, storage_options=dict(s3_options, retry_timeout=2.0))
+@pytest.mark.parametrize("backend", ["obstore", "fsspec"])
+def test_failed_multipart_upload_leaves_no_partial_object(s3_url, s3_options, proxy,
+                                                          monkeypatch, backend):
+    # values up to SINGLE_PUT_MAX (4 GiB) are one PUT: lowered so 12 MiB is multipart
+    monkeypatch.setattr("zarrhpc.storage._obstore.SINGLE_PUT_MAX", 1 << 20)
+    monkeypatch.setattr("zarrhpc.storage._fsspec.SINGLE_PUT_MAX", 1 << 20)
+    monkeypatch.setattr("zarrhpc.storage._fsspec.PART_BYTES", 5 << 20)
+    store = open_url(s3_url, storage_options=dict(s3_options, retry_timeout=2.0,
+                                                  backend=backend))
     big = np.random.default_rng(0).integers(0, 256, 12 << 20, dtype=np.uint8)  # > 1 part
     store.set("big", b"old")
     proxy.reset()
