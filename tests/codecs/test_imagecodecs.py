@@ -89,3 +89,36 @@ def test_imagecodecs_zarr3_names_are_refused_clearly(tmp_path):
         zarrhpc.open_array(str(tmp_path), mode="r")
     assert "numcodecs.imagecodecs_<id>" in str(err.value)
     assert "numcodecs.imagecodecs_zstd" not in str(err.value)  # one entry for all of them
+
+
+def test_shape_configured_codec_refuses_an_order_f_write(tmp_path):
+    # meshopt takes the chunk in its configured shape; an order-F v2 array hands codecs
+    # the chunk transposed. zarr-python writes it and reads it back transposed (shown
+    # here), and our reads of such stores match zarr-python's (writer stores tests): a
+    # write would read back wrong, so it is refused with the key named
+    import imagecodecs.numcodecs as icn
+    import numcodecs
+
+    zarr = pytest.importorskip("zarr")
+    icn.register_codecs()
+    conf = {"id": "imagecodecs_meshopt", "shape": (12, 15), "dtype": "<f4"}
+    data = np.arange(36 * 30, dtype="f4").reshape(36, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = zarr.create_array(tmp_path / "zp.zarr", shape=data.shape, chunks=(12, 15),
+                              dtype="f4", zarr_format=2, order="F", filters=None,
+                              compressors=numcodecs.get_codec(conf))
+        z[...] = data
+        assert not np.array_equal(z[...], data)
+        np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "zp.zarr")[...], z[...])
+        a = zarrhpc.create_array(tmp_path / "zh.zarr", shape=data.shape, chunks=(12, 15),
+                                 dtype="f4", zarr_format=2, order="F", filters=None,
+                                 compressors=numcodecs.get_codec(conf))
+        with pytest.raises(CodecError, match=r"0\.0.*order='F'.*order='C'"):
+            a[...] = data
+        c = zarrhpc.create_array(tmp_path / "zc.zarr", shape=data.shape, chunks=(12, 15),
+                                 dtype="f4", zarr_format=2, order="C", filters=None,
+                                 compressors=numcodecs.get_codec(conf))
+        c[...] = data
+        np.testing.assert_array_equal(zarr.open_array(tmp_path / "zc.zarr", mode="r")[...],
+                                      data)

@@ -404,6 +404,18 @@ class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
     """A numcodecs codec that serialises the chunk array itself (pcodec, zfpy)."""
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        shape = self.configuration.get("shape")
+        if isinstance(shape, (list, tuple)) and tuple(shape) != arr.shape and (
+                tuple(shape)[::-1] == arr.shape):
+            # an order-"F" v2 array hands codecs its chunks transposed. zarr-python hands
+            # this codec (imagecodecs' meshopt, rcomp...) the chunk in its shape and reads
+            # what it wrote back transposed; reads here do as zarr-python's, so a write
+            # would come back wrong: refused
+            raise CodecError(
+                f"{self.codec_id} is configured for chunks of shape {tuple(shape)} and "
+                f"takes them in that shape, which an order='F' v2 array cannot give it "
+                "(zarr-python writes such chunks and reads them back transposed): use "
+                "order='C' with this codec")
         out = self._codec.encode(np.ascontiguousarray(arr))
         return out.tobytes() if isinstance(out, np.ndarray) else out
 
