@@ -389,7 +389,9 @@ class Array(ArrayApiMixin, Node):
             selection = index_array(selection)
         dtype = check_fields(fields, self.dtype)
         out = _out_array(out)
-        if not fields and (out is None or out.dtype == dtype):
+        # (an out= in the other byte order is decoded into in place: _in_stored_order)
+        if not fields and (out is None or out.dtype == dtype or out.dtype.newbyteorder(
+                "=") == self._prep.dtype.newbyteorder("=")):
             return self._masked(self._get_raw(kind, selection, out))
         part = self._get_raw(kind, selection, None)
         if fields:
