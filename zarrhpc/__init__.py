@@ -14,6 +14,7 @@ np.float32(1.0)
 
 from zarrhpc import abc as abc  # zarr.abc.store.Store for isinstance checks
 from zarrhpc import api, codecs, config, errors, registry, storage
+from zarrhpc import dtype as dtype  # zarr.dtype: reachable after `import zarrhpc`
 
 # zarr-python's top-level functions, from the one list (zarrhpc.api.synchronous)
 from zarrhpc.api.synchronous import *  # noqa: F403

@@ -89,3 +89,74 @@ def test_imagecodecs_zarr3_names_are_refused_clearly(tmp_path):
         zarrhpc.open_array(str(tmp_path), mode="r")
     assert "numcodecs.imagecodecs_<id>" in str(err.value)
     assert "numcodecs.imagecodecs_zstd" not in str(err.value)  # one entry for all of them
+
+
+def test_shape_configured_codec_refuses_an_order_f_write(tmp_path):
+    # meshopt takes the chunk in its configured shape; an order-F v2 array hands codecs
+    # the chunk transposed. zarr-python writes it and reads it back transposed (shown
+    # here), and our reads of such stores match zarr-python's (writer stores tests): a
+    # write would read back wrong, so it is refused with the key named
+    import imagecodecs.numcodecs as icn
+    import numcodecs
+
+    zarr = pytest.importorskip("zarr")
+    icn.register_codecs()
+    conf = {"id": "imagecodecs_meshopt", "shape": (12, 15), "dtype": "<f4"}
+    data = np.arange(36 * 30, dtype="f4").reshape(36, 30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = zarr.create_array(tmp_path / "zp.zarr", shape=data.shape, chunks=(12, 15),
+                              dtype="f4", zarr_format=2, order="F", filters=None,
+                              compressors=numcodecs.get_codec(conf))
+        z[...] = data
+        assert not np.array_equal(z[...], data)
+        np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "zp.zarr")[...], z[...])
+        a = zarrhpc.create_array(tmp_path / "zh.zarr", shape=data.shape, chunks=(12, 15),
+                                 dtype="f4", zarr_format=2, order="F", filters=None,
+                                 compressors=numcodecs.get_codec(conf))
+        with pytest.raises(CodecError, match=r"0\.0.*order='F'.*order='C'"):
+            a[...] = data
+        c = zarrhpc.create_array(tmp_path / "zc.zarr", shape=data.shape, chunks=(12, 15),
+                                 dtype="f4", zarr_format=2, order="C", filters=None,
+                                 compressors=numcodecs.get_codec(conf))
+        c[...] = data
+        np.testing.assert_array_equal(zarr.open_array(tmp_path / "zc.zarr", mode="r")[...],
+                                      data)
+
+
+@pytest.mark.parametrize("cid", ["imagecodecs_delta", "imagecodecs_xor"])
+def test_delta_xor_without_shape_and_dtype_refuse_writes_that_read_back_wrong(tmp_path, cid):
+    # shape/dtype null: the filter encodes the chunk's elements along its last axis and
+    # decodes bytes; zarr-python writes such chunks and reads them back wrong (shown), we
+    # read its stores as it does, refuse the write, and round-trip the spelled-out form
+    import imagecodecs.numcodecs as icn
+    import numcodecs
+
+    zarr = pytest.importorskip("zarr")
+    icn.register_codecs()
+    data = _image((37, 29), "i4")
+    kw = dict(shape=data.shape, chunks=(16, 16), dtype="i4", zarr_format=2, fill_value=0,
+              compressors=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = zarr.create_array(tmp_path / "zp.zarr", filters=[numcodecs.get_codec(
+            {"id": cid})], **kw)
+        z[...] = data
+        assert not np.array_equal(z[...], data)
+        np.testing.assert_array_equal(zarrhpc.open_array(tmp_path / "zp.zarr")[...], z[...])
+        a = zarrhpc.create_array(tmp_path / "zh.zarr", filters=[numcodecs.get_codec(
+            {"id": cid})], **kw)
+        with pytest.raises(CodecError, match=r'0\.0.*"shape": \[16, 16\], "dtype": "<i4"'):
+            a[...] = data
+        spelled = {"id": cid, "shape": [16, 16], "dtype": "<i4"}
+        b = zarrhpc.create_array(tmp_path / "zs.zarr", filters=[numcodecs.get_codec(spelled)],
+                                 **kw)
+        b[...] = data
+        np.testing.assert_array_equal(b[...], data)
+        np.testing.assert_array_equal(zarr.open_array(tmp_path / "zs.zarr", mode="r")[...],
+                                      data)
+        one_row = zarrhpc.create_array(tmp_path / "u1.zarr", shape=(40,), chunks=(16,),
+                                       dtype="u1", zarr_format=2, compressors=None,
+                                       filters=[numcodecs.get_codec({"id": cid})])
+        one_row[...] = np.arange(40, dtype="u1") * 3  # bytes of one row: the same thing
+        np.testing.assert_array_equal(one_row[...], np.arange(40, dtype="u1") * 3)

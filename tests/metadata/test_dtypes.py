@@ -532,3 +532,17 @@ def test_fill_value_to_json_converts_foreign_values():
     assert fill_value_to_json(dt("int8"), np.int64(3)) == 3
     assert fill_value_to_json(dt("float64"), np.array(np.nan, ">f8")) == "NaN"
     assert fill_value_to_json(dt("r16"), b"\x00\xff") == [0, 255]
+
+
+def test_dtype_submodule_after_plain_import():
+    # `import zarr; zarr.dtype.Struct(...)` works in zarr-python 3 without importing
+    # zarr.dtype: so must the same line with `import zarrhpc as zarr`
+    import subprocess
+    import sys
+
+    code = ("import zarrhpc as zarr, numpy as np; "
+            "t = zarr.dtype.Struct.from_native_dtype(np.dtype([('a', '<i4')])); "
+            "print(type(t).__name__, zarr.dtype.Float32().to_json(zarr_format=3))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["Struct", "float32"]

@@ -160,3 +160,83 @@ def test_view_follows_every_change_of_the_document():
     g = zarrhpc.create_group({})
     g.attrs["k"] = "v"
     assert g.metadata.attributes == {"k": "v"}
+
+
+# -- zarr-python's construction and update methods (pydantic-zarr, virtualizarr) -----------
+
+_V3_DOC = {"zarr_format": 3, "node_type": "array", "shape": [10, 7], "data_type": "float32",
+           "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [6, 4]}},
+           "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+           "fill_value": "NaN", "codecs": [{"name": "sharding_indexed", "configuration": {
+               "chunk_shape": [3, 2], "codecs": [{"name": "bytes", "configuration": {
+                   "endian": "big"}}, {"name": "zstd", "configuration": {
+                       "level": 1, "checksum": False}}],
+               "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                                {"name": "crc32c"}], "index_location": "end"}}],
+           "attributes": {"a": [1, 2]}, "dimension_names": ["x", None],
+           "storage_transformers": []}
+_V2_DOC = {"zarr_format": 2, "shape": [10, 7], "chunks": [3, 2], "dtype": ">i2",
+           "fill_value": -1, "order": "F",  # filters: numcodecs' full configuration
+           "filters": [{"id": "delta", "dtype": ">i2", "astype": ">i2"}],
+           "compressor": {"id": "zlib", "level": 1}, "dimension_separator": "/",
+           "attributes": {"b": "x"}}
+
+
+def _zp_metadata():
+    zarr = pytest.importorskip("zarr")
+    from zarr.core.metadata import ArrayV2Metadata, ArrayV3Metadata
+
+    return zarr, ArrayV2Metadata, ArrayV3Metadata
+
+
+@pytest.mark.parametrize("doc", [_V3_DOC, _V2_DOC], ids=["v3-sharded", "v2-F-filters"])
+def test_from_dict_to_dict_and_updates_as_zarr_python(doc):
+    import json
+
+    from zarrhpc.core import metadata as ours
+
+    zarr, zp2, zp3 = _zp_metadata()
+    theirs_cls, ours_cls = (zp3, ours.ArrayV3Metadata) if doc["zarr_format"] == 3 else (
+        zp2, ours.ArrayV2Metadata)
+    theirs, mine = theirs_cls.from_dict(json.loads(json.dumps(doc))), ours_cls.from_dict(
+        json.loads(json.dumps(doc)))
+    assert mine.to_dict() == theirs.to_dict()
+    assert repr(mine.fill_value) == repr(theirs.fill_value)
+    assert (mine.ndim, mine.chunks, mine.shards) == (theirs.ndim, theirs.chunks, theirs.shards)
+    # a to_dict goes back through from_dict (tuples in it)
+    assert ours_cls.from_dict(mine.to_dict()).to_dict() == theirs.to_dict()
+    assert mine.update_attributes({"c": 3}).to_dict() == theirs.update_attributes(
+        {"c": 3}).to_dict()
+    assert mine.update_shape((20, 9)).to_dict() == theirs.update_shape((20, 9)).to_dict()
+    proto = zarr.core.buffer.default_buffer_prototype()
+    got = {k: json.loads(v.to_bytes()) for k, v in mine.to_buffer_dict(proto).items()}
+    want = {k: json.loads(v.to_bytes()) for k, v in theirs.to_buffer_dict(proto).items()}
+    assert got == want
+
+
+def test_keyword_construction_as_zarr_python():
+    import numcodecs
+    import numpy as np
+
+    import zarrhpc.core.dtype as our_dtypes
+    from zarrhpc.codecs import BytesCodec, ZstdCodec
+    from zarrhpc.core import metadata as ours
+
+    zarr, zp2, zp3 = _zp_metadata()
+    kw = dict(shape=(4, 5), chunk_grid={"name": "regular", "configuration": {
+        "chunk_shape": [2, 5]}}, chunk_key_encoding={"name": "v2", "configuration": {
+            "separator": "."}}, fill_value=np.float64(1.5), attributes={"u": 1},
+        dimension_names=("t", "x"))
+    theirs = zp3(data_type=zarr.dtype.Float64(), codecs=(
+        zarr.codecs.BytesCodec(), zarr.codecs.ZstdCodec(level=2)), **kw)
+    mine = ours.ArrayV3Metadata(data_type=our_dtypes.Float64(), codecs=(
+        BytesCodec(), ZstdCodec(level=2)), **kw)
+    assert mine.to_dict() == theirs.to_dict() and mine.fill_value == 1.5
+    v2_kw = dict(shape=(6,), chunks=(4,), fill_value=7, order="C",
+                 compressor=numcodecs.Zlib(level=3), attributes={"k": True})
+    theirs2 = zp2(dtype=zarr.dtype.Int16(endianness="big"), **v2_kw)
+    mine2 = ours.ArrayV2Metadata(dtype=our_dtypes.Int16(endianness="big"), **v2_kw)
+    assert mine2.to_dict() == theirs2.to_dict()
+    with pytest.raises(ValueError, match="fill_value"):
+        ours.ArrayV3Metadata(data_type="int8", codecs=[{"name": "bytes"}], **{
+            **kw, "fill_value": 300})

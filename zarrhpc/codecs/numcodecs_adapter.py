@@ -317,6 +317,22 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
             shape = (1 + math.ceil(math.prod(shape) / 8),)
         return ChunkSpec(shape, out.newbyteorder("=") if out.kind not in "SV" else out)
 
+    def _check_decodable(self, data: np.ndarray) -> None:
+        """imagecodecs' delta and xor without ``shape`` and ``dtype`` encode the chunk's
+        elements along its last axis but decode its bytes as one row of uint8: what they
+        write reads back wrong (zarr-python writes it all the same; stores it wrote are
+        read as it reads them). Refused unless that is the same thing."""
+        if self.codec_id not in ("imagecodecs_delta", "imagecodecs_xor"):
+            return
+        conf = self.configuration
+        if conf.get("shape") is None and conf.get("dtype") is None and (
+                data.dtype.itemsize > 1 or data.ndim > 1):
+            raise CodecError(
+                f"{self.codec_id} with shape and dtype null decodes bytes, not the chunk's "
+                f"{data.dtype} elements along its last axis: chunks so written read back "
+                f"wrong (in zarr-python too); give them: {{\"shape\": {list(data.shape)}, "
+                f"\"dtype\": \"{data.dtype.str}\"}}")
+
     def encode_view(self, arr: np.ndarray) -> np.ndarray:
         """Run the filter on the chunk flattened in C order of ``arr`` (a new array)."""
         want = self._in_dtype(arr.dtype)
@@ -326,6 +342,7 @@ class NumcodecsFilterCodec(_NumcodecsBase, ArrayToArrayCodec):
         else:
             data = np.ascontiguousarray(arr).reshape(-1).view(want)
             shape = data.shape
+        self._check_decodable(data)
         out = self._codec.encode(data)
         if self.codec_id.startswith("imagecodecs_"):  # bytes or an array: its bytes
             raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8) \
@@ -404,6 +421,18 @@ class NumcodecsArrayBytesCodec(_NumcodecsBase, ArrayToBytesCodec):
     """A numcodecs codec that serialises the chunk array itself (pcodec, zfpy)."""
 
     def encode(self, arr: np.ndarray, spec: ChunkSpec) -> Any:
+        shape = self.configuration.get("shape")
+        if isinstance(shape, (list, tuple)) and tuple(shape) != arr.shape and (
+                tuple(shape)[::-1] == arr.shape):
+            # an order-"F" v2 array hands codecs its chunks transposed. zarr-python hands
+            # this codec (imagecodecs' meshopt, rcomp...) the chunk in its shape and reads
+            # what it wrote back transposed; reads here do as zarr-python's, so a write
+            # would come back wrong: refused
+            raise CodecError(
+                f"{self.codec_id} is configured for chunks of shape {tuple(shape)} and "
+                f"takes them in that shape, which an order='F' v2 array cannot give it "
+                "(zarr-python writes such chunks and reads them back transposed): use "
+                "order='C' with this codec")
         out = self._codec.encode(np.ascontiguousarray(arr))
         return out.tobytes() if isinstance(out, np.ndarray) else out
 

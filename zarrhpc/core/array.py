@@ -246,19 +246,36 @@ class Array(ArrayApiMixin, Node):
 
     # -- data -----------------------------------------------------------------------
     def _in_stored_order(self, read, out):
-        """``read(out)`` of a v2 array stored in the other byte order (``'>u4'`` here):
-        zarr-python gives values in the stored order, so the machine-order result of the
-        engine is converted (a copy), into ``out`` when given (never read into directly:
-        the engine writes machine-order bytes)."""
+        """``read(o)`` (machine order, into ``o`` or a new array) in the byte order wanted:
+        a v2 array stored in the other order (``'>u4'`` here) reads in it, as zarr-python
+        shows it; an ``out`` in the other order than the array's type is filled in its own
+        order, as zarr-python (a numpy assignment) fills it. Either way the engine decodes
+        into the result's memory (viewed in machine order) and one in-place pass swaps the
+        bytes: no temporary, no second copy."""
+        native = self._prep.dtype
+        if out is not None:
+            if out.dtype == native or not isinstance(out, np.ndarray) or (
+                    out.dtype.newbyteorder("=") != native):
+                return read(out)  # machine order (or check_out's error for another type)
+            check_out(out, out.shape, out.dtype)  # writable before anything is decoded
+            view = out.view(native)
+            read(view)
+            view.byteswap(inplace=True)
+            return out
         result = read(None)
-        if out is None:  # a numpy scalar stays one (numpy scalars are in machine order)
-            converted = np.asarray(result).astype(self._swapped)
-            return converted if isinstance(result, np.ndarray) else converted[()]
-        check_out(out, np.shape(result), self._swapped)[...] = result
-        return out
+        if isinstance(result, np.ndarray) and result.flags.writeable and result.dtype == native:
+            return result.byteswap(inplace=True).view(self._swapped)
+        # a numpy scalar stays one (numpy scalars are in machine order)
+        converted = np.asarray(result).astype(self._swapped)
+        return converted if isinstance(result, np.ndarray) else converted[()]
+
+    def _other_order(self, out) -> bool:
+        """Whether a read converts byte order (see ``_in_stored_order``)."""
+        return self._swapped is not None or (out is not None and getattr(
+            out, "dtype", None) is not None and out.dtype != self._prep.dtype)
 
     def _read(self, selection, out=None):
-        if self._swapped is not None:
+        if self._other_order(out):
             return self._in_stored_order(lambda o: self._read_native(selection, o), out)
         return self._read_native(selection, out)
 
@@ -281,10 +298,10 @@ class Array(ArrayApiMixin, Node):
     def _result(self, shape, out, order=None) -> np.ndarray:
         if out is None:
             return self._prep.empty(shape, order)
-        return check_out(out, tuple(shape), self.dtype)
+        return check_out(out, tuple(shape), self._prep.dtype)  # machine order here
 
     def _get_raw(self, kind: str, selection, out):
-        if self._swapped is not None:
+        if self._other_order(out):
             return self._in_stored_order(lambda o: self._get_native(kind, selection, o), out)
         return self._get_native(kind, selection, out)
 
@@ -372,7 +389,9 @@ class Array(ArrayApiMixin, Node):
             selection = index_array(selection)
         dtype = check_fields(fields, self.dtype)
         out = _out_array(out)
-        if not fields and (out is None or out.dtype == dtype):
+        # (an out= in the other byte order is decoded into in place: _in_stored_order)
+        if not fields and (out is None or out.dtype == dtype or out.dtype.newbyteorder(
+                "=") == self._prep.dtype.newbyteorder("=")):
             return self._masked(self._get_raw(kind, selection, out))
         part = self._get_raw(kind, selection, None)
         if fields:

@@ -46,6 +46,46 @@ def _tuples(value: Any) -> Any:
     return value
 
 
+def _plain(value: Any) -> Any:
+    """JSON-shaped: tuples as lists, objects with ``to_dict`` (codecs, grids, key
+    encodings: zarr-python's or ours) as their dicts, numpy scalars as Python ones."""
+    if hasattr(value, "to_dict") and not isinstance(value, dict):
+        value = value.to_dict()
+    elif hasattr(value, "get_config") and hasattr(value, "codec_id"):  # numcodecs
+        value = value.get_config()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    return value
+
+
+def _updated(view: Any, doc: Any) -> Any:
+    return type(view).from_document(doc)
+
+
+class _ArrayMethods:
+    """zarr-python's array-metadata methods shared by both formats (on the document)."""
+
+    def update_attributes(self, attributes: dict) -> Any:
+        """A copy with ``attributes`` (replacing them, as zarr-python's)."""
+        return _updated(self, self._document.with_attributes(dict(attributes)))
+
+    def update_shape(self, shape: tuple[int, ...]) -> Any:
+        """A copy with ``shape`` (the chunk grid as a resize leaves it)."""
+        return _updated(self, self._document.with_shape(tuple(shape)))
+
+    def to_buffer_dict(self, prototype: Any = None) -> dict:
+        """``{store key: buffer}`` of the documents (``prototype.buffer`` when given, as
+        zarr-python's ``default_buffer_prototype()``; bytes otherwise)."""
+        docs = self._document.documents()
+        if prototype is None:
+            return dict(docs)
+        return {k: prototype.buffer.from_bytes(v) for k, v in docs.items()}
+
+
 class _Delegating:
     """Attributes a view lacks are its document's (``_document``)."""
 
@@ -215,8 +255,14 @@ def _key_encoding(cke) -> Any:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArrayV3Metadata(_Delegating):
-    """zarr-python's v3 array metadata (a view of zarrhpc's ``ArrayMetadataV3``)."""
+class ArrayV3Metadata(_ArrayMethods, _Delegating):
+    """zarr-python's v3 array metadata (a view of zarrhpc's ``ArrayMetadataV3``).
+
+    Made by a node (``from_document``), from a ``zarr.json`` dict (``from_dict``, as
+    pydantic-zarr and virtualizarr call zarr-python's) or from zarr-python's keyword
+    fields (data type, codecs, grid and key encoding as objects or dicts): the last two
+    build the document, so they are validated as a stored one is.
+    """
 
     shape: tuple
     data_type: Any
@@ -224,13 +270,47 @@ class ArrayV3Metadata(_Delegating):
     chunk_key_encoding: Any
     fill_value: Any
     codecs: tuple
-    attributes: dict
+    attributes: dict | None
     dimension_names: tuple | None
     zarr_format: int = 3
     node_type: str = "array"
-    storage_transformers: tuple = ()
-    extra_fields: dict = field(default_factory=dict)
+    storage_transformers: tuple | None = ()
+    extra_fields: dict | None = field(default_factory=dict)
     _document: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._document is not None:
+            return
+        from zarrhpc.metadata import fill_value_from_user, fill_value_to_json, parse_data_type
+
+        dt_json = self.data_type
+        if not isinstance(dt_json, (str, dict)):
+            dt_json = dt_json.to_json(zarr_format=3)
+        dt = parse_data_type(_plain(dt_json), "ArrayV3Metadata: data_type")
+        fill = fill_value_to_json(dt, fill_value_from_user(dt, self.fill_value))
+        cke = self.chunk_key_encoding
+        if isinstance(cke, str):  # zarr-python takes the name alone
+            cke = {"name": cke}
+        d = {"zarr_format": 3, "node_type": "array", "shape": _plain(self.shape),
+             "data_type": _plain(dt_json), "chunk_grid": _plain(self.chunk_grid),
+             "chunk_key_encoding": _plain(cke), "fill_value": fill,
+             "codecs": [{"name": c} if isinstance(c, str) else _plain(c)
+                        for c in self.codecs],
+             "attributes": _plain(self.attributes or {}),
+             "storage_transformers": _plain(self.storage_transformers or [])}
+        if self.dimension_names is not None:
+            d["dimension_names"] = _plain(self.dimension_names)
+        d.update(_plain(self.extra_fields or {}))
+        built = type(self).from_dict(d)
+        for name in self.__dataclass_fields__:
+            object.__setattr__(self, name, getattr(built, name))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ArrayV3Metadata:
+        """zarr-python's ``from_dict``: a ``zarr.json`` document as a dict (tuples too)."""
+        from zarrhpc.metadata.v3 import ArrayMetadataV3
+
+        return cls.from_document(ArrayMetadataV3.from_json(_plain(dict(data)), "zarr.json"))
 
     def to_dict(self) -> dict:
         """The document's JSON as zarr-python's ``to_dict`` gives it: sequences as tuples
@@ -284,20 +364,51 @@ class ArrayV3Metadata(_Delegating):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArrayV2Metadata(_Delegating):
-    """zarr-python's v2 array metadata (a view of zarrhpc's ``ArrayMetadataV2``)."""
+class ArrayV2Metadata(_ArrayMethods, _Delegating):
+    """zarr-python's v2 array metadata (a view of zarrhpc's ``ArrayMetadataV2``); made as
+    :class:`ArrayV3Metadata` is (``from_dict`` takes ``.zarray`` with ``attributes``)."""
 
     shape: tuple
     chunks: tuple
     dtype: Any
     fill_value: Any
     order: str
-    filters: tuple | None
-    dimension_separator: str
-    compressor: Any
-    attributes: dict
+    filters: tuple | None = None
+    dimension_separator: str = "."
+    compressor: Any = None
+    attributes: dict | None = None
     zarr_format: int = 2
     _document: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._document is not None:
+            return
+        import numpy as np
+
+        from zarrhpc.metadata.v2 import dtype_to_json_v2, fill_value_to_json_v2
+
+        npdt = self.dtype
+        npdt = npdt.to_native_dtype() if hasattr(npdt, "to_native_dtype") else np.dtype(npdt)
+        fill = None if self.fill_value is None else fill_value_to_json_v2(
+            npdt, np.asarray(self.fill_value, dtype=npdt))
+        d = {"zarr_format": 2, "shape": _plain(self.shape), "chunks": _plain(self.chunks),
+             "dtype": dtype_to_json_v2(npdt), "fill_value": fill, "order": self.order,
+             "filters": None if not self.filters else _plain(list(self.filters)),
+             "dimension_separator": self.dimension_separator,
+             "compressor": None if self.compressor is None else _plain(self.compressor),
+             "attributes": _plain(self.attributes or {})}
+        built = type(self).from_dict(d)
+        for name in self.__dataclass_fields__:
+            object.__setattr__(self, name, getattr(built, name))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ArrayV2Metadata:
+        """zarr-python's ``from_dict``: ``.zarray``'s members and ``attributes``."""
+        from zarrhpc.metadata.v2 import ArrayMetadataV2
+
+        data = _plain(dict(data))
+        attrs = data.pop("attributes", None)
+        return cls.from_document(ArrayMetadataV2.from_json(data, attrs or {}, ".zarray"))
 
     def to_dict(self) -> dict:
         """The ``.zarray`` JSON as zarr-python's ``to_dict`` gives it: shape and chunks as

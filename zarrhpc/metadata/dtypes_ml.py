@@ -12,6 +12,8 @@ v3 name                     bytes  ml_dtypes type       fill value (JSON)
                                                         "-Infinity", "0x" + 4 hex digits
 ``float8_e4m3`` etc.        1      same name            number, "NaN"/"Infinity" where the
                                                         type has them, "0x" + 2 hex digits
+``float8_e8m0fnu``          1      same name            written "0x" + 2 hex digits or "NaN";
+                                                        a stored 0 is 0x00 (see _float)
 ``int2``/``int4``           1      same name            integer in range
 ``uint2``/``uint4``         1      same name            integer in range
 ``complex_float32``/``64``  8/16   numpy complex64/128  [re, im] (aliases of the core types)
@@ -108,12 +110,16 @@ def _float(dt, value: Any, doc: str, json_form: bool) -> np.ndarray:
     else:
         raise MetadataError(f"{doc}: fill_value: expected a number, 'NaN', 'Infinity', "
                             f"'-Infinity' or a '0x' bit pattern for {dt.name}, got {value!r}")
+    if json_form and x == 0 and dt.name == "float8_e8m0fnu":
+        # no zero: a stored 0 is the all-zero bit pattern (2**-127), as tensorstore (which
+        # writes 0.0 for its default fill) and zarrs read it; the cast would give NaN
+        return _from_bits(dt, 0)
     with np.errstate(all="ignore"):
         out = np.array(x, dtype=dt.dtype)
     got = float(out)
     if dt.name == "float8_e8m0fnu" and math.isfinite(x):
-        # no zero, sign or infinity: zarrs (which writes this type) reads a number it
-        # cannot hold, 0 included, as the cast gives it (NaN for 0, the nearest power of 2)
+        # no sign or infinity: another finite number is read as the cast gives it (the
+        # nearest power of 2); a user's 0 too (NaN, as tensorstore's fill_value=0)
         return out
     if (math.isnan(x) and not math.isnan(got)) or (math.isinf(x) and got != x) or (
             math.isfinite(x) and not math.isfinite(got)):
@@ -173,4 +179,9 @@ def ml_fill_to_json(dt, value: np.ndarray) -> Any:
         return f"0x{_bits(value):0{2 * dt.itemsize}x}"
     if math.isinf(x):
         return "Infinity" if x > 0 else "-Infinity"
+    if dt.name == "float8_e8m0fnu":
+        # the bit pattern (the spec's other float form): tensorstore 0.1 reads a number of
+        # this type with a bias of 63, not 127 (1.0 as 0x3f), zarrs reads an integer as
+        # the byte; both read "0x7f" as 1.0
+        return f"0x{_bits(value):02x}"
     return x
