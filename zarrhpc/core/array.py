@@ -52,7 +52,7 @@ from zarrhpc.core.formats import doc_key, read_node
 
 # zarr-python's zarr.core.array also exposes the metadata classes (users import them there)
 from zarrhpc.core.metadata import ArrayV2Metadata, ArrayV3Metadata
-from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo, metadata_lock
 from zarrhpc.errors import ArrayNotFoundError
 from zarrhpc.indexing import (
     block_to_basic,
@@ -647,7 +647,8 @@ class Array(ArrayApiMixin, Node):
             self._metadata = md
             self._prepare()
 
-        resize(self._prep, self._metadata, new_shape, written, delete_outside_chunks)
+        with metadata_lock(self):  # an attribute update must not store the old shape
+            resize(self._prep, self._metadata, new_shape, written, delete_outside_chunks)
 
     def append(self, data, axis: int = 0) -> tuple[int, ...]:
         """Grow ``axis`` by ``data``'s extent and store ``data`` there.

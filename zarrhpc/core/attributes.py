@@ -74,9 +74,12 @@ class Attributes(MutableMapping):
         self.update({key: value})
 
     def __delitem__(self, key):
-        data = dict(self._data)
-        del data[key]
-        self._node._set_attributes(data)
+        def without(current):
+            data = dict(current)
+            del data[key]
+            return data
+
+        self._node._set_attributes(without)
 
     def __iter__(self):
         return iter(self._data)
@@ -87,9 +90,8 @@ class Attributes(MutableMapping):
     def update(self, other=(), /, **kwargs):
         """Set several attributes with a single metadata write."""
         new = json_attributes(dict(other, **kwargs))
-        data = dict(self._data)
-        data.update(new)
-        self._node._set_attributes(data)
+        # merged with the attributes current under the node's metadata lock
+        self._node._set_attributes(lambda current: {**current, **new})
 
     def put(self, d: dict) -> None:
         """Replace all attributes with ``d``."""

@@ -19,7 +19,7 @@ from zarrhpc.core._nodes import META, child_path, read_node, resolve_store_path
 from zarrhpc.core.array import Array
 from zarrhpc.core.formats import META_NAMES, doc_key, draft_hierarchy, empty_group
 from zarrhpc.core.metadata import ConsolidatedMetadata, GroupMetadata
-from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo
+from zarrhpc.core.node import ASYNC_CLASSES, Node, NodeInfo, metadata_lock
 from zarrhpc.errors import (
     ContainsArrayError,
     ContainsGroupError,
@@ -498,13 +498,14 @@ class Group(Node):
         if name not in self:
             raise NodeNotFoundError(f"group {self.name!r}: no member {name!r}")
         self._store.erase_prefix(path + "/" if path else "")
-        if path == self._path or self._consolidated is None:
-            self._consolidated = None
-        else:  # the snapshot this group lists its members from, without the deleted ones
-            self._consolidated = {p: m for p, m in self._consolidated.items()
-                                  if p != path and not p.startswith(path + "/")}
-        if path != self._path:
-            self._forget_consolidated(name)
+        with metadata_lock(self):  # deletes side by side: each drops its member
+            if path == self._path or self._consolidated is None:
+                self._consolidated = None
+            else:  # the snapshot this group lists its members from, without the deleted
+                self._consolidated = {p: m for p, m in self._consolidated.items()
+                                      if p != path and not p.startswith(path + "/")}
+            if path != self._path:
+                self._forget_consolidated(name)
 
     def _forget_consolidated(self, name: str) -> None:
         """As zarr-python's ``delitem``: a deleted member leaves the group's consolidated

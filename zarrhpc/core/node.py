@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import copy
+import threading
+import weakref
 
 from zarrhpc.core.attributes import Attributes
 from zarrhpc.core.formats import write_node
 from zarrhpc.errors import ReadOnlyError
 
-__all__ = ["ASYNC_CLASSES", "Node", "NodeInfo"]
+__all__ = ["ASYNC_CLASSES", "Node", "NodeInfo", "metadata_lock"]
 
 # zarr-python's asynchronous classes by node kind ("array": AsyncArray, "group":
 # AsyncGroup), registered by core/api_async.py when zarrhpc is imported: they wrap Array
 # and Group, so the node modules reach them through here, not by importing them
 ASYNC_CLASSES: dict[str, type] = {}
+
+_guard = threading.Lock()
+_metadata_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def metadata_lock(node) -> threading.RLock:
+    """The lock a node holds while it reads, changes and stores its metadata document
+    (attribute updates, resize): one thread's change built from the document another is
+    replacing would store the older shape or attributes back (threads and the async API's
+    gathered calls lost attributes, and a resize's shape, in the store and the handle)."""
+    with _guard:
+        lock = _metadata_locks.get(node)
+        if lock is None:
+            lock = _metadata_locks[node] = threading.RLock()
+        return lock
 
 
 class NodeInfo:
@@ -154,13 +171,17 @@ class Node:
     def _empty_metadata(self):
         raise NotImplementedError
 
-    def _set_attributes(self, attributes: dict) -> None:
+    def _set_attributes(self, attributes) -> None:
+        """Store ``attributes`` (a dict, or a function of the current ones giving it)."""
         self._check_writable()
-        md = self._metadata if self._metadata is not None else self._empty_metadata()
-        md = md.with_attributes(attributes)
-        write_node(self._store, self._path, md, attributes_only=True)
-        self._metadata = md
-        self._attributes_dict()  # the dict views already handed out hold follows now
+        with metadata_lock(self):
+            if callable(attributes):
+                attributes = attributes(self._attributes_dict())
+            md = self._metadata if self._metadata is not None else self._empty_metadata()
+            md = md.with_attributes(attributes)
+            write_node(self._store, self._path, md, attributes_only=True)
+            self._metadata = md
+            self._attributes_dict()  # the dict views already handed out hold follows now
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and other._store == self._store and other._path == self._path
