@@ -13,6 +13,7 @@ import json
 import threading
 
 import numpy as np
+import pytest
 
 import zarrhpc
 import zarrhpc.api.asynchronous as za
@@ -109,3 +110,34 @@ def test_gathered_deletes_all_leave_the_consolidated_metadata(tmp_path):
             asyncio.run(main(root, fmt))
             g = zarrhpc.open_consolidated(root, zarr_format=fmt)
             assert sorted(g.array_keys()) == [f"a{i}" for i in range(5, 10)]
+
+
+def test_array_of_an_async_array_shares_its_state(tmp_path):
+    """``zarrhpc.Array(async_array)`` copied the node's state: after a shrink through the
+    async handle it kept the old shape, and a write past the new edge was taken without an
+    error (zarr-python raises) and vanished at the next grow. Now both are one state (and
+    one metadata lock)."""
+    root = str(tmp_path / "a")
+    zarrhpc.create_array(root, shape=(8,), chunks=(2,), dtype="i4", fill_value=-1)
+    aa = asyncio.run(za.open_array(store=root, mode="r+"))
+    b = zarrhpc.Array(aa)
+    asyncio.run(aa.resize((2,)))
+    assert b.shape == (2,)
+    with pytest.raises(IndexError):
+        b[5] = 7
+    asyncio.run(aa.update_attributes({"q": 1}))
+    assert dict(b.attrs) == {"q": 1}
+
+    def sync_attrs():
+        for i in range(30):
+            b.attrs[f"s{i}"] = i
+
+    async def async_attrs():
+        await asyncio.gather(*(aa.update_attributes({f"a{i}": i}) for i in range(30)))
+
+    t = threading.Thread(target=sync_attrs)
+    t.start()
+    asyncio.run(async_attrs())
+    t.join()
+    want = {"q": 1, **{f"s{i}": i for i in range(30)}, **{f"a{i}": i for i in range(30)}}
+    assert _stored(root)["attributes"] == want and dict(b.attrs) == want

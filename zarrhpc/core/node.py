@@ -160,7 +160,12 @@ class Node:
         if type(node) is not ASYNC_CLASSES.get(self._kind) or not isinstance(inner, type(self)):
             raise TypeError(f"{type(self).__name__}: expected an Async{type(self).__name__} "
                             f"or (store, path, metadata), got {type(node).__name__}")
-        self.__dict__.update(inner.__dict__)
+        # one state, not a copy: a resize or attribute change through either shows in the
+        # other (a copy kept the old shape: a write past a shrink was stored, not refused)
+        lock = metadata_lock(inner)
+        self.__dict__ = inner.__dict__
+        with _guard:
+            _metadata_locks[self] = lock
 
     def _check_writable(self) -> None:
         if self._read_only:
