@@ -30,20 +30,6 @@ V2_COMPRESSORS = {"none": None, "blosc": {"id": "blosc", "cname": "lz4", "clevel
                   "zstd": {"id": "zstd", "level": 1}}
 
 
-@pytest.fixture
-def python_writes(monkeypatch):
-    """The chunks the Python path wrote (it must write none when the engine applies)."""
-    seen = []
-    real = _select._update_chunks
-
-    def spy(prep, coords, apply):
-        seen.extend(map(tuple, coords))
-        return real(prep, coords, apply)
-
-    monkeypatch.setattr(_select, "_update_chunks", spy)
-    return seen
-
-
 def _stored_files(root):
     out = []
     for d, _, files in os.walk(root):

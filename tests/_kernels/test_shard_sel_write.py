@@ -37,20 +37,6 @@ INDEX_CHAINS = {
 }
 
 
-@pytest.fixture
-def python_writes(monkeypatch):
-    """The inner chunks the Python path wrote (none when the engine applies)."""
-    seen = []
-    real = _select._update_chunks
-
-    def spy(prep, coords, apply):
-        seen.extend(map(tuple, coords))
-        return real(prep, coords, apply)
-
-    monkeypatch.setattr(_select, "_update_chunks", spy)
-    return seen
-
-
 def _files(root) -> dict:
     out = {}
     for dirpath, _, names in os.walk(root):
